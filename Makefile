@@ -1,0 +1,123 @@
+# rigdeck - the only build entry point.  `make help` lists the targets.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+
+CC      ?= cc
+PKGS    := ncursesw libcurl jansson yaml-0.1 sqlite3 openssl
+TESTPKG := cmocka
+DEBS    := build-essential pkg-config libncurses-dev libcurl4-openssl-dev \
+           libjansson-dev libyaml-dev libsqlite3-dev libssl-dev libcmocka-dev \
+           sqlite3 tmux valgrind python3 etcd-server etcd-client openssl
+
+OPT      ?= -O2 -g
+WARN     := -Wall -Wextra -Wpedantic -Werror
+CFLAGS_ALL = -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) $(SANITIZE) \
+             $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Icore
+LDLIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null)
+TEST_LIBS   = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
+
+CORE_SRC := $(wildcard core/*.c)
+TUI_SRC  := $(wildcard tui/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/obj/%.o)
+LIB      := $(BUILD)/librigdeck.a
+BIN      := $(BUILD)/rigdeck
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+CONF_BIN := $(BUILD)/tests/store_conformance
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all test run asan valgrind bench install clean deps check-deps help demo
+
+all: $(BIN) $(UNIT_BIN) $(CONF_BIN)
+
+help:
+	@echo "make            build build/rigdeck and the tests"
+	@echo "make test       install packages if needed, build, run every test"
+	@echo "make run        install packages if needed, open the console on a demo fleet"
+	@echo "make asan       the same tests under AddressSanitizer + UBSan"
+	@echo "make valgrind   the same tests under valgrind (zero leaks, zero errors)"
+	@echo "make bench      optimised build, print benchmark figures"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes"
+	@echo "make deps       install the Debian packages (as root) or print the command"
+
+$(BUILD)/obj/%.o: %.c $(wildcard core/*.h tui/*.h tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itui -c $< -o $@
+
+$(LIB): $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(TUI_OBJ) $(LIB)
+	$(CC) $(CFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+
+$(CONF_BIN): tests/conformance/store_conformance.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(LIB) $(LDLIBS_ALL)
+
+# ---- packages ---------------------------------------------------------------
+check-deps:
+	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "missing packages:$$missing"; exit 1; fi
+
+deps:
+	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing:$$missing"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else \
+	  echo "rigdeck needs these Debian packages; run:"; \
+	  echo "  sudo apt-get install -y$$missing"; exit 1; \
+	fi
+
+# ---- running ----------------------------------------------------------------
+test: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) tests/run.sh
+
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@scripts/demo.sh $(BIN)
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all" all
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  BUILD=build-asan tests/run.sh
+
+valgrind: deps
+	@$(MAKE) --no-print-directory BUILD=build-vg OPT="-O0 -g" all
+	@BUILD=build-vg RIGDECK_WRAP="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible" \
+	  tests/run.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory BUILD=build-bench OPT="-O2 -DNDEBUG" build-bench/rigdeck \
+	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%)
+	@BUILD=build-bench tests/bench/run.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/rigdeck/themes
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rigdeck
+	install -m 0644 docs/rigdeck.1 $(DESTDIR)$(PREFIX)/share/man/man1/rigdeck.1
+	for t in themes/*.yaml; do [ -e "$$t" ] && install -m 0644 $$t $(DESTDIR)$(PREFIX)/share/rigdeck/themes/ || true; done
+
+clean:
+	rm -rf build build-asan build-vg build-bench

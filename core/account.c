@@ -1,0 +1,394 @@
+/* account.c - accounts, projects, and the initial contents of a new store.
+ *
+ * The account named "default" administers the store: only it (or another
+ * account with "admin": true) creates accounts and acts on others' behalf.
+ * "platform" is the installation's revenue account; "external" is reserved
+ * for the ledger's view of the outside world and is never a tenant.
+ */
+#include "account.h"
+
+#include <string.h>
+
+#include "audit.h"
+#include "names.h"
+
+#define META_KEY "/rigdeck/meta/store"
+#define ADMIN_ACCOUNT "default"
+
+static const char *const reserved_names[] = { "external", "rigdeck", "system", NULL };
+
+static const char *account_key(char buf[RD_KEY_MAX], const char *name)
+{
+    return tx_key(buf, "/rigdeck/accounts/%s", name);
+}
+
+static const char *project_key(char buf[RD_KEY_MAX], const char *owner, const char *name)
+{
+    return tx_key(buf, "/rigdeck/projects/%s/%s", owner, name);
+}
+
+static json_t *account_new(const char *name, const char *plan, int admin, rd_time now)
+{
+    char ts[RDTIME_BUFLEN];
+    return json_pack("{s:s, s:s, s:b, s:s}", "name", name, "plan", plan, "admin", admin,
+                     "created_at", rdtime_format(now, ts));
+}
+
+static json_t *project_new(const char *name, const char *owner, rd_time now)
+{
+    char ts[RDTIME_BUFLEN];
+    return json_pack("{s:s, s:s, s:[], s:s}", "name", name, "owner", owner, "members",
+                     "created_at", rdtime_format(now, ts));
+}
+
+/* Stages an account and its "default" project in ctx->tx. */
+static rd_code account_stage(cmd_ctx *ctx, const char *name, const char *plan, int admin,
+                             json_t **account, rd_err *err)
+{
+    char akey[RD_KEY_MAX], pkey[RD_KEY_MAX];
+    json_t *old_account = NULL, *old_project = NULL;
+
+    /* Guard both keys: they must still be free when this commits. */
+    rd_code rc = tx_get(ctx->tx, account_key(akey, name), &old_account, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, project_key(pkey, name, "default"), &old_project, err);
+    if (rc == RD_OK && old_account)
+        rc = rd_fail(err, RD_EEXISTS, "account '%s' exists already", name);
+    json_decref(old_account);
+    json_decref(old_project);
+    if (rc != RD_OK)
+        return rc;
+    json_t *acct = account_new(name, plan, admin, ctx->now);
+    if (!acct)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    if (account)
+        *account = json_incref(acct);
+    rc = tx_put(ctx->tx, akey, acct, err);
+    if (rc == RD_OK)
+        rc = tx_put(ctx->tx, pkey, project_new("default", name, ctx->now), err);
+    return rc;
+}
+
+static rd_code bootstrap_once(cmd_ctx *ctx, rd_err *err)
+{
+    json_t *meta = NULL;
+    char ts[RDTIME_BUFLEN];
+    rd_code rc = tx_get(ctx->tx, META_KEY, &meta, err);
+    if (rc != RD_OK || meta) {
+        json_decref(meta);
+        return rc;
+    }
+    rc = tx_put(ctx->tx, META_KEY,
+                json_pack("{s:s, s:i, s:s}", "name", "rigdeck", "schema", 1, "created_at",
+                          rdtime_format(ctx->now, ts)), err);
+    if (rc == RD_OK)
+        rc = account_stage(ctx, ADMIN_ACCOUNT, "team", 1, NULL, err);
+    if (rc == RD_OK)
+        rc = account_stage(ctx, "platform", "enterprise", 0, NULL, err);
+    if (rc == RD_OK)
+        rc = audit_append(ctx, err);
+    if (rc == RD_OK)
+        rc = tx_commit(ctx->tx, NULL, err);
+    return rc;
+}
+
+rd_code account_bootstrap(cmd_ctx *ctx, rd_err *err)
+{
+    /* Two processes may open a new store at once: the loser's commit
+     * conflicts, and its retry finds the store initialised. */
+    cmd_ctx boot = *ctx;
+    boot.actor = "rigdeck";
+    boot.line = "(new store initialised)";
+    boot.tx = tx_new(ctx->store);
+    if (!boot.tx)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    rd_code rc;
+    for (int attempt = 0; attempt < 10; attempt++) {
+        rc = bootstrap_once(&boot, err);
+        if (rc != RD_ECONFLICT)
+            break;
+        tx_reset(boot.tx);
+    }
+    tx_free(boot.tx);
+    return rc;
+}
+
+rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **doc, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = names_check(field, name, err);
+    if (rc != RD_OK)
+        return rc;
+    rc = tx_get(ctx->tx, account_key(key, name), doc, err);
+    if (rc == RD_OK && !*doc)
+        rc = rd_fail(err, RD_ENOTFOUND, "%s: account '%s' does not exist", field, name);
+    return rc;
+}
+
+rd_code account_check_actor(cmd_ctx *ctx, rd_err *err)
+{
+    json_t *doc = NULL;
+    rd_code rc = account_get(ctx, "--as", ctx->actor, &doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+int account_actor_is_admin(cmd_ctx *ctx)
+{
+    json_t *doc = NULL;
+    if (account_get(ctx, "--as", ctx->actor, &doc, NULL) != RD_OK)
+        return 0;
+    int admin = json_is_true(json_object_get(doc, "admin"));
+    json_decref(doc);
+    return admin;
+}
+
+static int members_has(const json_t *project, const char *account)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(project, "members"), i, m)
+        if (strcmp(json_string_value(m) ? json_string_value(m) : "", account) == 0)
+            return 1;
+    return 0;
+}
+
+rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    const char *slash = strchr(ref, '/');
+    rd_code rc;
+
+    *doc = NULL;
+    if (slash) {
+        char owner[NAMES_MAX + 2];
+        if ((size_t)(slash - ref) > NAMES_MAX)
+            return rd_fail(err, RD_EINVAL, "project '%s': the owner part is longer than %d characters", ref, NAMES_MAX);
+        snprintf(owner, sizeof owner, "%.*s", (int)(slash - ref), ref);
+        if ((rc = names_check("project owner", owner, err)) != RD_OK ||
+            (rc = names_check("project name", slash + 1, err)) != RD_OK)
+            return rc;
+        rc = tx_get(ctx->tx, project_key(key, owner, slash + 1), doc, err);
+        if (rc == RD_OK && !*doc)
+            return rd_fail(err, RD_ENOTFOUND, "project '%s' does not exist", ref);
+        if (rc == RD_OK && strcmp(owner, ctx->actor) != 0 && !members_has(*doc, ctx->actor) &&
+            !account_actor_is_admin(ctx)) {
+            json_decref(*doc);
+            *doc = NULL;
+            return rd_fail(err, RD_EPERM, "project '%s' is not shared with account '%s'", ref, ctx->actor);
+        }
+        return rc;
+    }
+    if ((rc = names_check("project name", ref, err)) != RD_OK)
+        return rc;
+    if ((rc = tx_get(ctx->tx, project_key(key, ctx->actor, ref), doc, err)) != RD_OK || *doc)
+        return rc;
+
+    json_t *all = NULL, *p, *hit = NULL;
+    size_t i, hits = 0;
+    if ((rc = tx_list(ctx->tx, "/rigdeck/projects/", &all, err)) != RD_OK)
+        return rc;
+    json_array_foreach(all, i, p) {
+        if (strcmp(json_string_value(json_object_get(p, "name")), ref) == 0 && members_has(p, ctx->actor)) {
+            hit = p;
+            hits++;
+        }
+    }
+    if (hits == 1) {
+        const char *owner = json_string_value(json_object_get(hit, "owner"));
+        rc = tx_get(ctx->tx, project_key(key, owner, ref), doc, err);
+    } else if (hits > 1) {
+        rc = rd_fail(err, RD_EINVAL, "project '%s' is ambiguous: several accounts share a project of that name with you; write OWNER/%s", ref, ref);
+    } else {
+        rc = rd_fail(err, RD_ENOTFOUND, "project '%s' does not exist for account '%s'", ref, ctx->actor);
+    }
+    json_decref(all);
+    return rc;
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+static rd_code require_admin(cmd_ctx *ctx, const char *what, rd_err *err)
+{
+    if (account_actor_is_admin(ctx))
+        return RD_OK;
+    return rd_fail(err, RD_EPERM, "%s: only an administering account (such as '%s') may do this; --as is '%s'",
+                   what, ADMIN_ACCOUNT, ctx->actor);
+}
+
+static rd_code account_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *name = cmd_arg(a, 0);
+    const char *plan = cmd_opt(a, "plan") ? cmd_opt(a, "plan") : "free";
+    rd_code rc;
+
+    if ((rc = names_check("account name", name, err)) != RD_OK)
+        return rc;
+    for (const char *const *r = reserved_names; *r; r++)
+        if (strcmp(name, *r) == 0)
+            return rd_fail(err, RD_EINVAL, "account name '%s' is reserved", name);
+    if ((rc = require_admin(ctx, "account create", err)) != RD_OK)
+        return rc;
+    return account_stage(ctx, name, plan, 0, result, err);
+}
+
+static rd_code account_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *items = NULL;
+    (void)a;
+    rd_code rc = tx_list(ctx->tx, "/rigdeck/accounts/", &items, err);
+    if (rc == RD_OK)
+        *result = json_pack("{s:o}", "items", items);
+    return rc;
+}
+
+/* The projects an account owns and those shared with it, as "OWNER/NAME". */
+static rd_code account_projects(cmd_ctx *ctx, const char *name, json_t **owned, json_t **shared, rd_err *err)
+{
+    json_t *all = NULL, *p;
+    size_t i;
+    rd_code rc = tx_list(ctx->tx, "/rigdeck/projects/", &all, err);
+    if (rc != RD_OK)
+        return rc;
+    *owned = json_array();
+    *shared = json_array();
+    json_array_foreach(all, i, p) {
+        const char *owner = json_string_value(json_object_get(p, "owner"));
+        const char *pname = json_string_value(json_object_get(p, "name"));
+        if (owner && strcmp(owner, name) == 0)
+            json_array_append_new(*owned, json_string(pname));
+        else if (members_has(p, name))
+            json_array_append_new(*shared, json_sprintf("%s/%s", owner, pname));
+    }
+    json_decref(all);
+    return RD_OK;
+}
+
+static rd_code account_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *doc = NULL, *owned = NULL, *shared = NULL;
+    rd_code rc = account_get(ctx, "account", cmd_arg(a, 0), &doc, err);
+    if (rc == RD_OK)
+        rc = account_projects(ctx, cmd_arg(a, 0), &owned, &shared, err);
+    if (rc != RD_OK) {
+        json_decref(doc);
+        return rc;
+    }
+    json_object_set_new(doc, "projects", owned);
+    json_object_set_new(doc, "shared_projects", shared);
+    *result = doc;
+    return RD_OK;
+}
+
+static rd_code project_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *name = cmd_arg(a, 0);
+    const char *owner = cmd_opt(a, "owner") ? cmd_opt(a, "owner") : ctx->actor;
+    char key[RD_KEY_MAX];
+    json_t *doc = NULL;
+    rd_code rc;
+
+    if ((rc = names_check("project name", name, err)) != RD_OK)
+        return rc;
+    if ((rc = account_get(ctx, "--owner", owner, &doc, err)) != RD_OK)
+        return rc;
+    json_decref(doc);
+    if (strcmp(owner, ctx->actor) != 0 && (rc = require_admin(ctx, "project create --owner", err)) != RD_OK)
+        return rc;
+    if ((rc = tx_get(ctx->tx, project_key(key, owner, name), &doc, err)) != RD_OK)
+        return rc;
+    if (doc) {
+        json_decref(doc);
+        return rd_fail(err, RD_EEXISTS, "project '%s' of account '%s' exists already", name, owner);
+    }
+    doc = project_new(name, owner, ctx->now);
+    *result = json_incref(doc);
+    return tx_put(ctx->tx, key, doc, err);
+}
+
+static rd_code project_share_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *with = cmd_arg(a, 1);
+    json_t *project = NULL, *acct = NULL;
+    char key[RD_KEY_MAX];
+    rd_code rc;
+
+    if ((rc = account_project_resolve(ctx, cmd_arg(a, 0), &project, err)) != RD_OK)
+        return rc;
+    const char *owner = json_string_value(json_object_get(project, "owner"));
+    const char *name = json_string_value(json_object_get(project, "name"));
+    if (strcmp(owner, ctx->actor) != 0 && !account_actor_is_admin(ctx))
+        rc = rd_fail(err, RD_EPERM, "project share: only the owner '%s' may share project '%s'", owner, name);
+    if (rc == RD_OK)
+        rc = account_get(ctx, "account", with, &acct, err);
+    if (rc == RD_OK && strcmp(with, owner) == 0)
+        rc = rd_fail(err, RD_EINVAL, "project share: account '%s' owns project '%s' already", with, name);
+    if (rc == RD_OK && strcmp(with, "platform") == 0)
+        rc = rd_fail(err, RD_EINVAL, "project share: '%s' is the platform account and cannot create jobs", with);
+    if (rc == RD_OK && !members_has(project, with))
+        json_array_append_new(json_object_get(project, "members"), json_string(with));
+    if (rc == RD_OK) {
+        *result = json_incref(project);
+        rc = tx_put(ctx->tx, project_key(key, owner, name), project, err);
+        project = NULL;
+    }
+    json_decref(project);
+    json_decref(acct);
+    return rc;
+}
+
+static rd_code project_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *all = NULL, *items = json_array(), *p;
+    const char *owner = cmd_opt(a, "owner");
+    size_t i;
+    rd_code rc = tx_list(ctx->tx, "/rigdeck/projects/", &all, err);
+    if (rc != RD_OK) {
+        json_decref(items);
+        return rc;
+    }
+    int admin = account_actor_is_admin(ctx);
+    json_array_foreach(all, i, p) {
+        const char *o = json_string_value(json_object_get(p, "owner"));
+        if (owner && strcmp(o, owner) != 0)
+            continue;
+        if (admin || strcmp(o, ctx->actor) == 0 || members_has(p, ctx->actor))
+            json_array_append(items, p);
+    }
+    json_decref(all);
+    *result = json_pack("{s:o}", "items", items);
+    return RD_OK;
+}
+
+static rd_code project_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    return account_project_resolve(ctx, cmd_arg(a, 0), result, err);
+}
+
+static const cmd_flag account_create_flags[] = {
+    { "plan", "free|team|enterprise", CMD_FLAG_VALUE, "feature plan (default free)" },
+    { 0 }
+};
+static const cmd_flag project_create_flags[] = {
+    { "owner", "ACCOUNT", CMD_FLAG_VALUE, "owning account (default: --as)" },
+    { 0 }
+};
+static const cmd_flag project_list_flags[] = {
+    { "owner", "ACCOUNT", CMD_FLAG_VALUE, "only projects of this owner" },
+    { 0 }
+};
+
+const cmd_def account_cmd_table[] = {
+    { "account create", "NAME", account_create_flags, CMD_MUTATES,
+      "create a tenant account with its 'default' project", NULL, account_create_cmd },
+    { "account list", "", NULL, 0, "list accounts", "name,plan,admin,created_at", account_list_cmd },
+    { "account show", "NAME", NULL, 0, "show an account and its projects", NULL, account_show_cmd },
+    { "project create", "NAME", project_create_flags, CMD_MUTATES,
+      "create a project owned by --owner (default: --as)", NULL, project_create_cmd },
+    { "project share", "NAME ACCOUNT", NULL, CMD_MUTATES,
+      "let ACCOUNT create jobs in project NAME (NAME or OWNER/NAME)", NULL, project_share_cmd },
+    { "project list", "", project_list_flags, 0, "list the projects you own or share",
+      "owner,name,members,created_at", project_list_cmd },
+    { "project show", "NAME", NULL, 0, "show a project (NAME or OWNER/NAME)", NULL, project_show_cmd },
+    { 0 }
+};

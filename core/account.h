@@ -1,0 +1,32 @@
+/* account.h - tenant accounts and their projects.
+ *
+ * Keys: /rigdeck/accounts/<name> and /rigdeck/projects/<owner>/<name>.
+ * Every account owns a project called "default".  A project's owner may
+ * share it with other accounts, who may then create jobs in it.
+ */
+#ifndef RD_ACCOUNT_H
+#define RD_ACCOUNT_H
+
+#include <jansson.h>
+
+#include "cmd.h"
+
+/* Creates the initial accounts (default, platform) in a new store; a no-op
+ * when the store is initialised already.  Safe with concurrent callers. */
+rd_code account_bootstrap(cmd_ctx *ctx, rd_err *err);
+
+/* Checks that ctx->actor names an existing account (guarded in ctx->tx). */
+rd_code account_check_actor(cmd_ctx *ctx, rd_err *err);
+
+/* Reads account name into *doc (new reference); RD_ENOTFOUND names field. */
+rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **doc, rd_err *err);
+
+/* 1 when the acting account administers the store. */
+int account_actor_is_admin(cmd_ctx *ctx);
+
+/* Finds the project ref ("NAME" or "OWNER/NAME") as seen by the acting
+ * account: its own project NAME, else the one project NAME shared with it.
+ * *doc gets the project (new reference). */
+rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_err *err);
+
+#endif

@@ -1,0 +1,80 @@
+/* audit.c - records and lists the audit trail.
+ *
+ * Key: /rigdeck/audit/<revision seen, 16 digits>-<random>.  The revision the
+ * command started from orders records as they were committed (a later
+ * command always starts from a revision at or after an earlier commit); the
+ * random part keeps concurrent writers from colliding.
+ */
+#include "audit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+rd_code audit_append(cmd_ctx *ctx, rd_err *err)
+{
+    int64_t rev = 0;
+    uint32_t nonce = 0;
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN], id[48];
+
+    rd_code rc = store_revision(tx_store(ctx->tx), &rev, err);
+    if (rc != RD_OK)
+        return rc;
+    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+        nonce = (uint32_t)rand();
+    snprintf(id, sizeof id, "%016lld-%08x", (long long)rev, nonce);
+    json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", id, "at", rdtime_format(ctx->now, ts),
+                            "actor", ctx->actor, "command", ctx->line ? ctx->line : "",
+                            "changes", tx_changes(ctx->tx));
+    return tx_put(ctx->tx, tx_key(key, "/rigdeck/audit/%s", id), rec, err);
+}
+
+static rd_code audit_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    rd_time since = 0;
+    long limit = 0;
+    json_t *all = NULL, *items, *rec;
+    size_t i;
+    rd_code rc;
+
+    if (cmd_opt(a, "since") && (rc = rdtime_parse("--since", cmd_opt(a, "since"), &since, err)) != RD_OK)
+        return rc;
+    if (cmd_opt(a, "limit")) {
+        char *end;
+        limit = strtol(cmd_opt(a, "limit"), &end, 10);
+        if (*end || limit < 1)
+            return rd_fail(err, RD_EINVAL, "--limit must be a positive whole number, got '%s'", cmd_opt(a, "limit"));
+    }
+    if ((rc = tx_list(ctx->tx, "/rigdeck/audit/", &all, err)) != RD_OK)
+        return rc;
+    items = json_array();
+    json_array_foreach(all, i, rec) {
+        rd_time at = 0;
+        const char *actor = cmd_opt(a, "actor");
+        if (rdtime_parse("at", json_string_value(json_object_get(rec, "at")), &at, NULL) != RD_OK)
+            continue;
+        if (at < since || (actor && strcmp(actor, json_string_value(json_object_get(rec, "actor"))) != 0))
+            continue;
+        json_array_append(items, rec);
+    }
+    json_decref(all);
+    if (limit > 0)   /* the newest `limit` records, still oldest first */
+        while (json_array_size(items) > (size_t)limit)
+            json_array_remove(items, 0);
+    *result = json_pack("{s:o}", "items", items);
+    return RD_OK;
+}
+
+static const cmd_flag audit_list_flags[] = {
+    { "since", "TIME", CMD_FLAG_VALUE, "only records at or after TIME (RFC 3339)" },
+    { "actor", "ACCOUNT", CMD_FLAG_VALUE, "only records of this acting account" },
+    { "limit", "N", CMD_FLAG_VALUE, "only the newest N records" },
+    { 0 }
+};
+
+const cmd_def audit_cmd_table[] = {
+    { "audit list", "", audit_list_flags, 0, "show the audit trail, oldest first",
+      "at,actor,command,changes", audit_list_cmd },
+    { 0 }
+};

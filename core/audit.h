@@ -1,0 +1,17 @@
+/* audit.h - the audit trail: who changed what, when, with which command.
+ *
+ * Every mutating command that succeeds commits one record under
+ * /rigdeck/audit/ in the same transaction as its change, so a change without
+ * its record (or the reverse) cannot exist.  Records hold the command line
+ * with secret values replaced by "***" and the names of the objects and
+ * fields that changed, never their values.
+ */
+#ifndef RD_AUDIT_H
+#define RD_AUDIT_H
+
+#include "cmd.h"
+
+/* Adds the record of ctx's pending transaction to it (not committed). */
+rd_code audit_append(cmd_ctx *ctx, rd_err *err);
+
+#endif

@@ -1,0 +1,149 @@
+/* cmd.h - the command language: one parser, one dispatch table, one executor.
+ *
+ * Every action has one textual form ("node maintenance gpu-07 on").  The batch
+ * runner, the console's ':' prompt and its key bindings all build such a line
+ * and hand it to cmd_exec_line().  Each subsystem declares its commands in a
+ * cmd_def table (words, arguments, flags, one-line help, handler); cmd.c
+ * gathers the tables, parses, validates arity and flags, opens the store when
+ * needed, and runs mutating handlers inside a guarded transaction that also
+ * records the audit entry, retrying on conflict.
+ */
+#ifndef RD_CMD_H
+#define RD_CMD_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "rdtime.h"
+#include "store.h"
+#include "tx.h"
+
+#define CMD_MAX_WORDS 256
+
+/* ---- the parser -------------------------------------------------------- */
+
+typedef struct {
+    char **words;
+    size_t count;
+} cmd_words;
+
+/* Splits a line into words like a POSIX shell: blanks separate words; single
+ * quotes keep everything literally; double quotes keep everything but
+ * backslash escapes of " \ $ `; a backslash outside quotes escapes the next
+ * character; an unquoted '#' at the start of a word begins a comment.  An
+ * unterminated quote or trailing backslash is RD_EUSAGE. */
+rd_code cmd_split(const char *line, cmd_words *out, rd_err *err);
+
+/* Frees the words of a split line. */
+void cmd_words_free(cmd_words *w);
+
+/* ---- declaring commands ------------------------------------------------ */
+
+enum {
+    CMD_FLAG_VALUE = 1 << 0,    /* takes a value: --plan team or --plan=team */
+    CMD_FLAG_REPEAT = 1 << 1,   /* may be given several times */
+    CMD_FLAG_SECRET = 1 << 2,   /* value never appears in the audit trail */
+    CMD_FLAG_REQUIRED = 1 << 3  /* must be given */
+};
+
+typedef struct {
+    const char *name;     /* without dashes: "plan" */
+    const char *value;    /* placeholder or choices: "ACCOUNT", "free|team|enterprise" */
+    int flags;
+    const char *help;
+} cmd_flag;
+
+enum {
+    CMD_MUTATES = 1 << 0,   /* runs in a guarded transaction and is audited */
+    CMD_NO_STORE = 1 << 1   /* needs no store (help, gpu list) */
+};
+
+typedef struct cmd_ctx cmd_ctx;
+typedef struct cmd_args cmd_args;
+typedef struct cmd_def cmd_def;
+
+/* A handler reads and writes through ctx->tx and returns its result object
+ * in *result (a new reference).  Mutating handlers must not commit: the
+ * executor commits their writes together with the audit entry. */
+typedef rd_code (*cmd_handler)(cmd_ctx *ctx, const cmd_args *args, json_t **result, rd_err *err);
+
+struct cmd_def {
+    const char *words;      /* "account create" */
+    const char *args;       /* "NAME [ACCOUNT]"; a|b|c is an enumerated word */
+    const cmd_flag *flags;  /* terminated by {0}; may be NULL */
+    int options;            /* CMD_MUTATES, CMD_NO_STORE */
+    const char *help;       /* one line */
+    const char *columns;    /* table columns for list results, "name,plan" */
+    cmd_handler run;
+};
+
+/* ---- running ----------------------------------------------------------- */
+
+struct cmd_ctx {
+    const char *store_url;      /* opened on first use */
+    const store_opts *store_opts;
+    store_t *store;             /* owned by whoever set store_url; see cmd_ctx_close */
+    const char *actor;          /* --as */
+    rd_time now;                /* --now, or the real clock read by the caller */
+    int read_only;              /* refuse every CMD_MUTATES command */
+    rd_tx *tx;                  /* the transaction of the running command */
+    const char *line;           /* the line being run, secrets redacted */
+    const char *master_key_path;/* --master-key / RIGDECK_MASTER_KEY, or NULL: the default */
+};
+
+/* Runs one line.  On success *result is the command's result (NULL for a
+ * blank or comment line) and *def (may be NULL) the command that ran. */
+rd_code cmd_exec_line(cmd_ctx *ctx, const char *line, json_t **result,
+                      const cmd_def **def, rd_err *err);
+
+/* Runs already split words (the console's key bindings use this). */
+rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *words, json_t **result,
+                       const cmd_def **def, rd_err *err);
+
+/* Closes the store the context opened. */
+void cmd_ctx_close(cmd_ctx *ctx);
+
+/* Opens ctx->store if needed and makes sure a new store holds its initial
+ * accounts; used by the executor and by front ends that watch the store. */
+rd_code cmd_ctx_open_store(cmd_ctx *ctx, rd_err *err);
+
+/* ---- reading arguments (for handlers) ---------------------------------- */
+
+/* The i-th positional argument, or NULL. */
+const char *cmd_arg(const cmd_args *a, size_t i);
+
+/* Number of positional arguments given. */
+size_t cmd_arg_count(const cmd_args *a);
+
+/* The (last) value of --name, or NULL when it was not given. */
+const char *cmd_opt(const cmd_args *a, const char *name);
+
+/* 1 if --name was given (with or without a value). */
+int cmd_opt_given(const cmd_args *a, const char *name);
+
+/* Number of values of a repeatable --name, and the i-th of them. */
+size_t cmd_opt_count(const cmd_args *a, const char *name);
+const char *cmd_opt_at(const cmd_args *a, const char *name, size_t i);
+
+/* ---- the table --------------------------------------------------------- */
+
+/* Calls fn for every command in help order. */
+void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data);
+
+/* The usage string of a command: "account create NAME [--plan free|team|enterprise]";
+ * malloc'd. */
+char *cmd_usage(const cmd_def *def);
+
+/* Tables contributed by subsystems (each terminated by {0}). */
+extern const cmd_def cmd_help_table[];
+extern const cmd_def account_cmd_table[];
+extern const cmd_def audit_cmd_table[];
+extern const cmd_def store_cmd_table[];
+extern const cmd_def catalog_cmd_table[];
+extern const cmd_def region_cmd_table[];
+extern const cmd_def node_cmd_table[];
+extern const cmd_def device_cmd_table[];
+extern const cmd_def regional_cmd_table[];
+
+#endif

@@ -1,0 +1,430 @@
+/* device.c - edge devices and device configurations.
+ *
+ * Devices (Jetson modules) live only in physical regions with central
+ * storage whose storage node exists.  A device is `provisioning` until it
+ * reports ready, then `active`; `removed` when removed.  A device runs one
+ * configuration at a time: `device set-config` chooses it, `device deploy`
+ * sends it (deployment `deploying`), and the device reports `running` or
+ * `failed`.  Every stay of a device in the fleet is kept as a tenure record
+ * (/rigdeck/device-tenures/<owner>/<added_at>-<name>) so the daily device fee
+ * can count devices present at the start of a day plus every addition.
+ *
+ * Configurations are named uniquely within a region
+ * (/rigdeck/device-configs/<region>/<name>) and may mount a regional
+ * datastore of the same region.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "dspath.h"
+#include "fleet.h"
+#include "names.h"
+
+static const char *device_key(char buf[RD_KEY_MAX], const char *name)
+{
+    return tx_key(buf, "/rigdeck/devices/%s", name);
+}
+
+static rd_code device_get(cmd_ctx *ctx, const char *name, json_t **dev, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = names_check("device name", name, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, device_key(key, name), dev, err);
+    if (rc == RD_OK && (!*dev || strcmp(fleet_str(*dev, "state"), "removed") == 0)) {
+        json_decref(*dev);
+        *dev = NULL;
+        rc = rd_fail(err, RD_ENOTFOUND, "device '%s' does not exist", name);
+    }
+    return rc;
+}
+
+static rd_code device_put(cmd_ctx *ctx, json_t *dev, json_t **result, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    *result = json_incref(dev);
+    return tx_put(ctx->tx, device_key(key, fleet_str(dev, "name")), dev, err);
+}
+
+/* The device's region, checked to belong to the acting account. */
+static rd_code device_region(cmd_ctx *ctx, const json_t *dev, const char *what, json_t **region, rd_err *err)
+{
+    rd_code rc = fleet_region_get(ctx, fleet_str(dev, "region"), region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, *region, what, err);
+    return rc;
+}
+
+static rd_code tenure_update(cmd_ctx *ctx, const json_t *dev, int removing, rd_err *err)
+{
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    tx_key(key, "/rigdeck/device-tenures/%s/%s-%s", fleet_str(dev, "owner"), fleet_str(dev, "added_at"),
+           fleet_str(dev, "name"));
+    json_t *t = NULL;
+    rd_code rc = tx_get(ctx->tx, key, &t, err);
+    if (rc != RD_OK)
+        return rc;
+    if (!t)
+        t = json_pack("{s:s, s:s, s:s, s:s, s:n}", "name", fleet_str(dev, "name"), "owner", fleet_str(dev, "owner"),
+                      "region", fleet_str(dev, "region"), "added_at", fleet_str(dev, "added_at"), "removed_at");
+    if (removing)
+        json_object_set_new(t, "removed_at", json_string(rdtime_format(ctx->now, ts)));
+    return tx_put(ctx->tx, key, t, err);
+}
+
+static rd_code device_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *rname = cmd_arg(a, 0), *name = cmd_arg(a, 1);
+    char key[RD_KEY_MAX], object[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    json_t *region = NULL, *old = NULL, *dev = NULL;
+    rd_code rc = fleet_region_get(ctx, rname, &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "device add", err);
+    if (rc == RD_OK && !fleet_region_is_central(region))
+        rc = rd_fail(err, RD_EINVAL, "device add: devices need a physical region with central storage; region '%s' is %s",
+                     rname, fleet_region_is_physical(region) ? "in local storage mode (create another region)" : "a GCP region");
+    if (rc == RD_OK && !*fleet_str(region, "storage_node"))
+        rc = rd_fail(err, RD_EINVAL, "device add: region '%s' has no storage node yet; add it before any device", rname);
+    if (rc == RD_OK)
+        rc = catalog_check_device("--model", cmd_opt(a, "model"), err);
+    if (rc == RD_OK)
+        rc = names_check("device name", name, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, device_key(key, name), &old, err);
+    if (rc == RD_OK && old && strcmp(fleet_str(old, "state"), "removed") != 0)
+        rc = rd_fail(err, RD_EEXISTS, "device '%s' exists already (in region '%s')", name, fleet_str(old, "region"));
+    if (rc == RD_OK)
+        rc = fleet_claim_minion(ctx, cmd_opt(a, "minion"), tx_key(object, "device/%s", name), err);
+    if (rc == RD_OK) {
+        rdtime_format(ctx->now, ts);
+        dev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:s, s:n, s:s, s:s}", "name", name, "region", rname,
+                        "owner", fleet_str(region, "owner"), "minion_id", cmd_opt(a, "minion"), "model",
+                        cmd_opt(a, "model"), "state", "provisioning", "config", "deployed_config", "deployment", "none",
+                        "last_deployed_at", "added_at", ts, "state_changed_at", ts);
+        rc = dev ? tenure_update(ctx, dev, 0, err) : rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    if (rc == RD_OK) {
+        rc = device_put(ctx, dev, result, err);
+        dev = NULL;
+    }
+    json_decref(dev);
+    json_decref(old);
+    json_decref(region);
+    return rc;
+}
+
+static rd_code config_get(cmd_ctx *ctx, const char *region, const char *name, json_t **cfg, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = names_check("device config name", name, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", region, name), cfg, err);
+    if (rc == RD_OK && !*cfg)
+        rc = rd_fail(err, RD_ENOTFOUND, "device config '%s' does not exist in region '%s'", name, region);
+    return rc;
+}
+
+static rd_code device_set_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *dev = NULL, *region = NULL, *cfg = NULL;
+    rd_code rc = device_get(ctx, cmd_arg(a, 0), &dev, err);
+    if (rc == RD_OK)
+        rc = device_region(ctx, dev, "device set-config", &region, err);
+    if (rc == RD_OK)
+        rc = config_get(ctx, fleet_str(dev, "region"), cmd_arg(a, 1), &cfg, err);
+    if (rc == RD_OK) {
+        json_object_set_new(dev, "config", json_string(cmd_arg(a, 1)));
+        rc = device_put(ctx, dev, result, err);
+        dev = NULL;
+    }
+    json_decref(cfg);
+    json_decref(region);
+    json_decref(dev);
+    return rc;
+}
+
+static rd_code device_deploy_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *dev = NULL, *region = NULL, *cfg = NULL;
+    rd_code rc = device_get(ctx, cmd_arg(a, 0), &dev, err);
+    if (rc == RD_OK)
+        rc = device_region(ctx, dev, "device deploy", &region, err);
+    if (rc == RD_OK && strcmp(fleet_str(dev, "state"), "active") != 0)
+        rc = rd_fail(err, RD_EINVAL, "device deploy: device '%s' is %s; it must be active (it reports ready when provisioned)",
+                     cmd_arg(a, 0), fleet_str(dev, "state"));
+    if (rc == RD_OK && !*fleet_str(dev, "config"))
+        rc = rd_fail(err, RD_EINVAL, "device deploy: device '%s' has no configuration (device set-config %s CONFIG)",
+                     cmd_arg(a, 0), cmd_arg(a, 0));
+    if (rc == RD_OK)   /* the configuration may have been removed since */
+        rc = config_get(ctx, fleet_str(dev, "region"), fleet_str(dev, "config"), &cfg, err);
+    if (rc == RD_OK) {
+        json_object_set_new(dev, "deployed_config", json_string(fleet_str(dev, "config")));
+        json_object_set_new(dev, "deployment", json_string("deploying"));
+        rc = device_put(ctx, dev, result, err);
+        dev = NULL;
+    }
+    json_decref(cfg);
+    json_decref(region);
+    json_decref(dev);
+    return rc;
+}
+
+static rd_code device_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *status = cmd_opt(a, "status");
+    char ts[RDTIME_BUFLEN];
+    json_t *dev = NULL;
+    rd_code rc = device_get(ctx, cmd_arg(a, 0), &dev, err);
+    if (rc != RD_OK)
+        return rc;
+    rdtime_format(ctx->now, ts);
+    if (strcmp(status, "ready") == 0) {
+        if (strcmp(fleet_str(dev, "state"), "active") != 0) {
+            json_object_set_new(dev, "state", json_string("active"));
+            json_object_set_new(dev, "state_changed_at", json_string(ts));
+        }
+    } else if (strcmp(fleet_str(dev, "state"), "active") != 0 || !*fleet_str(dev, "deployed_config")) {
+        json_decref(dev);
+        return rd_fail(err, RD_EINVAL, "device report: device '%s' cannot be %s: it is %s with %s", cmd_arg(a, 0), status,
+                       fleet_str(dev, "state"), *fleet_str(dev, "deployed_config") ? "a deployment" : "nothing deployed");
+    } else {
+        json_object_set_new(dev, "deployment", json_string(status));
+        if (strcmp(status, "running") == 0)
+            json_object_set_new(dev, "last_deployed_at", json_string(ts));
+    }
+    json_object_set_new(dev, "reported_at", json_string(ts));
+    return device_put(ctx, dev, result, err);
+}
+
+static rd_code device_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    char ts[RDTIME_BUFLEN];
+    json_t *dev = NULL, *region = NULL;
+    rd_code rc = device_get(ctx, cmd_arg(a, 0), &dev, err);
+    if (rc == RD_OK)
+        rc = device_region(ctx, dev, "device remove", &region, err);
+    if (rc == RD_OK)
+        rc = tenure_update(ctx, dev, 1, err);
+    if (rc == RD_OK)
+        rc = fleet_release_minion(ctx, fleet_str(dev, "minion_id"), err);
+    if (rc == RD_OK) {
+        rdtime_format(ctx->now, ts);
+        json_object_set_new(dev, "state", json_string("removed"));
+        json_object_set_new(dev, "state_changed_at", json_string(ts));
+        json_object_set_new(dev, "removed_at", json_string(ts));
+        rc = device_put(ctx, dev, result, err);
+        dev = NULL;
+    }
+    json_decref(region);
+    json_decref(dev);
+    return rc;
+}
+
+static rd_code device_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *items = NULL;
+    rd_code rc = tx_list(ctx->tx, "/rigdeck/devices/", &items, err);
+    if (rc != RD_OK)
+        return rc;
+    fleet_filter(items, "region", cmd_opt(a, "region"));
+    fleet_filter(items, "state", cmd_opt(a, "state"));
+    if (!cmd_opt(a, "state") && !cmd_opt_given(a, "all"))
+        for (size_t i = json_array_size(items); i-- > 0;)
+            if (strcmp(fleet_str(json_array_get(items, i), "state"), "removed") == 0)
+                json_array_remove(items, i);
+    *result = json_pack("{s:o}", "items", items);
+    return RD_OK;
+}
+
+static rd_code device_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = names_check("device name", cmd_arg(a, 0), err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, device_key(key, cmd_arg(a, 0)), result, err);
+    if (rc == RD_OK && !*result)
+        rc = rd_fail(err, RD_ENOTFOUND, "device '%s' does not exist", cmd_arg(a, 0));
+    return rc;
+}
+
+/* ---- device configurations --------------------------------------------- */
+
+static rd_code check_env(const char *kv, json_t *env, rd_err *err)
+{
+    const char *eq = strchr(kv, '=');
+    size_t n = eq ? (size_t)(eq - kv) : 0;
+    if (!eq || n == 0 || n > 128 || (kv[0] >= '0' && kv[0] <= '9') ||
+        strspn(kv, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != n)
+        return rd_fail(err, RD_EINVAL, "--env must be NAME=VALUE with NAME of letters, digits and '_' not starting with a digit, got '%s'", kv);
+    char name[130];
+    snprintf(name, sizeof name, "%.*s", (int)n, kv);
+    if (json_object_get(env, name))
+        return rd_fail(err, RD_EINVAL, "--env %s is given twice", name);
+    json_object_set_new(env, name, json_string(eq + 1));
+    return RD_OK;
+}
+
+static rd_code check_image(const char *image, rd_err *err)
+{
+    size_t n = strlen(image);
+    if (n == 0 || n > 255 || image[strcspn(image, " \t\n\r\"'\\")] || image[0] == '-' || image[0] == '/')
+        return rd_fail(err, RD_EINVAL, "--image must be a container image reference such as nvcr.io/org/app:1.0 (no spaces or quotes), got '%s'", image);
+    return RD_OK;
+}
+
+static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *rname = cmd_arg(a, 0), *name = cmd_arg(a, 1), *ds = cmd_opt(a, "datastore");
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    json_t *region = NULL, *old = NULL, *store = NULL, *cfg = NULL;
+    rd_code rc = fleet_region_get(ctx, rname, &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "device-config create", err);
+    if (rc == RD_OK && !fleet_region_is_central(region))
+        rc = rd_fail(err, RD_EINVAL, "device-config create: region '%s' cannot hold devices (physical regions with central storage only)", rname);
+    if (rc == RD_OK)
+        rc = names_check("device config name", name, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", rname, name), &old, err);
+    if (rc == RD_OK && old)
+        rc = rd_fail(err, RD_EEXISTS, "device config '%s' exists already in region '%s'", name, rname);
+    if (rc == RD_OK)
+        rc = check_image(cmd_opt(a, "image"), err);
+    if (rc == RD_OK)
+        rc = names_check("--model", cmd_opt(a, "model"), err);
+    if (rc == RD_OK && !*cmd_opt(a, "command"))
+        rc = rd_fail(err, RD_EINVAL, "--command must not be empty: it starts the inference task in the model's root directory");
+    if (rc == RD_OK && cmd_opt(a, "datastore-path") && !ds)
+        rc = rd_fail(err, RD_EINVAL, "--datastore-path needs --datastore");
+    if (rc == RD_OK && ds) {
+        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/datastores/%s", ds), &store, err);
+        if (rc == RD_OK && (!store || strcmp(fleet_str(store, "region"), rname) != 0))
+            rc = rd_fail(err, RD_EINVAL, "--datastore %s: no datastore of that name in region '%s'", ds, rname);
+    }
+    if (rc == RD_OK) {
+        cfg = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[], s:n, s:n, s:{}, s:[], s:s}", "name", name, "region", rname,
+                        "image", cmd_opt(a, "image"), "model", cmd_opt(a, "model"), "command", cmd_opt(a, "command"),
+                        "checkpoints", "datastore", "datastore_path", "env", "keys", "created_at",
+                        rdtime_format(ctx->now, ts));
+        if (!cfg)
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    if (rc == RD_OK && ds) {
+        char *path = NULL;
+        json_object_set_new(cfg, "datastore", json_string(ds));
+        rc = dspath_resolve("/", cmd_opt(a, "datastore-path") ? cmd_opt(a, "datastore-path") : "/", &path, err);
+        if (rc == RD_OK)
+            json_object_set_new(cfg, "datastore_path", json_string(path));
+        free(path);
+    }
+    for (size_t i = 0; rc == RD_OK && i < cmd_opt_count(a, "checkpoint"); i++)
+        if ((rc = names_check("--checkpoint", cmd_opt_at(a, "checkpoint", i), err)) == RD_OK)
+            json_array_append_new(json_object_get(cfg, "checkpoints"), json_string(cmd_opt_at(a, "checkpoint", i)));
+    for (size_t i = 0; rc == RD_OK && i < cmd_opt_count(a, "env"); i++)
+        rc = check_env(cmd_opt_at(a, "env", i), json_object_get(cfg, "env"), err);
+    for (size_t i = 0; rc == RD_OK && i < cmd_opt_count(a, "key"); i++)
+        if ((rc = names_check("--key", cmd_opt_at(a, "key", i), err)) == RD_OK)
+            json_array_append_new(json_object_get(cfg, "keys"), json_string(cmd_opt_at(a, "key", i)));
+    if (rc == RD_OK) {
+        *result = json_incref(cfg);
+        rc = tx_put(ctx->tx, key, cfg, err);
+        cfg = NULL;
+    }
+    json_decref(cfg);
+    json_decref(store);
+    json_decref(old);
+    json_decref(region);
+    return rc;
+}
+
+static rd_code config_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *items = NULL;
+    rd_code rc = tx_list(ctx->tx, "/rigdeck/device-configs/", &items, err);
+    if (rc != RD_OK)
+        return rc;
+    fleet_filter(items, "region", cmd_opt(a, "region"));
+    *result = json_pack("{s:o}", "items", items);
+    return RD_OK;
+}
+
+static rd_code config_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *region = NULL, *cfg = NULL, *devs = NULL, *d;
+    size_t i;
+    rd_code rc = fleet_region_get(ctx, cmd_arg(a, 0), &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "device-config remove", err);
+    if (rc == RD_OK)
+        rc = config_get(ctx, cmd_arg(a, 0), cmd_arg(a, 1), &cfg, err);
+    if (rc == RD_OK)
+        rc = fleet_region_devices(ctx, cmd_arg(a, 0), &devs, err);
+    json_array_foreach(devs, i, d)
+        if (rc == RD_OK && (strcmp(fleet_str(d, "config"), cmd_arg(a, 1)) == 0 ||
+                            strcmp(fleet_str(d, "deployed_config"), cmd_arg(a, 1)) == 0))
+            rc = rd_fail(err, RD_EINVAL, "device-config remove: device '%s' uses configuration '%s'", fleet_str(d, "name"),
+                         cmd_arg(a, 1));
+    if (rc == RD_OK) {
+        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", cmd_arg(a, 0), cmd_arg(a, 1)), err);
+        *result = json_incref(cfg);
+    }
+    json_decref(devs);
+    json_decref(cfg);
+    json_decref(region);
+    return rc;
+}
+
+static const cmd_flag device_add_flags[] = {
+    { "minion", "ID", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the minion id on the device's sticker" },
+    { "model", "MODEL", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the device model (device models lists them)" },
+    { 0 }
+};
+static const cmd_flag device_list_flags[] = {
+    { "region", "R", CMD_FLAG_VALUE, "only devices of this region" },
+    { "state", "provisioning|active|removed", CMD_FLAG_VALUE, "only devices in this state" },
+    { "all", NULL, 0, "include removed devices" },
+    { 0 }
+};
+static const cmd_flag device_report_flags[] = {
+    { "status", "ready|running|failed", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "provisioned, or the deployment's outcome" },
+    { 0 }
+};
+static const cmd_flag config_create_flags[] = {
+    { "image", "IMG", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the inference container image" },
+    { "model", "M", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the model holding the inference code" },
+    { "command", "CMD", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "start command; must run in the foreground" },
+    { "checkpoint", "C", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "a checkpoint the code needs" },
+    { "datastore", "D", CMD_FLAG_VALUE, "a datastore of the region, mounted at the output path" },
+    { "datastore-path", "P", CMD_FLAG_VALUE, "the subdirectory of the datastore to mount" },
+    { "env", "K=V", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "an environment variable" },
+    { "key", "K", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "a third-party key to attach" },
+    { 0 }
+};
+static const cmd_flag config_list_flags[] = {
+    { "region", "R", CMD_FLAG_VALUE, "only configurations of this region" },
+    { 0 }
+};
+
+const cmd_def device_cmd_table[] = {
+    { "device add", "REGION NAME", device_add_flags, CMD_MUTATES, "add an edge device to a central-storage region",
+      NULL, device_add_cmd },
+    { "device list", "", device_list_flags, 0, "list devices",
+      "name,region,model,state,config,deployed_config,deployment,last_deployed_at", device_list_cmd },
+    { "device show", "NAME", NULL, 0, "show a device", NULL, device_show_cmd },
+    { "device set-config", "DEVICE CONFIG", NULL, CMD_MUTATES, "choose the configuration a device runs", NULL,
+      device_set_config_cmd },
+    { "device deploy", "DEVICE", NULL, CMD_MUTATES, "deploy the device's configuration", NULL, device_deploy_cmd },
+    { "device remove", "DEVICE", NULL, CMD_MUTATES, "remove a device (its fee stops after today)", NULL,
+      device_remove_cmd },
+    { "device report", "DEVICE", device_report_flags, CMD_MUTATES, "what a device sends: ready, running or failed",
+      NULL, device_report_cmd },
+    { "device-config create", "REGION NAME", config_create_flags, CMD_MUTATES,
+      "create a device configuration (unique name within the region)", NULL, config_create_cmd },
+    { "device-config list", "", config_list_flags, 0, "list device configurations",
+      "region,name,image,model,command,datastore", config_list_cmd },
+    { "device-config remove", "REGION NAME", NULL, CMD_MUTATES, "remove an unused device configuration", NULL,
+      config_remove_cmd },
+    { 0 }
+};

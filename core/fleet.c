@@ -1,0 +1,165 @@
+/* fleet.c - helpers shared by the fleet subsystems. */
+#include "fleet.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "account.h"
+#include "names.h"
+#include "secret.h"
+
+const char *fleet_str(const json_t *doc, const char *field)
+{
+    const char *s = json_string_value(json_object_get(doc, field));
+    return s ? s : "";
+}
+
+rd_code fleet_read_file(const char *field, const char *path, char **text, size_t *len, rd_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    *text = NULL;
+    *len = 0;
+    if (!f)
+        return rd_fail(err, RD_EINVAL, "%s %s: cannot open: %s", field, path, strerror(errno));
+    char *buf = malloc(FLEET_FILE_MAX + 1);
+    if (!buf) {
+        fclose(f);
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    size_t n = fread(buf, 1, FLEET_FILE_MAX + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return rd_fail(err, RD_EINVAL, "%s %s: cannot read it", field, path);
+    }
+    if (n > FLEET_FILE_MAX) {
+        free(buf);
+        return rd_fail(err, RD_EINVAL, "%s %s: larger than %d bytes", field, path, FLEET_FILE_MAX);
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return RD_OK;
+}
+
+rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = names_check("region name", name, err);
+    if (rc != RD_OK)
+        return rc;
+    rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/regions/%s", name), doc, err);
+    if (rc == RD_OK && !*doc)
+        rc = rd_fail(err, RD_ENOTFOUND, "region '%s' does not exist", name);
+    return rc;
+}
+
+rd_code fleet_require_owner(cmd_ctx *ctx, const json_t *region, const char *what, rd_err *err)
+{
+    const char *owner = fleet_str(region, "owner");
+    if (strcmp(owner, ctx->actor) == 0 || account_actor_is_admin(ctx))
+        return RD_OK;
+    return rd_fail(err, RD_EPERM, "%s: region '%s' belongs to account '%s', not '%s'", what,
+                   fleet_str(region, "name"), owner, ctx->actor);
+}
+
+int fleet_region_is_physical(const json_t *region)
+{
+    return strcmp(fleet_str(region, "provider"), "physical") == 0;
+}
+
+int fleet_region_is_central(const json_t *region)
+{
+    return fleet_region_is_physical(region) && strcmp(fleet_str(region, "storage"), "central") == 0;
+}
+
+void fleet_filter(json_t *items, const char *field, const char *value)
+{
+    if (!value)
+        return;
+    for (size_t i = json_array_size(items); i-- > 0;)
+        if (strcmp(fleet_str(json_array_get(items, i), field), value) != 0)
+            json_array_remove(items, i);
+}
+
+static rd_code region_members(cmd_ctx *ctx, const char *prefix, const char *region, const char *role,
+                              json_t **items, rd_err *err)
+{
+    rd_code rc = tx_list(ctx->tx, prefix, items, err);
+    if (rc != RD_OK)
+        return rc;
+    fleet_filter(*items, "region", region);
+    fleet_filter(*items, "role", role);
+    for (size_t i = json_array_size(*items); i-- > 0;)
+        if (strcmp(fleet_str(json_array_get(*items, i), "state"), "removed") == 0)
+            json_array_remove(*items, i);
+    return RD_OK;
+}
+
+rd_code fleet_region_nodes(cmd_ctx *ctx, const char *region, const char *role, json_t **items, rd_err *err)
+{
+    return region_members(ctx, "/rigdeck/nodes/", region, role, items, err);
+}
+
+rd_code fleet_region_devices(cmd_ctx *ctx, const char *region, json_t **items, rd_err *err)
+{
+    return region_members(ctx, "/rigdeck/devices/", region, NULL, items, err);
+}
+
+static rd_code master_key(cmd_ctx *ctx, int create, unsigned char key[SECRET_KEY_LEN], rd_err *err)
+{
+    char path[4096];
+    rd_code rc = secret_master_key_path(ctx->master_key_path, path, sizeof path, err);
+    if (rc == RD_OK)
+        rc = secret_master_key_load(path, create, key, err);
+    return rc;
+}
+
+rd_code fleet_seal(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err)
+{
+    unsigned char key[SECRET_KEY_LEN];
+    rd_code rc = master_key(ctx, 1, key, err);
+    if (rc == RD_OK)
+        rc = secret_seal(key, plain, len, sealed, err);
+    memset(key, 0, sizeof key);
+    return rc;
+}
+
+rd_code fleet_unseal(cmd_ctx *ctx, const char *sealed, char **plain, size_t *len, rd_err *err)
+{
+    unsigned char key[SECRET_KEY_LEN];
+    rd_code rc = master_key(ctx, 0, key, err);
+    if (rc == RD_OK)
+        rc = secret_open(key, sealed, plain, len, err);
+    memset(key, 0, sizeof key);
+    return rc;
+}
+
+rd_code fleet_claim_minion(cmd_ctx *ctx, const char *minion, const char *object, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *doc = NULL;
+    rd_code rc;
+    size_t n = strlen(minion);
+    if (n == 0 || n > 128 || minion[strspn(minion, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")])
+        return rd_fail(err, RD_EINVAL, "--minion must be 1-128 characters of letters, digits, '.', '_' or '-', got '%s'", minion);
+    if ((rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/minions/%s", minion), &doc, err)) != RD_OK)
+        return rc;
+    if (doc) {
+        rc = rd_fail(err, RD_EEXISTS, "--minion %s is already used by %s", minion, fleet_str(doc, "object"));
+        json_decref(doc);
+        return rc;
+    }
+    return tx_put(ctx->tx, key, json_pack("{s:s, s:s}", "name", minion, "object", object), err);
+}
+
+rd_code fleet_release_minion(cmd_ctx *ctx, const char *minion, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    if (!*minion)
+        return RD_OK;
+    return tx_delete(ctx->tx, tx_key(key, "/rigdeck/minions/%s", minion), err);
+}

@@ -1,0 +1,64 @@
+/* fleet.h - what the fleet subsystems (providers, regions, nodes, devices,
+ * regional resources) share: lookups, ownership, files and secrets.
+ *
+ * Keys:
+ *   /rigdeck/providers/<account>/<physical|gcp>
+ *   /rigdeck/regions/<name>            owner, provider, storage mode, public
+ *   /rigdeck/quotas/<region>           GCP quota metrics {limit, usage}
+ *   /rigdeck/nodes/<name>              compute and storage nodes
+ *   /rigdeck/minions/<minion id>       which node or device holds a minion id
+ *   /rigdeck/devices/<name>
+ *   /rigdeck/device-configs/<region>/<name>
+ *   /rigdeck/datastores/<name>, /rigdeck/reservations/<name>
+ */
+#ifndef RD_FLEET_H
+#define RD_FLEET_H
+
+#include <jansson.h>
+
+#include "cmd.h"
+
+#define FLEET_FILE_MAX (1024 * 1024)
+
+/* Reads a whole file (at most FLEET_FILE_MAX bytes) named by option field
+ * into *text (NUL-terminated; free it). */
+rd_code fleet_read_file(const char *field, const char *path, char **text, size_t *len, rd_err *err);
+
+/* Reads region name (guarded) into *doc; RD_ENOTFOUND when missing. */
+rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *err);
+
+/* RD_OK when the acting account owns the region or administers the store. */
+rd_code fleet_require_owner(cmd_ctx *ctx, const json_t *region, const char *what, rd_err *err);
+
+/* 1 for a region of the physical provider. */
+int fleet_region_is_physical(const json_t *region);
+
+/* 1 for a physical region in central storage mode. */
+int fleet_region_is_central(const json_t *region);
+
+/* Every node (or device) document of a region, removed ones excluded;
+ * role may be NULL for any. */
+rd_code fleet_region_nodes(cmd_ctx *ctx, const char *region, const char *role, json_t **items, rd_err *err);
+rd_code fleet_region_devices(cmd_ctx *ctx, const char *region, json_t **items, rd_err *err);
+
+/* Seals plain with the master key (created on first use). */
+rd_code fleet_seal(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err);
+
+/* Opens a sealed secret with the master key (never creates one). */
+rd_code fleet_unseal(cmd_ctx *ctx, const char *sealed, char **plain, size_t *len, rd_err *err);
+
+/* Claims minion id for object ("node/gpu-07") in ctx->tx; a minion id held
+ * by another live object is RD_EEXISTS. */
+rd_code fleet_claim_minion(cmd_ctx *ctx, const char *minion, const char *object, rd_err *err);
+
+/* Releases a minion id claimed by object. */
+rd_code fleet_release_minion(cmd_ctx *ctx, const char *minion, rd_err *err);
+
+/* Filters a list of documents in place: keeps those whose field equals
+ * value (value NULL keeps all). */
+void fleet_filter(json_t *items, const char *field, const char *value);
+
+/* The string field of doc, or "" when absent. */
+const char *fleet_str(const json_t *doc, const char *field);
+
+#endif

@@ -1,0 +1,447 @@
+/* node.c - compute and storage nodes: their lifecycle and hardware checks.
+ *
+ * A node is added to a region with its minion id.  Until its inventory is
+ * known (given with --inventory, or sent later by the on-node agent through
+ * `node report`) it is `provisioning`.  The inventory is checked against
+ * every hardware requirement of seed 000 for its role and region (hwreq.c):
+ * a failing node is `rejected` with the list of unmet requirements; a
+ * passing compute node waits in `maintenance` until the operator activates
+ * it, and a passing storage node becomes `active` by itself.  Maintenance
+ * asked while workers run makes the node `draining`: it takes no new work
+ * and the scheduler moves it to `maintenance` when the last worker ends.
+ *
+ * A region has at most one storage node; its name is kept in the region
+ * document, which also serialises concurrent additions.
+ */
+#include "node.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "hwreq.h"
+#include "names.h"
+
+static const char *node_key(char buf[RD_KEY_MAX], const char *name)
+{
+    return tx_key(buf, "/rigdeck/nodes/%s", name);
+}
+
+static void set_state(json_t *node, const char *state, rd_time now)
+{
+    char ts[RDTIME_BUFLEN];
+    if (strcmp(fleet_str(node, "state"), state) == 0)
+        return;
+    json_object_set_new(node, "state", json_string(state));
+    json_object_set_new(node, "state_changed_at", json_string(rdtime_format(now, ts)));
+}
+
+static size_t node_workers(const json_t *node)
+{
+    return json_array_size(json_object_get(node, "workers"));
+}
+
+static json_t *node_new_doc(cmd_ctx *ctx, const json_t *region, const char *name, const char *role,
+                            const char *minion)
+{
+    char ts[RDTIME_BUFLEN];
+    rdtime_format(ctx->now, ts);
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:n, s:i, s:i, s:i, s:[], s:n, s:[], s:b, s:s, s:s, s:n}",
+                     "name", name, "region", fleet_str(region, "name"), "owner", fleet_str(region, "owner"),
+                     "provider", fleet_str(region, "provider"), "role", role, "minion_id", minion,
+                     "upnp", 1, "mining", 0, "state", "provisioning", "gpu_type", "gpu_count", 0,
+                     "gpus_used", 0, "disk_gb", 0, "unmet", "inventory", "workers", "ephemeral", 0,
+                     "created_at", ts, "state_changed_at", ts, "last_used_at");
+}
+
+/* Checks inv against the requirements for the node's role and region and
+ * sets state, unmet, gpu_type and gpu_count accordingly. */
+static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, const hw_inventory *inv)
+{
+    int storage = strcmp(fleet_str(node, "role"), "storage") == 0;
+    hwreq_context hc = { storage, json_is_true(json_object_get(region, "public")), fleet_region_is_central(region) };
+    json_t *unmet = hwreq_check(inv, &hc);
+    const char *model = hwreq_gpu_model(inv);
+    json_int_t disk = 0;
+    for (size_t i = 0; i < inv->nnvme; i++)
+        disk += inv->nvme_gb[i];
+
+    json_object_set_new(node, "inventory", hwreq_inventory_json(inv));
+    json_object_set_new(node, "gpu_type", storage || !model ? json_null() : json_string(model));
+    json_object_set_new(node, "gpu_count", json_integer(storage ? 0 : hwreq_gpu_total(inv)));
+    json_object_set_new(node, "disk_gb", json_integer(disk));
+    json_object_set_new(node, "cpu_cores", json_integer(inv->cpu_cores));
+    json_object_set_new(node, "memory_gb", json_integer(inv->memory_gb));
+    const char *state = fleet_str(node, "state");
+    if (json_array_size(unmet) > 0) {
+        set_state(node, "rejected", ctx->now);
+    } else if (strcmp(state, "provisioning") == 0 || strcmp(state, "rejected") == 0) {
+        set_state(node, storage ? "active" : "maintenance", ctx->now);
+    }
+    json_object_set_new(node, "unmet", unmet ? unmet : json_array());
+}
+
+static rd_code node_apply_inventory_file(cmd_ctx *ctx, json_t *node, const json_t *region, const char *path,
+                                         rd_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    hw_inventory inv;
+    rd_code rc = fleet_read_file("--inventory", path, &text, &len, err);
+    if (rc == RD_OK)
+        rc = hwreq_parse_inventory(text, len, path, &inv, err);
+    free(text);
+    if (rc == RD_OK)
+        node_evaluate(ctx, node, region, &inv);
+    return rc;
+}
+
+rd_code node_get(cmd_ctx *ctx, const char *name, json_t **node, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = names_check("node name", name, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, node_key(key, name), node, err);
+    if (rc == RD_OK && (!*node || strcmp(fleet_str(*node, "state"), "removed") == 0)) {
+        json_decref(*node);
+        *node = NULL;
+        rc = rd_fail(err, RD_ENOTFOUND, "node '%s' does not exist", name);
+    }
+    return rc;
+}
+
+rd_code node_put(cmd_ctx *ctx, json_t *node, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    return tx_put(ctx->tx, node_key(key, fleet_str(node, "name")), node, err);
+}
+
+/* The name must be free: never used, or used by a node since removed. */
+static rd_code node_name_free(cmd_ctx *ctx, const char *name, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *old = NULL;
+    rd_code rc = names_check("node name", name, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, node_key(key, name), &old, err);
+    if (rc == RD_OK && old && strcmp(fleet_str(old, "state"), "removed") != 0)
+        rc = rd_fail(err, RD_EEXISTS, "node '%s' exists already (in region '%s')", name, fleet_str(old, "region"));
+    json_decref(old);
+    return rc;
+}
+
+rd_code node_stage_gcp_storage(cmd_ctx *ctx, const json_t *region, const char *name, rd_err *err)
+{
+    rd_code rc = node_name_free(ctx, name, err);
+    if (rc != RD_OK)
+        return rc;
+    json_t *node = node_new_doc(ctx, region, name, "storage", "");
+    if (!node)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    json_object_set_new(node, "storage_class", json_string(fleet_str(region, "storage_class")));
+    return node_put(ctx, node, err);
+}
+
+rd_code node_stage_removed(cmd_ctx *ctx, const char *name, rd_err *err)
+{
+    json_t *node = NULL;
+    rd_code rc = node_get(ctx, name, &node, err);
+    if (rc != RD_OK)
+        return rc;
+    set_state(node, "removed", ctx->now);
+    rc = fleet_release_minion(ctx, fleet_str(node, "minion_id"), err);
+    if (rc == RD_OK)
+        return node_put(ctx, node, err);
+    json_decref(node);
+    return rc;
+}
+
+/* ---- commands ---------------------------------------------------------- */
+
+static int opt_on(const cmd_args *a, const char *name, int dflt)
+{
+    const char *v = cmd_opt(a, name);
+    return v ? strcmp(v, "on") == 0 : dflt;
+}
+
+/* Region rules for adding a node of this role (seed 000). */
+static rd_code node_region_rules(cmd_ctx *ctx, const json_t *region, const char *role, const char *verb,
+                                 rd_err *err)
+{
+    const char *rname = fleet_str(region, "name");
+    if (!fleet_region_is_physical(region))
+        return rd_fail(err, RD_EINVAL, "%s: region '%s' is a GCP region; its nodes are provisioned by rigdeck (cloud sync)",
+                       verb, rname);
+    if (strcmp(role, "storage") == 0) {
+        if (!fleet_region_is_central(region))
+            return rd_fail(err, RD_EINVAL, "%s: region '%s' uses local storage; storage nodes need a region with --storage central",
+                           verb, rname);
+        if (*fleet_str(region, "storage_node"))
+            return rd_fail(err, RD_EEXISTS, "%s: region '%s' has storage node '%s' already; only one per region (node replace swaps it)",
+                           verb, rname, fleet_str(region, "storage_node"));
+    } else if (fleet_region_is_central(region) && !*fleet_str(region, "storage_node")) {
+        return rd_fail(err, RD_EINVAL, "%s: region '%s' uses central storage; add its storage node before any compute node",
+                       verb, rname);
+    }
+    (void)ctx;
+    return RD_OK;
+}
+
+static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *rname = cmd_arg(a, 0), *name = cmd_arg(a, 1), *minion = cmd_opt(a, "minion");
+    const char *role = cmd_opt(a, "role") ? cmd_opt(a, "role") : "compute";
+    char object[RD_KEY_MAX];
+    json_t *region = NULL, *node = NULL;
+    rd_code rc = fleet_region_get(ctx, rname, &region, err);
+
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "node add", err);
+    if (rc == RD_OK)
+        rc = node_name_free(ctx, name, err);
+    if (rc == RD_OK)
+        rc = node_region_rules(ctx, region, role, "node add", err);
+    if (rc == RD_OK && strcmp(role, "storage") == 0 && cmd_opt_given(a, "mining"))
+        rc = rd_fail(err, RD_EINVAL, "node add: --mining is for compute nodes (a storage node has no GPUs)");
+    if (rc == RD_OK)
+        rc = fleet_claim_minion(ctx, minion, tx_key(object, "node/%s", name), err);
+    if (rc == RD_OK && !(node = node_new_doc(ctx, region, name, role, minion)))
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK) {
+        json_object_set_new(node, "upnp", json_boolean(opt_on(a, "upnp", 1)));
+        json_object_set_new(node, "mining", json_boolean(opt_on(a, "mining", 0)));
+        if (cmd_opt(a, "inventory"))
+            rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), err);
+    }
+    if (rc == RD_OK && strcmp(role, "storage") == 0) {
+        json_object_set_new(region, "storage_node", json_string(name));
+        rc = tx_put(ctx->tx, tx_key(object, "/rigdeck/regions/%s", rname), json_incref(region), err);
+    }
+    if (rc == RD_OK) {
+        *result = json_incref(node);
+        rc = node_put(ctx, node, err);
+        node = NULL;
+    }
+    json_decref(node);
+    json_decref(region);
+    return rc;
+}
+
+static rd_code node_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *node = NULL, *region = NULL;
+    rd_code rc = node_get(ctx, cmd_arg(a, 0), &node, err);
+    if (rc == RD_OK)
+        rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
+    if (rc == RD_OK)
+        rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), err);
+    if (rc == RD_OK) {
+        char ts[RDTIME_BUFLEN];
+        json_object_set_new(node, "reported_at", json_string(rdtime_format(ctx->now, ts)));
+        *result = json_incref(node);
+        rc = node_put(ctx, node, err);
+        node = NULL;
+    }
+    json_decref(node);
+    json_decref(region);
+    return rc;
+}
+
+static rd_code node_maintenance_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *want = cmd_arg(a, 1);
+    json_t *node = NULL, *region = NULL;
+    rd_code rc = node_get(ctx, cmd_arg(a, 0), &node, err);
+    if (rc == RD_OK)
+        rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "node maintenance", err);
+    if (rc != RD_OK)
+        goto out;
+
+    const char *state = fleet_str(node, "state");
+    int in_maint = strcmp(state, "maintenance") == 0 || strcmp(state, "draining") == 0;
+    if (!in_maint && strcmp(state, "active") != 0) {
+        rc = rd_fail(err, RD_EINVAL, "node maintenance: node '%s' is %s; only active, draining or maintenance nodes switch%s",
+                     cmd_arg(a, 0), state,
+                     strcmp(state, "rejected") == 0 ? " (it failed hardware requirements: node show lists them)" :
+                     strcmp(state, "provisioning") == 0 ? " (it waits for its inventory: node report)" : "");
+        goto out;
+    }
+    int on = strcmp(want, "on") == 0 || (strcmp(want, "toggle") == 0 && !in_maint);
+    if (on && !in_maint)
+        set_state(node, node_workers(node) > 0 ? "draining" : "maintenance", ctx->now);
+    else if (!on && in_maint)
+        set_state(node, "active", ctx->now);
+    *result = json_incref(node);
+    rc = node_put(ctx, node, err);
+    node = NULL;
+out:
+    json_decref(node);
+    json_decref(region);
+    return rc;
+}
+
+static rd_code node_replace_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *name = cmd_arg(a, 0), *with = cmd_opt(a, "with");
+    char key[RD_KEY_MAX], object[RD_KEY_MAX];
+    json_t *old = NULL, *region = NULL, *node = NULL;
+    rd_code rc = node_get(ctx, name, &old, err);
+    if (rc == RD_OK && strcmp(fleet_str(old, "role"), "storage") != 0)
+        rc = rd_fail(err, RD_EINVAL, "node replace: node '%s' is a %s node; only storage nodes are replaced (remove and add compute nodes)",
+                     name, fleet_str(old, "role"));
+    if (rc == RD_OK)
+        rc = fleet_region_get(ctx, fleet_str(old, "region"), &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "node replace", err);
+    if (rc == RD_OK && !fleet_region_is_physical(region))
+        rc = rd_fail(err, RD_EINVAL, "node replace: region '%s' is a GCP region; its storage node is managed by rigdeck",
+                     fleet_str(region, "name"));
+    if (rc == RD_OK)
+        rc = node_name_free(ctx, with, err);
+    if (rc == RD_OK)
+        rc = node_stage_removed(ctx, name, err);
+    if (rc == RD_OK)
+        rc = fleet_claim_minion(ctx, cmd_opt(a, "minion"), tx_key(object, "node/%s", with), err);
+    if (rc == RD_OK && !(node = node_new_doc(ctx, region, with, "storage", cmd_opt(a, "minion"))))
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK) {
+        json_object_set_new(node, "upnp", json_boolean(opt_on(a, "upnp", json_is_true(json_object_get(old, "upnp")))));
+        json_object_set_new(node, "replaces", json_string(name));
+        if (cmd_opt(a, "inventory"))
+            rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), err);
+    }
+    if (rc == RD_OK) {
+        json_object_set_new(region, "storage_node", json_string(with));
+        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", fleet_str(region, "name")), json_incref(region), err);
+    }
+    if (rc == RD_OK) {
+        *result = json_incref(node);
+        rc = node_put(ctx, node, err);
+        node = NULL;
+    }
+    json_decref(node);
+    json_decref(old);
+    json_decref(region);
+    return rc;
+}
+
+static rd_code node_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *name = cmd_arg(a, 0);
+    char key[RD_KEY_MAX];
+    json_t *node = NULL, *region = NULL, *members = NULL;
+    rd_code rc = node_get(ctx, name, &node, err);
+    if (rc == RD_OK)
+        rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "node remove", err);
+    if (rc == RD_OK && node_workers(node) > 0)
+        rc = rd_fail(err, RD_EINVAL, "node remove: node '%s' runs %zu worker(s); put it in maintenance and remove it once drained",
+                     name, node_workers(node));
+    if (rc == RD_OK && strcmp(fleet_str(node, "role"), "storage") == 0) {
+        rc = fleet_region_nodes(ctx, fleet_str(region, "name"), "compute", &members, err);
+        if (rc == RD_OK && json_array_size(members) == 0) {
+            json_decref(members);
+            rc = fleet_region_devices(ctx, fleet_str(region, "name"), &members, err);
+        }
+        if (rc == RD_OK && json_array_size(members) > 0)
+            rc = rd_fail(err, RD_EINVAL, "node remove: region '%s' still has '%s' relying on storage node '%s' (node replace swaps it)",
+                         fleet_str(region, "name"), fleet_str(json_array_get(members, 0), "name"), name);
+        if (rc == RD_OK && !fleet_region_is_physical(region))
+            rc = rd_fail(err, RD_EINVAL, "node remove: '%s' is the storage node of GCP region '%s'; it goes with region remove",
+                         name, fleet_str(region, "name"));
+        if (rc == RD_OK) {
+            json_object_del(region, "storage_node");
+            rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", fleet_str(region, "name")), json_incref(region), err);
+        }
+    }
+    if (rc == RD_OK)
+        rc = node_stage_removed(ctx, name, err);
+    if (rc == RD_OK)
+        rc = node_get_any(ctx, name, result, err);
+    json_decref(members);
+    json_decref(node);
+    json_decref(region);
+    return rc;
+}
+
+rd_code node_get_any(cmd_ctx *ctx, const char *name, json_t **node, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = tx_get(ctx->tx, node_key(key, name), node, err);
+    if (rc == RD_OK && !*node)
+        rc = rd_fail(err, RD_ENOTFOUND, "node '%s' does not exist", name);
+    return rc;
+}
+
+static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *items = NULL;
+    const char *state = cmd_opt(a, "state");
+    rd_code rc = tx_list(ctx->tx, "/rigdeck/nodes/", &items, err);
+    if (rc != RD_OK)
+        return rc;
+    fleet_filter(items, "region", cmd_opt(a, "region"));
+    fleet_filter(items, "role", cmd_opt(a, "role"));
+    fleet_filter(items, "state", state);
+    if (!state && !cmd_opt_given(a, "all"))   /* removed nodes are history */
+        for (size_t i = json_array_size(items); i-- > 0;)
+            if (strcmp(fleet_str(json_array_get(items, i), "state"), "removed") == 0)
+                json_array_remove(items, i);
+    *result = json_pack("{s:o}", "items", items);
+    return RD_OK;
+}
+
+static rd_code node_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    rd_code rc = names_check("node name", cmd_arg(a, 0), err);
+    if (rc == RD_OK)
+        rc = node_get_any(ctx, cmd_arg(a, 0), result, err);
+    return rc;
+}
+
+static const cmd_flag node_add_flags[] = {
+    { "minion", "ID", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the minion id the node's console shows" },
+    { "role", "compute|storage", CMD_FLAG_VALUE, "what the node does (default compute)" },
+    { "upnp", "on|off", CMD_FLAG_VALUE, "off behind a corporate firewall (default on)" },
+    { "mining", "on|off", CMD_FLAG_VALUE, "mine while GPUs are idle (default off)" },
+    { "inventory", "FILE", CMD_FLAG_VALUE, "the machine's inventory (YAML); else wait for node report" },
+    { 0 }
+};
+static const cmd_flag node_list_flags[] = {
+    { "region", "R", CMD_FLAG_VALUE, "only nodes of this region" },
+    { "state", "provisioning|maintenance|active|draining|offline|rejected|removed", CMD_FLAG_VALUE,
+      "only nodes in this state" },
+    { "role", "compute|storage", CMD_FLAG_VALUE, "only nodes of this role" },
+    { "all", NULL, 0, "include removed nodes" },
+    { 0 }
+};
+static const cmd_flag node_replace_flags[] = {
+    { "with", "NEW_NAME", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the new storage node's name" },
+    { "minion", "ID", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the new node's minion id" },
+    { "upnp", "on|off", CMD_FLAG_VALUE, "default: as the old node" },
+    { "inventory", "FILE", CMD_FLAG_VALUE, "the new machine's inventory (YAML)" },
+    { 0 }
+};
+static const cmd_flag node_report_flags[] = {
+    { "inventory", "FILE", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the machine's inventory (YAML)" },
+    { 0 }
+};
+
+const cmd_def node_cmd_table[] = {
+    { "node add", "REGION NAME", node_add_flags, CMD_MUTATES, "add a compute or storage node to a physical region",
+      NULL, node_add_cmd },
+    { "node list", "", node_list_flags, 0, "list nodes",
+      "name,region,role,state,gpu_type,gpu_count,gpus_used,minion_id", node_list_cmd },
+    { "node show", "NAME", NULL, 0, "show a node, with every unmet hardware requirement", NULL, node_show_cmd },
+    { "node maintenance", "NAME on|off|toggle", NULL, CMD_MUTATES,
+      "take a node out of service (draining while workers run) or back", NULL, node_maintenance_cmd },
+    { "node replace", "NAME", node_replace_flags, CMD_MUTATES, "swap a region's storage node for a new one", NULL,
+      node_replace_cmd },
+    { "node remove", "NAME", NULL, CMD_MUTATES, "remove an idle node", NULL, node_remove_cmd },
+    { "node report", "NAME", node_report_flags, CMD_MUTATES,
+      "record the machine's inventory and check it (the on-node agent's call)", NULL, node_report_cmd },
+    { 0 }
+};

@@ -1,0 +1,24 @@
+/* node.h - compute and storage nodes (see node.c for the lifecycle). */
+#ifndef RD_NODE_H
+#define RD_NODE_H
+
+#include <jansson.h>
+
+#include "cmd.h"
+
+/* Reads a live (not removed) node, guarded; RD_ENOTFOUND otherwise. */
+rd_code node_get(cmd_ctx *ctx, const char *name, json_t **node, rd_err *err);
+
+/* Reads a node in any state, removed included. */
+rd_code node_get_any(cmd_ctx *ctx, const char *name, json_t **node, rd_err *err);
+
+/* Stages a node document (takes the reference). */
+rd_code node_put(cmd_ctx *ctx, json_t *node, rd_err *err);
+
+/* Stages the storage node a new GCP region gets (state provisioning). */
+rd_code node_stage_gcp_storage(cmd_ctx *ctx, const json_t *region, const char *name, rd_err *err);
+
+/* Stages a node's removal: state removed, minion id released. */
+rd_code node_stage_removed(cmd_ctx *ctx, const char *name, rd_err *err);
+
+#endif

@@ -1,0 +1,193 @@
+/* store.h - the store contract: etcd v3 semantics on every backend.
+ *
+ * A flat, ordered key space.  Keys are NUL-free byte strings (C strings);
+ * values are byte buffers (always NUL-terminated in results for convenience,
+ * but may contain NULs; use value_len).  Every successful write bumps one
+ * store-wide revision: a txn that changes several keys creates exactly one
+ * new revision, and every key it writes gets that revision as mod_revision.
+ * Each key carries create_revision, mod_revision, version (1 on create, +1
+ * per put, reset by delete) and an optional lease.  Keys attached to a lease
+ * vanish (a DELETE event at a new revision) once the lease expires.
+ *
+ * Backends: "sqlite:PATH" or a bare PATH (store_sqlite.c); later "etcd://"
+ * and "etcds://" (store_etcd.c).  All of them must pass tests/conformance.
+ *
+ * Every function returns RD_OK or an error code with a message in err.
+ * RD_ESTORE means the store could not be reached, opened or written.
+ * Results allocated by the store are freed with the matching *_free call.
+ */
+#ifndef RD_STORE_H
+#define RD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+typedef struct store store_t;
+
+typedef struct {
+    char *key;
+    char *value;             /* NUL-terminated copy; value_len excludes the NUL */
+    size_t value_len;
+    int64_t create_revision;
+    int64_t mod_revision;
+    int64_t version;
+    int64_t lease;           /* 0: none */
+} store_kv;
+
+/* ---- opening ---------------------------------------------------------- */
+
+/* Options that only some backends use (TLS for etcds://).  May be NULL. */
+typedef struct {
+    const char *cacert;
+    const char *cert;
+    const char *key;
+} store_opts;
+
+/* Opens the store named by url, creating an embedded store if missing. */
+rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_err *err);
+
+/* Closes the store and frees it; NULL is fine. */
+void store_close(store_t *st);
+
+/* The URL the store was opened with, for display. */
+const char *store_url(const store_t *st);
+
+/* ---- reads ------------------------------------------------------------ */
+
+/* Reads one key at the current revision. *found is 0 when it is missing
+ * (then out is zeroed).  *revision (may be NULL) receives the store revision
+ * the read saw. */
+rd_code store_get(store_t *st, const char *key, store_kv *out, int *found,
+                  int64_t *revision, rd_err *err);
+
+typedef struct {
+    store_kv *kvs;
+    size_t count;
+    int more;                /* 1: more keys follow; ask again with after = last key */
+    int64_t revision;        /* the revision this page was read at */
+} store_range_result;
+
+/* Lists keys starting with prefix in key order, after the key `after` (NULL:
+ * from the start), at most limit of them (0: no limit), as of revision
+ * at_rev (0: current).  Paging with the returned revision as at_rev gives a
+ * consistent view.  A revision that has been compacted away is RD_EINVAL. */
+rd_code store_range(store_t *st, const char *prefix, const char *after, size_t limit,
+                    int64_t at_rev, store_range_result *out, rd_err *err);
+
+/* Frees a store_kv's strings and zeroes it. */
+void store_kv_free(store_kv *kv);
+
+/* Frees a range result's contents and zeroes it. */
+void store_range_free(store_range_result *res);
+
+/* ---- transactions ----------------------------------------------------- */
+
+typedef enum {
+    STORE_CMP_VALUE,
+    STORE_CMP_VERSION,
+    STORE_CMP_MOD_REVISION,
+    STORE_CMP_CREATE_REVISION
+} store_cmp_target;
+
+typedef enum { STORE_CMP_EQUAL, STORE_CMP_NOT_EQUAL, STORE_CMP_LESS, STORE_CMP_GREATER } store_cmp_op;
+
+/* A compare against one key.  A missing key has version, mod_revision and
+ * create_revision 0; a VALUE compare against a missing key is false. */
+typedef struct {
+    const char *key;
+    store_cmp_target target;
+    store_cmp_op op;
+    int64_t number;          /* for VERSION, MOD_REVISION, CREATE_REVISION */
+    const char *value;       /* for VALUE */
+    size_t value_len;
+} store_cmp;
+
+typedef enum { STORE_OP_PUT, STORE_OP_DELETE, STORE_OP_DELETE_PREFIX } store_op_kind;
+
+typedef struct {
+    store_op_kind kind;
+    const char *key;         /* DELETE_PREFIX: every key starting with key */
+    const char *value;       /* PUT only */
+    size_t value_len;
+    int64_t lease;           /* PUT only; 0: none */
+} store_op;
+
+typedef struct {
+    int succeeded;           /* 1: all compares held and success ops ran */
+    int64_t revision;        /* store revision after the txn */
+} store_txn_result;
+
+/* Atomically: if every compare holds, apply success ops, else failure ops.
+ * A txn whose applied op list is empty (or changes nothing) does not create a
+ * revision.  Putting with a lease that does not exist is RD_EINVAL. */
+rd_code store_txn(store_t *st, const store_cmp *cmps, size_t ncmps,
+                  const store_op *success, size_t nsuccess,
+                  const store_op *failure, size_t nfailure,
+                  store_txn_result *res, rd_err *err);
+
+/* Convenience: one unconditional put. */
+rd_code store_put(store_t *st, const char *key, const char *value, size_t value_len,
+                  int64_t lease, rd_err *err);
+
+/* Convenience: one unconditional delete; deleting a missing key is fine. */
+rd_code store_delete(store_t *st, const char *key, rd_err *err);
+
+/* ---- leases ----------------------------------------------------------- */
+
+/* Grants a lease of ttl seconds (>= 1); *id receives its nonzero id. */
+rd_code store_lease_grant(store_t *st, int64_t ttl, int64_t *id, rd_err *err);
+
+/* Renews a lease to its full TTL; *ttl_left (may be NULL) gets the TTL.
+ * An expired or unknown lease is RD_ENOTFOUND. */
+rd_code store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_left, rd_err *err);
+
+/* Revokes a lease, deleting its keys at one new revision.
+ * An unknown lease is RD_ENOTFOUND. */
+rd_code store_lease_revoke(store_t *st, int64_t id, rd_err *err);
+
+/* ---- watch ------------------------------------------------------------ */
+
+typedef enum { STORE_EVENT_PUT, STORE_EVENT_DELETE } store_event_type;
+
+typedef struct {
+    store_event_type type;
+    store_kv kv;             /* DELETE: key and mod_revision (the delete's revision) */
+} store_event;
+
+typedef struct store_watch store_watch;
+
+/* Starts watching keys with prefix for events at revisions > after_rev
+ * (0: from now on).  A compacted after_rev is RD_EINVAL. */
+rd_code store_watch_open(store_t *st, const char *prefix, int64_t after_rev,
+                         store_watch **out, rd_err *err);
+
+/* Waits up to timeout_ms for events; fills *events (caller frees with
+ * store_events_free) and *count (0 on timeout).  Events arrive in revision
+ * order, each exactly once. */
+rd_code store_watch_next(store_watch *w, int timeout_ms, store_event **events,
+                         size_t *count, rd_err *err);
+
+/* Stops a watch; NULL is fine. */
+void store_watch_close(store_watch *w);
+
+/* Frees an event array returned by store_watch_next. */
+void store_events_free(store_event *events, size_t count);
+
+/* ---- housekeeping ----------------------------------------------------- */
+
+/* The current store revision. */
+rd_code store_revision(store_t *st, int64_t *revision, rd_err *err);
+
+/* Forgets history at revisions < revision: reads and watches below it are
+ * refused afterwards.  Current values are never lost. */
+rd_code store_compact(store_t *st, int64_t revision, rd_err *err);
+
+/* ---- helpers shared by callers and backends --------------------------- */
+
+/* The smallest key greater than every key with this prefix (etcd range_end);
+ * returns a malloc'd string, or NULL when the prefix is empty/all 0xff. */
+char *store_prefix_end(const char *prefix);
+
+#endif

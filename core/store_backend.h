@@ -1,0 +1,50 @@
+/* store_backend.h - what a store backend provides (internal to core/).
+ *
+ * store.c parses the URL, picks a backend and forwards every call through
+ * this table.  A backend's handle embeds `store_t` as its first member, and
+ * its watch handle embeds `store_watch` likewise.
+ */
+#ifndef RD_STORE_BACKEND_H
+#define RD_STORE_BACKEND_H
+
+#include "store.h"
+
+typedef struct store_backend store_backend;
+
+struct store {
+    const store_backend *be;
+    char *url;
+};
+
+struct store_watch {
+    store_t *st;
+};
+
+struct store_backend {
+    const char *name;
+    /* location: the URL with any "scheme:" removed for sqlite, whole otherwise */
+    rd_code (*open)(const char *location, const store_opts *opts, store_t **out, rd_err *err);
+    void (*close)(store_t *st);
+    rd_code (*get)(store_t *st, const char *key, store_kv *out, int *found,
+                   int64_t *revision, rd_err *err);
+    rd_code (*range)(store_t *st, const char *prefix, const char *after, size_t limit,
+                     int64_t at_rev, store_range_result *out, rd_err *err);
+    rd_code (*txn)(store_t *st, const store_cmp *cmps, size_t ncmps,
+                   const store_op *success, size_t nsuccess,
+                   const store_op *failure, size_t nfailure,
+                   store_txn_result *res, rd_err *err);
+    rd_code (*lease_grant)(store_t *st, int64_t ttl, int64_t *id, rd_err *err);
+    rd_code (*lease_keepalive)(store_t *st, int64_t id, int64_t *ttl_left, rd_err *err);
+    rd_code (*lease_revoke)(store_t *st, int64_t id, rd_err *err);
+    rd_code (*watch_open)(store_t *st, const char *prefix, int64_t after_rev,
+                          store_watch **out, rd_err *err);
+    rd_code (*watch_next)(store_watch *w, int timeout_ms, store_event **events,
+                          size_t *count, rd_err *err);
+    void (*watch_close)(store_watch *w);
+    rd_code (*revision)(store_t *st, int64_t *revision, rd_err *err);
+    rd_code (*compact)(store_t *st, int64_t revision, rd_err *err);
+};
+
+extern const store_backend store_sqlite_backend;
+
+#endif

@@ -1,0 +1,371 @@
+/* tx.c - optimistic JSON transactions: guarded reads, buffered writes.
+ *
+ * An entry per key touched: what was read (and at which mod_revision) and
+ * what will be written.  Commit turns reads into MOD_REVISION compares and
+ * writes into one store txn.  Transactions are small (a command's worth of
+ * keys), so entries live in a plain array searched linearly.
+ */
+#include "tx.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *key;
+    int read;             /* guarded: compare mod_revision == seen_rev at commit */
+    int64_t seen_rev;     /* 0: the key was missing */
+    json_t *before;       /* document as read (NULL: missing or never read) */
+    int written;
+    json_t *after;        /* NULL with written: delete */
+} tx_entry;
+
+struct rd_tx {
+    store_t *st;
+    tx_entry *entries;
+    size_t count, cap;
+};
+
+rd_tx *tx_new(store_t *st)
+{
+    rd_tx *tx = calloc(1, sizeof *tx);
+    if (tx)
+        tx->st = st;
+    return tx;
+}
+
+void tx_reset(rd_tx *tx)
+{
+    for (size_t i = 0; i < tx->count; i++) {
+        free(tx->entries[i].key);
+        json_decref(tx->entries[i].before);
+        json_decref(tx->entries[i].after);
+    }
+    tx->count = 0;
+}
+
+void tx_free(rd_tx *tx)
+{
+    if (!tx)
+        return;
+    tx_reset(tx);
+    free(tx->entries);
+    free(tx);
+}
+
+store_t *tx_store(rd_tx *tx)
+{
+    return tx->st;
+}
+
+size_t tx_write_count(const rd_tx *tx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < tx->count; i++)
+        n += tx->entries[i].written;
+    return n;
+}
+
+const char *tx_key(char buf[RD_KEY_MAX], const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, RD_KEY_MAX, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+static tx_entry *entry_find(rd_tx *tx, const char *key)
+{
+    for (size_t i = 0; i < tx->count; i++)
+        if (strcmp(tx->entries[i].key, key) == 0)
+            return &tx->entries[i];
+    return NULL;
+}
+
+static tx_entry *entry_add(rd_tx *tx, const char *key)
+{
+    if (tx->count == tx->cap) {
+        size_t cap = tx->cap ? tx->cap * 2 : 16;
+        tx_entry *e = realloc(tx->entries, cap * sizeof *e);
+        if (!e)
+            return NULL;
+        tx->entries = e;
+        tx->cap = cap;
+    }
+    tx_entry *e = &tx->entries[tx->count];
+    memset(e, 0, sizeof *e);
+    e->key = strdup(key);
+    if (!e->key)
+        return NULL;
+    tx->count++;
+    return e;
+}
+
+static rd_code decode_doc(const char *key, const char *value, size_t len, json_t **doc, rd_err *err)
+{
+    json_error_t jerr;
+    *doc = json_loadb(value, len, 0, &jerr);
+    if (!*doc || !json_is_object(*doc)) {
+        json_decref(*doc);
+        *doc = NULL;
+        return rd_fail(err, RD_ECORRUPT, "store key %s does not hold a JSON object", key);
+    }
+    return RD_OK;
+}
+
+rd_code tx_get(rd_tx *tx, const char *key, json_t **doc, rd_err *err)
+{
+    tx_entry *e = entry_find(tx, key);
+    *doc = NULL;
+    if (e && (e->written || e->read)) {
+        json_t *cur = e->written ? e->after : e->before;
+        *doc = cur ? json_deep_copy(cur) : NULL;
+        if (cur && !*doc)
+            return rd_fail(err, RD_ENOMEM, "out of memory");
+        return RD_OK;   /* already guarded, or our own write: no second read */
+    }
+
+    store_kv kv;
+    int found = 0;
+    rd_code rc = store_get(tx->st, key, &kv, &found, NULL, err);
+    if (rc != RD_OK)
+        return rc;
+    json_t *before = NULL;
+    if (found) {
+        rc = decode_doc(key, kv.value, kv.value_len, &before, err);
+        if (rc != RD_OK) {
+            store_kv_free(&kv);
+            return rc;
+        }
+    }
+    if (!e && !(e = entry_add(tx, key))) {
+        json_decref(before);
+        store_kv_free(&kv);
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    e->read = 1;
+    e->seen_rev = found ? kv.mod_revision : 0;
+    e->before = before;
+    store_kv_free(&kv);
+    *doc = before ? json_deep_copy(before) : NULL;
+    if (before && !*doc)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    return RD_OK;
+}
+
+static int key_has_prefix(const char *key, const char *prefix)
+{
+    return strncmp(key, prefix, strlen(prefix)) == 0;
+}
+
+static int cmp_item_keys(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err)
+{
+    json_t *by_key = json_object();   /* key -> doc, so pending writes can override */
+    const char *after = NULL;
+    char *after_buf = NULL;
+    int64_t at_rev = 0;
+    rd_code rc = RD_OK;
+
+    *items = NULL;
+    if (!by_key)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    for (;;) {
+        store_range_result res;
+        rc = store_range(tx->st, prefix, after, 500, at_rev, &res, err);
+        if (rc != RD_OK)
+            goto out;
+        at_rev = res.revision;
+        for (size_t i = 0; i < res.count && rc == RD_OK; i++) {
+            json_t *doc;
+            rc = decode_doc(res.kvs[i].key, res.kvs[i].value, res.kvs[i].value_len, &doc, err);
+            if (rc == RD_OK)
+                json_object_set_new(by_key, res.kvs[i].key, doc);
+        }
+        free(after_buf);
+        after_buf = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
+        after = after_buf;
+        int more = res.more && res.count > 0;
+        store_range_free(&res);
+        if (rc != RD_OK)
+            goto out;
+        if (!more)
+            break;
+    }
+    for (size_t i = 0; i < tx->count; i++) {
+        tx_entry *e = &tx->entries[i];
+        if (!e->written || !key_has_prefix(e->key, prefix))
+            continue;
+        if (e->after)
+            json_object_set(by_key, e->key, e->after);
+        else
+            json_object_del(by_key, e->key);
+    }
+
+    size_t n = json_object_size(by_key), k = 0;
+    const char **keys = calloc(n ? n : 1, sizeof *keys);
+    if (!keys) {
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+        goto out;
+    }
+    const char *key;
+    json_t *doc;
+    json_object_foreach(by_key, key, doc)
+        keys[k++] = key;
+    qsort(keys, n, sizeof *keys, cmp_item_keys);
+    *items = json_array();
+    for (k = 0; k < n && *items; k++)
+        json_array_append_new(*items, json_deep_copy(json_object_get(by_key, keys[k])));
+    free(keys);
+    if (!*items)
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+out:
+    free(after_buf);
+    json_decref(by_key);
+    return rc;
+}
+
+static rd_code entry_write(rd_tx *tx, const char *key, json_t *doc, rd_err *err)
+{
+    tx_entry *e = entry_find(tx, key);
+    if (!e && !(e = entry_add(tx, key))) {
+        json_decref(doc);
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    json_decref(e->after);
+    e->after = doc;
+    e->written = 1;
+    return RD_OK;
+}
+
+rd_code tx_put(rd_tx *tx, const char *key, json_t *doc, rd_err *err)
+{
+    if (!doc)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    return entry_write(tx, key, doc, err);
+}
+
+rd_code tx_delete(rd_tx *tx, const char *key, rd_err *err)
+{
+    return entry_write(tx, key, NULL, err);
+}
+
+rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
+{
+    size_t nwrites = tx_write_count(tx);
+    rd_code rc = RD_OK;
+
+    if (nwrites == 0) {
+        if (revision)
+            return store_revision(tx->st, revision, err);
+        return RD_OK;
+    }
+    store_cmp *cmps = calloc(tx->count, sizeof *cmps);
+    store_op *ops = calloc(nwrites, sizeof *ops);
+    char **bodies = calloc(nwrites, sizeof *bodies);
+    size_t ncmps = 0, nops = 0;
+    if (!cmps || !ops || !bodies) {
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < tx->count; i++) {
+        tx_entry *e = &tx->entries[i];
+        if (e->read)
+            cmps[ncmps++] = (store_cmp){ e->key, STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL,
+                                         e->seen_rev, NULL, 0 };
+        if (!e->written)
+            continue;
+        if (e->after) {
+            bodies[nops] = json_dumps(e->after, JSON_COMPACT);
+            if (!bodies[nops]) {
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");
+                goto out;
+            }
+            ops[nops] = (store_op){ STORE_OP_PUT, e->key, bodies[nops], strlen(bodies[nops]), 0 };
+        } else {
+            ops[nops] = (store_op){ STORE_OP_DELETE, e->key, NULL, 0, 0 };
+        }
+        nops++;
+    }
+    store_txn_result res;
+    rc = store_txn(tx->st, cmps, ncmps, ops, nops, NULL, 0, &res, err);
+    if (rc == RD_OK && !res.succeeded)
+        rc = rd_fail(err, RD_ECONFLICT, "another change to the same objects won the race; try again");
+    if (rc == RD_OK && revision)
+        *revision = res.revision;
+out:
+    if (bodies)
+        for (size_t i = 0; i < nwrites; i++)
+            free(bodies[i]);
+    free(bodies);
+    free(ops);
+    free(cmps);
+    return rc;
+}
+
+/* "/rigdeck/accounts/alice" -> "account/alice": the kind loses its plural s. */
+static json_t *object_name(const char *key)
+{
+    const char *p = key;
+    if (strncmp(p, "/rigdeck/", 9) == 0)
+        p += 9;
+    const char *slash = strchr(p, '/');
+    if (!slash)
+        return json_string(p);
+    size_t kind_len = (size_t)(slash - p);
+    if (kind_len > 1 && p[kind_len - 1] == 's')
+        kind_len--;
+    char buf[RD_KEY_MAX];
+    snprintf(buf, sizeof buf, "%.*s/%s", (int)kind_len, p, slash + 1);
+    return json_string(buf);
+}
+
+static json_t *changed_fields(const json_t *before, const json_t *after)
+{
+    json_t *fields = json_array();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)after, k, v) {
+        if (strncmp(k, "secret", 6) == 0)
+            continue;
+        if (!before || !json_equal(json_object_get(before, k), v))
+            json_array_append_new(fields, json_string(k));
+    }
+    if (before)
+        json_object_foreach((json_t *)before, k, v)
+            if (!json_object_get(after, k) && strncmp(k, "secret", 6) != 0)
+                json_array_append_new(fields, json_string(k));
+    return fields;
+}
+
+json_t *tx_changes(const rd_tx *tx)
+{
+    json_t *changes = json_array();
+    for (size_t i = 0; i < tx->count && changes; i++) {
+        const tx_entry *e = &tx->entries[i];
+        if (!e->written || strncmp(e->key, "/rigdeck/audit/", 15) == 0)
+            continue;
+        const char *action;
+        if (!e->after)
+            action = "deleted";
+        else if (e->read && !e->before)
+            action = "created";
+        else if (e->before)
+            action = "updated";
+        else
+            action = "written";
+        if (!e->after && !e->before && e->read)
+            continue;   /* deleting something that was not there changes nothing */
+        json_t *c = json_pack("{s:o, s:s}", "object", object_name(e->key), "action", action);
+        if (c && e->after && e->before)
+            json_object_set_new(c, "fields", changed_fields(e->before, e->after));
+        json_array_append_new(changes, c);
+    }
+    return changes;
+}

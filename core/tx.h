@@ -1,0 +1,69 @@
+/* tx.h - optimistic read-modify-write transactions over JSON documents.
+ *
+ * Every decision that reads state and then writes it goes through an rd_tx:
+ * tx_get() remembers the mod_revision it saw, and tx_commit() writes every
+ * tx_put()/tx_delete() in one store txn that holds only if none of those keys
+ * changed meanwhile.  On RD_ECONFLICT the caller starts over (cmd.c does this
+ * for every mutating command).  Reads see the transaction's own writes.
+ *
+ * tx_list() is a snapshot read and guards nothing: a decision that must not
+ * race with inserts under a prefix guards a single key with tx_get() instead.
+ */
+#ifndef RD_TX_H
+#define RD_TX_H
+
+#include <jansson.h>
+
+#include "store.h"
+
+typedef struct rd_tx rd_tx;
+
+/* Upper bound for every key rigdeck builds (names are short by rule). */
+#define RD_KEY_MAX 512
+
+/* Starts an empty transaction on st; returns NULL when out of memory. */
+rd_tx *tx_new(store_t *st);
+
+/* Frees the transaction and everything it holds; NULL is fine. */
+void tx_free(rd_tx *tx);
+
+/* Drops every read and write so the same handle can retry from scratch. */
+void tx_reset(rd_tx *tx);
+
+/* The store this transaction reads and writes. */
+store_t *tx_store(rd_tx *tx);
+
+/* Reads the JSON document at key into *doc (a new reference, or NULL when
+ * the key is missing) and guards it.  A stored value that is not a JSON
+ * object is RD_ECORRUPT. */
+rd_code tx_get(rd_tx *tx, const char *key, json_t **doc, rd_err *err);
+
+/* Reads every document under prefix, in key order, merged with this
+ * transaction's own writes, into *items (a new JSON array).  Not guarded. */
+rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err);
+
+/* Writes doc at key (takes the reference).  Returns RD_ENOMEM on failure. */
+rd_code tx_put(rd_tx *tx, const char *key, json_t *doc, rd_err *err);
+
+/* Deletes key. */
+rd_code tx_delete(rd_tx *tx, const char *key, rd_err *err);
+
+/* Number of pending writes. */
+size_t tx_write_count(const rd_tx *tx);
+
+/* Commits: RD_OK, RD_ECONFLICT when a guarded key changed, or a store error.
+ * *revision (may be NULL) gets the new store revision.  Extra ops (ledger,
+ * audit) may be appended by the caller before commit with tx_put. */
+rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err);
+
+/* What the pending writes change, for the audit trail: a new array of
+ * {"object": "account/alice", "action": "created|updated|deleted",
+ *  "fields": [changed top-level keys]}.  Keys under /rigdeck/audit/ and
+ * fields whose name starts with "secret" are left out. */
+json_t *tx_changes(const rd_tx *tx);
+
+/* Formats a key into buf (RD_KEY_MAX bytes) from printf arguments. */
+const char *tx_key(char buf[RD_KEY_MAX], const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

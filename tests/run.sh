@@ -1,0 +1,73 @@
+#!/bin/sh
+# run.sh - runs every test: unit (cmocka), store conformance, batch scenarios.
+# Prints one line per test program and ends with the summary line
+#   tests: N passed, M failed
+# RIGDECK_WRAP (e.g. valgrind ...) wraps every program run.
+set -u
+BUILD=${BUILD:-build}
+WRAP=${RIGDECK_WRAP:-}
+export BUILD RIGDECK_WRAP="$WRAP"
+TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/rdtests.XXXXXX")
+trap 'rm -rf "$TMPROOT"' EXIT
+export TMPDIR="$TMPROOT"
+passed=0
+failed=0
+failures=""
+
+note () { printf '%-48s %s\n' "$1" "$2"; }
+
+# cmocka prints "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s)..."
+count_cmocka () {
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n 1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$1" | tail -n 1)
+    echo "${p:-0} ${f:-0}"
+}
+
+run_cmocka () {
+    name=$1; shift
+    log="$TMPROOT/$(basename "$name").log"
+    # shellcheck disable=SC2086
+    $WRAP "$@" >"$log" 2>&1
+    rc=$?
+    set -- $(count_cmocka "$log")
+    p=$1; f=$2
+    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$f" != 0 ]; then
+        note "$name" "FAIL ($p passed, $f failed)"
+        sed 's/^/    /' "$log" | grep -v '^    \[ \(RUN\|  *OK\) ' | tail -n 40
+        failures="$failures $name"
+    else
+        note "$name" "ok ($p)"
+    fi
+}
+
+for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] || continue
+    run_cmocka "unit/$(basename "$t")" "$t"
+done
+
+mkdir -p "$TMPROOT/conf"
+run_cmocka "conformance/sqlite" "$BUILD/tests/store_conformance" "sqlite:$TMPROOT/conf/store.db"
+
+for s in tests/batch/test_*.sh; do
+    log="$TMPROOT/$(basename "$s").log"
+    sh "$s" >"$log" 2>&1
+    rc=$?
+    line=$(grep '^batch-summary:' "$log" | tail -n 1)
+    p=$(echo "$line" | sed -n 's/.*passed=\([0-9]*\).*/\1/p')
+    f=$(echo "$line" | sed -n 's/.*failed=\([0-9]*\).*/\1/p')
+    p=${p:-0}; f=${f:-0}
+    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$f" != 0 ]; then
+        note "batch/$(basename "$s" .sh)" "FAIL ($p passed, $f failed)"
+        grep -v '^batch-summary' "$log" | tail -n 60
+        failures="$failures $s"
+    else
+        note "batch/$(basename "$s" .sh)" "ok ($p)"
+    fi
+done
+
+echo "tests: $passed passed, $failed failed"
+[ "$failed" = 0 ] || { echo "failing:$failures"; exit 1; }

@@ -1,0 +1,221 @@
+/* Unit tests of the GPU catalog, device models, GCP regions and storage classes. */
+#include "testutil.h"
+
+#include "catalog.h"
+
+/* Seed 001's table, word for word in tenths of TFLOPS. */
+static const struct {
+    const char *id, *name;
+    int mem, fp32, fp16;
+    gpu_class cls;
+} seed001[] = {
+    { "gtx1060", "GTX 1060", 6, 45, 9, GPU_CLASS_DEVELOPMENT },
+    { "rtx2060s", "RTX 2060 Super", 8, 71, 150, GPU_CLASS_DEVELOPMENT },
+    { "rtx2070s", "RTX 2070 Super", 8, 90, 185, GPU_CLASS_DEVELOPMENT },
+    { "rtx2080ti", "RTX 2080 Ti", 11, 135, 250, GPU_CLASS_DEVELOPMENT },
+    { "rtx3090", "RTX 3090", 24, 355, 390, GPU_CLASS_DEVELOPMENT },
+    { "rtx-a4000", "RTX A4000", 16, 97, 190, GPU_CLASS_PROFESSIONAL },
+    { "rtx-a6000", "RTX A6000", 48, 360, 400, GPU_CLASS_PROFESSIONAL },
+    { "t4", "T4", 16, 75, 155, GPU_CLASS_DATACENTER },
+    { "p100", "P100", 16, 80, 160, GPU_CLASS_DATACENTER },
+    { "v100", "V100", 16, 150, 255, GPU_CLASS_DATACENTER },
+    { "a100", "A100 (40GB)", 40, 390, 625, GPU_CLASS_DATACENTER },
+    { "a100-80gb", "A100 (80GB)", 80, 390, 625, GPU_CLASS_DATACENTER },
+    { "cpu", "None (CPU-only)", 0, 0, 0, GPU_CLASS_NONE },
+};
+
+static void test_gpu_table_matches_seed(void **state)
+{
+    (void)state;
+    assert_int_equal(catalog_gpu_count(), sizeof seed001 / sizeof seed001[0]);
+    for (size_t i = 0; i < catalog_gpu_count(); i++) {
+        const gpu_type *g = catalog_gpu_at(i);
+        assert_string_equal(g->id, seed001[i].id);
+        assert_string_equal(g->name, seed001[i].name);
+        assert_int_equal(g->memory_gb, seed001[i].mem);
+        assert_int_equal(g->fp32_tflops_x10, seed001[i].fp32);
+        assert_int_equal(g->fp16_tflops_x10, seed001[i].fp16);
+        assert_int_equal(g->cls, seed001[i].cls);
+        assert_ptr_equal(catalog_gpu(g->id), g);
+    }
+    assert_null(catalog_gpu_at(catalog_gpu_count()));
+    assert_null(catalog_gpu("A100"));
+    assert_null(catalog_gpu("h100"));
+    assert_null(catalog_gpu(""));
+    assert_null(catalog_gpu(NULL));
+}
+
+static void test_usage_fees_by_class(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < catalog_gpu_count(); i++) {
+        const gpu_type *g = catalog_gpu_at(i);
+        int64_t want = g->cls == GPU_CLASS_DEVELOPMENT    ? 50000
+                       : g->cls == GPU_CLASS_PROFESSIONAL ? 100000
+                       : g->cls == GPU_CLASS_DATACENTER   ? 250000
+                                                          : 0;
+        assert_int_equal(g->usage_fee_ucr, want);
+    }
+    assert_int_equal(catalog_gpu("a100")->usage_fee_ucr, 250000);
+    assert_int_equal(catalog_gpu("rtx-a6000")->usage_fee_ucr, 100000);
+    assert_int_equal(catalog_gpu("rtx3090")->usage_fee_ucr, 50000);
+    assert_string_equal(catalog_class_name(GPU_CLASS_DEVELOPMENT), "development");
+    assert_string_equal(catalog_class_name(GPU_CLASS_PROFESSIONAL), "professional");
+    assert_string_equal(catalog_class_name(GPU_CLASS_DATACENTER), "datacenter");
+    assert_string_equal(catalog_class_name(GPU_CLASS_NONE), "none");
+}
+
+static void test_gcp_facts(void **state)
+{
+    (void)state;
+    static const struct { const char *id; int cpus; const char *metric, *accel; } gcp[] = {
+        { "t4", 8, "NVIDIA_T4_GPUS", "nvidia-tesla-t4" },
+        { "p100", 6, "NVIDIA_P100_GPUS", "nvidia-tesla-p100" },
+        { "v100", 8, "NVIDIA_V100_GPUS", "nvidia-tesla-v100" },
+        { "a100", 12, "NVIDIA_A100_GPUS", "nvidia-tesla-a100" },
+        { "a100-80gb", 12, "NVIDIA_A100_80GB_GPUS", "nvidia-a100-80gb" },
+    };
+    size_t on_gcp = 0;
+    for (size_t i = 0; i < 5; i++) {
+        const gpu_type *g = catalog_gpu(gcp[i].id);
+        assert_int_equal(g->gcp_cpus_per_job, gcp[i].cpus);
+        assert_string_equal(g->gcp_quota_metric, gcp[i].metric);
+        assert_string_equal(g->gcp_accelerator, gcp[i].accel);
+    }
+    for (size_t i = 0; i < catalog_gpu_count(); i++) {
+        const gpu_type *g = catalog_gpu_at(i);
+        if (g->gcp_cpus_per_job) {
+            on_gcp++;
+        } else {
+            assert_null(g->gcp_quota_metric);
+            assert_null(g->gcp_accelerator);
+        }
+    }
+    assert_int_equal(on_gcp, 5);
+}
+
+static void test_gpu_json(void **state)
+{
+    (void)state;
+    json_t *j = catalog_gpu_json(catalog_gpu("gtx1060"));
+    json_t *want = json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:s, s:i, s:b}", "name", "gtx1060", "id", "gtx1060",
+                             "display_name", "GTX 1060", "memory_gb", 6, "fp32_tflops", 4.5, "fp16_tflops", 0.9,
+                             "class", "development", "usage_fee_ucr", 50000, "gcp", 0);
+    assert_true(json_equal(j, want));
+    json_decref(j);
+    json_decref(want);
+    j = catalog_gpu_json(catalog_gpu("a100-80gb"));
+    assert_true(json_is_true(json_object_get(j, "gcp")));
+    assert_true(json_real_value(json_object_get(j, "fp16_tflops")) == 62.5);
+    assert_int_equal(json_integer_value(json_object_get(j, "usage_fee_ucr")), 250000);
+    json_decref(j);
+}
+
+static void test_check_gpu_lists_ids(void **state)
+{
+    rd_err err;
+    (void)state;
+    assert_int_equal(catalog_check_gpu("gpu_type", "v100", &err), RD_OK);
+    assert_int_equal(catalog_check_gpu("gpu_type", "cpu", &err), RD_OK);
+    assert_int_equal(catalog_check_gpu("gpu_type", "h100", &err), RD_EINVAL);
+    assert_non_null(strstr(err.msg, "gpu_type must be a GPU type"));
+    assert_non_null(strstr(err.msg, "gtx1060, rtx2060s"));
+    assert_non_null(strstr(err.msg, "a100-80gb, cpu"));
+    assert_non_null(strstr(err.msg, "got 'h100'"));
+    assert_int_equal(catalog_check_gpu("gpu_type", "V100", &err), RD_EINVAL);
+}
+
+static void test_devices(void **state)
+{
+    rd_err err;
+    (void)state;
+    const char *ids[] = { "jetson-agx-xavier", "jetson-xavier-nx", "jetson-agx-orin", "jetson-orin-nx",
+                          "jetson-orin-nano" };
+    assert_int_equal(catalog_device_count(), 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_string_equal(catalog_device_at(i)->id, ids[i]);
+        assert_ptr_equal(catalog_device(ids[i]), catalog_device_at(i));
+        assert_non_null(strstr(catalog_device_at(i)->name, "Jetson"));
+        assert_int_equal(catalog_check_device("--model", ids[i], &err), RD_OK);
+    }
+    assert_null(catalog_device_at(5));
+    assert_null(catalog_device("jetson-nano"));
+    assert_int_equal(catalog_check_device("--model", "jetson-nano", &err), RD_EINVAL);
+    assert_non_null(strstr(err.msg, "--model must be a device model"));
+    assert_non_null(strstr(err.msg, "jetson-orin-nano"));
+}
+
+static void test_gcp_regions(void **state)
+{
+    rd_err err;
+    (void)state;
+    const char *names[] = { "us-central1", "us-east1", "us-east4", "us-west1", "us-west4", "europe-west1",
+                            "europe-west4", "asia-east1", "asia-northeast1", "asia-southeast1" };
+    assert_int_equal(catalog_gcp_region_count(), 10);
+    for (size_t i = 0; i < 10; i++) {
+        const gcp_region_info *r = catalog_gcp_region_at(i);
+        size_t nz = 0;
+        assert_string_equal(r->name, names[i]);
+        assert_ptr_equal(catalog_gcp_region(names[i]), r);
+        assert_int_equal(catalog_check_gcp_region("--gcp-region", names[i], &err), RD_OK);
+        for (const char *const *z = r->zones; *z; z++, nz++) {
+            /* zones are REGION-LETTER */
+            assert_int_equal(strncmp(*z, r->name, strlen(r->name)), 0);
+            assert_int_equal(strlen(*z), strlen(r->name) + 2);
+            assert_int_equal((*z)[strlen(r->name)], '-');
+        }
+        assert_true(nz >= 3);
+        /* every GPU offered is a catalog GPU that GCP sells, and T4 is everywhere */
+        for (const char *const *g = r->gpus; *g; g++)
+            assert_true(catalog_gpu(*g) && catalog_gpu(*g)->gcp_cpus_per_job > 0);
+        assert_true(catalog_gcp_region_has_gpu(r, "t4"));
+        assert_false(catalog_gcp_region_has_gpu(r, "rtx3090"));
+        assert_false(catalog_gcp_region_has_gpu(r, NULL));
+    }
+    assert_true(catalog_gcp_region_has_gpu(catalog_gcp_region("us-central1"), "a100"));
+    assert_true(catalog_gcp_region_has_gpu(catalog_gcp_region("europe-west4"), "v100"));
+    assert_null(catalog_gcp_region_at(10));
+    assert_null(catalog_gcp_region("us-central2"));
+    assert_int_equal(catalog_check_gcp_region("--gcp-region", "mars-north1", &err), RD_EINVAL);
+    for (size_t i = 0; i < 10; i++)
+        assert_non_null(strstr(err.msg, names[i]));
+    assert_non_null(strstr(err.msg, "--gcp-region must be a supported GCP region"));
+}
+
+static void test_storage_classes(void **state)
+{
+    rd_err err;
+    (void)state;
+    const char *names[] = { "micro", "small", "medium", "large", "xlarge" };
+    int prev = 0;
+    assert_int_equal(catalog_storage_class_count(), 5);
+    for (size_t i = 0; i < 5; i++) {
+        const storage_class *s = catalog_storage_class(names[i]);
+        assert_non_null(s);
+        assert_ptr_equal(catalog_storage_class_at(i), s);
+        assert_true(s->disk_gb > prev);
+        assert_int_equal(strncmp(s->machine_type, "n2-standard-", 12), 0);
+        prev = s->disk_gb;
+    }
+    assert_int_equal(catalog_storage_class("micro")->disk_gb, 1000);
+    assert_int_equal(catalog_storage_class("xlarge")->disk_gb, 16000);
+    assert_null(catalog_storage_class("huge"));
+    assert_int_equal(catalog_check_storage_class("--storage-class", "huge", &err), RD_EINVAL);
+    assert_non_null(strstr(err.msg, "micro, small, medium, large, xlarge"));
+    assert_int_equal(catalog_check_storage_class("--storage-class", "large", &err), RD_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_table_matches_seed),
+        cmocka_unit_test(test_usage_fees_by_class),
+        cmocka_unit_test(test_gcp_facts),
+        cmocka_unit_test(test_gpu_json),
+        cmocka_unit_test(test_check_gpu_lists_ids),
+        cmocka_unit_test(test_devices),
+        cmocka_unit_test(test_gcp_regions),
+        cmocka_unit_test(test_storage_classes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,127 @@
+/* Unit tests of optimistic transactions (tx.c) on a real SQLite store. */
+#include "testutil.h"
+
+#include "tx.h"
+
+static char dir[256];
+
+static store_t *open_store(const char *name)
+{
+    char url[512];
+    store_t *st = NULL;
+    rd_err err;
+    snprintf(url, sizeof url, "sqlite:%s/%s.db", dir, name);
+    assert_int_equal(store_open(url, NULL, &st, &err), RD_OK);
+    return st;
+}
+
+static void test_read_your_writes(void **state)
+{
+    store_t *st = open_store("ryw");
+    rd_tx *tx = tx_new(st);
+    json_t *doc = NULL;
+    rd_err err;
+    (void)state;
+    assert_int_equal(tx_get(tx, "/rigdeck/x/a", &doc, &err), RD_OK);
+    assert_null(doc);
+    assert_int_equal(tx_put(tx, "/rigdeck/x/a", json_pack("{s:i}", "n", 1), &err), RD_OK);
+    assert_int_equal(tx_get(tx, "/rigdeck/x/a", &doc, &err), RD_OK);
+    assert_int_equal(json_integer_value(json_object_get(doc, "n")), 1);
+    json_decref(doc);
+    json_t *items = NULL;
+    assert_int_equal(tx_list(tx, "/rigdeck/x/", &items, &err), RD_OK);
+    assert_int_equal(json_array_size(items), 1);
+    json_decref(items);
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+
+    json_t *changes = tx_changes(tx);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(changes, 0), "object")), "x/a");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(changes, 0), "action")), "created");
+    json_decref(changes);
+    tx_free(tx);
+    store_close(st);
+}
+
+static void test_conflict(void **state)
+{
+    store_t *st = open_store("conflict");
+    rd_tx *a = tx_new(st), *b = tx_new(st);
+    json_t *doc = NULL;
+    rd_err err;
+    (void)state;
+    assert_int_equal(store_put(st, "/rigdeck/x/k", "{\"n\":0}", 7, 0, &err), RD_OK);
+    assert_int_equal(tx_get(a, "/rigdeck/x/k", &doc, &err), RD_OK);
+    json_decref(doc);
+    assert_int_equal(tx_get(b, "/rigdeck/x/k", &doc, &err), RD_OK);
+    json_decref(doc);
+    assert_int_equal(tx_put(a, "/rigdeck/x/k", json_pack("{s:i}", "n", 1), &err), RD_OK);
+    assert_int_equal(tx_put(b, "/rigdeck/x/k", json_pack("{s:i}", "n", 2), &err), RD_OK);
+    assert_int_equal(tx_commit(a, NULL, &err), RD_OK);
+    assert_int_equal(tx_commit(b, NULL, &err), RD_ECONFLICT);
+
+    store_kv kv;
+    int found;
+    assert_int_equal(store_get(st, "/rigdeck/x/k", &kv, &found, NULL, &err), RD_OK);
+    assert_string_equal(kv.value, "{\"n\":1}");
+    store_kv_free(&kv);
+
+    /* A guarded absence conflicts with a concurrent create. */
+    tx_reset(a);
+    assert_int_equal(tx_get(a, "/rigdeck/x/new", &doc, &err), RD_OK);
+    assert_null(doc);
+    assert_int_equal(store_put(st, "/rigdeck/x/new", "{}", 2, 0, &err), RD_OK);
+    assert_int_equal(tx_put(a, "/rigdeck/x/new", json_object(), &err), RD_OK);
+    assert_int_equal(tx_commit(a, NULL, &err), RD_ECONFLICT);
+    tx_free(a);
+    tx_free(b);
+    store_close(st);
+}
+
+static void test_corrupt(void **state)
+{
+    store_t *st = open_store("corrupt");
+    rd_tx *tx = tx_new(st);
+    json_t *doc = NULL;
+    rd_err err;
+    (void)state;
+    assert_int_equal(store_put(st, "/rigdeck/x/bad", "not json", 8, 0, &err), RD_OK);
+    assert_int_equal(tx_get(tx, "/rigdeck/x/bad", &doc, &err), RD_ECORRUPT);
+    assert_non_null(strstr(err.msg, "/rigdeck/x/bad"));
+    tx_free(tx);
+    store_close(st);
+}
+
+static void test_changes_fields(void **state)
+{
+    store_t *st = open_store("fields");
+    rd_tx *tx = tx_new(st);
+    json_t *doc = NULL;
+    rd_err err;
+    (void)state;
+    assert_int_equal(store_put(st, "/rigdeck/nodes/n1", "{\"state\":\"active\",\"secret_key\":\"a\",\"x\":1}", 41, 0, &err), RD_OK);
+    assert_int_equal(tx_get(tx, "/rigdeck/nodes/n1", &doc, &err), RD_OK);
+    json_object_set_new(doc, "state", json_string("maintenance"));
+    json_object_set_new(doc, "secret_key", json_string("b"));
+    assert_int_equal(tx_put(tx, "/rigdeck/nodes/n1", doc, &err), RD_OK);
+    json_t *changes = tx_changes(tx);
+    json_t *c = json_array_get(changes, 0);
+    assert_string_equal(json_string_value(json_object_get(c, "object")), "node/n1");
+    assert_string_equal(json_string_value(json_object_get(c, "action")), "updated");
+    assert_int_equal(json_array_size(json_object_get(c, "fields")), 1);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(c, "fields"), 0)), "state");
+    json_decref(changes);
+    tx_free(tx);
+    store_close(st);
+}
+
+int main(void)
+{
+    testutil_tmpdir(dir, sizeof dir);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_your_writes),
+        cmocka_unit_test(test_conflict),
+        cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_changes_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,136 @@
+/* batch.c - the headless runner: lines in, results out, an exit status.
+ *
+ * Each line runs through the same executor as the console's ':' prompt.  A
+ * refused line prints one line on stderr (and, with --output json, an error
+ * document on stdout) and stops the run unless --keep-going.  The exit
+ * status is the worst seen: store (3) over usage (2) over refusal (1).
+ */
+#include "batch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "table.h"
+
+typedef struct {
+    const rd_options *opt;
+    cmd_ctx ctx;
+    int status;
+    int stop;
+    int printed;       /* results printed so far (table mode) */
+} batch_state;
+
+static int severity(int status)
+{
+    /* store > usage > refused > ok */
+    static const int rank[] = { 0, 1, 2, 3 };
+    return status >= 0 && status <= 3 ? rank[status] : 3;
+}
+
+static void print_error(batch_state *b, const char *where, const rd_err *err)
+{
+    fprintf(stderr, "rigdeck: %s%s%s\n", where ? where : "", where ? ": " : "", err->msg);
+    if (b->opt->json) {
+        json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", rd_code_name(err->code),
+                                "message", err->msg);
+        char *s = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+        if (s)
+            printf("%s\n", s);
+        free(s);
+        json_decref(doc);
+    }
+}
+
+static void print_result(batch_state *b, const json_t *result, const cmd_def *def)
+{
+    if (!result)
+        return;
+    if (b->opt->json) {
+        char *s = json_dumps(result, JSON_COMPACT);
+        if (s)
+            printf("%s\n", s);
+        free(s);
+    } else {
+        /* A blank line between the tables of consecutive commands. */
+        if (b->printed++)
+            putchar('\n');
+        table_print(stdout, result, def ? def->columns : NULL);
+    }
+    fflush(stdout);
+}
+
+static void run_line(batch_state *b, const char *line, const char *where)
+{
+    json_t *result = NULL;
+    const cmd_def *def = NULL;
+    rd_err err;
+
+    rd_err_clear(&err);
+    b->ctx.now = b->opt->now_text ? b->opt->now : (rd_time)time(NULL);
+    rd_code rc = cmd_exec_line(&b->ctx, line, &result, &def, &err);
+    if (rc == RD_OK) {
+        print_result(b, result, def);
+        json_decref(result);
+        return;
+    }
+    print_error(b, where, &err);
+    int status = rd_code_exit_status(rc);
+    if (severity(status) > severity(b->status))
+        b->status = status;
+    /* Nothing after an unreachable store can succeed. */
+    if (!b->opt->keep_going || status == 3)
+        b->stop = 1;
+}
+
+static void run_stream(batch_state *b, FILE *in, const char *name)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    while (!b->stop && getline(&line, &cap, in) != -1) {
+        char where[512];
+        lineno++;
+        snprintf(where, sizeof where, "%s:%ld", name, lineno);
+        run_line(b, line, where);
+    }
+    free(line);
+}
+
+int batch_run(const rd_options *opt)
+{
+    store_opts sopts = { opt->cacert, opt->cert, opt->key };
+    batch_state b;
+    memset(&b, 0, sizeof b);
+    b.opt = opt;
+    b.ctx.store_url = opt->store_url;
+    b.ctx.store_opts = &sopts;
+    b.ctx.actor = opt->actor;
+    b.ctx.read_only = opt->read_only;
+    b.ctx.master_key_path = opt->master_key && *opt->master_key ? opt->master_key : NULL;
+
+    for (size_t i = 0; i < opt->nlines && !b.stop; i++) {
+        char where[32];
+        snprintf(where, sizeof where, "-c #%zu", i + 1);
+        run_line(&b, opt->lines[i], opt->nlines > 1 ? where : NULL);
+    }
+    for (size_t i = 0; i < opt->nfiles && !b.stop; i++) {
+        FILE *f = strcmp(opt->files[i], "-") == 0 ? stdin : fopen(opt->files[i], "r");
+        if (!f) {
+            fprintf(stderr, "rigdeck: -f %s: cannot open: %s\n", opt->files[i], strerror(errno));
+            b.status = 2;
+            b.stop = 1;
+            break;
+        }
+        run_stream(&b, f, opt->files[i]);
+        if (f != stdin)
+            fclose(f);
+    }
+    if (opt->nlines == 0 && opt->nfiles == 0)
+        run_stream(&b, stdin, "stdin");
+    cmd_ctx_close(&b.ctx);
+    return b.status;
+}

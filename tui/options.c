@@ -1,0 +1,175 @@
+/* options.c - global options, their environment variables and defaults. */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define RIGDECK_VERSION "0.1.0"
+
+static void usage(FILE *out)
+{
+    fputs("usage: rigdeck [GLOBAL OPTIONS]                 open the full-screen console\n"
+          "       rigdeck --batch [GLOBAL OPTIONS] [-c LINE]... [-f FILE]...\n"
+          "                                               run command lines headless: each -c line,\n"
+          "                                               then each line of FILE, else of stdin\n"
+          "\n"
+          "global options:\n"
+          "  --store URL       sqlite:PATH, a PATH, etcd://HOST:PORT[,...] or etcds://...  [RIGDECK_STORE]\n"
+          "                    default $XDG_DATA_HOME/rigdeck/rigdeck.db\n"
+          "  --as ACCOUNT      the acting account (default 'default')                   [RIGDECK_ACCOUNT]\n"
+          "  --now TIME        the clock, RFC 3339 such as 2026-11-01T00:00:00Z          [RIGDECK_NOW]\n"
+          "  --output table|json   batch output: aligned tables or one JSON document per command\n"
+          "  --keep-going      batch: run the remaining lines after a failed one\n"
+          "  --read-only       refuse every command that would change the store\n"
+          "  --master-key FILE the key that seals secrets at rest                      [RIGDECK_MASTER_KEY]\n"
+          "                    default $XDG_CONFIG_HOME/rigdeck/master.key (created 0600)\n"
+          "  --cacert F --cert F --key F   TLS files for etcds://\n"
+          "  -h, --help        this text;  --version  the version\n"
+          "\n"
+          "exit status (batch): 0 all lines succeeded, 1 a line was refused, 2 usage error,\n"
+          "3 the store could not be reached or opened.  'rigdeck --batch -c help' lists commands.\n",
+          out);
+}
+
+static char *default_store(void)
+{
+    const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    char dir[4096];
+
+    if (xdg && *xdg)
+        snprintf(dir, sizeof dir, "%s/rigdeck", xdg);
+    else
+        snprintf(dir, sizeof dir, "%s/.local/share/rigdeck", home && *home ? home : ".");
+    /* Only the default location is created for the operator; an explicit
+     * --store in a missing directory is an error (exit 3), not a surprise. */
+    for (char *p = dir + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0755);
+            *p = '/';
+        }
+    }
+    mkdir(dir, 0700);
+    size_t n = strlen(dir) + sizeof "/rigdeck.db";
+    char *url = malloc(n);
+    if (url)
+        snprintf(url, n, "%s/rigdeck.db", dir);
+    return url;
+}
+
+static int push(const char ***list, size_t *n, const char *v)
+{
+    const char **l = realloc(*list, (*n + 1) * sizeof *l);
+    if (!l)
+        return 0;
+    l[(*n)++] = v;
+    *list = l;
+    return 1;
+}
+
+int options_parse(int argc, char **argv, rd_options *opt)
+{
+    enum { O_BATCH = 256, O_STORE, O_AS, O_NOW, O_OUTPUT, O_KEEP, O_RO, O_CACERT, O_CERT,
+           O_KEY, O_THEME, O_ASCII, O_VERSION, O_MASTER };
+    static const struct option longopts[] = {
+        { "batch", no_argument, NULL, O_BATCH },
+        { "store", required_argument, NULL, O_STORE },
+        { "as", required_argument, NULL, O_AS },
+        { "now", required_argument, NULL, O_NOW },
+        { "output", required_argument, NULL, O_OUTPUT },
+        { "keep-going", no_argument, NULL, O_KEEP },
+        { "read-only", no_argument, NULL, O_RO },
+        { "cacert", required_argument, NULL, O_CACERT },
+        { "cert", required_argument, NULL, O_CERT },
+        { "key", required_argument, NULL, O_KEY },
+        { "master-key", required_argument, NULL, O_MASTER },
+        { "theme", required_argument, NULL, O_THEME },
+        { "ascii", no_argument, NULL, O_ASCII },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, O_VERSION },
+        { 0, 0, 0, 0 }
+    };
+    const char *store = getenv("RIGDECK_STORE");
+    int c;
+
+    memset(opt, 0, sizeof *opt);
+    opt->actor = getenv("RIGDECK_ACCOUNT");
+    opt->now_text = getenv("RIGDECK_NOW");
+    opt->master_key = getenv("RIGDECK_MASTER_KEY");
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":c:f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_BATCH: opt->batch = 1; break;
+        case O_STORE: store = optarg; break;
+        case O_AS: opt->actor = optarg; break;
+        case O_NOW: opt->now_text = optarg; break;
+        case O_OUTPUT:
+            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
+                fprintf(stderr, "rigdeck: --output must be one of table, json, got '%s'\n", optarg);
+                return 2;
+            }
+            opt->json = strcmp(optarg, "json") == 0;
+            break;
+        case O_KEEP: opt->keep_going = 1; break;
+        case O_RO: opt->read_only = 1; break;
+        case O_CACERT: opt->cacert = optarg; break;
+        case O_CERT: opt->cert = optarg; break;
+        case O_KEY: opt->key = optarg; break;
+        case O_MASTER: opt->master_key = optarg; break;
+        case O_THEME: opt->theme = optarg; break;
+        case O_ASCII: opt->ascii = 1; break;
+        case 'c':
+            if (!push(&opt->lines, &opt->nlines, optarg))
+                return 3;
+            break;
+        case 'f':
+            if (!push(&opt->files, &opt->nfiles, optarg))
+                return 3;
+            break;
+        case 'h': usage(stdout); return -1;
+        case O_VERSION: printf("rigdeck %s\n", RIGDECK_VERSION); return -1;
+        case ':':
+            fprintf(stderr, "rigdeck: option %s needs a value (see 'rigdeck --help')\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "rigdeck: unknown option %s (see 'rigdeck --help')\n", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "rigdeck: unexpected argument '%s'; command lines go after -c, or in a file with -f (see 'rigdeck --help')\n",
+                argv[optind]);
+        return 2;
+    }
+    if (!opt->batch && (opt->nlines || opt->nfiles)) {
+        fprintf(stderr, "rigdeck: -c and -f need --batch\n");
+        return 2;
+    }
+    if (!opt->actor || !*opt->actor)
+        opt->actor = "default";
+    if (opt->now_text && *opt->now_text) {
+        rd_err err;
+        if (rdtime_parse("--now", opt->now_text, &opt->now, &err) != RD_OK) {
+            fprintf(stderr, "rigdeck: %s\n", err.msg);
+            return 2;
+        }
+    } else {
+        opt->now_text = NULL;
+    }
+    opt->store_url = store && *store ? strdup(store) : default_store();
+    return opt->store_url ? 0 : 3;
+}
+
+void options_free(rd_options *opt)
+{
+    free(opt->lines);
+    free(opt->files);
+    free(opt->store_url);
+    memset(opt, 0, sizeof *opt);
+}

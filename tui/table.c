@@ -1,0 +1,238 @@
+/* table.c - the batch table renderer.
+ *
+ * Scripts read this output too, so it never truncates: columns are padded to
+ * their widest cell and separated by two spaces.  Money fields (names ending
+ * in _ucr) are shown in credits under a header without the suffix.
+ */
+#include "table.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *table_format_credits(long long ucr, char *buf, size_t len)
+{
+    unsigned long long mag = ucr < 0 ? 0ULL - (unsigned long long)ucr : (unsigned long long)ucr;
+    char frac[8];
+    snprintf(frac, sizeof frac, "%06llu", mag % 1000000ULL);
+    for (int i = 5; i >= 0 && frac[i] == '0'; i--)
+        frac[i] = '\0';
+    snprintf(buf, len, "%s%llu%s%s", ucr < 0 ? "-" : "", mag / 1000000ULL, frac[0] ? "." : "", frac);
+    return buf;
+}
+
+static int is_money(const char *key)
+{
+    size_t n = strlen(key);
+    return n > 4 && strcmp(key + n - 4, "_ucr") == 0;
+}
+
+static void header_of(const char *key, char *buf, size_t len)
+{
+    size_t n = strlen(key);
+    if (is_money(key))
+        n -= 4;
+    if (n >= len)
+        n = len - 1;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (char)toupper((unsigned char)key[i]);
+    buf[n] = '\0';
+}
+
+/* A one-line rendering of any JSON value (malloc'd). */
+static char *cell_of(const char *key, const json_t *v)
+{
+    char buf[64];
+    if (!v || json_is_null(v))
+        return strdup("-");
+    if (json_is_string(v))
+        return strdup(json_string_value(v));
+    if (json_is_true(v))
+        return strdup("yes");
+    if (json_is_false(v))
+        return strdup("no");
+    if (json_is_integer(v) && is_money(key))
+        return strdup(table_format_credits(json_integer_value(v), buf, sizeof buf));
+    if (json_is_integer(v)) {
+        snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+        return strdup(buf);
+    }
+    if (json_is_real(v)) {
+        snprintf(buf, sizeof buf, "%.4g", json_real_value(v));
+        return strdup(buf);
+    }
+    if (json_is_array(v)) {
+        size_t i, len = 1;
+        json_t *e;
+        char **parts = calloc(json_array_size(v) + 1, sizeof *parts);
+        if (!parts)
+            return NULL;
+        json_array_foreach(v, i, e) {
+            if (json_is_object(e) && json_object_get(e, "object") && json_object_get(e, "action")) {
+                char *o = cell_of("", json_object_get(e, "object"));
+                char *act = cell_of("", json_object_get(e, "action"));
+                size_t n = strlen(o) + strlen(act) + 2;
+                parts[i] = malloc(n);
+                if (parts[i])
+                    snprintf(parts[i], n, "%s %s", act, o);
+                free(o);
+                free(act);
+            } else if (json_is_object(e) && json_object_get(e, "name")) {
+                parts[i] = cell_of("", json_object_get(e, "name"));
+            } else {
+                parts[i] = cell_of(key, e);
+            }
+            len += (parts[i] ? strlen(parts[i]) : 0) + 2;
+        }
+        char *s = malloc(len);
+        if (s) {
+            s[0] = '\0';
+            for (i = 0; i < json_array_size(v); i++) {
+                if (i)
+                    strcat(s, ", ");
+                if (parts[i])
+                    strcat(s, parts[i]);
+            }
+        }
+        for (i = 0; i < json_array_size(v); i++)
+            free(parts[i]);
+        free(parts);
+        return s;
+    }
+    return json_dumps(v, JSON_COMPACT);
+}
+
+/* Columns: the given list, or every key of every item in first-seen order. */
+static json_t *columns_of(const json_t *items, const char *columns)
+{
+    json_t *cols = json_array();
+    if (columns && *columns) {
+        for (const char *p = columns; *p;) {
+            size_t n = strcspn(p, ",");
+            json_array_append_new(cols, json_stringn(p, n));
+            p += n;
+            if (*p == ',')
+                p++;
+        }
+        return cols;
+    }
+    size_t i;
+    json_t *item;
+    json_array_foreach(items, i, item) {
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)item, k, v) {
+            int seen = 0;
+            for (size_t c = 0; c < json_array_size(cols); c++)
+                seen |= strcmp(json_string_value(json_array_get(cols, c)), k) == 0;
+            if (!seen)
+                json_array_append_new(cols, json_string(k));
+        }
+    }
+    return cols;
+}
+
+static void print_items(FILE *out, const json_t *items, const char *columns, const char *indent)
+{
+    json_t *cols = columns_of(items, columns);
+    size_t ncols = json_array_size(cols), nrows = json_array_size(items);
+    char ***cells = calloc(nrows + 1, sizeof *cells);
+    size_t *width = calloc(ncols ? ncols : 1, sizeof *width);
+    if (!cells || !width)
+        goto out;
+    for (size_t r = 0; r <= nrows; r++) {
+        cells[r] = calloc(ncols ? ncols : 1, sizeof **cells);
+        if (!cells[r])
+            goto out;
+        for (size_t c = 0; c < ncols; c++) {
+            const char *key = json_string_value(json_array_get(cols, c));
+            if (r == 0) {
+                char h[128];
+                header_of(key, h, sizeof h);
+                cells[r][c] = strdup(h);
+            } else {
+                cells[r][c] = cell_of(key, json_object_get(json_array_get(items, r - 1), key));
+            }
+            size_t w = cells[r][c] ? strlen(cells[r][c]) : 0;
+            if (w > width[c])
+                width[c] = w;
+        }
+    }
+    for (size_t r = 0; r <= nrows; r++) {
+        fputs(indent, out);
+        for (size_t c = 0; c < ncols; c++) {
+            const char *s = cells[r][c] ? cells[r][c] : "";
+            if (c + 1 < ncols)
+                fprintf(out, "%-*s  ", (int)width[c], s);
+            else
+                fputs(s, out);
+        }
+        fputc('\n', out);
+    }
+out:
+    if (cells)
+        for (size_t r = 0; r <= nrows; r++) {
+            if (cells[r])
+                for (size_t c = 0; c < ncols; c++)
+                    free(cells[r][c]);
+            free(cells[r]);
+        }
+    free(cells);
+    free(width);
+    json_decref(cols);
+}
+
+static int is_object_list(const json_t *v)
+{
+    return json_is_array(v) && json_array_size(v) > 0 && json_is_object(json_array_get(v, 0));
+}
+
+static void print_object(FILE *out, const json_t *obj)
+{
+    const char *k;
+    json_t *v;
+    size_t width = 0;
+    json_object_foreach((json_t *)obj, k, v) {
+        char h[128];
+        header_of(k, h, sizeof h);
+        if (!is_object_list(v) && !json_is_object(v) && strlen(h) > width)
+            width = strlen(h);
+    }
+    json_object_foreach((json_t *)obj, k, v) {
+        if (is_object_list(v) || json_is_object(v))
+            continue;
+        char *cell = cell_of(k, v);
+        char name[128];
+        snprintf(name, sizeof name, "%s", k);
+        if (is_money(k))
+            name[strlen(k) - 4] = '\0';
+        fprintf(out, "%-*s  %s\n", (int)width, name, cell ? cell : "");
+        free(cell);
+    }
+    json_object_foreach((json_t *)obj, k, v) {
+        if (is_object_list(v)) {
+            fprintf(out, "%s:\n", k);
+            print_items(out, v, NULL, "  ");
+        } else if (json_is_object(v)) {
+            fprintf(out, "%s:\n", k);
+            json_t *rows = json_array();
+            const char *sk;
+            json_t *sv;
+            json_object_foreach(v, sk, sv)
+                json_array_append_new(rows, json_pack("{s:s, s:O}", "key", sk, "value", sv));
+            print_items(out, rows, "key,value", "  ");
+            json_decref(rows);
+        }
+    }
+}
+
+void table_print(FILE *out, const json_t *result, const char *columns)
+{
+    if (!result)
+        return;
+    const json_t *items = json_object_get(result, "items");
+    if (json_is_array(items) && json_object_size(result) == 1)
+        print_items(out, items, columns, "");
+    else
+        print_object(out, result);
+}

@@ -1,0 +1,16 @@
+/* table.h - prints command results as aligned plain-text tables (batch). */
+#ifndef RD_TABLE_H
+#define RD_TABLE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* Prints result: {"items": [...]} as a table (columns: the comma-separated
+ * list, or every key seen), any other object as "field  value" lines with
+ * lists of objects as nested tables.  Money (*_ucr) shows in credits. */
+void table_print(FILE *out, const json_t *result, const char *columns);
+
+/* Formats micro-credits as credits with up to 6 decimals ("1.265", "-0.5"). */
+char *table_format_credits(long long ucr, char *buf, size_t len);
+
+#endif
