@@ -298,7 +298,8 @@ static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (rc == RD_OK && cmd_opt(a, "datastore-path") && !ds)
         rc = rd_fail(err, RD_EINVAL, "--datastore-path needs --datastore");
     if (rc == RD_OK && ds) {
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/datastores/%s", ds), &store, err);
+        char ds_key[RD_KEY_MAX];
+        rc = tx_get(ctx->tx, tx_key(ds_key, "/rigdeck/datastores/%s", ds), &store, err);
         if (rc == RD_OK && (!store || strcmp(fleet_str(store, "region"), rname) != 0))
             rc = rd_fail(err, RD_EINVAL, "--datastore %s: no datastore of that name in region '%s'", ds, rname);
     }

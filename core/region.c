@@ -104,6 +104,35 @@ static rd_code provider_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     return rc;
 }
 
+/* Opens the sealed GCP key with this host's master key and parses it again:
+ * tells an operator at once whether this admin host can act on GCP. */
+static rd_code provider_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *prov = NULL;
+    char *plain = NULL;
+    size_t len = 0;
+    gcp_sa_key sa;
+    const char *owner = cmd_opt(a, "owner") ? cmd_opt(a, "owner") : ctx->actor;
+    rd_code rc = names_check("--owner", owner, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, provider_key(key, owner, "gcp"), &prov, err);
+    if (rc == RD_OK && !prov)
+        rc = rd_fail(err, RD_ENOTFOUND, "provider gcp is not enabled for account '%s' (provider enable gcp)", owner);
+    if (rc == RD_OK)
+        rc = fleet_unseal(ctx, fleet_str(prov, "secret_key"), &plain, &len, err);
+    if (rc == RD_OK && (rc = gcpkey_parse(plain, len, &sa, err)) == RD_OK) {
+        *result = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", "gcp", "owner", owner, "key", "ok", "project_id",
+                            sa.project_id, "client_email", sa.client_email);
+        gcpkey_free(&sa);
+    }
+    if (plain)
+        memset(plain, 0, len);
+    free(plain);
+    json_decref(prov);
+    return rc;
+}
+
 /* ---- regions ----------------------------------------------------------- */
 
 static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
@@ -437,6 +466,8 @@ const cmd_def region_cmd_table[] = {
       provider_list_cmd },
     { "provider show", "physical|gcp", provider_show_flags, 0, "show an enabled provider (never its key)", NULL,
       provider_show_cmd },
+    { "provider check", "gcp", provider_show_flags, 0,
+      "unseal the stored GCP key with this host's master key and check it", NULL, provider_check_cmd },
     { "region create", "NAME", region_create_flags, CMD_MUTATES,
       "create a physical or GCP region", NULL, region_create_cmd },
     { "region list", "", region_list_flags, 0, "list regions",

@@ -66,3 +66,17 @@ finish () {
     echo "batch-summary: passed=$PASSED failed=$FAILED"
     [ "$FAILED" = 0 ]
 }
+
+# A digest of every key and document: a refused command must leave it equal.
+snapshot () {
+    $WRAP "$BIN" --batch --store "$STORE" --output json -c "store dump" 2>/dev/null | md5sum
+}
+# expect_refused STATUS SNAPSHOT MESSAGE: exit status, one stderr line naming
+# the rule, and a store identical to SNAPSHOT.
+expect_refused () {
+    expect_status "$1"
+    expect_err "$3"
+    expect_err_lines 1
+    now=$(snapshot)
+    if [ "$now" = "$2" ]; then pass; else fail "the store changed after a refused command"; fi
+}
