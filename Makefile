@@ -14,7 +14,7 @@ DEBS    := build-essential pkg-config libncurses-dev libcurl4-openssl-dev \
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Werror
 CFLAGS_ALL = -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) $(SANITIZE) \
-             $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Icore
+             $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -iquote core
 LDLIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
@@ -48,7 +48,7 @@ help:
 
 $(BUILD)/obj/%.o: %.c $(wildcard core/*.h tui/*.h tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itui -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -iquote tui -c $< -o $@
 
 $(LIB): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
@@ -60,15 +60,15 @@ $(BIN): $(TUI_OBJ) $(LIB)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
 
 $(CONF_BIN): tests/conformance/store_conformance.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Itests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -iquote tests -o $@ $< $(LIB) $(LDLIBS_ALL)
 
 # ---- packages ---------------------------------------------------------------
 check-deps:

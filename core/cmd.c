@@ -36,6 +36,9 @@ static const cmd_def *const cmd_tables[] = {
     node_cmd_table,
     device_cmd_table,
     regional_cmd_table,
+    job_cmd_table,
+    sched_cmd_table,
+    ledger_cmd_table,
     audit_cmd_table,
     store_cmd_table,
     cmd_help_table,
@@ -533,6 +536,18 @@ static void backoff(int attempt)
     struct timespec ts = { 0, (ms * 1000000L) + (rand() % 1000000L) };
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
         ;
+}
+
+rd_code cmd_commit_step(cmd_ctx *ctx, rd_err *err)
+{
+    rd_code rc = RD_OK;
+    if (tx_write_count(ctx->tx) > 0) {
+        rc = audit_append(ctx, err);
+        if (rc == RD_OK)
+            rc = tx_commit(ctx->tx, NULL, err);
+    }
+    tx_reset(ctx->tx);
+    return rc;
 }
 
 static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args,

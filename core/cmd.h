@@ -101,6 +101,12 @@ rd_code cmd_exec_line(cmd_ctx *ctx, const char *line, json_t **result,
 rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *words, json_t **result,
                        const cmd_def **def, rd_err *err);
 
+/* Commits what the running command has staged so far, with its audit
+ * record, and starts afresh: for commands such as `sched run` that make many
+ * independent decisions.  RD_ECONFLICT means nothing of this step was
+ * written (the caller re-reads and decides again). */
+rd_code cmd_commit_step(cmd_ctx *ctx, rd_err *err);
+
 /* Closes the store the context opened. */
 void cmd_ctx_close(cmd_ctx *ctx);
 
@@ -145,5 +151,8 @@ extern const cmd_def region_cmd_table[];
 extern const cmd_def node_cmd_table[];
 extern const cmd_def device_cmd_table[];
 extern const cmd_def regional_cmd_table[];
+extern const cmd_def job_cmd_table[];
+extern const cmd_def sched_cmd_table[];
+extern const cmd_def ledger_cmd_table[];
 
 #endif

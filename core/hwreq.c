@@ -355,6 +355,23 @@ static int gpu_model_count(const hw_inventory *inv)
     return n;
 }
 
+/* "a100, v100": the distinct models, in order of first appearance. */
+static void model_list(const hw_inventory *inv, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < inv->ngroups && used < len; i++) {
+        size_t j;
+        int w;
+        for (j = 0; j < i && strcmp(inv->gpus[j].model, inv->gpus[i].model) != 0; j++)
+            ;
+        if (j < i)
+            continue;
+        w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", inv->gpus[i].model);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
 const char *hwreq_gpu_model(const hw_inventory *inv)
 {
     int models = gpu_model_count(inv);
@@ -449,9 +466,12 @@ json_t *hwreq_check(const hw_inventory *inv, const hwreq_context *ctx)
         return NULL;
     if (!ctx)
         ctx = &none;
-    if (!ctx->role_storage && models > 1)
+    if (!ctx->role_storage && models > 1) {
+        char names[HWREQ_MAX_GROUPS * 26];
+        model_list(inv, names, sizeof names);
         bad |= add_unmet(arr, "gpu_same_model", json_integer(1), json_integer(models),
-                         "all GPUs in a system must be the same model, found %d models", models);
+                         "all GPUs in a system must be the same model, found %d models (%s)", models, names);
+    }
     bad |= check_all_systems(inv, ctx->role_storage ? 0 : gpus, arr);
     if (!ctx->role_storage) {
         if (ctx->sells_spare_capacity)

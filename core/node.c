@@ -376,6 +376,42 @@ rd_code node_get_any(cmd_ctx *ctx, const char *name, json_t **node, rd_err *err)
     return rc;
 }
 
+/* Settings an operator changes on a live node. */
+static rd_code node_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *node = NULL, *region = NULL;
+    rd_code rc = node_get(ctx, cmd_arg(a, 0), &node, err);
+    if (rc == RD_OK)
+        rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "node set", err);
+    if (rc == RD_OK && !cmd_opt(a, "gpu-sharing") && !cmd_opt(a, "upnp") && !cmd_opt(a, "mining"))
+        rc = rd_fail(err, RD_EUSAGE, "node set: give at least one of --gpu-sharing, --upnp, --mining");
+    if (rc == RD_OK && cmd_opt(a, "gpu-sharing")) {
+        int on = strcmp(cmd_opt(a, "gpu-sharing"), "on") == 0;
+        if (!on && json_array_size(json_object_get(node, "workers")) > 0)
+            rc = rd_fail(err, RD_EINVAL, "node set: node '%s' runs workers; turn GPU sharing off once it is idle", cmd_arg(a, 0));
+        else
+            json_object_set_new(node, "gpu_sharing", json_boolean(on));
+    }
+    if (rc == RD_OK && cmd_opt(a, "upnp"))
+        json_object_set_new(node, "upnp", json_boolean(opt_on(a, "upnp", 1)));
+    if (rc == RD_OK && cmd_opt(a, "mining")) {
+        if (strcmp(fleet_str(node, "role"), "storage") == 0)
+            rc = rd_fail(err, RD_EINVAL, "node set: --mining is for compute nodes");
+        else
+            json_object_set_new(node, "mining", json_boolean(opt_on(a, "mining", 0)));
+    }
+    if (rc == RD_OK) {
+        *result = json_incref(node);
+        rc = node_put(ctx, node, err);
+        node = NULL;
+    }
+    json_decref(node);
+    json_decref(region);
+    return rc;
+}
+
 static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *items = NULL;
@@ -425,6 +461,12 @@ static const cmd_flag node_replace_flags[] = {
     { "inventory", "FILE", CMD_FLAG_VALUE, "the new machine's inventory (YAML)" },
     { 0 }
 };
+static const cmd_flag node_set_flags[] = {
+    { "gpu-sharing", "on|off", CMD_FLAG_VALUE, "let fractional-GPU jobs share this node's GPUs" },
+    { "upnp", "on|off", CMD_FLAG_VALUE, "UPnP port mapping" },
+    { "mining", "on|off", CMD_FLAG_VALUE, "mine while GPUs are idle" },
+    { 0 }
+};
 static const cmd_flag node_report_flags[] = {
     { "inventory", "FILE", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the machine's inventory (YAML)" },
     { 0 }
@@ -441,6 +483,8 @@ const cmd_def node_cmd_table[] = {
     { "node replace", "NAME", node_replace_flags, CMD_MUTATES, "swap a region's storage node for a new one", NULL,
       node_replace_cmd },
     { "node remove", "NAME", NULL, CMD_MUTATES, "remove an idle node", NULL, node_remove_cmd },
+    { "node set", "NAME", node_set_flags, CMD_MUTATES, "change a node's GPU sharing, UPnP or mining", NULL,
+      node_set_cmd },
     { "node report", "NAME", node_report_flags, CMD_MUTATES,
       "record the machine's inventory and check it (the on-node agent's call)", NULL, node_report_cmd },
     { 0 }

@@ -2,7 +2,7 @@
  *
  * The URL grammar lives here and nowhere else: "sqlite:PATH" or a bare PATH
  * selects the embedded SQLite backend; "etcd://" and "etcds://" the etcd
- * backend once it exists.
+ * backend (store_etcd.c), which is handed the whole URL.
  */
 #include "store_backend.h"
 
@@ -23,12 +23,13 @@ rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_er
     if (!url || !*url)
         return rd_fail(err, RD_EUSAGE, "store: the store URL is empty");
     if (has_prefix(url, "etcd://") || has_prefix(url, "etcds://"))
-        return rd_fail(err, RD_ESTORE, "store %s: the etcd backend is not built into this version", url);
-    if (has_prefix(url, "sqlite:"))
+        be = &store_etcd_backend;
+    else if (has_prefix(url, "sqlite:"))
         location = url + strlen("sqlite:");
     else if (strstr(url, "://"))
         return rd_fail(err, RD_EUSAGE, "store %s: unknown scheme (use sqlite:PATH, a path, etcd:// or etcds://)", url);
-    be = &store_sqlite_backend;
+    if (!be)
+        be = &store_sqlite_backend;
     if (!*location)
         return rd_fail(err, RD_EUSAGE, "store %s: the path is empty", url);
 

@@ -46,5 +46,6 @@ struct store_backend {
 };
 
 extern const store_backend store_sqlite_backend;
+extern const store_backend store_etcd_backend;
 
 #endif

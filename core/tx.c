@@ -2,8 +2,10 @@
  *
  * An entry per key touched: what was read (and at which mod_revision) and
  * what will be written.  Commit turns reads into MOD_REVISION compares and
- * writes into one store txn.  Transactions are small (a command's worth of
- * keys), so entries live in a plain array searched linearly.
+ * writes into one store txn.  Entries live in an array in the order they
+ * were first touched (commit and tx_changes keep that order); an
+ * open-addressing hash of their positions finds a key in O(1), because a
+ * billing run or a bulk ledger post touches thousands of keys.
  */
 #include "tx.h"
 
@@ -25,6 +27,8 @@ struct rd_tx {
     store_t *st;
     tx_entry *entries;
     size_t count, cap;
+    size_t *slots;        /* position + 1 of an entry, 0: empty; nslots a power of 2 */
+    size_t nslots;
 };
 
 rd_tx *tx_new(store_t *st)
@@ -43,6 +47,8 @@ void tx_reset(rd_tx *tx)
         json_decref(tx->entries[i].after);
     }
     tx->count = 0;
+    if (tx->slots)
+        memset(tx->slots, 0, tx->nslots * sizeof *tx->slots);
 }
 
 void tx_free(rd_tx *tx)
@@ -51,6 +57,7 @@ void tx_free(rd_tx *tx)
         return;
     tx_reset(tx);
     free(tx->entries);
+    free(tx->slots);
     free(tx);
 }
 
@@ -76,12 +83,46 @@ const char *tx_key(char buf[RD_KEY_MAX], const char *fmt, ...)
     return buf;
 }
 
+static size_t key_hash(const char *key)
+{
+    uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t *slot_of(const rd_tx *tx, const char *key)
+{
+    size_t mask = tx->nslots - 1;
+    for (size_t i = key_hash(key) & mask;; i = (i + 1) & mask)
+        if (!tx->slots[i] || strcmp(tx->entries[tx->slots[i] - 1].key, key) == 0)
+            return &tx->slots[i];
+}
+
+/* Keeps the table at most half full so probes stay short. */
+static int slots_grow(rd_tx *tx)
+{
+    if (tx->nslots && (tx->count + 1) * 2 <= tx->nslots)
+        return 1;
+    size_t n = tx->nslots ? tx->nslots * 2 : 64;
+    size_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return 0;
+    free(tx->slots);
+    tx->slots = slots;
+    tx->nslots = n;
+    for (size_t i = 0; i < tx->count; i++)
+        *slot_of(tx, tx->entries[i].key) = i + 1;
+    return 1;
+}
+
 static tx_entry *entry_find(rd_tx *tx, const char *key)
 {
-    for (size_t i = 0; i < tx->count; i++)
-        if (strcmp(tx->entries[i].key, key) == 0)
-            return &tx->entries[i];
-    return NULL;
+    if (!tx->nslots)
+        return NULL;
+    size_t pos = *slot_of(tx, key);
+    return pos ? &tx->entries[pos - 1] : NULL;
 }
 
 static tx_entry *entry_add(rd_tx *tx, const char *key)
@@ -94,11 +135,14 @@ static tx_entry *entry_add(rd_tx *tx, const char *key)
         tx->entries = e;
         tx->cap = cap;
     }
+    if (!slots_grow(tx))
+        return NULL;
     tx_entry *e = &tx->entries[tx->count];
     memset(e, 0, sizeof *e);
     e->key = strdup(key);
     if (!e->key)
         return NULL;
+    *slot_of(tx, key) = tx->count + 1;
     tx->count++;
     return e;
 }

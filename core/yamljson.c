@@ -9,7 +9,6 @@
 
 #include <locale.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,22 +150,19 @@ static int is_float_literal(const char *v, size_t n)
     return i == n && dot;
 }
 
-static locale_t c_locale;
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-
-static void make_c_locale(void)
-{
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-}
-
 /* strtod under the "C" locale: the TUI may set a locale whose decimal
- * separator is a comma, and "1.5" in a file must mean one and a half. */
+ * separator is a comma, and "1.5" in a file must mean one and a half.
+ * (glibc hands out its static C locale here: no allocation per call.) */
 static double strtod_c(const char *s)
 {
-    pthread_once(&c_locale_once, make_c_locale);
-    if (c_locale)
-        return strtod_l(s, NULL, c_locale);
-    return strtod(s, NULL);
+    locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    double d;
+
+    if (!c)
+        return strtod(s, NULL);
+    d = strtod_l(s, NULL, c);
+    freelocale(c);
+    return d;
 }
 
 static rd_code new_string(yj_ctx *c, yaml_mark_t mark, const char *v, size_t n, json_t **out)

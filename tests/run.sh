@@ -69,5 +69,54 @@ for s in tests/batch/test_*.sh; do
     fi
 done
 
+# ---- etcd: the conformance suite and every batch scenario again, on a
+# single-member etcd on free loopback ports (data in the temp dir), when
+# etcd is installed; the TLS and failover tests run in RIGDECK_SLOW_TESTS=1.
+# Each scenario starts from an empty key space, as it would on a new file.
+run_batch_script () {
+    name=$1 s=$2
+    log="$TMPROOT/$(echo "$name" | tr / _).log"
+    sh "$s" >"$log" 2>&1
+    rc=$?
+    line=$(grep '^batch-summary:' "$log" | tail -n 1)
+    p=$(echo "$line" | sed -n 's/.*passed=\([0-9]*\).*/\1/p')
+    f=$(echo "$line" | sed -n 's/.*failed=\([0-9]*\).*/\1/p')
+    p=${p:-0}; f=${f:-0}
+    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ "$f" != 0 ]; then
+        note "$name" "FAIL ($p passed, $f failed)"
+        grep -v '^batch-summary' "$log" | tail -n 60
+        failures="$failures $name"
+    else
+        note "$name" "ok ($p)"
+    fi
+}
+
+if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
+    . tests/etcd/lib.sh
+    trap 'etcd_stop_all; rm -rf "$TMPROOT"' EXIT
+    trap 'exit 130' INT TERM
+    if etcd_single "$TMPROOT/etcd"; then
+        run_cmocka "conformance/etcd" "$BUILD/tests/store_conformance" "$ETCD_URL"
+        export RIGDECK_TEST_STORE_URL="$ETCD_URL"
+        for s in tests/batch/test_*.sh; do
+            etcd_wipe
+            run_batch_script "batch-etcd/$(basename "$s" .sh)" "$s"
+        done
+        unset RIGDECK_TEST_STORE_URL
+        etcd_stop_all
+    else
+        note "etcd" "FAIL (could not start a member)"
+        failed=$((failed + 1)); failures="$failures etcd"
+    fi
+    if [ "${RIGDECK_SLOW_TESTS:-0}" = 1 ]; then
+        run_batch_script "etcd/test_tls" tests/etcd/test_tls.sh
+        run_batch_script "etcd/test_failover" tests/etcd/test_failover.sh
+    fi
+else
+    note "etcd" "skipped (etcd/etcdctl not installed)"
+fi
+
 echo "tests: $passed passed, $failed failed"
 [ "$failed" = 0 ] || { echo "failing:$failures"; exit 1; }

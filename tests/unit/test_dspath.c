@@ -137,11 +137,12 @@ static void test_tilde_segment_refused(void **state)
 static void test_length_limit(void **state)
 {
     (void)state;
-    char *big = malloc(DSPATH_MAX + 10);
+    char *big = malloc(3 * DSPATH_MAX);
     big[0] = '/';
-    memset(big + 1, 'a', DSPATH_MAX + 5);
-    big[DSPATH_MAX + 6] = '\0';
+    memset(big + 1, 'a', 3 * DSPATH_MAX - 2);
+    big[3 * DSPATH_MAX - 1] = '\0';
     refused("/d", big, "longer than 4096");
+    refused(big, "/", "longer than 4096");
     /* exactly at the limit with the root */
     big[DSPATH_MAX - 2] = '\0'; /* "/" + 4093 a's = 4094, + "/d" = 4096 */
     char *out;

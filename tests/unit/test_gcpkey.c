@@ -223,13 +223,27 @@ static void test_not_json_or_not_object(void **state)
     snprintf(broken, sizeof broken, "{\"type\": \"service_account\", \"private_key\": \"%.*s", 200, rsa_pem);
     assert_int_equal(gcpkey_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
     assert_no_key_material(err.msg);
-    snprintf(broken, sizeof broken, "{\"private_key\": %.*s\"}", 100, strchr(rsa_pem, '\n') + 1);
+    /* jansson quotes a short token (up to 20 characters) near the error:
+     * here, a piece of the key itself */
+    char piece[16];
+    memcpy(piece, strchr(rsa_pem, '\n') + 1, 12);
+    piece[12] = '\0';
+    snprintf(broken, sizeof broken, "{\"private_key\": \"%s\\q\"}", piece);
+    assert_int_equal(gcpkey_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
+    assert_non_null(strstr(err.msg, "invalid escape"));
+    assert_null(strstr(err.msg, piece));
+    snprintf(broken, sizeof broken, "{\"private_key\": %.*s\"}", 60, strchr(rsa_pem, '\n') + 1);
     assert_int_equal(gcpkey_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
     assert_no_key_material(err.msg);
-    /* duplicate keys are ambiguous: refused */
-    const char *dup = "{\"type\": \"service_account\", \"type\": \"authorized_user\"}";
+    /* duplicate keys are ambiguous: refused, even when the last one would do */
+    char *good = key_file(NULL, NULL);
+    char *dup = malloc(strlen(good) + 64);
+    sprintf(dup, "{\"project_id\": \"other\", %s", good + 1);
     assert_int_equal(gcpkey_parse(dup, strlen(dup), &k, &err), RD_EINVAL);
+    assert_non_null(strstr(err.msg, "duplicate"));
     assert_null(k.project_id);
+    free(dup);
+    free(good);
 }
 
 int main(void)

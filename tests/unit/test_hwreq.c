@@ -91,7 +91,7 @@ static void test_rule_gpu_same_model(void **state)
     assert_true(fails(&inv, &compute_private_central, "gpu_same_model", 1, 2));
     json_t *arr = hwreq_check(&inv, &compute_private_central);
     assert_non_null(strstr(json_string_value(json_object_get(unmet(arr, "gpu_same_model"), "message")),
-                           "same model"));
+                           "must be the same model, found 2 models (a100, v100)"));
     json_decref(arr);
     /* two groups of the same model are one model */
     snprintf(inv.gpus[1].model, sizeof inv.gpus[1].model, "a100");

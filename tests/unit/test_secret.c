@@ -319,11 +319,12 @@ static void test_open_tampered_is_corrupt(void **state)
         copy[i] = copy[i] == 'A' ? 'B' : 'A';
         expect_corrupt(copy);
     }
-    /* truncations, at every length */
+    /* truncations, at every length, in buffers of exactly that size so
+     * that ASan sees any read past the end */
     for (size_t cut = 0; cut < n; cut++) {
-        strcpy(copy, sealed);
-        copy[cut] = '\0';
-        expect_corrupt(copy);
+        char *t = strndup(sealed, cut);
+        expect_corrupt(t);
+        free(t);
     }
     /* garbage of other shapes */
     expect_corrupt("");
@@ -340,6 +341,10 @@ static void test_open_tampered_is_corrupt(void **state)
     expect_corrupt(copy); /* fingerprint must be lower-case hex */
     char longer[512];
     snprintf(longer, sizeof longer, "%sAAAA", sealed);
+    expect_corrupt(longer);
+    snprintf(longer, sizeof longer, "%s    ", sealed); /* whitespace is garbling too */
+    expect_corrupt(longer);
+    snprintf(longer, sizeof longer, "%.24s    %s", sealed, sealed + 24);
     expect_corrupt(longer);
     free(copy);
     free(sealed);

@@ -1,0 +1,323 @@
+/* billing.c - the charges of spec/billing.md and `bill run`'s posting of
+ * device fees and payouts.
+ *
+ * Money is integer µcr; each charge is computed in 128-bit integers and
+ * rounded once (half away from zero), so no amount depends on floating
+ * point or on the order of operations.  Transfers are posted by
+ * billing_run() under ids derived from what they pay for:
+ *   device_fee/<account>/<YYYY-MM-DD>   the day's fee, at the day's end
+ *   payout/<account>/<YYYY-MM-DD>       earnings before 00:00 of that day
+ * The cursor (/rigdeck/billing/cursor) only saves re-reading old days;
+ * correctness comes from the ids, which are read (guarded) before staging.
+ */
+#include "billing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ledger.h"
+
+__extension__ typedef __int128 billing_wide;
+
+/* n / d rounded half away from zero; d > 0. */
+static int64_t round_div(billing_wide n, int64_t d)
+{
+    billing_wide q = n / d, r = n % d;
+    if ((r < 0 ? -r : r) * 2 >= d)
+        q += n < 0 ? -1 : 1;
+    if (q > INT64_MAX)
+        return INT64_MAX;
+    if (q < INT64_MIN)
+        return INT64_MIN;
+    return (int64_t)q;
+}
+
+int64_t billing_span_charge(int64_t rate_ucr_per_hour, int64_t gpus_x100, int64_t seconds)
+{
+    /* rate per GPU-hour × (gpus_x100 / 100) GPUs × seconds / 3600 */
+    return round_div((billing_wide)rate_ucr_per_hour * gpus_x100 * seconds, 360000);
+}
+
+int64_t billing_host_share(int64_t price_ucr, int64_t usage_fee_ucr, int64_t gpus_x100, int64_t seconds)
+{
+    if (price_ucr <= usage_fee_ucr)
+        return 0;   /* nothing left to split: the platform keeps what was paid */
+    /* half of (price - fee) per GPU-hour: / (2 × 3600 × 100) */
+    return round_div((billing_wide)(price_ucr - usage_fee_ucr) * gpus_x100 * seconds, 720000);
+}
+
+int64_t billing_device_fee(int64_t devices, int days_in_month)
+{
+    return round_div((billing_wide)BILLING_DEVICE_FEE_UCR * devices, days_in_month);
+}
+
+rd_time billing_day_start(rd_time t)
+{
+    return t - (((t % BILLING_DAY) + BILLING_DAY) % BILLING_DAY);
+}
+
+int billing_days_in_month(rd_time t)
+{
+    static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    char buf[RDTIME_BUFLEN];
+    int year = 0, month = 1;
+    sscanf(rdtime_format(t, buf), "%d-%d", &year, &month);
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 && leap ? 29 : days[(month - 1) % 12];
+}
+
+char *billing_day_name(rd_time t, char buf[11])
+{
+    char full[RDTIME_BUFLEN];
+    snprintf(buf, 11, "%.10s", rdtime_format(t, full));
+    return buf;
+}
+
+static int time_field(const json_t *doc, const char *field, rd_time *t)
+{
+    const char *s = json_string_value(json_object_get(doc, field));
+    return s && rdtime_parse(field, s, t, NULL) == RD_OK;
+}
+
+int64_t billing_devices_on_day(const json_t *tenures, rd_time day)
+{
+    rd_time end = day + BILLING_DAY;
+    int64_t n = 0;
+    size_t i;
+    json_t *t;
+    json_array_foreach(tenures, i, t) {
+        rd_time added, removed;
+        if (!time_field(t, "added_at", &added) || added >= end)
+            continue;
+        if (added >= day)
+            n++;   /* every addition during the day is a device of that day */
+        else if (!time_field(t, "removed_at", &removed) || removed > day)
+            n++;   /* configured when the day began */
+    }
+    return n;
+}
+
+/* ---- bill run ---------------------------------------------------------- */
+
+typedef struct {
+    rd_tx *tx;
+    json_t *by_owner;      /* owner -> [tenure records] */
+    json_t *items;         /* transfers posted by this run */
+    int64_t fees, fees_ucr, payouts, payouts_ucr, already;
+} bill_state;
+
+static const char *day_field(const json_t *cursor, const char *field)
+{
+    return json_string_value(json_object_get(cursor, field));
+}
+
+/* The day after the cursor's day, or `fallback` when there is none. */
+static rd_time after_cursor(const json_t *cursor, const char *field, rd_time fallback)
+{
+    char ts[RDTIME_BUFLEN];
+    rd_time t;
+    const char *day = day_field(cursor, field);
+    if (!day)
+        return fallback;
+    snprintf(ts, sizeof ts, "%.10sT00:00:00Z", day);
+    return rdtime_parse(field, ts, &t, NULL) == RD_OK ? t + BILLING_DAY : fallback;
+}
+
+/* Stages t unless its id exists (then it counts as already posted). */
+static rd_code post_once(bill_state *b, const ledger_transfer *t, rd_err *err)
+{
+    json_t *old = NULL;
+    rd_code rc = ledger_transfer_get(b->tx, t->id, &old, err);
+    if (rc == RD_OK && old) {
+        /* Posted by an earlier run: final, even if its inputs were edited
+         * since (a backdated device, a late charge). */
+        b->already++;
+    } else if (rc == RD_OK) {
+        rc = ledger_stage(b->tx, t, NULL, err);
+        if (rc == RD_OK)
+            rc = ledger_transfer_get(b->tx, t->id, &old, err);
+        if (rc == RD_OK)
+            json_array_append(b->items, old);
+    }
+    json_decref(old);
+    return rc;
+}
+
+/* Device fees for the UTC day starting at `day`, one transfer per account. */
+static rd_code post_device_fees(bill_state *b, rd_time day, rd_err *err)
+{
+    const char *owner;
+    json_t *tenures;
+    rd_code rc = RD_OK;
+    int dim = billing_days_in_month(day);
+    json_object_foreach(b->by_owner, owner, tenures) {
+        int64_t devices = billing_devices_on_day(tenures, day);
+        if (devices == 0)
+            continue;
+        char id[LEDGER_ID_MAX + 1], ref[LEDGER_REF_MAX], wallet[LEDGER_ACCOUNT_MAX], dname[11];
+        billing_day_name(day, dname);
+        snprintf(id, sizeof id, "device_fee/%s/%s", owner, dname);
+        snprintf(ref, sizeof ref, "%lld device%s on %s: 15 x %lld / %d days", (long long)devices,
+                 devices == 1 ? "" : "s", dname, (long long)devices, dim);
+        ledger_transfer t = { id, ledger_wallet_id(wallet, owner), "platform", billing_device_fee(devices, dim),
+                              "device_fee", day + BILLING_DAY, ref };
+        int64_t before = (int64_t)json_array_size(b->items);
+        if ((rc = post_once(b, &t, err)) != RD_OK)
+            break;
+        if ((int64_t)json_array_size(b->items) > before) {
+            b->fees++;
+            b->fees_ucr += t.amount_ucr;
+        }
+    }
+    return rc;
+}
+
+/* Payouts at 00:00 of `day`: each account's earnings before then move to
+ * its wallet (payment mode credits, the only one so far). */
+static rd_code post_payouts(bill_state *b, rd_time day, rd_err *err)
+{
+    json_t *accounts = NULL, *a;
+    size_t i;
+    rd_code rc = tx_list(b->tx, LEDGER_ACCOUNTS_PREFIX "earnings:", &accounts, err);
+    json_array_foreach(accounts, i, a) {
+        const char *earn = json_string_value(json_object_get(a, "name"));
+        const char *owner = earn ? ledger_account_owner(earn) : NULL;
+        char id[LEDGER_ID_MAX + 1], wallet[LEDGER_ACCOUNT_MAX], dname[11], ref[LEDGER_REF_MAX];
+        json_t *old = NULL;
+        int64_t amount = 0;
+        if (rc != RD_OK)
+            break;
+        if (!owner)
+            continue;
+        snprintf(id, sizeof id, "payout/%s/%s", owner, billing_day_name(day, dname));
+        if ((rc = ledger_transfer_get(b->tx, id, &old, err)) != RD_OK)
+            break;
+        if (old) {
+            b->already++;
+            json_decref(old);
+            continue;
+        }
+        if ((rc = ledger_balance_before(b->tx, earn, day, &amount, err)) != RD_OK || amount <= 0)
+            continue;
+        snprintf(ref, sizeof ref, "earnings before %sT00:00:00Z", dname);
+        ledger_transfer t = { id, earn, ledger_wallet_id(wallet, owner), amount, "payout", day, ref };
+        if ((rc = post_once(b, &t, err)) == RD_OK) {
+            b->payouts++;
+            b->payouts_ucr += amount;
+        }
+    }
+    json_decref(accounts);
+    return rc;
+}
+
+/* Groups the tenure records by owner; *first gets the earliest addition. */
+static rd_code load_tenures(bill_state *b, rd_time *first, rd_err *err)
+{
+    json_t *all = NULL, *t;
+    size_t i;
+    rd_code rc = tx_list(b->tx, "/rigdeck/device-tenures/", &all, err);
+    if (rc != RD_OK)
+        return rc;
+    *first = INT64_MAX;
+    json_array_foreach(all, i, t) {
+        const char *owner = json_string_value(json_object_get(t, "owner"));
+        rd_time added;
+        if (!owner || !time_field(t, "added_at", &added))
+            continue;
+        json_t *list = json_object_get(b->by_owner, owner);
+        if (!list)
+            json_object_set_new(b->by_owner, owner, list = json_array());
+        json_array_append(list, t);
+        if (added < *first)
+            *first = added;
+    }
+    json_decref(all);
+    return RD_OK;
+}
+
+/* The earliest day any earnings account was opened (its first transfer). */
+static rd_code first_earnings(bill_state *b, rd_time *first, rd_err *err)
+{
+    json_t *accounts = NULL, *a;
+    size_t i;
+    rd_code rc = tx_list(b->tx, LEDGER_ACCOUNTS_PREFIX "earnings:", &accounts, err);
+    *first = INT64_MAX;
+    json_array_foreach(accounts, i, a) {
+        rd_time t;
+        if (time_field(a, "created_at", &t) && t < *first)
+            *first = t;
+    }
+    json_decref(accounts);
+    return rc;
+}
+
+static rd_code cursor_save(bill_state *b, json_t *cursor, rd_time fees_through, rd_time payouts_through,
+                           rd_time until, rd_err *err)
+{
+    char fees[11], pays[11], ts[RDTIME_BUFLEN];
+    json_t *doc = json_pack("{s:s, s:s, s:s, s:s}", "name", "billing", "device_fees_through",
+                            billing_day_name(fees_through, fees), "payouts_through",
+                            billing_day_name(payouts_through, pays), "until", rdtime_format(until, ts));
+    if (!doc)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    if (cursor && strcmp(fees, day_field(cursor, "device_fees_through") ? day_field(cursor, "device_fees_through") : "") == 0 &&
+        strcmp(pays, day_field(cursor, "payouts_through") ? day_field(cursor, "payouts_through") : "") == 0) {
+        json_decref(doc);   /* nothing advanced: leave the store untouched */
+        return RD_OK;
+    }
+    return tx_put(b->tx, BILLING_CURSOR_KEY, doc, err);
+}
+
+rd_code billing_run(rd_tx *tx, rd_time until, json_t **result, rd_err *err)
+{
+    bill_state b = { tx, json_object(), json_array(), 0, 0, 0, 0, 0 };
+    json_t *cursor = NULL;
+    rd_time first_tenure = INT64_MAX, first_earning = INT64_MAX;
+    char ts[RDTIME_BUFLEN];
+    *result = NULL;
+    rd_code rc = b.by_owner && b.items ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK)   /* guarded: two runs at once conflict here and on every id */
+        rc = tx_get(tx, BILLING_CURSOR_KEY, &cursor, err);
+    if (rc == RD_OK)
+        rc = load_tenures(&b, &first_tenure, err);
+    if (rc == RD_OK)
+        rc = first_earnings(&b, &first_earning, err);
+
+    /* Days whose fee is due: from the first unbilled day to the last day
+     * that ended at or before `until`.  Payout instants: every 00:00 after
+     * the first earning, up to `until`. */
+    rd_time last_boundary = billing_day_start(until);
+    rd_time fee_from = after_cursor(cursor, "device_fees_through",
+                                    first_tenure == INT64_MAX ? INT64_MAX : billing_day_start(first_tenure));
+    rd_time pay_from = after_cursor(cursor, "payouts_through",
+                                    first_earning == INT64_MAX ? INT64_MAX : billing_day_start(first_earning) + BILLING_DAY);
+    rd_time from = fee_from == INT64_MAX ? pay_from : fee_from + BILLING_DAY;
+    if (pay_from < from)
+        from = pay_from;
+    rd_time boundary = from;
+    for (; rc == RD_OK && from != INT64_MAX && boundary <= last_boundary; boundary += BILLING_DAY) {
+        /* HOOK(worker usage charges): post each running or ended worker's
+         * charges for spans ending at or before `boundary` here, before the
+         * day's fees and payouts, so that earnings earned before 00:00 are
+         * in that 00:00 payout.  Ids: usage/<job>/<worker>/<span-start>. */
+        if (fee_from != INT64_MAX && boundary - BILLING_DAY >= fee_from)
+            rc = post_device_fees(&b, boundary - BILLING_DAY, err);
+        if (rc == RD_OK && boundary >= pay_from)
+            rc = post_payouts(&b, boundary, err);
+    }
+    if (rc == RD_OK && from != INT64_MAX && boundary > from)
+        rc = cursor_save(&b, cursor, boundary - 2 * BILLING_DAY, boundary - BILLING_DAY, until, err);
+    if (rc == RD_OK) {
+        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:O}", "until", rdtime_format(until, ts),
+                            "device_fees", (json_int_t)b.fees, "device_fees_ucr", (json_int_t)b.fees_ucr, "payouts",
+                            (json_int_t)b.payouts, "payouts_ucr", (json_int_t)b.payouts_ucr, "posted",
+                            (json_int_t)(b.fees + b.payouts), "already_posted", (json_int_t)b.already, "items", b.items);
+        if (!*result)
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    json_decref(cursor);
+    json_decref(b.by_owner);
+    json_decref(b.items);
+    return rc;
+}

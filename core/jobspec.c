@@ -1,0 +1,711 @@
+/* jobspec.c - the job spec's entry point, its top-level fields (name, type,
+ * project), the resources section, the computed fields (env_job_name,
+ * system_env, mounts) and the typed getters every section uses.
+ *
+ * Sections live in jobspec_data.c (data, model), jobspec_run.c (workers,
+ * endpoint) and jobspec_env.c (environment, regional).  Every getter names
+ * the full field path in its message, because an operator reading
+ * "must be a whole number" needs to know which of forty fields it was.
+ */
+#include "jobspec.h"
+#include "jobspec_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "names.h"
+#include "num.h"
+#include "yamljson.h"
+
+/* 1,000,000 credits per GPU-hour: far above any price, low enough that a
+ * typo of a dozen zeros is caught. */
+#define MAX_PRICE_UCR (1000000LL * NUM_UCR_PER_CREDIT)
+
+/* ---- paths and messages ------------------------------------------------------ */
+
+void js_join(char *buf, const char *parent, const char *key)
+{
+    snprintf(buf, JS_PATH, "%s%s%s", parent, *parent ? "." : "", key);
+}
+
+void js_item(char *buf, const char *parent, size_t i)
+{
+    snprintf(buf, JS_PATH, "%s[%zu]", parent, i);
+}
+
+/* Cuts s to fit len bytes without splitting a UTF-8 sequence, marking the
+ * cut with "..."; messages end up in JSON, which must stay valid UTF-8. */
+static void fit(const char *s, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    if (n < len) {
+        memcpy(buf, s, n + 1);
+        return;
+    }
+    n = len > 4 ? len - 4 : 0;
+    while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+        n--;
+    memcpy(buf, s, n);
+    memcpy(buf + n, "...", len > 4 ? 4 : 1);
+    if (len <= 4)
+        buf[0] = '\0';
+}
+
+const char *js_show(const json_t *v, char *buf, size_t len)
+{
+    char *dump = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+    fit(dump ? dump : v ? "?" : "nothing", buf, len);
+    free(dump);
+    return buf;
+}
+
+/* A key as typed, with control characters masked so the message stays one
+ * line. */
+static const char *clean(const char *s, char *buf, size_t len)
+{
+    fit(s, buf, len);
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return buf;
+}
+
+rd_code js_fail(rd_err *err, const char *path, const char *fmt, ...)
+{
+    char rule[448];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rule, sizeof rule, fmt, ap);
+    va_end(ap);
+    if (!*path)
+        return rd_fail(err, RD_EINVAL, "%s", rule);
+    return rd_fail(err, RD_EINVAL, "%s %s", path, rule);
+}
+
+rd_code js_fail_got(rd_err *err, const char *path, const json_t *v, const char *rule)
+{
+    char got[96];
+    return js_fail(err, path, "must be %s, got %s", rule, js_show(v, got, sizeof got));
+}
+
+rd_code js_nomem(rd_err *err)
+{
+    return rd_fail(err, RD_ENOMEM, "job spec: out of memory");
+}
+
+/* ---- typed access ------------------------------------------------------------ */
+
+const json_t *js_get(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+    return json_is_null(v) ? NULL : v;
+}
+
+rd_code js_keys(const json_t *obj, const char *path, const char *const *allowed, rd_err *err)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach((json_t *)obj, key, v) {
+        const char *const *a;
+        char list[200], shown[64];
+        size_t used = 0;
+        for (a = allowed; *a && strcmp(*a, key) != 0; a++)
+            ;
+        if (*a)
+            continue;
+        list[0] = '\0';
+        for (a = allowed; *a && used < sizeof list; a++) {
+            int w = snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ", *a);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        return rd_fail(err, RD_EINVAL, "%s%s%s: unknown key (allowed: %s)", path, *path ? "." : "",
+                       clean(key, shown, sizeof shown), list);
+    }
+    return RD_OK;
+}
+
+rd_code js_want_object(const json_t *v, const char *path, rd_err *err)
+{
+    return json_is_object(v) ? RD_OK : js_fail_got(err, path, v, "a mapping of keys");
+}
+
+rd_code js_want_list(const json_t *v, const char *path, size_t max, rd_err *err)
+{
+    if (!json_is_array(v))
+        return js_fail_got(err, path, v, "a list ([a, b] or one '- item' per line)");
+    if (json_array_size(v) > max)
+        return js_fail(err, path, "must hold at most %zu items, got %zu", max, json_array_size(v));
+    return RD_OK;
+}
+
+rd_code js_want_string(const json_t *v, const char *path, size_t minlen, size_t maxlen, int multiline,
+                       const char **out, rd_err *err)
+{
+    const char *s;
+    size_t n;
+
+    if (!json_is_string(v))
+        return js_fail_got(err, path, v, "a string");
+    s = json_string_value(v);
+    n = json_string_length(v);
+    if (strlen(s) != n)
+        return js_fail(err, path, "must not contain NUL characters");
+    if (n < minlen)
+        return js_fail(err, path, "must not be empty");
+    if (n > maxlen)
+        return js_fail(err, path, "must be at most %zu characters, got %zu", maxlen, n);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p < 0x20 && !(multiline && (*p == '\n' || *p == '\t'))) || *p == 0x7f)
+            return js_fail(err, path, "must not contain control characters%s",
+                           multiline ? " other than newlines and tabs" : "");
+    *out = s;
+    return RD_OK;
+}
+
+rd_code js_want_bool(const json_t *v, const char *path, int *out, rd_err *err)
+{
+    if (!json_is_boolean(v))
+        return js_fail_got(err, path, v, "true or false");
+    *out = json_is_true(v);
+    return RD_OK;
+}
+
+rd_code js_want_int(const json_t *v, const char *path, int64_t min, int64_t max, const char *unit, int64_t *out,
+                    rd_err *err)
+{
+    char got[96];
+    if (!json_is_integer(v))
+        return js_fail_got(err, path, v, "a whole number");
+    if (json_integer_value(v) < min || json_integer_value(v) > max)
+        return js_fail(err, path, "must be between %lld and %lld%s%s, got %s", (long long)min, (long long)max,
+                       unit ? " " : "", unit ? unit : "", js_show(v, got, sizeof got));
+    *out = json_integer_value(v);
+    return RD_OK;
+}
+
+/* "1.5e-05" -> "0.000015": jansson prints small and large reals with an
+ * exponent, which the exact decimal parsers of num.h do not read.  Pure
+ * digit shuffling, no arithmetic on the value. */
+static int expand_exponent(const char *s, char *buf, size_t len)
+{
+    const char *e = strpbrk(s, "eE"), *p = s;
+    char digits[40], tmp[96];
+    size_t nd = 0, used = 0;
+    long point, exp;
+    int intdigits = 0, dot = 0;
+
+    if (!e) {
+        if (strlen(s) >= len)
+            return -1;
+        memcpy(buf, s, strlen(s) + 1);
+        return 0;
+    }
+    if (*p == '-' || *p == '+')
+        tmp[used++] = *p++;
+    for (; p < e; p++) {
+        if (*p == '.') {
+            dot = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9' || nd >= sizeof digits)
+            return -1;
+        digits[nd++] = *p;
+        intdigits += !dot;
+    }
+    exp = strtol(e + 1, NULL, 10);
+    if (nd == 0 || exp > 30 || exp < -30)
+        return -1;
+    point = intdigits + exp;
+    if (point <= 0) {
+        tmp[used++] = '0';
+        tmp[used++] = '.';
+        for (long i = 0; i < -point; i++)
+            tmp[used++] = '0';
+        memcpy(tmp + used, digits, nd);
+        used += nd;
+    } else if ((size_t)point >= nd) {
+        memcpy(tmp + used, digits, nd);
+        used += nd;
+        for (long i = 0; i < point - (long)nd; i++)
+            tmp[used++] = '0';
+    } else {
+        memcpy(tmp + used, digits, (size_t)point);
+        used += (size_t)point;
+        tmp[used++] = '.';
+        memcpy(tmp + used, digits + point, nd - (size_t)point);
+        used += nd - (size_t)point;
+    }
+    if (used >= len)
+        return -1;
+    memcpy(buf, tmp, used);
+    buf[used] = '\0';
+    return 0;
+}
+
+int js_decimal_text(const json_t *v, char *buf, size_t len)
+{
+    char *dump;
+    json_t *back;
+    int exact;
+
+    if (json_is_string(v)) {
+        if (json_string_length(v) >= len || strlen(json_string_value(v)) != json_string_length(v))
+            return -1;
+        memcpy(buf, json_string_value(v), json_string_length(v) + 1);
+        return 0;
+    }
+    if (json_is_integer(v)) {
+        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return 0;
+    }
+    if (!json_is_real(v))
+        return -1;
+    /* 15 significant digits give back exactly the decimal a person typed
+     * (any decimal of up to 15 digits survives the trip through a double);
+     * the round trip below refuses the rare longer literal instead of
+     * guessing which decimal it was. */
+    if (!(dump = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15))))
+        return -1;
+    back = json_loads(dump, JSON_DECODE_ANY, NULL);
+    exact = back && json_equal(back, (json_t *)v);
+    json_decref(back);
+    if (!exact || expand_exponent(dump, buf, len) != 0) {
+        free(dump);
+        return -1;
+    }
+    free(dump);
+    return 0;
+}
+
+rd_code js_check_display_name(const json_t *v, const char *path, const char **out, rd_err *err)
+{
+    const char *s;
+    rd_code rc;
+    size_t n;
+
+    if ((rc = js_want_string(v, path, 1, JOBSPEC_NAME_MAX, 0, &s, err)) != RD_OK)
+        return rc;
+    n = strlen(s);
+    if (strpbrk(s, "/\\") || strcmp(s, ".") == 0 || strcmp(s, "..") == 0 || s[0] == ' ' || s[n - 1] == ' ')
+        return js_fail_got(err, path, v,
+                           "a name without '/' or '\\', not \".\" or \"..\", and without spaces at either end "
+                           "(it becomes a directory or file name)");
+    *out = s;
+    return RD_OK;
+}
+
+rd_code js_name_list(const json_t *v, const char *path, size_t max, json_t **out, rd_err *err)
+{
+    json_t *arr;
+    rd_code rc;
+
+    *out = NULL;
+    if (!v)
+        return (*out = json_array()) ? RD_OK : js_nomem(err);
+    if ((rc = js_want_list(v, path, max, err)) != RD_OK)
+        return rc;
+    if (!(arr = json_array()))
+        return js_nomem(err);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        char item[JS_PATH], dir[JOBSPEC_NAME_MAX + 1], other[JOBSPEC_NAME_MAX + 1], got[96];
+        const char *s;
+        if ((rc = js_check_display_name(json_array_get(v, i), (js_item(item, path, i), item), &s, err)) != RD_OK)
+            goto fail;
+        jobspec_dir_name(s, dir, sizeof dir);
+        for (size_t j = 0; j < i; j++) {
+            const char *t = json_string_value(json_array_get(v, j));
+            if (strcmp(s, t) == 0) {
+                rc = js_fail(err, item, "%s is listed twice (also %s[%zu])",
+                             js_show(json_array_get(v, i), got, sizeof got), path, j);
+                goto fail;
+            }
+            if (strcmp(dir, jobspec_dir_name(t, other, sizeof other)) == 0) {
+                rc = js_fail(err, item, "%s would share the directory %s with %s[%zu]: names must differ "
+                             "after spaces become underscores",
+                             js_show(json_array_get(v, i), got, sizeof got), dir, path, j);
+                goto fail;
+            }
+        }
+        if ((rc = js_push(arr, json_string(s), err)) != RD_OK)
+            goto fail;
+    }
+    *out = arr;
+    return RD_OK;
+fail:
+    json_decref(arr);
+    return rc;
+}
+
+rd_code js_put(json_t *obj, const char *key, json_t *val, rd_err *err)
+{
+    if (!val || json_object_set_new(obj, key, val) != 0)
+        return js_nomem(err);
+    return RD_OK;
+}
+
+rd_code js_push(json_t *arr, json_t *val, rd_err *err)
+{
+    if (!val || json_array_append_new(arr, val) != 0)
+        return js_nomem(err);
+    return RD_OK;
+}
+
+json_t *js_str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+char *jobspec_dir_name(const char *name, char *buf, size_t len)
+{
+    size_t i = 0;
+    if (len == 0)
+        return buf;
+    for (; name[i] && i + 1 < len; i++)
+        buf[i] = name[i] == ' ' ? '_' : name[i];
+    buf[i] = '\0';
+    return buf;
+}
+
+/* ---- resources ---------------------------------------------------------------- */
+
+static rd_code gpu_types(js_ctx *c, const json_t *v, json_t *res)
+{
+    const char *path = "resources.gpu_types";
+    json_t *arr;
+    int has_cpu = 0;
+    rd_code rc;
+
+    if (!v)
+        return js_fail(c->err, path, "is required: the GPU types that satisfy the job, e.g. [rtx3090, a100], "
+                                     "or [cpu] for a CPU-only job");
+    if ((rc = js_want_list(v, path, catalog_gpu_count(), c->err)) != RD_OK)
+        return rc;
+    if (json_array_size(v) == 0)
+        return js_fail(c->err, path, "must name at least one GPU type (or [cpu] for a CPU-only job)");
+    if (!(arr = json_array()) || json_object_set_new(res, "gpu_types", arr) != 0)
+        return js_nomem(c->err);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        char item[JS_PATH], got[96];
+        const char *id;
+        js_item(item, path, i);
+        if ((rc = js_want_string(json_array_get(v, i), item, 1, 64, 0, &id, c->err)) != RD_OK ||
+            (rc = catalog_check_gpu(item, id, c->err)) != RD_OK)
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(id, json_string_value(json_array_get(v, j))) == 0)
+                return js_fail(c->err, item, "%s is listed twice", js_show(json_array_get(v, i), got, sizeof got));
+        has_cpu |= strcmp(id, "cpu") == 0;
+        if ((rc = js_push(arr, json_string(id), c->err)) != RD_OK)
+            return rc;
+    }
+    /* A job either attaches GPUs or does not ("None (CPU-Only)" is one
+     * choice of the GPU type list, not one more type). */
+    if (has_cpu && json_array_size(v) > 1)
+        return js_fail(c->err, path, "cannot mix cpu (CPU-only) with GPU types");
+    c->cpu_only = has_cpu;
+    return RD_OK;
+}
+
+/* Whole GPUs, or a share of one GPU: 0.5 of a GPU is a slice of one card
+ * on a node that allows sharing, but 1.5 would need half of a second card
+ * on the same worker, which no node can promise. */
+static rd_code gpu_count(js_ctx *c, const json_t *v, json_t *res)
+{
+    const char *path = "resources.gpu_count";
+    const char *rule = "a whole number of GPUs from 1 to 64, or a fraction of one GPU from 0.01 to 0.99 in "
+                       "steps of 0.01";
+    char text[64];
+    int64_t x100 = 100;
+    rd_err scratch;
+
+    if (v) {
+        if (js_decimal_text(v, text, sizeof text) != 0 ||
+            num_parse_fixed(path, text, 2, c->cpu_only ? 0 : 1, JOBSPEC_GPUS_MAX_X100, &x100, &scratch) != RD_OK)
+            return js_fail_got(c->err, path, v, c->cpu_only ? "0 or absent for a CPU-only job (gpu_types: [cpu])"
+                                                             : rule);
+        if (c->cpu_only && x100 != 0)
+            return js_fail_got(c->err, path, v, "0 or absent for a CPU-only job (gpu_types: [cpu])");
+        if (x100 > 100 && x100 % 100 != 0)
+            return js_fail_got(c->err, path, v, rule);
+    } else if (c->cpu_only)
+        x100 = 0;
+    if (!c->cpu_only && x100 == 0)
+        return js_fail_got(c->err, path, v, rule);
+    return js_put(res, "gpus_x100", json_integer(x100), c->err);
+}
+
+static rd_code cpu_count(js_ctx *c, const json_t *v, json_t *res)
+{
+    const char *path = "resources.cpu_count";
+    char got[96];
+    int64_t n;
+    rd_code rc;
+
+    if (!v) {
+        if (c->cpu_only)
+            return js_fail(c->err, path, "is required for a CPU-only job: vCPUs per worker, a multiple of 4");
+        return js_put(res, "cpu_count", json_null(), c->err);
+    }
+    if ((rc = js_want_int(v, path, JOBSPEC_CPU_QUANTUM, JOBSPEC_CPU_MAX, "vCPUs", &n, c->err)) != RD_OK)
+        return rc;
+    if (n % JOBSPEC_CPU_QUANTUM != 0)
+        return js_fail(c->err, path, "must be a multiple of %d, got %s", JOBSPEC_CPU_QUANTUM,
+                       js_show(v, got, sizeof got));
+    return js_put(res, "cpu_count", json_integer(n), c->err);
+}
+
+static rd_code max_price(js_ctx *c, const json_t *v, json_t *res)
+{
+    const char *path = "resources.max_price";
+    char text[64];
+    int64_t ucr;
+    rd_code rc;
+
+    /* Absent means no limit: seed 001 describes max_price as a filter that
+     * keeps a job waiting, not as a field every job must set. */
+    if (!v)
+        return js_put(res, "max_price_ucr", json_null(), c->err);
+    if (js_decimal_text(v, text, sizeof text) != 0)
+        return js_fail_got(c->err, path, v,
+                           "credits per GPU-hour, a number such as 2.5 (quote numbers with more than 15 digits)");
+    if ((rc = num_parse_credits(path, text, 1, MAX_PRICE_UCR, &ucr, c->err)) != RD_OK)
+        return rc;
+    return js_put(res, "max_price_ucr", json_integer(ucr), c->err);
+}
+
+rd_code js_resources(js_ctx *c, const json_t *v, json_t **out)
+{
+    static const char *const keys[] = { "gpu_types", "gpu_count", "cpu_count", "max_price", "disk_size", NULL };
+    json_t *res;
+    int64_t disk;
+    rd_code rc;
+
+    *out = NULL;
+    if (!v)
+        return js_fail(c->err, "resources", "is required for every job type (gpu_types and disk_size at least)");
+    if ((rc = js_want_object(v, "resources", c->err)) != RD_OK ||
+        (rc = js_keys(v, "resources", keys, c->err)) != RD_OK)
+        return rc;
+    if (!(res = json_object()))
+        return js_nomem(c->err);
+    if ((rc = gpu_types(c, js_get(v, "gpu_types"), res)) != RD_OK ||
+        (rc = gpu_count(c, js_get(v, "gpu_count"), res)) != RD_OK ||
+        (rc = cpu_count(c, js_get(v, "cpu_count"), res)) != RD_OK ||
+        (rc = max_price(c, js_get(v, "max_price"), res)) != RD_OK)
+        goto fail;
+    if (!js_get(v, "disk_size")) {
+        rc = js_fail(c->err, "resources.disk_size", "is required: GB of working storage per worker, %d to %d",
+                     JOBSPEC_DISK_MIN_GB, JOBSPEC_DISK_MAX_GB);
+        goto fail;
+    }
+    if ((rc = js_want_int(js_get(v, "disk_size"), "resources.disk_size", JOBSPEC_DISK_MIN_GB, JOBSPEC_DISK_MAX_GB,
+                          "GB", &disk, c->err)) != RD_OK ||
+        (rc = js_put(res, "disk_size", json_integer(disk), c->err)) != RD_OK)
+        goto fail;
+    *out = res;
+    return RD_OK;
+fail:
+    json_decref(res);
+    return rc;
+}
+
+/* ---- top level ---------------------------------------------------------------- */
+
+static rd_code job_type(js_ctx *c, const json_t *v)
+{
+    static const char *const types[] = { "notebook", "training", "inference", "endpoint", NULL };
+    const char *s;
+
+    if (!v)
+        return js_fail(c->err, "type", "is required: notebook, training, inference or endpoint");
+    if (json_is_string(v)) {
+        s = json_string_value(v);
+        for (const char *const *t = types; *t; t++)
+            if (strcmp(s, *t) == 0) {
+                c->type = *t;
+                return RD_OK;
+            }
+    }
+    return js_fail_got(c->err, "type", v, "one of notebook, training, inference, endpoint");
+}
+
+/* NAME, or OWNER/NAME for a project another account shared. */
+static rd_code project(js_ctx *c, const json_t *v, const char **out)
+{
+    const char *s, *slash;
+    char owner[NAMES_MAX + 2];
+    rd_code rc;
+
+    *out = NULL;
+    if (!v)
+        return RD_OK;
+    if ((rc = js_want_string(v, "project", 1, 2 * NAMES_MAX + 1, 0, &s, c->err)) != RD_OK)
+        return rc;
+    if ((slash = strchr(s, '/'))) {
+        if ((size_t)(slash - s) > NAMES_MAX)
+            return js_fail_got(c->err, "project", v, "NAME or OWNER/NAME");
+        memcpy(owner, s, (size_t)(slash - s));
+        owner[slash - s] = '\0';
+        if ((rc = names_check("project owner", owner, c->err)) != RD_OK ||
+            (rc = names_check("project", slash + 1, c->err)) != RD_OK)
+            return rc;
+    } else if ((rc = names_check("project", s, c->err)) != RD_OK)
+        return rc;
+    *out = s;
+    return RD_OK;
+}
+
+/* One mount entry {what, name, path}. */
+static rd_code mount(json_t *mounts, const char *what, const char *name, const char *path, rd_err *err)
+{
+    json_t *m = json_pack("{s:s, s:s, s:s}", "what", what, "name", name, "path", path);
+    return js_push(mounts, m, err);
+}
+
+/* Seed 001: one dataset (checkpoint) is mounted at the base directory
+ * itself; several each get base/<name with spaces as underscores>.  shared
+ * is how many entries the base directory holds in all. */
+static rd_code mount_list(json_t *mounts, const char *what, const json_t *names, size_t shared, const char *base,
+                          rd_err *err)
+{
+    rd_code rc;
+
+    for (size_t i = 0; i < json_array_size(names); i++) {
+        const char *name = json_string_value(json_array_get(names, i));
+        char dir[JOBSPEC_NAME_MAX + 1], path[sizeof JOBSPEC_CHECKPOINT_DIR + JOBSPEC_NAME_MAX + 2];
+        if (shared == 1)
+            snprintf(path, sizeof path, "%s", base);
+        else
+            snprintf(path, sizeof path, "%s/%s", base, jobspec_dir_name(name, dir, sizeof dir));
+        if ((rc = mount(mounts, what, name, path, err)) != RD_OK)
+            return rc;
+    }
+    return RD_OK;
+}
+
+static rd_code computed(const char *name, json_t *doc, rd_err *err)
+{
+    json_t *data = json_object_get(doc, "data"), *model = json_object_get(doc, "model");
+    json_t *input = json_object_get(data, "input"), *output = json_object_get(data, "output");
+    char env_name[JOBSPEC_NAME_MAX + 1];
+    size_t ndatasets;
+    json_t *mounts;
+    rd_code rc;
+
+    jobspec_dir_name(name, env_name, sizeof env_name);
+    if ((rc = js_put(doc, "env_job_name", json_string(env_name), err)) != RD_OK ||
+        (rc = js_put(doc, "system_env",
+                     json_pack("{s:s, s:s}", JOBSPEC_ENV_JOB_NAME, env_name, JOBSPEC_ENV_OUTPUT, JOBSPEC_OUTPUT_DIR),
+                     err)) != RD_OK)
+        return rc;
+    if (!(mounts = json_array()) || json_object_set_new(doc, "mounts", mounts) != 0)
+        return js_nomem(err);
+    /* Input data is downloaded where a dataset would be mounted.  An
+     * inference job has no datasets; a training job with both keeps the
+     * seed's dataset mounts and takes the download at JOBSPEC_INPUT_DATA_DIR. */
+    ndatasets = json_array_size(json_object_get(data, "datasets"));
+    if ((rc = mount_list(mounts, "dataset", json_object_get(data, "datasets"), ndatasets, JOBSPEC_INPUT_DIR, err)) !=
+        RD_OK)
+        return rc;
+    if (json_is_object(input) &&
+        (rc = mount(mounts, "input", json_string_value(json_object_get(input, "path")),
+                    ndatasets ? JOBSPEC_INPUT_DATA_DIR : JOBSPEC_INPUT_DIR, err)) != RD_OK)
+        return rc;
+    if ((rc = mount_list(mounts, "checkpoint", json_object_get(model, "checkpoints"),
+                         json_array_size(json_object_get(model, "checkpoints")), JOBSPEC_CHECKPOINT_DIR, err)) != RD_OK)
+        return rc;
+    if (json_is_string(json_object_get(model, "location")) &&
+        (rc = mount(mounts, "model", json_string_value(json_object_get(model, "location")), JOBSPEC_MODEL_DIR,
+                    err)) != RD_OK)
+        return rc;
+    if (json_is_object(output) &&
+        (rc = mount(mounts, "output", json_string_value(json_object_get(output, "path")), JOBSPEC_OUTPUT_DIR,
+                    err)) != RD_OK)
+        return rc;
+    return RD_OK;
+}
+
+/* Rules between sections, checked once every section is valid on its own. */
+static rd_code cross_rules(json_t *doc, rd_err *err)
+{
+    static const char *const slots[] = { "input", "output" };
+    json_t *data = json_object_get(doc, "data");
+    int has_datastore = json_is_string(json_object_get(json_object_get(doc, "regional"), "datastore"));
+
+    for (size_t i = 0; i < 2; i++) {
+        const char *type = json_string_value(json_object_get(json_object_get(data, slots[i]), "type"));
+        if (type && strcmp(type, "regional") == 0 && !has_datastore)
+            return rd_fail(err, RD_EINVAL,
+                           "data.%s.type regional needs regional.datastore: the datastore whose path it names",
+                           slots[i]);
+    }
+    return RD_OK;
+}
+
+static rd_code parse_doc(const json_t *v, json_t **out, rd_err *err)
+{
+    static const char *const keys[] = { "name",     "type",        "project",  "resources", "data", "model",
+                                        "workers",  "endpoint",    "environment", "regional", NULL };
+    static const struct {
+        const char *key;
+        rd_code (*parse)(js_ctx *, const json_t *, json_t **);
+    } sections[] = {
+        { "resources", js_resources }, { "data", js_data },         { "model", js_model },
+        { "workers", js_workers },     { "endpoint", js_endpoint }, { "environment", js_environment },
+        { "regional", js_regional },
+    };
+    js_ctx c = { .err = err, .workers = 1 };
+    const char *name, *proj;
+    json_t *doc;
+    rd_code rc;
+
+    if (!json_is_object(v))
+        return js_fail_got(err, "the job spec", v, "a mapping with name, type, resources and the other sections");
+    if ((rc = js_keys(v, "", keys, err)) != RD_OK)
+        return rc;
+    if (!js_get(v, "name"))
+        return js_fail(err, "name", "is required: a friendly name for the job");
+    if ((rc = js_check_display_name(js_get(v, "name"), "name", &name, err)) != RD_OK ||
+        (rc = job_type(&c, js_get(v, "type"))) != RD_OK || (rc = project(&c, js_get(v, "project"), &proj)) != RD_OK)
+        return rc;
+    if (!(doc = json_pack("{s:s, s:s, s:o}", "name", name, "type", c.type, "project", js_str_or_null(proj))))
+        return js_nomem(err);
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        json_t *sec = NULL;
+        if ((rc = sections[i].parse(&c, js_get(v, sections[i].key), &sec)) != RD_OK ||
+            (rc = js_put(doc, sections[i].key, sec, err)) != RD_OK)
+            goto fail;
+    }
+    if ((rc = cross_rules(doc, err)) != RD_OK || (rc = computed(name, doc, err)) != RD_OK)
+        goto fail;
+    *out = doc;
+    return RD_OK;
+fail:
+    json_decref(doc);
+    return rc;
+}
+
+rd_code jobspec_parse(const char *text, size_t len, const char *source, json_t **out, rd_err *err)
+{
+    json_t *v = NULL;
+    rd_err inner;
+    rd_code rc;
+
+    *out = NULL;
+    if (!source)
+        source = "job spec";
+    /* yamljson's messages already carry "SOURCE:LINE:COLUMN". */
+    if ((rc = yamljson_parse(text, len, source, &v, err)) != RD_OK)
+        return rc;
+    rd_err_clear(&inner);
+    rc = parse_doc(v, out, &inner);
+    json_decref(v);
+    if (rc != RD_OK)
+        return rd_fail(err, rc, "%s: %s", source, inner.msg);
+    rd_err_clear(err);
+    return RD_OK;
+}

@@ -1,0 +1,734 @@
+/* ledger.c - the double-entry ledger: staging transfers, pending holds,
+ * balances and the invariant checker.  See ledger.h for the documents.
+ *
+ * Why it cannot post twice: a transfer's id is derived from what it pays
+ * for, ledger_stage reads that id through the transaction (a guard), and
+ * the commit only holds if the id is still absent.  Two writers of the
+ * same id therefore conflict; the loser's retry finds the transfer and
+ * turns into a no-op.  Why it cannot lose half a transfer: the transfer,
+ * both account sums and the index copies are staged into one transaction.
+ */
+#include "ledger.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+
+/* Totals of many int64 sums; __extension__ keeps -Wpedantic quiet. */
+__extension__ typedef __int128 ledger_wide;
+
+const char ledger_kinds[] = "deposit|usage_fee|gpu_rental|federated_fee|device_fee|payout";
+
+static const char *const kind_names[] = { "deposit", "usage_fee", "gpu_rental", "federated_fee",
+                                          "device_fee", "payout", NULL };
+
+int ledger_kind_valid(const char *kind)
+{
+    for (const char *const *k = kind_names; kind && *k; k++)
+        if (strcmp(*k, kind) == 0)
+            return 1;
+    return 0;
+}
+
+/* ---- naming ------------------------------------------------------------ */
+
+const char *ledger_account_owner(const char *id)
+{
+    if (strncmp(id, "wallet:", 7) == 0)
+        return id + 7;
+    if (strncmp(id, "earnings:", 9) == 0)
+        return id + 9;
+    return NULL;
+}
+
+rd_code ledger_account_check(const char *field, const char *id, rd_err *err)
+{
+    if (!id || !*id)
+        return rd_fail(err, RD_EINVAL, "%s must be a ledger account (platform, external, wallet:NAME, earnings:NAME), got ''", field);
+    if (strcmp(id, "platform") == 0 || strcmp(id, "external") == 0)
+        return RD_OK;
+    const char *owner = ledger_account_owner(id);
+    if (!owner || names_check("account name", owner, NULL) != RD_OK)
+        return rd_fail(err, RD_EINVAL, "%s must be a ledger account (platform, external, wallet:NAME, earnings:NAME), got '%s'",
+                       field, id);
+    return RD_OK;
+}
+
+const char *ledger_wallet_id(char buf[LEDGER_ACCOUNT_MAX], const char *name)
+{
+    snprintf(buf, LEDGER_ACCOUNT_MAX, "wallet:%s", name);
+    return buf;
+}
+
+const char *ledger_earnings_id(char buf[LEDGER_ACCOUNT_MAX], const char *name)
+{
+    snprintf(buf, LEDGER_ACCOUNT_MAX, "earnings:%s", name);
+    return buf;
+}
+
+rd_code ledger_id_check(const char *id, rd_err *err)
+{
+    size_t n = id ? strlen(id) : 0;
+    int ok = n > 0 && n <= LEDGER_ID_MAX && id[0] != '/' && id[n - 1] != '/' && !strstr(id, "//");
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (id[i] >= 'a' && id[i] <= 'z') || (id[i] >= 'A' && id[i] <= 'Z') || (id[i] >= '0' && id[i] <= '9') ||
+             strchr("._-:/", id[i]);
+    if (!ok)
+        return rd_fail(err, RD_EINVAL, "transfer id must be 1-%d characters of A-Z, a-z, 0-9, '.', '_', '-', ':' and "
+                       "'/' between non-empty parts, got '%.300s'", LEDGER_ID_MAX, id ? id : "");
+    return RD_OK;
+}
+
+static rd_code ref_check(const char *ref, rd_err *err)
+{
+    size_t n = ref ? strlen(ref) : 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)ref[i] < 0x20 || ref[i] == 0x7f)
+            return rd_fail(err, RD_EINVAL, "transfer ref must not contain control characters");
+    if (n > LEDGER_REF_MAX)
+        return rd_fail(err, RD_EINVAL, "transfer ref must be at most %d bytes, got %zu", LEDGER_REF_MAX, n);
+    return RD_OK;
+}
+
+static rd_code transfer_check(const ledger_transfer *t, rd_err *err)
+{
+    rd_code rc = ledger_id_check(t->id, err);
+    if (rc == RD_OK)
+        rc = ledger_account_check("transfer debit", t->debit, err);
+    if (rc == RD_OK)
+        rc = ledger_account_check("transfer credit", t->credit, err);
+    if (rc == RD_OK && strcmp(t->debit, t->credit) == 0)
+        rc = rd_fail(err, RD_EINVAL, "transfer %s: debit and credit must be different accounts, both are '%s'", t->id,
+                     t->debit);
+    if (rc == RD_OK && !ledger_kind_valid(t->kind))
+        rc = rd_fail(err, RD_EINVAL, "transfer kind must be one of %s, got '%s'", ledger_kinds, t->kind ? t->kind : "");
+    if (rc == RD_OK && (t->amount_ucr <= 0 || t->amount_ucr > LEDGER_AMOUNT_MAX))
+        rc = rd_fail(err, RD_EINVAL, "transfer %s: amount_ucr must be above zero and at most %lld, got %lld", t->id,
+                     (long long)LEDGER_AMOUNT_MAX, (long long)t->amount_ucr);
+    if (rc == RD_OK)
+        rc = ref_check(t->ref, err);
+    return rc;
+}
+
+/* ---- keys and documents ------------------------------------------------ */
+
+static const char *transfer_key(char buf[RD_KEY_MAX], const char *id)
+{
+    return tx_key(buf, LEDGER_TRANSFERS_PREFIX "%s", id);
+}
+
+static const char *account_key(char buf[RD_KEY_MAX], const char *id)
+{
+    return tx_key(buf, LEDGER_ACCOUNTS_PREFIX "%s", id);
+}
+
+static const char *str_of(const json_t *doc, const char *field)
+{
+    const char *s = json_string_value(json_object_get(doc, field));
+    return s ? s : "";
+}
+
+static int64_t int_of(const json_t *doc, const char *field)
+{
+    return json_integer_value(json_object_get(doc, field));
+}
+
+static json_t *transfer_doc(const ledger_transfer *t, int pending)
+{
+    char at[RDTIME_BUFLEN];
+    return json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:b, s:s}", "id", t->id, "debit", t->debit, "credit",
+                     t->credit, "amount_ucr", (json_int_t)t->amount_ucr, "kind", t->kind, "at",
+                     rdtime_format(t->at, at), "ref", t->ref ? t->ref : "", "pending", pending, "state",
+                     pending ? "pending" : "posted");
+}
+
+/* Names the first field in which an existing transfer differs from t, or
+ * NULL when it is the same transfer (the time is not compared: a retry may
+ * run later than the original, as in TigerBeetle). */
+static const char *transfer_differs(const json_t *doc, const ledger_transfer *t, int pending)
+{
+    if (strcmp(str_of(doc, "debit"), t->debit) != 0)
+        return "debit";
+    if (strcmp(str_of(doc, "credit"), t->credit) != 0)
+        return "credit";
+    if (int_of(doc, "amount_ucr") != t->amount_ucr)
+        return "amount_ucr";
+    if (strcmp(str_of(doc, "kind"), t->kind) != 0)
+        return "kind";
+    if (strcmp(str_of(doc, "ref"), t->ref ? t->ref : "") != 0)
+        return "ref";
+    if (json_is_true(json_object_get(doc, "pending")) != pending)
+        return "pending";
+    return NULL;
+}
+
+static const char *index_key(char buf[RD_KEY_MAX], const char *account, const json_t *doc)
+{
+    return tx_key(buf, LEDGER_INDEX_PREFIX "%s/%s/%s", account, str_of(doc, "at"), str_of(doc, "id"));
+}
+
+/* Writes the index copies of a transfer under each tenant account it touches. */
+static rd_code index_put(rd_tx *tx, const json_t *doc, rd_err *err)
+{
+    const char *side[2] = { str_of(doc, "debit"), str_of(doc, "credit") };
+    char key[RD_KEY_MAX];
+    rd_code rc = RD_OK;
+    for (int i = 0; i < 2 && rc == RD_OK; i++)
+        if (ledger_account_owner(side[i]))
+            rc = tx_put(tx, index_key(key, side[i], doc), json_deep_copy(doc), err);
+    return rc;
+}
+
+/* ---- accounts ---------------------------------------------------------- */
+
+enum { SUM_DEBITS_POSTED, SUM_CREDITS_POSTED, SUM_DEBITS_PENDING, SUM_CREDITS_PENDING, SUM_COUNT };
+
+static const char *const sum_fields[SUM_COUNT] = { "debits_posted_ucr", "credits_posted_ucr", "debits_pending_ucr",
+                                                    "credits_pending_ucr" };
+
+static json_t *account_new(const char *id, rd_time at)
+{
+    char ts[RDTIME_BUFLEN];
+    const char *owner = ledger_account_owner(id);
+    const char *type = owner ? (strncmp(id, "wallet:", 7) == 0 ? "wallet" : "earnings") : id;
+    json_t *doc = json_pack("{s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:s}", "name", id, "type", type, "owner",
+                            owner ? json_string(owner) : json_null(), sum_fields[0], (json_int_t)0, sum_fields[1],
+                            (json_int_t)0, sum_fields[2], (json_int_t)0, sum_fields[3], (json_int_t)0, "created_at",
+                            rdtime_format(at, ts));
+    return doc;
+}
+
+/* Adds delta[i] to the account's sum i (creating the account on first use). */
+static rd_code account_apply(rd_tx *tx, const char *id, const int64_t delta[SUM_COUNT], rd_time at, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *doc = NULL;
+    rd_code rc = tx_get(tx, account_key(key, id), &doc, err);
+    if (rc != RD_OK)
+        return rc;
+    if (!doc) {
+        const char *owner = ledger_account_owner(id);
+        if (owner) {   /* a tenant's ledger accounts exist only for an existing tenant */
+            char akey[RD_KEY_MAX];
+            json_t *tenant = NULL;
+            rc = tx_get(tx, tx_key(akey, "/rigdeck/accounts/%s", owner), &tenant, err);
+            if (rc == RD_OK && !tenant)
+                rc = rd_fail(err, RD_ENOTFOUND, "ledger account %s: account '%s' does not exist", id, owner);
+            json_decref(tenant);
+            if (rc != RD_OK)
+                return rc;
+        }
+        if (!(doc = account_new(id, at)))
+            return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < SUM_COUNT && rc == RD_OK; i++) {
+        int64_t v = int_of(doc, sum_fields[i]), sum;
+        if (__builtin_add_overflow(v, delta[i], &sum))
+            rc = rd_fail(err, RD_EINVAL, "ledger account %s: %s would overflow", id, sum_fields[i]);
+        else if (sum < 0)
+            rc = rd_fail(err, RD_ECORRUPT, "ledger account %s: %s would fall below zero (%lld); the ledger is "
+                         "inconsistent, run 'ledger verify'", id, sum_fields[i], (long long)sum);
+        else
+            json_object_set_new(doc, sum_fields[i], json_integer(sum));
+    }
+    if (rc == RD_OK)
+        return tx_put(tx, key, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+/* Moves amount between the two accounts' sums: from_sum/to_sum index the
+ * debit side's sums (the credit side uses the matching credit sums). */
+static rd_code accounts_move(rd_tx *tx, const json_t *t, int64_t posted, int64_t pending, rd_time at, rd_err *err)
+{
+    int64_t d[SUM_COUNT] = { posted, 0, pending, 0 };
+    int64_t c[SUM_COUNT] = { 0, posted, 0, pending };
+    rd_code rc = account_apply(tx, str_of(t, "debit"), d, at, err);
+    if (rc == RD_OK)
+        rc = account_apply(tx, str_of(t, "credit"), c, at, err);
+    return rc;
+}
+
+/* ---- posting ----------------------------------------------------------- */
+
+rd_code ledger_transfer_get(rd_tx *tx, const char *id, json_t **doc, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    *doc = NULL;
+    rd_code rc = ledger_id_check(id, err);
+    if (rc == RD_OK)
+        rc = tx_get(tx, transfer_key(key, id), doc, err);
+    return rc;
+}
+
+/* Reads the id and decides: 1 duplicate, 0 new, or an error. */
+static rd_code existing_check(rd_tx *tx, const ledger_transfer *t, int pending, int *dup, rd_err *err)
+{
+    json_t *old = NULL;
+    rd_code rc = ledger_transfer_get(tx, t->id, &old, err);
+    *dup = 0;
+    if (rc == RD_OK && old) {
+        const char *field = transfer_differs(old, t, pending);
+        if (field)
+            rc = rd_fail(err, RD_EINVAL, "transfer %s exists with different fields (%s differs); a transfer id "
+                         "names one transfer forever", t->id, field);
+        else
+            *dup = 1;
+    }
+    json_decref(old);
+    return rc;
+}
+
+/* Stages a new transfer whose id is known to be free. */
+static rd_code stage_new(rd_tx *tx, const ledger_transfer *t, int pending, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *doc = transfer_doc(t, pending);
+    if (!doc)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    rd_code rc = accounts_move(tx, doc, pending ? 0 : t->amount_ucr, pending ? t->amount_ucr : 0, t->at, err);
+    if (rc == RD_OK)
+        rc = index_put(tx, doc, err);
+    if (rc == RD_OK)
+        return tx_put(tx, transfer_key(key, t->id), doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+static rd_code stage_one(rd_tx *tx, const ledger_transfer *t, int pending, int *duplicate, rd_err *err)
+{
+    int dup = 0;
+    rd_code rc = transfer_check(t, err);
+    if (rc == RD_OK)
+        rc = existing_check(tx, t, pending, &dup, err);
+    if (rc == RD_OK && !dup)
+        rc = stage_new(tx, t, pending, err);
+    if (duplicate)
+        *duplicate = rc == RD_OK && dup;
+    return rc;
+}
+
+rd_code ledger_stage(rd_tx *tx, const ledger_transfer *t, int *duplicate, rd_err *err)
+{
+    return stage_one(tx, t, 0, duplicate, err);
+}
+
+rd_code ledger_stage_pending(rd_tx *tx, const ledger_transfer *t, int *duplicate, rd_err *err)
+{
+    return stage_one(tx, t, 1, duplicate, err);
+}
+
+rd_code ledger_stage_linked(rd_tx *tx, const ledger_transfer *t, size_t n, size_t *duplicates, rd_err *err)
+{
+    size_t dups = 0;
+    rd_code rc = RD_OK;
+    if (duplicates)
+        *duplicates = 0;
+    for (size_t i = 0; i < n && rc == RD_OK; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < i && rc == RD_OK; j++)
+            if (strcmp(t[i].id, t[j].id) == 0)
+                rc = rd_fail(err, RD_EINVAL, "linked transfers: id %s appears twice in the group", t[i].id);
+        if (rc == RD_OK)
+            rc = transfer_check(&t[i], err);
+        if (rc == RD_OK)
+            rc = existing_check(tx, &t[i], 0, &dup, err);
+        dups += (size_t)dup;
+    }
+    if (rc == RD_OK && dups > 0 && dups < n)
+        rc = rd_fail(err, RD_EINVAL, "linked transfers: %zu of the %zu transfers of the group starting with %s exist "
+                     "already; a group is posted all or none, so this one differs from the one posted", dups, n, t[0].id);
+    for (size_t i = 0; i < n && rc == RD_OK && dups == 0; i++)
+        rc = stage_new(tx, &t[i], 0, err);
+    if (duplicates && rc == RD_OK)
+        *duplicates = dups;
+    return rc;
+}
+
+/* Resolves a pending transfer: post (1) or void (0). */
+static rd_code resolve_pending(rd_tx *tx, const char *id, rd_time at, int post, int *duplicate, rd_err *err)
+{
+    const char *verb = post ? "post" : "void";
+    const char *want = post ? "posted" : "voided";
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    json_t *doc = NULL;
+    if (duplicate)
+        *duplicate = 0;
+    rd_code rc = ledger_transfer_get(tx, id, &doc, err);
+    if (rc == RD_OK && !doc)
+        rc = rd_fail(err, RD_ENOTFOUND, "%s pending transfer: transfer %s does not exist", verb, id);
+    if (rc == RD_OK && !json_is_true(json_object_get(doc, "pending")))
+        rc = rd_fail(err, RD_EINVAL, "%s pending transfer: transfer %s was posted directly, it is not a hold", verb, id);
+    if (rc == RD_OK && strcmp(str_of(doc, "state"), want) == 0) {
+        if (duplicate)
+            *duplicate = 1;
+        json_decref(doc);
+        return RD_OK;
+    }
+    if (rc == RD_OK && strcmp(str_of(doc, "state"), "pending") != 0)
+        rc = rd_fail(err, RD_EINVAL, "%s pending transfer: transfer %s is %s already", verb, id, str_of(doc, "state"));
+    if (rc == RD_OK) {
+        int64_t amount = int_of(doc, "amount_ucr");
+        rc = accounts_move(tx, doc, post ? amount : 0, -amount, at, err);
+    }
+    if (rc == RD_OK) {
+        json_object_set_new(doc, "state", json_string(want));
+        json_object_set_new(doc, "resolved_at", json_string(rdtime_format(at, ts)));
+        rc = index_put(tx, doc, err);
+    }
+    if (rc == RD_OK)
+        return tx_put(tx, transfer_key(key, id), doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+rd_code ledger_post_pending(rd_tx *tx, const char *id, rd_time at, int *duplicate, rd_err *err)
+{
+    return resolve_pending(tx, id, at, 1, duplicate, err);
+}
+
+rd_code ledger_void_pending(rd_tx *tx, const char *id, rd_time at, int *duplicate, rd_err *err)
+{
+    return resolve_pending(tx, id, at, 0, duplicate, err);
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+rd_code ledger_balance(rd_tx *tx, const char *account_id, int64_t *balance, int64_t *pending, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *doc = NULL;
+    rd_code rc = ledger_account_check("account", account_id, err);
+    if (rc == RD_OK)
+        rc = tx_get(tx, account_key(key, account_id), &doc, err);
+    if (rc != RD_OK)
+        return rc;
+    if (balance)
+        *balance = int_of(doc, "credits_posted_ucr") - int_of(doc, "debits_posted_ucr");
+    if (pending)
+        *pending = int_of(doc, "credits_pending_ucr") - int_of(doc, "debits_pending_ucr");
+    json_decref(doc);
+    return RD_OK;
+}
+
+rd_code ledger_balance_before(rd_tx *tx, const char *account_id, rd_time before, int64_t *balance, rd_err *err)
+{
+    char prefix[RD_KEY_MAX];
+    json_t *items = NULL, *t;
+    size_t i;
+    rd_code rc = ledger_account_check("account", account_id, err);
+    if (rc == RD_OK && !ledger_account_owner(account_id))
+        rc = rd_fail(err, RD_EINVAL, "ledger account %s has no entry index; only wallet: and earnings: accounts do",
+                     account_id);
+    if (rc == RD_OK)
+        rc = tx_list(tx, tx_key(prefix, LEDGER_INDEX_PREFIX "%s/", account_id), &items, err);
+    if (rc != RD_OK)
+        return rc;
+    *balance = 0;
+    json_array_foreach(items, i, t) {
+        const char *state = str_of(t, "state");
+        const char *when = json_is_true(json_object_get(t, "pending")) ? str_of(t, "resolved_at") : str_of(t, "at");
+        rd_time at;
+        if (strcmp(state, "posted") != 0 || rdtime_parse("at", when, &at, NULL) != RD_OK || at >= before)
+            continue;
+        int64_t amount = int_of(t, "amount_ucr");
+        *balance += strcmp(str_of(t, "credit"), account_id) == 0 ? amount : -amount;
+    }
+    json_decref(items);
+    return RD_OK;
+}
+
+rd_code ledger_scan(store_t *st, const char *prefix, const char *after, int64_t *rev, ledger_scan_fn fn, void *data,
+                    rd_err *err)
+{
+    char *after_buf = after ? strdup(after) : NULL;
+    int64_t at_rev = rev ? *rev : 0;
+    rd_code rc = RD_OK;
+    int stop = 0;
+    if (after && !after_buf)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    while (!stop) {
+        store_range_result res;
+        if ((rc = store_range(st, prefix, after_buf, 1000, at_rev, &res, err)) != RD_OK)
+            break;
+        at_rev = res.revision;
+        for (size_t i = 0; i < res.count && !stop; i++) {
+            json_t *doc = json_loadb(res.kvs[i].value, res.kvs[i].value_len, 0, NULL);
+            if (!json_is_object(doc)) {
+                rc = rd_fail(err, RD_ECORRUPT, "store key %s does not hold a JSON object", res.kvs[i].key);
+                stop = 1;
+            } else {
+                int r = fn(res.kvs[i].key, doc, data, err);
+                if (r > 0)
+                    rc = (rd_code)r;
+                stop = r != 0;
+            }
+            json_decref(doc);
+        }
+        free(after_buf);
+        after_buf = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
+        stop = stop || !res.more || !res.count;
+        store_range_free(&res);
+    }
+    free(after_buf);
+    if (rev)
+        *rev = at_rev;
+    return rc;
+}
+
+/* ---- checking ---------------------------------------------------------- */
+
+#define VERIFY_LIST_MAX 100
+
+typedef struct {
+    char *id;
+    int has_doc;
+    int64_t doc[SUM_COUNT];       /* as the account document says */
+    int64_t want[SUM_COUNT];      /* as its transfers add up */
+    uint64_t index_want, index_have;            /* index copies expected / found */
+    uint64_t index_hash_want, index_hash_have;  /* sums of their content hashes */
+} verify_account;
+
+typedef struct {
+    verify_account *acct;
+    size_t n, cap;
+    json_t *by_id;               /* account id -> position in acct */
+    json_t *violations;
+    size_t violation_count, transfers;
+    int oom;
+} verify_state;
+
+static void violation(verify_state *v, const char *object, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void violation(verify_state *v, const char *object, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (v->violation_count++ < VERIFY_LIST_MAX)
+        json_array_append_new(v->violations, json_pack("{s:s, s:s}", "object", object, "problem", msg));
+}
+
+static verify_account *verify_acct(verify_state *v, const char *id)
+{
+    json_t *pos = json_object_get(v->by_id, id);
+    if (pos)
+        return &v->acct[json_integer_value(pos)];
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 64;
+        verify_account *a = realloc(v->acct, cap * sizeof *a);
+        if (!a)
+            return NULL;
+        v->acct = a;
+        v->cap = cap;
+    }
+    verify_account *a = &v->acct[v->n];
+    memset(a, 0, sizeof *a);
+    if (!(a->id = strdup(id)))
+        return NULL;
+    json_object_set_new(v->by_id, id, json_integer((json_int_t)v->n));
+    v->n++;
+    return a;
+}
+
+/* FNV-1a over the canonical form: the index copy must equal its transfer. */
+static uint64_t doc_hash(const json_t *doc)
+{
+    char *s = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = s ? s : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    free(s);
+    return h;
+}
+
+static int verify_account_doc(const char *key, json_t *doc, void *data, rd_err *err)
+{
+    verify_state *v = data;
+    const char *id = key + strlen(LEDGER_ACCOUNTS_PREFIX);
+    char object[RD_KEY_MAX];
+    (void)err;
+    tx_key(object, "account %s", id);
+    if (ledger_account_check("account", id, NULL) != RD_OK || strcmp(str_of(doc, "name"), id) != 0) {
+        violation(v, object, "not a ledger account id, or its name field differs from its key");
+        return 0;
+    }
+    verify_account *a = verify_acct(v, id);
+    if (!a)
+        return v->oom = 1, LEDGER_SCAN_STOP;
+    a->has_doc = 1;
+    for (int i = 0; i < SUM_COUNT; i++) {
+        json_t *f = json_object_get(doc, sum_fields[i]);
+        a->doc[i] = json_integer_value(f);
+        if (!json_is_integer(f) || a->doc[i] < 0)
+            violation(v, object, "%s must be an integer not below zero", sum_fields[i]);
+    }
+    return 0;
+}
+
+/* Checks one transfer's own fields; returns 1 when its sums can be used. */
+static int verify_transfer_fields(verify_state *v, const char *id, const json_t *t, const char *object)
+{
+    const char *debit = str_of(t, "debit"), *credit = str_of(t, "credit"), *state = str_of(t, "state");
+    json_t *amount = json_object_get(t, "amount_ucr"), *pending = json_object_get(t, "pending");
+    rd_time at;
+    if (strcmp(str_of(t, "id"), id) != 0 || ledger_id_check(id, NULL) != RD_OK)
+        violation(v, object, "its id field differs from its key or breaks the id rule");
+    else if (!json_is_integer(amount) || json_integer_value(amount) <= 0 || json_integer_value(amount) > LEDGER_AMOUNT_MAX)
+        violation(v, object, "amount_ucr must be an integer above zero and at most %lld", (long long)LEDGER_AMOUNT_MAX);
+    else if (!ledger_kind_valid(str_of(t, "kind")))
+        violation(v, object, "kind '%s' is not one of %s", str_of(t, "kind"), ledger_kinds);
+    else if (ledger_account_check("debit", debit, NULL) != RD_OK || ledger_account_check("credit", credit, NULL) != RD_OK ||
+             strcmp(debit, credit) == 0)
+        violation(v, object, "debit '%s' and credit '%s' must be two different ledger accounts", debit, credit);
+    else if (rdtime_parse("at", str_of(t, "at"), &at, NULL) != RD_OK)
+        violation(v, object, "at '%s' is not an RFC 3339 time", str_of(t, "at"));
+    else if (!json_is_boolean(pending))
+        violation(v, object, "pending must be true or false");
+    else if (!json_is_true(pending) && strcmp(state, "posted") != 0)
+        violation(v, object, "a transfer posted directly must be in state posted, not '%s'", state);
+    else if (json_is_true(pending) && strcmp(state, "pending") && strcmp(state, "posted") && strcmp(state, "voided"))
+        violation(v, object, "a pending transfer must be pending, posted or voided, not '%s'", state);
+    else if (json_is_true(pending) && (strcmp(state, "pending") != 0) != (json_object_get(t, "resolved_at") != NULL))
+        violation(v, object, "resolved_at must be set exactly when a pending transfer is posted or voided");
+    else
+        return 1;
+    return 0;
+}
+
+static int verify_transfer(const char *key, json_t *t, void *data, rd_err *err)
+{
+    verify_state *v = data;
+    const char *id = key + strlen(LEDGER_TRANSFERS_PREFIX);
+    char object[RD_KEY_MAX];
+    (void)err;
+    v->transfers++;
+    tx_key(object, "transfer %s", id);
+    if (!verify_transfer_fields(v, id, t, object))
+        return 0;
+    int64_t amount = int_of(t, "amount_ucr");
+    const char *state = str_of(t, "state");
+    int held = strcmp(state, "pending") == 0, posted = strcmp(state, "posted") == 0;
+    const char *side[2] = { str_of(t, "debit"), str_of(t, "credit") };
+    uint64_t h = 0;
+    for (int s = 0; s < 2; s++) {
+        json_t *pos = json_object_get(v->by_id, side[s]);
+        verify_account *a = pos ? &v->acct[json_integer_value(pos)] : verify_acct(v, side[s]);
+        if (!a)
+            return v->oom = 1, LEDGER_SCAN_STOP;
+        if (!a->has_doc)
+            violation(v, object, "its %s account %s does not exist", s ? "credit" : "debit", side[s]);
+        int64_t *sum = &a->want[s + (held ? SUM_DEBITS_PENDING : SUM_DEBITS_POSTED)];
+        if ((held || posted) && __builtin_add_overflow(*sum, amount, sum))
+            violation(v, object, "the sums of account %s overflow", side[s]);
+        if (ledger_account_owner(side[s])) {
+            if (!h)
+                h = doc_hash(t);
+            a->index_want++;
+            a->index_hash_want += h;
+        }
+    }
+    return 0;
+}
+
+/* Index keys: <prefix><account>/<at>/<id>; the copy must name the same. */
+static int verify_index(const char *key, json_t *t, void *data, rd_err *err)
+{
+    verify_state *v = data;
+    const char *p = key + strlen(LEDGER_INDEX_PREFIX);
+    const char *slash = strchr(p, '/');
+    const char *at_end = slash ? strchr(slash + 1, '/') : NULL;
+    char acct[LEDGER_ACCOUNT_MAX + 1], object[RD_KEY_MAX];
+    (void)err;
+    tx_key(object, "index %s", p);
+    if (!slash || !at_end || (size_t)(slash - p) > LEDGER_ACCOUNT_MAX) {
+        violation(v, object, "not an index key (account/at/id)");
+        return 0;
+    }
+    snprintf(acct, sizeof acct, "%.*s", (int)(slash - p), p);
+    size_t at_len = (size_t)(at_end - slash - 1);
+    if (!ledger_account_owner(acct) || strcmp(str_of(t, "id"), at_end + 1) != 0 ||
+        strlen(str_of(t, "at")) != at_len || strncmp(str_of(t, "at"), slash + 1, at_len) != 0 ||
+        (strcmp(str_of(t, "debit"), acct) != 0 && strcmp(str_of(t, "credit"), acct) != 0)) {
+        violation(v, object, "the copy does not match its key (account, at, id)");
+        return 0;
+    }
+    verify_account *a = verify_acct(v, acct);
+    if (!a)
+        return v->oom = 1, LEDGER_SCAN_STOP;
+    a->index_have++;
+    a->index_hash_have += doc_hash(t);
+    return 0;
+}
+
+static void verify_totals(verify_state *v, ledger_wide *total_balance, ledger_wide *total_pending)
+{
+    *total_balance = *total_pending = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        verify_account *a = &v->acct[i];
+        char object[RD_KEY_MAX];
+        tx_key(object, "account %s", a->id);
+        if (a->has_doc) {
+            *total_balance += (ledger_wide)a->doc[SUM_CREDITS_POSTED] - a->doc[SUM_DEBITS_POSTED];
+            *total_pending += (ledger_wide)a->doc[SUM_CREDITS_PENDING] - a->doc[SUM_DEBITS_PENDING];
+            for (int s = 0; s < SUM_COUNT; s++)
+                if (a->doc[s] != a->want[s]) {
+                    violation(v, object, "%s is %lld but its transfers sum to %lld", sum_fields[s],
+                              (long long)a->doc[s], (long long)a->want[s]);
+                    break;
+                }
+        }
+        if (a->index_have != a->index_want)
+            violation(v, object, "the entry index holds %llu copies but its transfers need %llu",
+                      (unsigned long long)a->index_have, (unsigned long long)a->index_want);
+        else if (a->index_hash_have != a->index_hash_want)
+            violation(v, object, "an entry index copy differs from its transfer");
+    }
+    if (*total_balance != 0)
+        violation(v, "ledger", "the balances of all accounts sum to %lld, not zero", (long long)*total_balance);
+    if (*total_pending != 0)
+        violation(v, "ledger", "the pending amounts of all accounts sum to %lld, not zero", (long long)*total_pending);
+}
+
+rd_code ledger_verify(rd_tx *tx, json_t **report, rd_err *err)
+{
+    verify_state v = { 0 };
+    int64_t rev = 0;
+    ledger_wide total_balance = 0, total_pending = 0;
+    store_t *st = tx_store(tx);
+    *report = NULL;
+    v.by_id = json_object();
+    v.violations = json_array();
+    /* One revision for all three scans: the view is a consistent snapshot. */
+    rd_code rc = v.by_id && v.violations ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK)
+        rc = ledger_scan(st, LEDGER_ACCOUNTS_PREFIX, NULL, &rev, verify_account_doc, &v, err);
+    if (rc == RD_OK && !v.oom)
+        rc = ledger_scan(st, LEDGER_TRANSFERS_PREFIX, NULL, &rev, verify_transfer, &v, err);
+    if (rc == RD_OK && !v.oom)
+        rc = ledger_scan(st, LEDGER_INDEX_PREFIX, NULL, &rev, verify_index, &v, err);
+    if (rc == RD_OK && v.oom)
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK) {
+        verify_totals(&v, &total_balance, &total_pending);
+        *report = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:O}", "ok", v.violation_count == 0, "revision",
+                            (json_int_t)rev, "transfers", (json_int_t)v.transfers, "accounts", (json_int_t)v.n,
+                            "total_balance_ucr", (json_int_t)total_balance, "total_pending_ucr",
+                            (json_int_t)total_pending, "violation_count", (json_int_t)v.violation_count,
+                            "violations", v.violations);
+        if (!*report)
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < v.n; i++)
+        free(v.acct[i].id);
+    free(v.acct);
+    json_decref(v.by_id);
+    json_decref(v.violations);
+    return rc;
+}

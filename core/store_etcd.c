@@ -1,0 +1,686 @@
+/* store_etcd.c - the etcd store backend: the store contract over etcd's v3 JSON gateway.
+ *
+ * Owns the backend table for "etcd://h1:p1[,h2:p2...]" and "etcds://...":
+ * get, paged range pinned to a revision, txn (compares, success/failure
+ * puts/deletes/delete-prefix), leases, revision and compaction.  The
+ * transport (member rotation, timeouts, TLS) is store_etcd_http.c, watches
+ * are store_etcd_watch.c.  etcd already has the contract's semantics, so this
+ * file mostly translates: keys and values travel base64, int64s as strings,
+ * and zero fields are omitted in answers (a failed txn has no "succeeded").
+ *
+ * Safe retries: an attempt that fails after it may have reached etcd (a
+ * timeout, a member killed mid-request, "leader changed") may or may not have
+ * been applied.  Reads are simply resent.  A txn that writes is made
+ * self-identifying: it carries a put of this handle's own marker key
+ * (MARKER_PREFIX + random id, value "<seq>s" or "<seq>f" for the branch taken)
+ * and runs nested inside an outer txn guarded by the marker's mod_revision as
+ * this handle last saw it.  A resend after the original applied therefore
+ * fails the outer compare, whose failure branch reads the marker back: it
+ * names our seq, so the original's outcome (branch and revision) is reported
+ * and nothing runs twice.  The marker key lives under a lease that this
+ * handle keeps alive and revokes at close, so markers never pile up.  See
+ * docs/etcd.md for the cases this leaves (deletes-only txns) and why.
+ *
+ * Edge behaviours (where etcd differs from store_sqlite.c, documented in
+ * docs/etcd.md): a txn may not touch one key twice (etcd refuses "duplicate
+ * key"; RD_EINVAL); at most 128 compares and 127 ops per branch (one slot is
+ * the marker) and about 1.5 MiB per txn, refused with RD_EINVAL; a txn that
+ * writes always creates a revision when the branch it takes has ops, even if
+ * those are deletes of missing keys, when the other branch holds puts.
+ */
+#include "store_etcd_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+enum {
+    MAX_TXN_OPS = 128,              /* etcd's --max-txn-ops default */
+    MAX_REQUEST_BYTES = 1572864,    /* etcd's --max-request-bytes default */
+    MARKER_TTL = 60,                /* seconds; renewed when a third of it has passed */
+    MARKER_REFRESH = 5              /* outer-compare misses tolerated in one txn */
+};
+
+#define MARKER_PREFIX "~rigdeck/txn/"
+
+typedef struct {
+    store_t base;
+    etcd_conn c;
+    char mk_key[48];        /* this handle's retry marker */
+    int64_t mk_rev;         /* its mod_revision as last seen; 0: absent */
+    uint64_t mk_seq;        /* the last seq used */
+    int64_t mk_lease;       /* the marker's lease; 0: none yet */
+    int64_t mk_renewed;     /* monotonic ms when that lease was last renewed */
+} etcd_store;
+
+#define ES(st) ((etcd_store *)(st))
+
+static rd_code oom(rd_err *err)
+{
+    return rd_fail(err, RD_ENOMEM, "store: out of memory");
+}
+
+/* etcd's messages start with "etcdserver: "; callers see the rest. */
+static const char *short_msg(const char *m)
+{
+    return strncmp(m, "etcdserver: ", 12) ? m : m + 12;
+}
+
+/* A definite gRPC error that the caller did not handle specially. */
+static rd_code fail_grpc(etcd_store *s, const etcd_reply *r, const char *what, rd_err *err)
+{
+    if (r->code == GRPC_INVALID_ARGUMENT || r->code == GRPC_OUT_OF_RANGE)
+        return rd_fail(err, RD_EINVAL, "store %s: %s", what, short_msg(r->msg));
+    return rd_fail(err, RD_ESTORE, "etcd %s: %s: %s (code %d)", s->c.names, what, short_msg(r->msg), r->code);
+}
+
+/* Runs one request; RD_OK leaves either a body or a gRPC error in *r. */
+static rd_code call(etcd_store *s, const char *path, json_t *req, etcd_resend resend, etcd_reply *r,
+                    rd_err *err)
+{
+    if (!req)
+        return oom(err);
+    rd_code rc = etcd_call(&s->c, path, req, resend, r, err);
+    json_decref(req);
+    return rc;
+}
+
+static const json_t *header(const etcd_reply *r)
+{
+    return json_object_get(r->body, "header");
+}
+
+static int is_etcd(const store_t *st);
+
+/* ---- open / close ---------------------------------------------------------- */
+
+static rd_code etcd_store_open(const char *location, const store_opts *opts, store_t **out, rd_err *err)
+{
+    uint64_t id = 0;
+    *out = NULL;
+    etcd_store *s = calloc(1, sizeof *s);
+    if (!s)
+        return oom(err);
+    rd_code rc = etcd_conn_init(&s->c, location, opts, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
+        id = (uint64_t)etcd_now_ms() * 2654435761u ^ (uint64_t)getpid() << 32;
+    snprintf(s->mk_key, sizeof s->mk_key, MARKER_PREFIX "%016llx", (unsigned long long)id);
+    s->mk_seq = id >> 1;   /* any start works: seqs are only compared within this handle */
+    *out = &s->base;
+    return RD_OK;
+}
+
+static rd_code lease_revoke_impl(etcd_store *s, int64_t id, rd_err *err);
+
+static void etcd_store_close(store_t *st)
+{
+    etcd_store *s = ES(st);
+    if (s->mk_lease) {
+        /* Drops the marker now rather than at lease expiry; best effort and
+         * short, since close must not hang on a dead cluster. */
+        rd_err ignored;
+        s->c.t.op_ms = s->c.t.op_ms < 2000 ? s->c.t.op_ms : 2000;
+        s->c.t.dead_ms = s->c.t.dead_ms < 500 ? s->c.t.dead_ms : 500;
+        lease_revoke_impl(s, s->mk_lease, &ignored);
+    }
+    etcd_conn_free(&s->c);
+    free(s);
+}
+
+etcd_conn *etcd_store_conn(store_t *st)
+{
+    return &ES(st)->c;
+}
+
+/* Lets reads (get, range, revision) fall back to one member's serializable
+ * view when no quorum can serve a linearizable one; for a console that
+ * would rather show stale data, marked so, than nothing. */
+void store_etcd_set_serializable_fallback(store_t *st, int on)
+{
+    if (is_etcd(st))
+        ES(st)->c.serializable_fallback = on != 0;
+}
+
+/* 1 when the last read on st was served by that fallback (may be stale). */
+int store_etcd_last_read_stale(const store_t *st)
+{
+    return is_etcd(st) ? ((const etcd_store *)st)->c.last_read_stale : 0;
+}
+
+/* ---- reads ------------------------------------------------------------------- */
+
+/* A range request for [key, end) (end NULL: just key). */
+static json_t *range_req(const char *key, size_t klen, const char *end, size_t elen, size_t limit, int64_t rev)
+{
+    json_t *req = json_object();
+    if (!req)
+        return NULL;
+    json_object_set_new(req, "key", etcd_jb64(key, klen));
+    if (end)
+        json_object_set_new(req, "range_end", etcd_jb64(end, elen));
+    if (limit)
+        json_object_set_new(req, "limit", etcd_ji64((int64_t)limit));
+    if (rev)
+        json_object_set_new(req, "revision", etcd_ji64(rev));
+    if (json_object_size(req) != 1u + (end != NULL) + (limit != 0) + (rev != 0)) {
+        json_decref(req);
+        return NULL;
+    }
+    return req;
+}
+
+static rd_code read_kvs(const json_t *arr, store_range_result *out, rd_err *err)
+{
+    size_t n = json_array_size(arr);
+    if (!n)
+        return RD_OK;
+    out->kvs = calloc(n, sizeof *out->kvs);
+    if (!out->kvs)
+        return oom(err);
+    for (size_t i = 0; i < n; i++) {
+        rd_code rc = etcd_kv_from_json(json_array_get(arr, i), &out->kvs[i], err);
+        if (rc)
+            return rc;
+        out->count++;
+    }
+    return RD_OK;
+}
+
+/* Maps a range's definite error: compacted or future revisions are bad input. */
+static rd_code range_error(etcd_store *s, const etcd_reply *r, int64_t at_rev, rd_err *err)
+{
+    if (r->code == GRPC_OUT_OF_RANGE && strstr(r->msg, "compacted"))
+        return rd_fail(err, RD_EINVAL, "revision %lld has been compacted", (long long)at_rev);
+    if (r->code == GRPC_OUT_OF_RANGE && strstr(r->msg, "future"))
+        return rd_fail(err, RD_EINVAL, "revision %lld is in the future", (long long)at_rev);
+    return fail_grpc(s, r, "range", err);
+}
+
+static rd_code etcd_store_get(store_t *st, const char *key, store_kv *out, int *found, int64_t *revision,
+                              rd_err *err)
+{
+    etcd_store *s = ES(st);
+    etcd_reply r;
+    memset(out, 0, sizeof *out);
+    *found = 0;
+    if (!key || !*key)
+        return rd_fail(err, RD_EINVAL, "store get: the key is empty");
+    rd_code rc = call(s, "kv/range", range_req(key, strlen(key), NULL, 0, 0, 0), ETCD_RESEND, &r, err);
+    if (rc)
+        return rc;
+    if (r.code)
+        return range_error(s, &r, 0, err);
+    const json_t *kvs = json_object_get(r.body, "kvs");
+    if (json_array_size(kvs)) {
+        if ((rc = etcd_kv_from_json(json_array_get(kvs, 0), out, err)) != RD_OK) {
+            etcd_reply_free(&r);
+            return rc;
+        }
+        *found = 1;
+    }
+    if (revision)
+        *revision = etcd_i64(header(&r), "revision");
+    etcd_reply_free(&r);
+    return RD_OK;
+}
+
+static rd_code etcd_store_range(store_t *st, const char *prefix, const char *after, size_t limit,
+                                int64_t at_rev, store_range_result *out, rd_err *err)
+{
+    etcd_store *s = ES(st);
+    etcd_reply r;
+    memset(out, 0, sizeof *out);
+    if (at_rev < 0)
+        return rd_fail(err, RD_EINVAL, "store range: revision %lld is negative", (long long)at_rev);
+    if (!prefix)
+        prefix = "";
+    char *end = store_prefix_end(prefix);
+    /* No upper bound: etcd spells "every key from here on" as range_end "\0".
+     * The first key: the prefix ("\0" for the empty one, since etcd refuses
+     * an empty key), or just after `after` = after + "\0". */
+    const char *key = *prefix ? prefix : "";
+    size_t klen = *prefix ? strlen(prefix) : 1;
+    if (after && strcmp(after, prefix) >= 0) {
+        key = after;
+        klen = strlen(after) + 1;
+    }
+    json_t *req = range_req(key, klen, end ? end : "", end ? strlen(end) : 1, limit, at_rev);
+    free(end);
+    rd_code rc = call(s, "kv/range", req, ETCD_RESEND, &r, err);
+    if (rc)
+        return rc;
+    if (r.code)
+        return range_error(s, &r, at_rev, err);
+    rc = read_kvs(json_object_get(r.body, "kvs"), out, err);
+    out->more = json_is_true(json_object_get(r.body, "more"));
+    out->revision = at_rev ? at_rev : etcd_i64(header(&r), "revision");
+    etcd_reply_free(&r);
+    if (rc)
+        store_range_free(out);
+    return rc;
+}
+
+/* ---- txn --------------------------------------------------------------------- */
+
+static const char *const CMP_TARGET[] = { "VALUE", "VERSION", "MOD", "CREATE" };
+static const char *const CMP_FIELD[] = { "value", "version", "mod_revision", "create_revision" };
+static const char *const CMP_RESULT[] = { "EQUAL", "NOT_EQUAL", "LESS", "GREATER" };
+
+static json_t *cmp_json(const store_cmp *c)
+{
+    json_t *j = json_object();
+    if (!j)
+        return NULL;
+    json_object_set_new(j, "key", etcd_jb64(c->key, strlen(c->key)));
+    json_object_set_new(j, "target", json_string(CMP_TARGET[c->target]));
+    json_object_set_new(j, "result", json_string(CMP_RESULT[c->op]));
+    json_object_set_new(j, CMP_FIELD[c->target], c->target == STORE_CMP_VALUE
+                                                     ? etcd_jb64(c->value ? c->value : "", c->value_len)
+                                                     : etcd_ji64(c->number));
+    return json_object_size(j) == 4 ? j : (json_decref(j), NULL);
+}
+
+static json_t *put_json(const char *key, const char *value, size_t value_len, int64_t lease)
+{
+    json_t *p = json_object();
+    if (!p)
+        return NULL;
+    json_object_set_new(p, "key", etcd_jb64(key, strlen(key)));
+    json_object_set_new(p, "value", etcd_jb64(value ? value : "", value_len));
+    if (lease)
+        json_object_set_new(p, "lease", etcd_ji64(lease));
+    if (json_object_size(p) != 2u + (lease != 0)) {
+        json_decref(p);
+        return NULL;
+    }
+    return json_pack("{s:o}", "request_put", p);
+}
+
+static json_t *op_json(const store_op *o)
+{
+    if (o->kind == STORE_OP_PUT)
+        return put_json(o->key, o->value, o->value_len, o->lease);
+    json_t *d = json_object();
+    if (!d)
+        return NULL;
+    if (o->kind == STORE_OP_DELETE) {
+        json_object_set_new(d, "key", etcd_jb64(o->key, strlen(o->key)));
+    } else {
+        char *end = store_prefix_end(o->key);
+        json_object_set_new(d, "key", *o->key ? etcd_jb64(o->key, strlen(o->key)) : etcd_jb64("", 1));
+        json_object_set_new(d, "range_end", end ? etcd_jb64(end, strlen(end)) : etcd_jb64("", 1));
+        free(end);
+    }
+    if (json_object_size(d) != (o->kind == STORE_OP_DELETE ? 1u : 2u)) {
+        json_decref(d);
+        return NULL;
+    }
+    return json_pack("{s:o}", "request_delete_range", d);
+}
+
+/* The ops of one branch, plus the marker put when marker is non-NULL. */
+static json_t *branch_json(const store_op *ops, size_t n, const etcd_store *s, const char *marker)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++)
+        if (json_array_append_new(arr, op_json(&ops[i])))
+            goto fail;
+    if (arr && marker && json_array_append_new(arr, put_json(s->mk_key, marker, strlen(marker), s->mk_lease)))
+        goto fail;
+    return arr;
+fail:
+    json_decref(arr);
+    return NULL;
+}
+
+static json_t *txn_json(const store_cmp *cmps, size_t ncmps, json_t *success, json_t *failure)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < ncmps; i++)
+        if (json_array_append_new(arr, cmp_json(&cmps[i]))) {
+            json_decref(arr);
+            arr = NULL;
+        }
+    if (!arr || !success || !failure) {
+        json_decref(arr);
+        json_decref(success);
+        json_decref(failure);
+        return NULL;
+    }
+    return json_pack("{s:o, s:o, s:o}", "compare", arr, "success", success, "failure", failure);
+}
+
+static rd_code check_txn(const store_cmp *cmps, size_t ncmps, const store_op *ops, size_t nops,
+                         size_t marker, size_t *bytes, rd_err *err)
+{
+    if (ncmps > MAX_TXN_OPS)
+        return rd_fail(err, RD_EINVAL, "txn of %zu compares exceeds etcd's limit of %d in one atomic step",
+                       ncmps, MAX_TXN_OPS);
+    if (nops + marker > MAX_TXN_OPS)
+        return rd_fail(err, RD_EINVAL,
+                       "txn of %zu ops exceeds etcd's limit of %d in one atomic step (%d with rigdeck's retry marker)",
+                       nops, MAX_TXN_OPS, MAX_TXN_OPS - 1);
+    for (size_t i = 0; i < ncmps; i++) {
+        if (!cmps[i].key || !*cmps[i].key)
+            return rd_fail(err, RD_EINVAL, "store txn: compare %zu has an empty key", i + 1);
+        if ((unsigned)cmps[i].target > STORE_CMP_CREATE_REVISION || (unsigned)cmps[i].op > STORE_CMP_GREATER)
+            return rd_fail(err, RD_EINVAL, "store txn: compare %zu has an unknown target or operator", i + 1);
+        *bytes += strlen(cmps[i].key) + cmps[i].value_len + 24;
+    }
+    for (size_t i = 0; i < nops; i++) {
+        if (!ops[i].key || (!*ops[i].key && ops[i].kind != STORE_OP_DELETE_PREFIX))
+            return rd_fail(err, RD_EINVAL, "store txn: op %zu has an empty key", i + 1);
+        if ((unsigned)ops[i].kind > STORE_OP_DELETE_PREFIX)
+            return rd_fail(err, RD_EINVAL, "store txn: op %zu has an unknown kind", i + 1);
+        *bytes += 2 * strlen(ops[i].key) + (ops[i].kind == STORE_OP_PUT ? ops[i].value_len : 0) + 32;
+    }
+    return RD_OK;
+}
+
+static int has_put(const store_op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].kind == STORE_OP_PUT)
+            return 1;
+    return 0;
+}
+
+/* Whether a delete-prefix in ops would also delete the marker key (etcd
+ * then refuses the txn for touching one key twice). */
+static int covers_marker(const etcd_store *s, const store_op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].kind == STORE_OP_DELETE_PREFIX && !strncmp(s->mk_key, ops[i].key, strlen(ops[i].key)))
+            return 1;
+    return 0;
+}
+
+static rd_code lease_keepalive_impl(etcd_store *s, int64_t id, int64_t *ttl, rd_err *err);
+static rd_code lease_grant_impl(etcd_store *s, int64_t ttl, int64_t *id, rd_err *err);
+
+/* Makes sure the marker's lease will outlive this txn and its retries
+ * (op_ms is far below the two thirds of MARKER_TTL that remain at worst). */
+static rd_code marker_lease(etcd_store *s, rd_err *err)
+{
+    int64_t t0 = etcd_now_ms(), ttl;
+    if (s->mk_lease && t0 - s->mk_renewed < MARKER_TTL * 1000 / 3)
+        return RD_OK;
+    if (s->mk_lease) {
+        rd_code rc = lease_keepalive_impl(s, s->mk_lease, &ttl, err);
+        if (rc == RD_OK) {
+            s->mk_renewed = t0;
+            return RD_OK;
+        }
+        if (rc != RD_ENOTFOUND)
+            return rc;
+        /* it expired, and the marker went with it */
+        s->mk_lease = 0;
+        s->mk_rev = 0;
+    }
+    rd_code rc = lease_grant_impl(s, MARKER_TTL, &s->mk_lease, err);
+    if (rc == RD_OK)
+        s->mk_renewed = t0;
+    return rc;
+}
+
+static rd_code txn_error(etcd_store *s, const etcd_reply *r, rd_err *err)
+{
+    if (r->code == GRPC_NOT_FOUND && strstr(r->msg, "lease"))
+        return rd_fail(err, RD_EINVAL, "store txn: a put names a lease that does not exist (expired or revoked)");
+    if (r->code == GRPC_INVALID_ARGUMENT && strstr(r->msg, "duplicate key"))
+        return rd_fail(err, RD_EINVAL, "store txn: the ops touch one key twice, which etcd refuses");
+    if (r->code == GRPC_INVALID_ARGUMENT && strstr(r->msg, "too large"))
+        return rd_fail(err, RD_EINVAL, "store txn: the request exceeds etcd's size limit (about 1.5 MiB)");
+    return fail_grpc(s, r, "txn", err);
+}
+
+/* A txn sent as is: reads only, deletes in at most one branch, or (when
+ * the marker cannot be used) a write that must not be resent blindly. */
+static rd_code txn_plain(etcd_store *s, json_t *req, etcd_resend resend, store_txn_result *res, rd_err *err)
+{
+    etcd_reply r;
+    rd_code rc = call(s, "kv/txn", req, resend, &r, err);
+    if (rc)
+        return rc;
+    if (r.code)
+        return txn_error(s, &r, err);
+    res->succeeded = json_is_true(json_object_get(r.body, "succeeded"));
+    res->revision = etcd_i64(header(&r), "revision");
+    etcd_reply_free(&r);
+    return RD_OK;
+}
+
+/* The marker's state as the outer failure branch read it back: 1 with the
+ * outcome when it names seq (our txn applied earlier), else 0. */
+static int marker_says(etcd_store *s, const json_t *body, const char *tag_s, const char *tag_f,
+                       store_txn_result *res)
+{
+    const json_t *rr = json_object_get(json_array_get(json_object_get(body, "responses"), 0), "response_range");
+    const json_t *kv = json_array_get(json_object_get(rr, "kvs"), 0);
+    const char *v64 = json_string_value(json_object_get(kv, "value"));
+    size_t n = 0;
+    char *v = etcd_unb64(v64 ? v64 : "", &n);
+    int ours = v && (!strcmp(v, tag_s) || !strcmp(v, tag_f));
+    if (ours) {
+        res->succeeded = !strcmp(v, tag_s);
+        res->revision = etcd_i64(kv, "mod_revision");
+    }
+    s->mk_rev = etcd_i64(kv, "mod_revision");   /* 0 when the marker is gone */
+    free(v);
+    return ours;
+}
+
+static rd_code txn_marked(etcd_store *s, const store_cmp *cmps, size_t ncmps, const store_op *success,
+                          size_t nsuccess, const store_op *failure, size_t nfailure, store_txn_result *res,
+                          rd_err *err)
+{
+    char tag_s[32], tag_f[32];
+    unsigned long long seq = ++s->mk_seq;
+    snprintf(tag_s, sizeof tag_s, "%llus", seq);
+    snprintf(tag_f, sizeof tag_f, "%lluf", seq);
+    for (int attempt = 0; attempt < MARKER_REFRESH; attempt++) {
+        rd_code rc = marker_lease(s, err);
+        if (rc)
+            return rc;
+        json_t *inner = txn_json(cmps, ncmps, branch_json(success, nsuccess, s, nsuccess ? tag_s : NULL),
+                                 branch_json(failure, nfailure, s, nfailure ? tag_f : NULL));
+        store_cmp guard = { s->mk_key, STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL, s->mk_rev, NULL, 0 };
+        json_t *read_back = json_pack("[{s:{s:o}}]", "request_range", "key", etcd_jb64(s->mk_key, strlen(s->mk_key)));
+        json_t *req = inner ? txn_json(&guard, 1, json_pack("[{s:o}]", "request_txn", inner), read_back) : NULL;
+        if (!inner)
+            json_decref(read_back);
+        etcd_reply r;
+        if ((rc = call(s, "kv/txn", req, ETCD_RESEND, &r, err)) != RD_OK)
+            return rc;
+        if (r.code) {
+            /* Our own marker lease may have expired (a process stopped for a
+             * minute): then renew and go again, nothing was applied. */
+            int64_t ttl;
+            if (r.code == GRPC_NOT_FOUND && strstr(r.msg, "lease") &&
+                lease_keepalive_impl(s, s->mk_lease, &ttl, err) == RD_ENOTFOUND) {
+                s->mk_renewed = 0;
+                continue;
+            }
+            return txn_error(s, &r, err);
+        }
+        int64_t rev = etcd_i64(header(&r), "revision");
+        if (json_is_true(json_object_get(r.body, "succeeded"))) {
+            const json_t *it = json_object_get(json_array_get(json_object_get(r.body, "responses"), 0), "response_txn");
+            res->succeeded = json_is_true(json_object_get(it, "succeeded"));
+            res->revision = rev;
+            if (res->succeeded ? nsuccess : nfailure)
+                s->mk_rev = rev;
+            etcd_reply_free(&r);
+            return RD_OK;
+        }
+        int ours = marker_says(s, r.body, tag_s, tag_f, res);
+        etcd_reply_free(&r);
+        if (ours)
+            return RD_OK;   /* an earlier attempt applied; this one changed nothing */
+    }
+    return rd_fail(err, RD_ESTORE, "etcd %s: txn marker %s keeps changing under this client", s->c.names,
+                   s->mk_key);
+}
+
+static rd_code etcd_store_txn(store_t *st, const store_cmp *cmps, size_t ncmps, const store_op *success,
+                              size_t nsuccess, const store_op *failure, size_t nfailure, store_txn_result *res,
+                              rd_err *err)
+{
+    etcd_store *s = ES(st);
+    size_t bytes = 64;
+    memset(res, 0, sizeof *res);
+    /* A write whose repeat could do harm gets the marker: any put, or
+     * ops in both branches (a repeat might take the other one). */
+    int marked = has_put(success, nsuccess) || has_put(failure, nfailure) || (nsuccess && nfailure);
+    int usable = !covers_marker(s, success, nsuccess) && !covers_marker(s, failure, nfailure);
+    rd_code rc = check_txn(cmps, ncmps, success, nsuccess, marked && usable && nsuccess, &bytes, err);
+    if (rc == RD_OK)
+        rc = check_txn(NULL, 0, failure, nfailure, marked && usable && nfailure, &bytes, err);
+    if (rc)
+        return rc;
+    if (bytes > MAX_REQUEST_BYTES - 4096)
+        return rd_fail(err, RD_EINVAL, "txn of about %zu bytes exceeds etcd's request limit of 1.5 MiB", bytes);
+    if (marked && usable)
+        return txn_marked(s, cmps, ncmps, success, nsuccess, failure, nfailure, res, err);
+    json_t *req = txn_json(cmps, ncmps, branch_json(success, nsuccess, s, NULL),
+                           branch_json(failure, nfailure, s, NULL));
+    /* Unmarked writes that could do harm twice are sent once (see docs/etcd.md). */
+    return txn_plain(s, req, marked ? ETCD_ONCE : ETCD_RESEND, res, err);
+}
+
+/* ---- leases ------------------------------------------------------------------ */
+
+static rd_code lease_grant_impl(etcd_store *s, int64_t ttl, int64_t *id, rd_err *err)
+{
+    etcd_reply r;
+    /* A resent grant can at worst leave an unused lease, which expires by itself. */
+    rd_code rc = call(s, "lease/grant", json_pack("{s:o}", "TTL", etcd_ji64(ttl)), ETCD_RESEND, &r, err);
+    if (rc)
+        return rc;
+    if (r.code)
+        return fail_grpc(s, &r, "lease grant", err);
+    const char *e = json_string_value(json_object_get(r.body, "error"));
+    *id = etcd_i64(r.body, "ID");
+    if ((e && *e) || !*id)
+        rc = rd_fail(err, RD_ESTORE, "etcd %s: lease grant failed: %s", s->c.names, e && *e ? e : "no lease id");
+    etcd_reply_free(&r);
+    return rc;
+}
+
+static rd_code etcd_store_lease_grant(store_t *st, int64_t ttl, int64_t *id, rd_err *err)
+{
+    return lease_grant_impl(ES(st), ttl, id, err);
+}
+
+static rd_code lease_keepalive_impl(etcd_store *s, int64_t id, int64_t *ttl, rd_err *err)
+{
+    etcd_reply r;
+    rd_code rc = call(s, "lease/keepalive", json_pack("{s:o}", "ID", etcd_ji64(id)), ETCD_RESEND, &r, err);
+    if (rc)
+        return rc;
+    if (r.code == GRPC_NOT_FOUND)
+        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
+    if (r.code)
+        return fail_grpc(s, &r, "lease keepalive", err);
+    /* a streaming endpoint: the answer sits under "result"; an unknown
+     * lease comes back with no TTL */
+    *ttl = etcd_i64(json_object_get(r.body, "result"), "TTL");
+    etcd_reply_free(&r);
+    if (*ttl <= 0)
+        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
+    return RD_OK;
+}
+
+static rd_code etcd_store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_left, rd_err *err)
+{
+    return lease_keepalive_impl(ES(st), id, ttl_left, err);
+}
+
+static rd_code lease_revoke_impl(etcd_store *s, int64_t id, rd_err *err)
+{
+    etcd_reply r;
+    rd_code rc = call(s, "lease/revoke", json_pack("{s:o}", "ID", etcd_ji64(id)), ETCD_RESEND, &r, err);
+    if (rc)
+        return rc;
+    /* "not found" after an attempt that may have applied means that one did */
+    if (r.code == GRPC_NOT_FOUND && !r.maybe_sent_before)
+        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
+    if (r.code && r.code != GRPC_NOT_FOUND)
+        return fail_grpc(s, &r, "lease revoke", err);
+    etcd_reply_free(&r);
+    return RD_OK;
+}
+
+static rd_code etcd_store_lease_revoke(store_t *st, int64_t id, rd_err *err)
+{
+    return lease_revoke_impl(ES(st), id, err);
+}
+
+/* ---- housekeeping ------------------------------------------------------------ */
+
+rd_code etcd_store_revision(store_t *st, int64_t *revision, rd_err *err)
+{
+    etcd_store *s = ES(st);
+    etcd_reply r;
+    /* the cheapest linearizable read: count a single key nobody uses */
+    json_t *req = range_req("", 1, NULL, 0, 0, 0);
+    if (req)
+        json_object_set_new(req, "count_only", json_true());
+    rd_code rc = call(s, "kv/range", req, ETCD_RESEND, &r, err);
+    if (rc)
+        return rc;
+    if (r.code)
+        return fail_grpc(s, &r, "revision", err);
+    *revision = etcd_i64(header(&r), "revision");
+    etcd_reply_free(&r);
+    return RD_OK;
+}
+
+static rd_code etcd_store_compact(store_t *st, int64_t revision, rd_err *err)
+{
+    etcd_store *s = ES(st);
+    etcd_reply r;
+    if (revision < 1)
+        return rd_fail(err, RD_EINVAL, "cannot compact to revision %lld", (long long)revision);
+    rd_code rc = call(s, "kv/compaction", json_pack("{s:o}", "revision", etcd_ji64(revision)), ETCD_RESEND, &r, err);
+    if (rc)
+        return rc;
+    if (r.code == GRPC_OUT_OF_RANGE && strstr(r.msg, "compacted") && r.maybe_sent_before)
+        return RD_OK;   /* our own earlier attempt did it */
+    if (r.code == GRPC_OUT_OF_RANGE && strstr(r.msg, "future"))
+        return rd_fail(err, RD_EINVAL, "cannot compact to revision %lld: it is in the future", (long long)revision);
+    if (r.code == GRPC_OUT_OF_RANGE)
+        return rd_fail(err, RD_EINVAL, "cannot compact to revision %lld: it has been compacted already",
+                       (long long)revision);
+    if (r.code)
+        return fail_grpc(s, &r, "compact", err);
+    etcd_reply_free(&r);
+    return RD_OK;
+}
+
+const store_backend store_etcd_backend = {
+    .name = "etcd",
+    .open = etcd_store_open,
+    .close = etcd_store_close,
+    .get = etcd_store_get,
+    .range = etcd_store_range,
+    .txn = etcd_store_txn,
+    .lease_grant = etcd_store_lease_grant,
+    .lease_keepalive = etcd_store_lease_keepalive,
+    .lease_revoke = etcd_store_lease_revoke,
+    .watch_open = etcd_store_watch_open,
+    .watch_next = etcd_store_watch_next,
+    .watch_close = etcd_store_watch_close,
+    .revision = etcd_store_revision,
+    .compact = etcd_store_compact,
+};
+
+static int is_etcd(const store_t *st)
+{
+    return st && st->be == &store_etcd_backend;
+}
