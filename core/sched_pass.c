@@ -251,10 +251,34 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
         json_decref(job);
         return rc;
     }
+    /* Aged jobs ahead in the queue that cannot be placed hold claims, as
+     * they would in a pass: replay that so why and run agree. */
+    json_t *queue = NULL, *q;
+    if (job_queue(ctx, &queue, NULL) == RD_OK) {
+        json_array_foreach(queue, i, q) {
+            if (strcmp(fleet_str(q, "id"), fleet_str(job, "id")) == 0)
+                break;
+            rd_time submitted = 0;
+            sched_offer o;
+            rdtime_parse("submitted_at", fleet_str(q, "submitted_at"), &submitted, NULL);
+            if (ctx->now - submitted <= s.max_wait_s || !wallet_ok(ctx, q))
+                continue;
+            json_t *fits = sched_pick(&s, q, &o);
+            json_decref(o.alloc);
+            if (!fits)
+                claim_for(&s, q);
+        }
+    }
+    json_decref(queue);
+    int pin_usable = 0;
     json_array_foreach(s.nodes, i, n) {
         sched_offer o;
-        counts[sched_check(&s, job, n, &o)]++;
+        sched_verdict v = sched_check(&s, job, n, &o);
+        counts[v]++;
         json_decref(o.alloc);
+        if (*fleet_str(job, "region_pin") && strcmp(fleet_str(n, "region"), fleet_str(job, "region_pin")) == 0 &&
+            v != SCHED_NODE_STATE && v != SCHED_GPU_TYPE)
+            pin_usable = 1;
     }
     json_t *constraints = json_array(), *reasons = json_array();
     for (int v = 1; v < SCHED_NVERDICTS; v++)
@@ -269,8 +293,8 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
     if (!credit)
         json_array_append_new(reasons, json_sprintf("the paying account '%s' has no credit left (its wallet is at or below zero)",
                                                     fleet_str(job, "project_owner")));
-    if (*fleet_str(job, "region_pin") && counts[SCHED_REGION_PIN] == json_array_size(s.nodes) - counts[SCHED_NODE_STATE])
-        json_array_append_new(reasons, json_sprintf("its regional resources pin it to region '%s', which has no node it can use",
+    if (*fleet_str(job, "region_pin") && !pin_usable)
+        json_array_append_new(reasons, json_sprintf("its regional resources pin it to region '%s', which has no active node of a GPU type it accepts",
                                                     fleet_str(job, "region_pin")));
     if (waiting && counts[SCHED_OK])
         json_array_append_new(reasons, json_sprintf("%zu node(s) could take it now: the next sched run places it", counts[SCHED_OK]));

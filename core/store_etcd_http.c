@@ -452,8 +452,12 @@ static int grpc_error(const json_t *j, char *msg, size_t cap)
     return n ? n : GRPC_UNKNOWN;
 }
 
+/* *alive is set when the member showed signs of life without serving the
+ * request (slow, or "no leader"): worth waiting for; a member whose
+ * connection just breaks is treated like one that refuses it. */
 static try_result try_member(etcd_conn *c, const etcd_member *m, const char *path, const char *body,
-                             size_t body_len, long total_ms, etcd_reply *reply, char *last, size_t cap)
+                             size_t body_len, long total_ms, etcd_reply *reply, char *last, size_t cap,
+                             int *alive)
 {
     char url[512], ebuf[CURL_ERROR_SIZE] = "";
     long status = 0;
@@ -487,6 +491,7 @@ static try_result try_member(etcd_conn *c, const etcd_member *m, const char *pat
         case CURLE_OPERATION_TIMEDOUT:
             /* a connect that timed out never sent anything */
             curl_easy_getinfo(c->easy, CURLINFO_PRETRANSFER_TIME_T, &pre);
+            *alive = pre > 0;
             return pre > 0 ? TRY_UNSURE : TRY_UNSENT;
         default:
             return TRY_UNSURE;
@@ -499,12 +504,14 @@ static try_result try_member(etcd_conn *c, const etcd_member *m, const char *pat
         snprintf(last, cap, "%s: HTTP %ld with %s", m->name, status,
                  c->resp.len ? "a body that is not a JSON object" : "an empty body");
         /* a 4xx without a gRPC error means this is no etcd v3 gateway */
+        *alive = 1;
         return status >= 400 && status < 500 ? TRY_FATAL : TRY_UNSURE;
     }
     int code = grpc_error(j, reply->msg, sizeof reply->msg);
     if (code && transient_code(code)) {
         snprintf(last, cap, "%s: %s (code %d)", m->name, reply->msg, code);
         json_decref(j);
+        *alive = 1;
         return TRY_UNSURE;
     }
     if (code) {
@@ -536,8 +543,9 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
         if (left <= 0)
             break;
         const etcd_member *m = &c->members[c->cur];
+        int alive = 0;
         try_result r = try_member(c, m, path, body, body_len, left < c->t.request_ms ? (long)left : c->t.request_ms,
-                                  reply, last, sizeof last);
+                                  reply, last, sizeof last, &alive);
         if (r == TRY_ANSWER) {
             free(body);
             c->last_read_stale = serializable;
@@ -547,8 +555,9 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
             free(body);
             return rd_fail(err, RD_ESTORE, "etcd %s: %s", c->names, last);
         }
-        if (r == TRY_UNSURE) {
+        if (alive)
             round_connected = any_connected = 1;
+        if (r == TRY_UNSURE) {
             if (resend == ETCD_ONCE) {
                 free(body);
                 return rd_fail(err, RD_ESTORE,

@@ -1,0 +1,87 @@
+/* grid.h - the table model behind every pane: rows of text cells with a
+ * filter, a sort, a cursor and marks.  No curses and no store here: panes
+ * fill it from command results, draw.c paints it, and it is unit tested.
+ *
+ * The filter is a case-insensitive substring matched against every cell of a
+ * row; a leading '!' keeps the rows that do NOT match.  Sorting compares
+ * numbers as numbers (so "10" sorts after "9") and text as text, and is
+ * stable.  Marks and the cursor follow row keys, so they survive a reload.
+ */
+#ifndef RD_GRID_H
+#define RD_GRID_H
+
+#include <stddef.h>
+
+#define GRID_FILTER_MAX 128
+
+typedef struct {
+    char **cells;       /* ncols strings, owned */
+    char *key;          /* the object's name or id, used to build commands */
+    double bar;         /* 0..1 for a bar column, < 0: none */
+    int elem;           /* theme element of the state cell (0: normal) */
+} grid_row;
+
+typedef struct {
+    size_t ncols;
+    grid_row *rows;
+    size_t nrows, cap;
+    size_t *view;       /* indices of rows shown, filtered and sorted */
+    size_t nview;
+    char filter[GRID_FILTER_MAX];
+    int sort_col;       /* -1: load order */
+    int sort_desc;
+    size_t cursor;      /* index into view */
+    size_t top;         /* first view index on screen */
+    char **marks;       /* keys of marked rows */
+    size_t nmarks;
+} grid;
+
+/* Prepares an empty grid of ncols columns. */
+void grid_init(grid *g, size_t ncols);
+
+/* Frees rows, view and marks. */
+void grid_free(grid *g);
+
+/* Drops every row (keeping filter, sort and marks) before a reload. */
+void grid_clear_rows(grid *g);
+
+/* Appends a row; cells are copied (NULL shows as "-").  Returns the row or
+ * NULL when out of memory. */
+grid_row *grid_add_row(grid *g, const char *key, const char *const *cells);
+
+/* Rebuilds the view from filter and sort, keeping the cursor on the row
+ * whose key was under it when possible. */
+void grid_apply(grid *g);
+
+/* 1 when the row passes filter (pure: "" passes all, "!x" negates). */
+int grid_row_matches(const grid_row *r, size_t ncols, const char *filter);
+
+/* Sets the filter text and re-applies. */
+void grid_set_filter(grid *g, const char *filter);
+
+/* Cycles the sort: each column ascending, then descending, then load order. */
+void grid_cycle_sort(grid *g);
+
+/* Moves the cursor by delta rows (clamped) and scrolls so it stays in a
+ * window of page rows. */
+void grid_move(grid *g, long delta, int page);
+
+/* Moves the cursor to the first (0) or last (1) row. */
+void grid_move_edge(grid *g, int last, int page);
+
+/* The row under the cursor, or NULL when the view is empty. */
+const grid_row *grid_current(const grid *g);
+
+/* Toggles the mark of the row under the cursor. */
+void grid_toggle_mark(grid *g);
+
+/* 1 when the key is marked. */
+int grid_is_marked(const grid *g, const char *key);
+
+/* Forgets every mark. */
+void grid_clear_marks(grid *g);
+
+/* Places the cursor on the row with this key if it is in the view. */
+int grid_select_key(grid *g, const char *key);
+
+#endif

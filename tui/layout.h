@@ -1,0 +1,51 @@
+/* layout.h - where each part of the console goes, as a pure function of the
+ * terminal size (no curses here, so it is unit tested across sizes).
+ *
+ * Rows from the top: header, tabs, optional banner (store lost), summary,
+ * the table (column header + rows), status line, footer.  The detail view is
+ * a panel at the right of the table on wide terminals and replaces the table
+ * on narrow ones.  Below the minimum size (80x24) only a message is shown.
+ */
+#ifndef RD_LAYOUT_H
+#define RD_LAYOUT_H
+
+#include <stddef.h>
+
+#define LAYOUT_MIN_COLS 80
+#define LAYOUT_MIN_ROWS 24
+/* From this width on, details open beside the table instead of over it. */
+#define LAYOUT_SIDE_DETAIL_COLS 150
+
+typedef struct {
+    int y, x, h, w;
+} lay_rect;
+
+typedef struct {
+    int too_small;      /* below LAYOUT_MIN_*: draw only a "resize me" message */
+    lay_rect header;
+    lay_rect tabs;
+    lay_rect banner;    /* h = 0 unless a banner is shown */
+    lay_rect summary;
+    lay_rect table;     /* first row: column headers */
+    lay_rect detail;    /* h = w = 0 unless details are open */
+    lay_rect status;
+    lay_rect footer;
+} lay_screen;
+
+/* The layout of a rows x cols terminal; banner and detail are 0 or 1. */
+lay_screen layout_compute(int rows, int cols, int banner, int detail);
+
+/* Number of table rows that show data (the table height minus its header). */
+int layout_table_data_rows(const lay_screen *s);
+
+/* Widths for ncols columns in avail cells, one space between columns.  Each
+ * column wants want[i] and needs at least min[i] (0: may be dropped).
+ * Columns keep their wanted width while it fits; otherwise the widest
+ * shrink toward their minimum, and columns are dropped from the right when
+ * even minimums do not fit (width 0).  Returns the number of columns shown. */
+size_t layout_columns(const int *want, const int *min, size_t ncols, int avail, int *out);
+
+/* A centred box of at most w x h within the screen (for dialogs). */
+lay_rect layout_center(int rows, int cols, int h, int w);
+
+#endif
