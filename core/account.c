@@ -37,8 +37,8 @@ static json_t *account_new(const char *name, const char *plan, int admin, rd_tim
 static json_t *project_new(const char *name, const char *owner, rd_time now)
 {
     char ts[RDTIME_BUFLEN];
-    return json_pack("{s:s, s:s, s:[], s:s}", "name", name, "owner", owner, "members",
-                     "created_at", rdtime_format(now, ts));
+    return json_pack("{s:s, s:s, s:[], s:s, s:s}", "name", name, "owner", owner, "members", "on_quota_exhausted",
+                     "move", "created_at", rdtime_format(now, ts));
 }
 
 /* Stages an account and its "default" project in ctx->tx. */
@@ -337,6 +337,28 @@ static rd_code project_share_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     return rc;
 }
 
+static rd_code project_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *project = NULL;
+    rd_code rc = account_project_resolve(ctx, cmd_arg(a, 0), &project, err);
+    if (rc != RD_OK)
+        return rc;
+    const char *owner = json_string_value(json_object_get(project, "owner"));
+    if (strcmp(owner, ctx->actor) != 0 && !account_actor_is_admin(ctx))
+        rc = rd_fail(err, RD_EPERM, "project set: only the owner '%s' may change project '%s'", owner, cmd_arg(a, 0));
+    if (rc == RD_OK && !cmd_opt(a, "on-quota-exhausted"))
+        rc = rd_fail(err, RD_EUSAGE, "project set: give --on-quota-exhausted fail|move");
+    if (rc == RD_OK) {
+        json_object_set_new(project, "on_quota_exhausted", json_string(cmd_opt(a, "on-quota-exhausted")));
+        *result = json_incref(project);
+        rc = tx_put(ctx->tx, project_key(key, owner, json_string_value(json_object_get(project, "name"))), project, err);
+        project = NULL;
+    }
+    json_decref(project);
+    return rc;
+}
+
 static rd_code project_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *all = NULL, *items = json_array(), *p;
@@ -373,6 +395,11 @@ static const cmd_flag project_create_flags[] = {
     { "owner", "ACCOUNT", CMD_FLAG_VALUE, "owning account (default: --as)" },
     { 0 }
 };
+static const cmd_flag project_set_flags[] = {
+    { "on-quota-exhausted", "fail|move", CMD_FLAG_VALUE,
+      "when its GCP regions' quota runs out: fail the job, or wait for another location (default move)" },
+    { 0 }
+};
 static const cmd_flag project_list_flags[] = {
     { "owner", "ACCOUNT", CMD_FLAG_VALUE, "only projects of this owner" },
     { 0 }
@@ -387,6 +414,7 @@ const cmd_def account_cmd_table[] = {
       "create a project owned by --owner (default: --as)", NULL, project_create_cmd },
     { "project share", "NAME ACCOUNT", NULL, CMD_MUTATES,
       "let ACCOUNT create jobs in project NAME (NAME or OWNER/NAME)", NULL, project_share_cmd },
+    { "project set", "NAME", project_set_flags, CMD_MUTATES, "change a project's settings", NULL, project_set_cmd },
     { "project list", "", project_list_flags, 0, "list the projects you own or share",
       "owner,name,members,created_at", project_list_cmd },
     { "project show", "NAME", NULL, 0, "show a project (NAME or OWNER/NAME)", NULL, project_show_cmd },

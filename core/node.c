@@ -227,13 +227,34 @@ static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     return rc;
 }
 
+/* Cloud nodes have no agent inventory: the cloud driver reports the state of
+ * their instance, RUNNING (the node is active) or gone (offline). */
+static rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd_err *err)
+{
+    const char *state = fleet_str(node, "state");
+    if (strcmp(fleet_str(node, "provider"), "gcp") != 0)
+        return rd_fail(err, RD_EINVAL, "node report --instance: node '%s' is not a cloud node; physical nodes report --inventory",
+                       fleet_str(node, "name"));
+    if (strcmp(instance, "running") == 0) {
+        if (strcmp(state, "provisioning") == 0 || strcmp(state, "offline") == 0)
+            set_state(node, "active", ctx->now);
+    } else {
+        set_state(node, "offline", ctx->now);
+    }
+    return RD_OK;
+}
+
 static rd_code node_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *node = NULL, *region = NULL;
     rd_code rc = node_get(ctx, cmd_arg(a, 0), &node, err);
+    if (rc == RD_OK && !cmd_opt(a, "inventory") == !cmd_opt(a, "instance"))
+        rc = rd_fail(err, RD_EUSAGE, "node report: give exactly one of --inventory FILE (physical) or --instance running|terminated (cloud)");
     if (rc == RD_OK)
         rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
-    if (rc == RD_OK)
+    if (rc == RD_OK && cmd_opt(a, "instance"))
+        rc = node_apply_instance(ctx, node, cmd_opt(a, "instance"), err);
+    else if (rc == RD_OK)
         rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), err);
     if (rc == RD_OK) {
         char ts[RDTIME_BUFLEN];
@@ -468,7 +489,8 @@ static const cmd_flag node_set_flags[] = {
     { 0 }
 };
 static const cmd_flag node_report_flags[] = {
-    { "inventory", "FILE", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the machine's inventory (YAML)" },
+    { "inventory", "FILE", CMD_FLAG_VALUE, "the machine's inventory (YAML): what a physical node's agent sends" },
+    { "instance", "running|terminated", CMD_FLAG_VALUE, "a cloud node's instance state: what the cloud driver records" },
     { 0 }
 };
 
@@ -486,6 +508,6 @@ const cmd_def node_cmd_table[] = {
     { "node set", "NAME", node_set_flags, CMD_MUTATES, "change a node's GPU sharing, UPnP or mining", NULL,
       node_set_cmd },
     { "node report", "NAME", node_report_flags, CMD_MUTATES,
-      "record the machine's inventory and check it (the on-node agent's call)", NULL, node_report_cmd },
+      "record a node's inventory (agent) or cloud instance state (cloud driver)", NULL, node_report_cmd },
     { 0 }
 };

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "burst.h"
 #include "catalog.h"
 #include "fleet.h"
 #include "job.h"
@@ -138,6 +139,7 @@ static rd_code place_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, siz
         json_object_set_new(worker, "host", json_string(fleet_str(node, "owner")));
         json_object_set_new(worker, "started_at", json_string(rdtime_format(ctx->now, ts)));
         json_object_set_new(worker, "billed_until", json_string(ts));
+        json_object_del(worker, "pending_node");
         json_object_set(worker, "alloc", offer.alloc);
         json_decref(offer.alloc);
         job_update_state(job);
@@ -192,7 +194,7 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
 {
     sched_snapshot s;
     json_t *queue = NULL, *job, *placed_list = json_array();
-    size_t i, placed = 0, waiting = 0, no_credit = 0;
+    size_t i, placed = 0, waiting = 0, no_credit = 0, bursting = 0, failed = 0;
     int dry = cmd_opt_given(a, "dry-run");
     rd_code rc = sched_load(ctx, &s, err);
     if (rc == RD_OK)
@@ -213,22 +215,29 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
             if (rc != RD_OK || strcmp(fleet_str(w, "state"), "waiting_gpus") != 0)
                 continue;
             int ok = 0;
+            burst_outcome burst = BURST_NONE;
             if (credit)
                 rc = place_worker(ctx, &s, id, k, dry, &ok, err);
+            if (rc == RD_OK && credit && !ok)
+                rc = burst_worker(ctx, &s, id, k, dry, &burst, err);
             if (ok) {
                 placed++;
                 json_array_append_new(placed_list, json_pack("{s:s, s:I}", "job", id, "worker", (json_int_t)k));
+            } else if (burst == BURST_FAILED) {
+                failed++;
             } else {
                 waiting++;
                 no_credit += !credit;
+                bursting += burst == BURST_STARTED || burst == BURST_PENDING;
             }
         }
         if (aged && credit)
             claim_for(&s, job);
     }
     if (rc == RD_OK)
-        *result = json_pack("{s:s, s:I, s:I, s:I, s:b, s:o}", "name", "sched", "placed", (json_int_t)placed, "waiting",
-                            (json_int_t)waiting, "waiting_for_credit", (json_int_t)no_credit, "dry_run", dry,
+        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b, s:o}", "name", "sched", "placed", (json_int_t)placed,
+                            "waiting", (json_int_t)waiting, "waiting_for_credit", (json_int_t)no_credit,
+                            "waiting_for_cloud", (json_int_t)bursting, "failed", (json_int_t)failed, "dry_run", dry,
                             "placements", placed_list);
     else
         json_decref(placed_list);

@@ -368,7 +368,10 @@ rd_code etcd_conn_init(etcd_conn *c, const char *url, const store_opts *opts, rd
     }
     if (c->t.dead_ms > c->t.op_ms)
         c->t.dead_ms = c->t.op_ms;
-    c->names = malloc(hosts + 1);
+    size_t names_len = 1;
+    for (size_t i = 0; i < c->nmembers; i++)
+        names_len += strlen(c->members[i].name) + 1;
+    c->names = malloc(names_len);
     c->easy = curl_easy_init();
     c->hdrs = curl_slist_append(NULL, "Content-Type: application/json");
     struct curl_slist *h2 = c->hdrs ? curl_slist_append(c->hdrs, "Expect:") : NULL;
@@ -380,7 +383,7 @@ rd_code etcd_conn_init(etcd_conn *c, const char *url, const store_opts *opts, rd
     for (size_t i = 0; i < c->nmembers; i++) {
         if (i)
             strcat(c->names, ",");
-        strcat(c->names, c->members[i].name);   /* never longer than the URL's member list */
+        strcat(c->names, c->members[i].name);
     }
     etcd_curl_setup(c, c->easy, c->t.request_ms);
     curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, on_body);

@@ -268,4 +268,60 @@ rd --as bob -c "job stop $WAITRTX"
 expect_status 1
 expect_err "has ended already"
 
+case_ "bursting: a worker that fits nowhere gets an ephemeral node in its owner's GCP region"
+openssl genrsa -out "$TMP/sa.pem" 2048 2>/dev/null
+python3 -c "import json,sys; json.dump({'type':'service_account','project_id':'p1','private_key':open(sys.argv[1]+'/sa.pem').read(),'client_email':'sa@p1.iam.gserviceaccount.com'}, open(sys.argv[1]+'/sa.json','w'))" "$TMP"
+rd --as alice -c "provider enable gcp --key-file $TMP/sa.json" \
+   -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small" \
+   -c "quota set burst NVIDIA_A100_GPUS 8" -c "quota set burst CPUS 24" -c "quota set burst LOCAL_SSD_TOTAL_GB 750" \
+   -c "node maintenance a-1 on"
+expect_status 0
+submit a100-1-cheap --as alice
+CLOUD=$JOB
+rd --output json -c "sched run"
+expect_json waiting_for_cloud 0
+[ "$(worker "$CLOUD" 0 state)" = waiting_gpus ] && pass || fail "placed before the region's storage node is ready"
+rd --output json -c "node report burst-storage --instance running"
+expect_json state active
+rd --output json -c "sched run"
+expect_json waiting_for_cloud 1
+rd --as alice --output json -c "job show $CLOUD"
+expect_json workers.0.node null
+EPH=$(jget workers.0.pending_node)
+expect_out "waiting for GCP node $EPH (provisioning)"
+rd --output json -c "node show $EPH"
+expect_json state provisioning
+expect_json ephemeral true
+expect_json gpu_type a100
+expect_json gpu_count 1
+rd --as alice --output json -c "quota show burst"
+expect_json runnable.a100 1
+rd --output json -c "sched run"
+rd --output json -c "node list --region burst --role compute"
+expect_json items.len 1
+
+case_ "bursting: the worker starts when the cloud node is up, at the usage fee"
+rd --output json -c "node report $EPH --instance running"
+expect_json state active
+rd --output json -c "sched run"
+expect_json placed 1
+[ "$(worker "$CLOUD" 0 node)" = "$EPH" ] && pass || fail "worker not on its cloud node"
+[ "$(worker "$CLOUD" 0 price_ucr)" = 250000 ] && pass || fail "cloud price is not the usage fee"
+
+case_ "bursting: exhausted quota waits, or fails when the project says so"
+rd --as alice -c "quota set burst NVIDIA_A100_GPUS 1"
+submit a100-1-cheap --as alice
+rd --output json -c "sched run"
+[ "$(worker "$JOB" 0 state)" = waiting_gpus ] && pass || fail "job did not wait on exhausted quota"
+rd --as alice --output json -c "project set default --on-quota-exhausted fail"
+expect_json on_quota_exhausted fail
+rd --output json -c "sched run"
+expect_json failed 1
+rd --as alice --output json -c "job show $JOB"
+expect_json state failed
+expect_json reason quota_exhausted
+before=$(snapshot)
+rd --as alice -c "project set default --on-quota-exhausted maybe"
+expect_refused 1 "$before" "\-\-on-quota-exhausted must be one of fail, move"
+
 finish

@@ -19,8 +19,8 @@ BIN=$BUILD/rigdeck
 T=$(mktemp -d "${TMPDIR:-/tmp}/rdfail.XXXXXX")
 ROUNDS=${FAILOVER_ROUNDS:-1}
 WRITERS=4
-DEPOSITS=20
-CREATES=10
+DEPOSITS=30
+CREATES=15
 JOBS=30
 PASSED=0
 FAILED=0
@@ -70,10 +70,13 @@ kill_leader () {
         echo "  (no leader found to kill)" >&2
         return
     fi
-    echo "  killing leader m$l" >&2
+    alive=0
+    for p in $WL; do kill -0 "$p" 2>/dev/null && alive=$((alive + 1)); done
+    echo "  killing leader m$l while $alive workload processes run" >&2
+    [ "$alive" -gt 0 ] && pass || fail "a kill came after the workload ended"
     etcd_kill "$T/c" "$l"
     KILLS=$((KILLS + 1))
-    sleep 2
+    sleep 1.5
     etcd_start_member "$T/c" "$l"
 }
 
@@ -98,26 +101,26 @@ json_of () { rd --output json -c "$1" 2>/dev/null; }
 balance () { json_of "ledger balance $1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["balance_ucr"])'; }
 
 KILLS=0
+WL=""
 setup
 for round in $(seq 1 "$ROUNDS"); do
     W="$T/r$round"
+    WL=""
     mkdir -p "$W"
+    t0=$(date +%s)
     for w in $(seq 1 $WRITERS); do
-        loop "$W/dep$w" $DEPOSITS "account deposit shared 1" &
-        loop "$W/own$w" $DEPOSITS "account deposit w$w 1" &
-        loop "$W/new$w" $CREATES "account create fo-$round-$w-%i" &
+        loop "$W/dep$w" $DEPOSITS "account deposit shared 1" & WL="$WL $!"
+        loop "$W/own$w" $DEPOSITS "account deposit w$w 1" & WL="$WL $!"
+        loop "$W/new$w" $CREATES "account create fo-$round-$w-%i" & WL="$WL $!"
     done
-    loop "$W/sched1" 12 "sched run" &
-    loop "$W/sched2" 12 "sched run" &
-    loop "$W/bill" 8 "bill run" &
-    sleep 1.5
-    kill_leader
+    loop "$W/sched1" 20 "sched run" & WL="$WL $!"
+    loop "$W/sched2" 20 "sched run" & WL="$WL $!"
+    loop "$W/bill" 12 "bill run" & WL="$WL $!"
     sleep 1
     kill_leader
-    wait_all=$(jobs -p)
-    for p in $wait_all; do
-        case " $ETCD_PIDS " in *" $p "*) ;; *) wait "$p" ;; esac
-    done
+    kill_leader
+    for p in $WL; do wait "$p"; done
+    echo "  round $round: the workload took $(($(date +%s) - t0)) s" >&2
 
     # every command of the round succeeded
     bad=$(cat "$W"/dep* "$W"/own* "$W"/new* "$W"/sched* "$W"/bill | grep -vc '^0 ')

@@ -1,0 +1,115 @@
+/* console.h - the full-screen console: its state and the services the pane,
+ * key, form and drawing modules share.
+ *
+ * Everything the console shows or changes goes through the command
+ * language: console_exec() builds nothing itself, it runs a line through
+ * cmd_exec_line() exactly as `rigdeck --batch` would.  The console never
+ * writes the store and never re-implements a core rule.
+ */
+#ifndef RD_CONSOLE_H
+#define RD_CONSOLE_H
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "grid.h"
+#include "live.h"
+#include "options.h"
+#include "prompt.h"
+#include "textview.h"
+#include "theme.h"
+
+#define PANE_COUNT 9
+#define PANE_MAX_VIEWS 3
+#define CONFIRM_MAX_LINES 64
+
+typedef enum {
+    MODE_NORMAL,    /* moving around a table */
+    MODE_FILTER,    /* typing a '/' filter */
+    MODE_PROMPT,    /* typing a ':' command */
+    MODE_CONFIRM,   /* a y/n question */
+    MODE_FORM,      /* an add/edit form */
+    MODE_VIEW,      /* reading details or a command's result */
+    MODE_HELP       /* reading the key bindings */
+} con_mode;
+
+/* One table of a pane (a pane has one, Billing and Datastores/Reservations
+ * have several, cycled with 'v'). */
+typedef struct {
+    grid g;
+    json_t *items;          /* the raw result items, for details without a show command */
+    int stale;              /* reload before it is shown next */
+    int loaded;
+    char summary[256];      /* pane-specific figures for the summary line */
+    char note[1024];        /* why the table is empty, or a load error */
+    int note_error;
+} pane_state;
+
+struct form_state;
+
+typedef struct console {
+    const rd_options *opt;
+    cmd_ctx ctx;
+    store_opts sopts;
+    int read_only;
+    theme th;
+    live_state live;
+
+    int pane;                               /* 0..PANE_COUNT-1 */
+    int view[PANE_COUNT];
+    pane_state ps[PANE_COUNT][PANE_MAX_VIEWS];
+
+    con_mode mode;
+    ledit edit;                             /* ':' and '/' input */
+    lhistory history;                       /* ':' lines */
+    compl_list compl;                       /* candidates of the last Tab */
+    char filter_before[GRID_FILTER_MAX];    /* restored when a filter is cancelled */
+    textview view_text;                     /* details and ':' results */
+    textview help;
+
+    char question[1024];                    /* MODE_CONFIRM */
+    char *confirm_lines[CONFIRM_MAX_LINES];
+    size_t confirm_count;
+    struct form_state *form;                /* MODE_FORM */
+
+    char status[512];
+    int status_error;
+    char alerts[256];
+    long long last_load_ms;
+    long long clock_shown;
+    int dirty;
+    int quit;
+} console;
+
+/* Runs one command line through the command language.  On RD_OK *result
+ * holds its result (may be NULL).  A store failure also raises the lost
+ * store banner. */
+rd_code console_exec(console *c, const char *line, json_t **result, rd_err *err);
+
+/* Runs a line that came from a key binding or a form and reports it in the
+ * status line: ok_fmt's %s gets the line; on refusal the core's message. */
+rd_code console_run_action(console *c, const char *line, json_t **result);
+
+/* Sets the status line (printf-style). */
+void console_status(console *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void console_error(console *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The current pane's current table state. */
+pane_state *console_current(console *c);
+
+/* Marks every table stale (after a change to the store). */
+void console_mark_stale(console *c);
+
+/* Reloads the current table now. */
+void console_reload(console *c);
+
+/* Asks a y/n question; on 'y' the given lines run one by one. */
+void console_confirm(console *c, const char *question, char *const *lines, size_t nlines);
+
+/* Monotonic milliseconds. */
+long long console_now_ms(void);
+
+/* Runs the console until the operator quits; returns the exit status. */
+int console_run(const rd_options *opt);
+
+#endif

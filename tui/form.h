@@ -1,0 +1,76 @@
+/* form.h - add and edit forms ('a', 'e'): each form is data (a command and
+ * its fields); filling it in builds one command-language line, which runs
+ * like any other.  Hints while typing come from what the console knows
+ * (required fields, the command's own enumerated flag values, names in the
+ * loaded tables, files on disk); the rules themselves stay in the core, and
+ * a refusal shows the core's message with the form still open.
+ */
+#ifndef RD_FORM_H
+#define RD_FORM_H
+
+#include <stddef.h>
+
+#include "console.h"
+#include "prompt.h"
+
+enum { FORM_NODE_ADD, FORM_REGION_CREATE, FORM_NODE_SET, FORM_DATASTORE_ADD, FORM_RESERVATION_ADD,
+       FORM_COUNT };
+
+#define FORM_MAX_FIELDS 10
+
+typedef enum {
+    FF_TEXT,        /* free text */
+    FF_CHOICE,      /* one of the flag's words ("compute|storage"), cycled with Left/Right */
+    FF_BOOL,        /* a flag without a value: "yes" adds it */
+    FF_FIXED        /* shown, not editable (the object an edit form changes) */
+} form_kind;
+
+typedef struct {
+    const char *label;
+    const char *flag;       /* "--minion" without dashes; NULL: positional */
+    form_kind kind;
+    int required;
+    names_kind names;       /* a hint when the value is not a known name */
+    const char *from;       /* edit forms: the item field that prefills it */
+} form_field;
+
+typedef struct {
+    const char *title;
+    const char *cmd;        /* "node add" */
+    const form_field *fields;
+    size_t nfields;
+} form_def;
+
+typedef struct form_state {
+    const form_def *def;
+    ledit val[FORM_MAX_FIELDS];
+    char choices[FORM_MAX_FIELDS][128];   /* "a|b|c" from the command table */
+    int focus;
+    char error[600];                      /* the core's refusal, if any */
+} form_state;
+
+/* The definition of form id (FORM_*). */
+const form_def *form_get(int id);
+
+/* Opens form id; item (may be NULL) prefills an edit form.  NULL when out
+ * of memory. */
+form_state *form_open(int id, const json_t *item);
+
+/* Frees a form. */
+void form_close(form_state *f);
+
+/* Builds the command line from the values into out; returns 0, or -1 with
+ * the label of the first empty required field in missing. */
+int form_build_line(const form_state *f, char *out, size_t len, const char **missing);
+
+/* Handles a key (console key code, see keys.h); returns 1 when the form
+ * should close (submitted successfully or cancelled). */
+int form_key(console *c, form_state *f, int key);
+
+/* Draws the form as a dialog and places the cursor in the focused field. */
+void form_draw(console *c, const form_state *f, int rows, int cols);
+
+/* Appends s to out, quoted for the command language when it needs it. */
+void form_quote(char *out, size_t len, const char *s);
+
+#endif

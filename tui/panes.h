@@ -1,0 +1,86 @@
+/* panes.h - what each pane shows: its tables, their columns, the command
+ * lines that fill them, and the commands that show or remove a row.
+ *
+ * Panes in key order: 1 Providers, 2 Regions, 3 Nodes, 4 Devices, 5 Quotas,
+ * 6 Jobs, 7 Billing, 8 Datastores/Reservations, 9 Audit.  Every table is
+ * filled by running command-language lines (`node list`, `quota show R`,
+ * `ledger entries`...), never by reading the store.
+ */
+#ifndef RD_PANES_H
+#define RD_PANES_H
+
+#include <stddef.h>
+
+#include "console.h"
+
+enum { PANE_PROVIDERS, PANE_REGIONS, PANE_NODES, PANE_DEVICES, PANE_QUOTAS, PANE_JOBS,
+       PANE_BILLING, PANE_STORES, PANE_AUDIT };
+
+enum {
+    COL_STATE = 1 << 0,     /* coloured by theme_state_elem() of its text */
+    COL_BAR = 1 << 1,       /* drawn as a usage bar from row->bar */
+    COL_RIGHT = 1 << 2,     /* numbers: right-aligned */
+    COL_MONEY = 1 << 3      /* credits; negative amounts stand out */
+};
+
+typedef struct {
+    const char *header;
+    const char *field;      /* a JSON field, or "@name" for a computed cell */
+    int want, min;          /* display columns; min 0: dropped first when narrow */
+    int flags;
+} pane_col;
+
+typedef struct pane_view pane_view;
+
+/* Fills ps->g (and ps->items, summary, note) for view v. */
+typedef void (*pane_loader)(console *c, const pane_view *v, pane_state *ps);
+
+struct pane_view {
+    const char *title;          /* "Nodes", "Wallets" */
+    const char *list_cmd;       /* the line the default loader runs */
+    const pane_col *cols;
+    size_t ncols;
+    const char *key_field;      /* "name" or "id": how commands name a row */
+    const char *show_cmd;       /* Enter: "node show" + key; NULL: the row's own JSON */
+    const char *remove_cmd;     /* d: "node remove" + key; NULL: no removal here */
+    const char *remove_verb;    /* "remove", "stop" */
+    const char *empty_note;     /* shown when the table is empty */
+    int sort_col, sort_desc;    /* the initial sort (-1: command order) */
+    pane_loader load;           /* NULL: run list_cmd, one row per item */
+    int add_form, edit_form;    /* FORM_* (form.h) for 'a' and 'e', or -1 */
+};
+
+typedef struct {
+    const char *name;           /* "Nodes" */
+    const char *mid;            /* a shorter tab label */
+    const char *tiny;           /* the shortest tab label */
+    const pane_view *views;
+    size_t nviews;
+} pane_def;
+
+/* The pane definition of pane i (0..PANE_COUNT-1). */
+const pane_def *pane_get(int i);
+
+/* The view definition of a pane's view. */
+const pane_view *pane_view_get(int pane, int view);
+
+/* Sets up every pane's grids with their columns and initial sort. */
+void panes_init(console *c);
+
+/* Frees every pane's rows and items. */
+void panes_free(console *c);
+
+/* Reloads one table by running its command lines. */
+void pane_load(console *c, int pane, int view);
+
+/* Counts node problems for the header ("2 rejected, 1 offline"), from the
+ * Nodes table if it is loaded. */
+void panes_alerts(console *c, char *out, size_t len);
+
+/* The JSON item of the row under the cursor, or NULL. */
+const json_t *pane_current_item(console *c);
+
+/* Offers names of a kind for completion, from the loaded tables. */
+void panes_names(names_kind kind, void (*add)(const char *name, void *data), void *data, void *ctx);
+
+#endif

@@ -1,0 +1,35 @@
+/* panes_int.h - helpers shared by panes.c (tables, cells) and panes_load.c
+ * (the loaders that need more than one command, summaries, alerts). */
+#ifndef RD_PANES_INT_H
+#define RD_PANES_INT_H
+
+#include "panes.h"
+
+/* A JSON value as one line of cell text (money in credits, bools yes/no). */
+void panes_value_text(const json_t *v, const char *field, char *out, size_t len);
+
+/* One grid row per item, by the view's columns. */
+void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items);
+
+/* Sets the note shown in place of an empty table. */
+void panes_set_note(pane_state *ps, int error, const char *text);
+
+/* Runs a line; on refusal notes "LINE: message" and returns NULL. */
+json_t *panes_run(console *c, pane_state *ps, const char *line);
+
+/* Replaces the table's items (takes the reference). */
+void panes_adopt_items(pane_state *ps, json_t *items);
+
+/* The default loader: list_cmd, one row per item. */
+void panes_load_list(console *c, const pane_view *v, pane_state *ps);
+
+/* Custom loaders. */
+void panes_load_quotas(console *c, const pane_view *v, pane_state *ps);
+void panes_load_wallets(console *c, const pane_view *v, pane_state *ps);
+void panes_load_jobs(console *c, const pane_view *v, pane_state *ps);
+void panes_load_entries(console *c, const pane_view *v, pane_state *ps);
+
+/* Fills the Nodes summary from its items. */
+void panes_node_summary(pane_state *ps);
+
+#endif

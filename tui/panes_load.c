@@ -1,0 +1,263 @@
+/* panes_load.c - tables that take several command lines (quotas per GCP
+ * region, wallets per account, jobs with `job why`), the billing and node
+ * summaries, header alerts and names for completion. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "panes_int.h"
+#include "table.h"
+
+/* `job why` per waiting job costs a pass over the nodes, so only the first
+ * ones are explained in the table; Enter explains any job. */
+#define WHY_MAX 100
+
+static int ledger_missing(const pane_state *ps)
+{
+    return ps->note_error && strstr(ps->note, "unknown command 'ledger'") != NULL;
+}
+
+static void note_ledger_missing(pane_state *ps)
+{
+    panes_set_note(ps, 0, "The ledger commands are not in this build yet, so Billing is empty.");
+}
+
+/* "today: 12 entries accrue 31.5 cr (device fees 4 cr)" from the entries
+ * posted since midnight UTC of the console's clock. */
+static void billing_today(console *c, pane_state *ps, const char *prefix)
+{
+    char since[RDTIME_BUFLEN], line[128];
+    rd_time now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
+    rdtime_format(now - (now % 86400 + 86400) % 86400, since);
+    snprintf(line, sizeof line, "ledger entries --since %s", since);
+    json_t *res = NULL;
+    rd_err err;
+    rd_err_clear(&err);
+    if (console_exec(c, line, &res, &err) != RD_OK)
+        return;
+    long long accrued = 0, fees = 0;
+    size_t i, n = 0;
+    const json_t *e;
+    json_array_foreach(json_object_get(res, "items"), i, e) {
+        const char *kind = json_string_value(json_object_get(e, "kind"));
+        long long amount = (long long)json_integer_value(json_object_get(e, "amount_ucr"));
+        if (!kind || strcmp(kind, "deposit") == 0 || strcmp(kind, "payout") == 0)
+            continue;
+        n++;
+        accrued += amount;
+        if (strcmp(kind, "device_fee") == 0)
+            fees += amount;
+    }
+    char a[48], f[48];
+    snprintf(ps->summary, sizeof ps->summary, "%stoday: %zu accruals, %s cr (device fees %s cr)",
+             prefix, n, table_format_credits(accrued, a, sizeof a), table_format_credits(fees, f, sizeof f));
+    json_decref(res);
+}
+
+void panes_load_entries(console *c, const pane_view *v, pane_state *ps)
+{
+    panes_load_list(c, v, ps);
+    if (ledger_missing(ps)) {
+        note_ledger_missing(ps);
+        return;
+    }
+    billing_today(c, ps, "");
+}
+
+void panes_load_wallets(console *c, const pane_view *v, pane_state *ps)
+{
+    json_t *accounts = panes_run(c, ps, "account list");
+    if (!accounts)
+        return;
+    json_t *items = json_array();
+    long long total = 0;
+    size_t i;
+    const json_t *a;
+    json_array_foreach(json_object_get(accounts, "items"), i, a) {
+        const char *name = json_string_value(json_object_get(a, "name"));
+        char line[160];
+        if (!name)
+            continue;
+        snprintf(line, sizeof line, "ledger balance %s", name);
+        json_t *bal = panes_run(c, ps, line);
+        if (!bal) {
+            if (ledger_missing(ps))
+                note_ledger_missing(ps);
+            break;
+        }
+        json_object_set(bal, "plan", json_object_get(a, "plan"));
+        total += (long long)json_integer_value(json_object_get(bal, "balance_ucr"));
+        json_array_append_new(items, bal);
+    }
+    panes_fill_rows(v, ps, items);
+    panes_adopt_items(ps, items);
+    json_decref(accounts);
+    if (json_array_size(items) > 0) {
+        char t[48], prefix[96];
+        snprintf(prefix, sizeof prefix, "wallets %s cr; ", table_format_credits(total, t, sizeof t));
+        billing_today(c, ps, prefix);
+    }
+}
+
+/* "free_gpus 3, node_state 3" - the constraints that rule out most nodes. */
+static void why_text(const json_t *why, char *out, size_t len)
+{
+    size_t used = 0, i;
+    const json_t *k;
+    out[0] = '\0';
+    if (json_integer_value(json_object_get(why, "eligible")) > 0) {
+        snprintf(out, len, "%lld eligible nodes: next scheduling pass",
+                 (long long)json_integer_value(json_object_get(why, "eligible")));
+        return;
+    }
+    if (json_is_false(json_object_get(why, "credit")))
+        used += (size_t)snprintf(out, len, "not enough credit; ");
+    json_array_foreach(json_object_get(why, "constraints"), i, k) {
+        if (used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s rules out %lld", i ? ", " : "",
+                                     json_string_value(json_object_get(k, "constraint")),
+                                     (long long)json_integer_value(json_object_get(k, "ruled_out")));
+    }
+    if (!out[0])
+        panes_value_text(json_array_get(json_object_get(why, "reasons"), 0), "", out, len);
+}
+
+void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
+{
+    json_t *res = panes_run(c, ps, v->list_cmd);
+    if (!res)
+        return;
+    json_t *items = json_incref(json_object_get(res, "items"));
+    json_decref(res);
+    size_t i, asked = 0;
+    json_t *job;
+    size_t count[8] = { 0 };
+    static const char *const states[8] = { "waiting_gpus", "running", "stopping", "finished",
+                                           "stopped", "failed", "canceled", NULL };
+    json_array_foreach(items, i, job) {
+        const char *state = json_string_value(json_object_get(job, "state"));
+        for (int s = 0; states[s]; s++)
+            if (state && strcmp(state, states[s]) == 0)
+                count[s]++;
+        if (!state || strcmp(state, "waiting_gpus") != 0 || asked >= WHY_MAX)
+            continue;
+        char line[160], text[200];
+        json_t *why = NULL;
+        rd_err err;
+        snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
+        asked++;
+        if (console_exec(c, line, &why, &err) == RD_OK) {
+            why_text(why, text, sizeof text);
+            json_object_set_new(job, "why", json_string(text));
+        }
+        json_decref(why);
+    }
+    panes_fill_rows(v, ps, items);
+    panes_adopt_items(ps, items);
+    snprintf(ps->summary, sizeof ps->summary,
+             "%zu waiting, %zu running, %zu stopping, %zu finished, %zu stopped, %zu failed, %zu canceled",
+             count[0], count[1], count[2], count[3], count[4], count[5], count[6]);
+}
+
+void panes_load_quotas(console *c, const pane_view *v, pane_state *ps)
+{
+    json_t *regions = panes_run(c, ps, "region list --provider gcp");
+    if (!regions)
+        return;
+    json_t *items = json_array();
+    size_t i, nregions = 0;
+    const json_t *r;
+    json_array_foreach(json_object_get(regions, "items"), i, r) {
+        const char *name = json_string_value(json_object_get(r, "name"));
+        char line[160];
+        if (!name)
+            continue;
+        snprintf(line, sizeof line, "quota show %s", name);
+        json_t *q = panes_run(c, ps, line);
+        if (!q)
+            continue;
+        nregions++;
+        const json_t *metrics = json_object_get(q, "metrics"), *m;
+        size_t k;
+        if (json_array_size(metrics) == 0)
+            json_array_append_new(items, json_pack("{s:s, s:O, s:s, s:O}", "region", name, "gcp_region",
+                                                   json_object_get(q, "gcp_region"), "metric", "(no quota set)",
+                                                   "runnable", json_object_get(q, "runnable")));
+        json_array_foreach(metrics, k, m) {
+            json_t *row = json_deep_copy(m);
+            json_object_set_new(row, "region", json_string(name));
+            json_object_set(row, "gcp_region", json_object_get(q, "gcp_region"));
+            /* The runnable jobs are per region: shown once, on its first row. */
+            if (k == 0)
+                json_object_set(row, "runnable", json_object_get(q, "runnable"));
+            json_array_append_new(items, row);
+        }
+        json_decref(q);
+    }
+    json_decref(regions);
+    panes_fill_rows(v, ps, items);
+    panes_adopt_items(ps, items);
+    snprintf(ps->summary, sizeof ps->summary, "%zu GCP region%s", nregions, nregions == 1 ? "" : "s");
+}
+
+void panes_node_summary(pane_state *ps)
+{
+    size_t i, active = 0, maint = 0, bad = 0;
+    double used = 0, total = 0;
+    const json_t *n;
+    json_array_foreach(ps->items, i, n) {
+        const char *s = json_string_value(json_object_get(n, "state"));
+        active += s && strcmp(s, "active") == 0;
+        maint += s && (strcmp(s, "maintenance") == 0 || strcmp(s, "draining") == 0);
+        bad += s && (strcmp(s, "rejected") == 0 || strcmp(s, "offline") == 0);
+        const json_t *u = json_object_get(n, "gpus_used"), *t = json_object_get(n, "gpu_count");
+        used += json_is_number(u) ? json_number_value(u) : 0;
+        total += json_is_number(t) ? json_number_value(t) : 0;
+    }
+    snprintf(ps->summary, sizeof ps->summary, "GPUs %.4g/%.4g used; %zu active, %zu in maintenance, %zu rejected/offline",
+             used, total, active, maint, bad);
+}
+
+void panes_alerts(console *c, char *out, size_t len)
+{
+    size_t i, rejected = 0, offline = 0, failed = 0;
+    const json_t *e;
+    out[0] = '\0';
+    json_array_foreach(c->ps[PANE_NODES][0].items, i, e) {
+        const char *s = json_string_value(json_object_get(e, "state"));
+        rejected += s && strcmp(s, "rejected") == 0;
+        offline += s && strcmp(s, "offline") == 0;
+    }
+    json_array_foreach(c->ps[PANE_JOBS][0].items, i, e) {
+        const char *s = json_string_value(json_object_get(e, "state"));
+        failed += s && strcmp(s, "failed") == 0;
+    }
+    size_t used = 0;
+    if (rejected)
+        used += (size_t)snprintf(out + used, len - used, "%zu rejected", rejected);
+    if (offline && used < len)
+        used += (size_t)snprintf(out + used, len - used, "%s%zu offline", used ? ", " : "", offline);
+    if (failed && used < len)
+        snprintf(out + used, len - used, "%s%zu failed jobs", used ? ", " : "", failed);
+}
+
+void panes_names(names_kind kind, void (*add)(const char *name, void *data), void *data, void *ctx)
+{
+    console *c = ctx;
+    static const struct { names_kind k; int pane, view; } where[] = {
+        { NAMES_NODE, PANE_NODES, 0 }, { NAMES_REGION, PANE_REGIONS, 0 },
+        { NAMES_DEVICE, PANE_DEVICES, 0 }, { NAMES_JOB, PANE_JOBS, 0 },
+        { NAMES_ACCOUNT, PANE_BILLING, 0 }, { NAMES_DATASTORE, PANE_STORES, 0 },
+        { NAMES_RESERVATION, PANE_STORES, 1 },
+    };
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        if (where[i].k != kind)
+            continue;
+        pane_state *ps = &c->ps[where[i].pane][where[i].view];
+        if (!ps->loaded)
+            pane_load(c, where[i].pane, where[i].view);
+        for (size_t r = 0; r < ps->g.nrows; r++)
+            add(ps->g.rows[r].key, data);
+    }
+}
