@@ -18,6 +18,7 @@
 #include <sys/random.h>
 
 #include "account.h"
+#include "billing_usage.h"
 #include "fleet.h"
 #include "jobspec.h"
 #include "node.h"
@@ -202,8 +203,10 @@ rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, r
         if ((rc = node_put(ctx, node, err)) != RD_OK)
             return rc;
         json_object_set_new(worker, "ended_at", json_string(rdtime_format(ctx->now, ts)));
-        /* Billing hook: the partial hour of this worker is posted here once
-         * the ledger's usage charges exist (billing issue). */
+        /* Whatever the worker still owes (whole hours not yet billed and the
+         * partial hour) is posted with the stop, in the same transaction. */
+        if ((rc = billing_usage_worker(ctx->tx, job, w, ctx->now, NULL, err)) != RD_OK)
+            return rc;
     } else if (strcmp(state, "stopped") == 0) {
         state = "canceled";   /* a worker that never started is canceled, not stopped */
     }

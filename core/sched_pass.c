@@ -190,13 +190,59 @@ static void claim_for(sched_snapshot *s, const json_t *job)
     }
 }
 
+/* Stops the running jobs of every account whose wallet is at or below zero
+ * (reason out_of_credits), each with what it owes posted, one step a job. */
+static rd_code stop_out_of_credit(cmd_ctx *ctx, int dry_run, size_t *stopped, rd_err *err)
+{
+    json_t *jobs = NULL, *j;
+    size_t i;
+    rd_code rc = tx_list(ctx->tx, "/rigdeck/jobs/", &jobs, err);
+    json_array_foreach(jobs, i, j) {
+        if (rc != RD_OK)
+            break;
+        if (strcmp(fleet_str(j, "state"), "running") != 0 || wallet_ok(ctx, j))
+            continue;
+        for (int attempt = 0; attempt < PLACE_RETRIES; attempt++) {
+            json_t *job = NULL, *w;
+            size_t k;
+            tx_reset(ctx->tx);
+            if ((rc = job_get(ctx, fleet_str(j, "id"), &job, err)) != RD_OK)
+                break;
+            json_array_foreach(json_object_get(job, "workers"), k, w)
+                if (rc == RD_OK)
+                    rc = job_end_worker(ctx, job, k, "stopped", err);
+            json_object_set_new(job, "reason", json_string("out_of_credits"));
+            job_update_state(job);
+            if (rc == RD_OK && !dry_run)
+                rc = job_put(ctx, job, err);
+            else
+                json_decref(job);
+            if (rc == RD_OK && !dry_run)
+                rc = cmd_commit_step(ctx, err);
+            if (rc != RD_ECONFLICT)
+                break;
+            rc = RD_OK;   /* the job changed under us: read it again */
+        }
+        tx_reset(ctx->tx);
+        if (rc == RD_OK)
+            (*stopped)++;
+    }
+    json_decref(jobs);
+    return rc;
+}
+
 rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     sched_snapshot s;
     json_t *queue = NULL, *job, *placed_list = json_array();
     size_t i, placed = 0, waiting = 0, no_credit = 0, bursting = 0, failed = 0;
     int dry = cmd_opt_given(a, "dry-run");
-    rd_code rc = sched_load(ctx, &s, err);
+    size_t stopped = 0;
+    rd_code rc = stop_out_of_credit(ctx, dry, &stopped, err);
+    if (rc == RD_OK)
+        rc = sched_load(ctx, &s, err);
+    else
+        memset(&s, 0, sizeof s);
     if (rc == RD_OK)
         rc = job_queue(ctx, &queue, err);
     json_array_foreach(queue, i, job) {
@@ -235,7 +281,8 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
             claim_for(&s, job);
     }
     if (rc == RD_OK)
-        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:b, s:o}", "name", "sched", "placed", (json_int_t)placed,
+        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}", "name", "sched", "stopped_out_of_credits",
+                            (json_int_t)stopped, "placed", (json_int_t)placed,
                             "waiting", (json_int_t)waiting, "waiting_for_credit", (json_int_t)no_credit,
                             "waiting_for_cloud", (json_int_t)bursting, "failed", (json_int_t)failed, "dry_run", dry,
                             "placements", placed_list);

@@ -1,0 +1,20 @@
+/* billing_usage.h - worker usage charges (see billing_usage.c). */
+#ifndef RD_BILLING_USAGE_H
+#define RD_BILLING_USAGE_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "rdtime.h"
+#include "tx.h"
+
+/* Stages every charge of worker w of job due at or before `until` (whole
+ * hours from its start; the partial hour once it has ended) and advances
+ * the worker's "billed_until" in job (the caller stores job in the same tx).
+ * *posted (may be NULL) adds the amounts staged. */
+rd_code billing_usage_worker(rd_tx *tx, json_t *job, size_t w, rd_time until, int64_t *posted, rd_err *err);
+
+/* 1 when some worker of job has a charge due at or before until. */
+int billing_usage_due(const json_t *job, rd_time until);
+
+#endif
