@@ -1,61 +1,38 @@
 /* store_sqlite.c - the embedded store backend: etcd v3 semantics on one SQLite file.
  *
- * Owns the on-disk schema (and its version), revisions and history, compares
- * and transactions, leases and their expiry, polling watches and compaction.
- * Several processes may share one file: every write is a single BEGIN
- * IMMEDIATE transaction, every read that needs a consistent view runs inside
- * one read transaction (a WAL snapshot), and lock contention is waited out,
- * never reported as an error unless it lasts for RETRY_MS.
- *
- * Schema (PRAGMA user_version = 1); keys and values are BLOBs so that every
- * comparison and ORDER BY is bytewise:
- *   meta(id = 1, rev, compact_rev)  current revision, oldest readable one
- *   kv(key, value, create_rev, mod_rev, version, lease)   live keys
- *   kv_log(rev, sub, key, type, value, create_rev, version, lease)
- *       one row per PUT (type 0) or DELETE (type 1); sub orders the rows of
- *       one revision; mod_revision of a row is its rev
- *   lease(id, ttl, expires_at)      expires_at in wall-clock milliseconds
+ * Owns revisions and history, compares and transactions, leases and their
+ * expiry, polling watches and compaction, the SQL for all of them, and the
+ * store_sqlite_backend table.  Several processes may share one file: every
+ * write is a single BEGIN IMMEDIATE transaction, every read that needs a
+ * consistent view runs inside one read transaction (a WAL snapshot), and lock
+ * contention is waited out, never reported as an error unless it lasts for
+ * RETRY_MS.  The schema is described in store_sqlite_int.h; opening a
+ * connection, creating the schema, busy handling and statement plumbing are
+ * in store_sqlite_conn.c.
  */
-#include "store_backend.h"
+#include "store_sqlite_int.h"
 
-#include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 enum {
-    SCHEMA_VERSION = 1,
-    BUSY_WAIT_MS = 10000,   /* how long one lock wait may last inside sqlite */
-    RETRY_MS = 30000,       /* how long a whole operation is retried on contention */
     WATCH_POLL_MS = 25,
-    NCACHE = 40,
     EV_DELETE = 1           /* kv_log.type; 0 is PUT */
 };
 
 typedef struct {
-    sqlite3 *db;
-    char *path;
-    int busy;               /* the last sqlite failure was lock contention */
-    int64_t busy_start;
-    const char *sql[NCACHE];
-    sqlite3_stmt *st[NCACHE];
-} conn;
-
-typedef struct {
     store_t base;
-    conn c;
+    sqlite_conn c;
 } sqlite_store;
 
 #define CONN(st) (&((sqlite_store *)(st))->c)
 
 typedef struct {
     store_watch base;
-    conn c;                 /* its own connection, so a watch never disturbs a txn */
+    sqlite_conn c;          /* its own connection, so a watch never disturbs a txn */
     char *prefix;
     char *end;              /* NULL: no upper bound */
     int64_t last;           /* every event at a revision <= last has been returned */
@@ -63,26 +40,8 @@ typedef struct {
 
 /* ---- SQL ------------------------------------------------------------------ */
 
-static const char SQL_SCHEMA[] =
-    "CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " rev INTEGER NOT NULL, compact_rev INTEGER NOT NULL);"
-    "INSERT OR IGNORE INTO meta (id, rev, compact_rev) VALUES (1, 1, 0);"
-    "CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL,"
-    " create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL, version INTEGER NOT NULL,"
-    " lease INTEGER NOT NULL) WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS kv_by_lease ON kv (lease);"
-    "CREATE TABLE IF NOT EXISTS kv_log (rev INTEGER NOT NULL, sub INTEGER NOT NULL,"
-    " key BLOB NOT NULL, type INTEGER NOT NULL, value BLOB, create_rev INTEGER NOT NULL,"
-    " version INTEGER NOT NULL, lease INTEGER NOT NULL, PRIMARY KEY (rev, sub)) WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS kv_log_by_key ON kv_log (key, rev);"
-    "CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY, ttl INTEGER NOT NULL,"
-    " expires_at INTEGER NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS lease_by_expiry ON lease (expires_at);"
-    "PRAGMA user_version = 1;";
-
 static const char SQL_BEGIN[] = "BEGIN";
 static const char SQL_BEGIN_W[] = "BEGIN IMMEDIATE";
-static const char SQL_COMMIT[] = "COMMIT";
 static const char SQL_META[] = "SELECT rev, compact_rev FROM meta WHERE id = 1";
 static const char SQL_SET_REV[] = "UPDATE meta SET rev = ?1 WHERE id = 1";
 static const char SQL_SET_COMPACT[] = "UPDATE meta SET compact_rev = ?1 WHERE id = 1";
@@ -146,237 +105,7 @@ static const char SQL_COMPACT[] =
     " (SELECT 1 FROM kv_log AS m WHERE m.key = kv_log.key AND m.rev <= ?1 AND"
     " (m.rev > kv_log.rev OR (m.rev = kv_log.rev AND m.sub > kv_log.sub))))";
 
-/* ---- time ----------------------------------------------------------------- */
-
-static int64_t clock_ms(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-#define mono_ms() clock_ms(CLOCK_MONOTONIC)
-/* Leases expire by the store's own physical clock, as etcd's lessor does.
- * This is the only place in core that reads the real-time clock. */
-#define wall_ms() clock_ms(CLOCK_REALTIME)
-
-static void sleep_us(long us)
-{
-    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-        ;
-}
-
-/* Spreads out competing processes so that they do not retry in lockstep. */
-static long jitter_us(long base, long spread)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return base + (ts.tv_nsec / 1000) % spread;
-}
-
-/* ---- connection plumbing -------------------------------------------------- */
-
-static rd_code oom(rd_err *err)
-{
-    return rd_fail(err, RD_ENOMEM, "store: out of memory");
-}
-
-static rd_code db_fail(conn *c, const char *what, rd_err *err)
-{
-    int code = sqlite3_errcode(c->db) & 0xff;
-    c->busy = code == SQLITE_BUSY || code == SQLITE_LOCKED;
-    if (code == SQLITE_NOMEM)
-        return oom(err);
-    return rd_fail(err, RD_ESTORE, "store %s: %s: %s", c->path, what, sqlite3_errmsg(c->db));
-}
-
-/* Whether a failed operation should run again: lock contention that outlasts
- * the busy handler (or bypasses it) is retried, never reported at once. */
-static int again(conn *c, rd_code rc, int64_t *start)
-{
-    int busy = c->busy;
-    c->busy = 0;
-    if (rc != RD_ESTORE || !busy)
-        return 0;
-    if (*start == 0)
-        *start = mono_ms();
-    if (mono_ms() - *start > RETRY_MS)
-        return 0;
-    sleep_us(jitter_us(500, 4000));
-    return 1;
-}
-
-#define RETRY(c, call)                \
-    do {                              \
-        int64_t t0_ = 0;              \
-        do                            \
-            rc = (call);              \
-        while (again((c), rc, &t0_)); \
-    } while (0)
-
-/* sqlite's own busy handler sleeps up to 100 ms per round, which starves a
- * writer among several hot ones; short jittered sleeps keep the queue moving. */
-static int busy_wait(void *arg, int n)
-{
-    conn *c = arg;
-    int64_t now = mono_ms();
-    if (n == 0)
-        c->busy_start = now;
-    if (now - c->busy_start >= BUSY_WAIT_MS)
-        return 0;
-    sleep_us(jitter_us(100, n < 20 ? 400 : 2000));
-    return 1;
-}
-
-/* Prepared statements are cached by the address of their SQL text. */
-static rd_code stmt(conn *c, const char *sql, sqlite3_stmt **q, rd_err *err)
-{
-    int i = 0;
-    for (; i < NCACHE && c->sql[i]; i++) {
-        if (c->sql[i] == sql) {
-            sqlite3_reset(c->st[i]);
-            sqlite3_clear_bindings(c->st[i]);
-            *q = c->st[i];
-            return RD_OK;
-        }
-    }
-    if (i == NCACHE)
-        return rd_fail(err, RD_ESTORE, "store %s: statement cache is full", c->path);
-    if (sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &c->st[i], NULL) != SQLITE_OK) {
-        rd_code rc = db_fail(c, "prepare", err);
-        sqlite3_finalize(c->st[i]);
-        c->st[i] = NULL;
-        return rc;
-    }
-    c->sql[i] = sql;
-    *q = c->st[i];
-    return RD_OK;
-}
-
-static void bind_bytes(sqlite3_stmt *q, int i, const void *p, size_t n)
-{
-    /* A NULL pointer would bind SQL NULL, not an empty blob. */
-    sqlite3_bind_blob64(q, i, n ? p : "", n, SQLITE_STATIC);
-}
-
-/* Prepares sql and binds ?1, ?2, ... by fmt: 'i' int64_t, 'k' C string as a
- * blob (NULL: left unbound), 'b' bytes (pointer, size_t), '_' skip.  A
- * parameter that sql does not use is ignored, so variants share one list. */
-static rd_code vprep(conn *c, const char *sql, sqlite3_stmt **q, rd_err *err, const char *fmt,
-                     va_list ap)
-{
-    rd_code rc = stmt(c, sql, q, err);
-    for (int i = 1; rc == RD_OK && fmt[i - 1]; i++) {
-        if (fmt[i - 1] == 'i') {
-            sqlite3_bind_int64(*q, i, va_arg(ap, int64_t));
-        } else if (fmt[i - 1] == 'k') {
-            const char *k = va_arg(ap, const char *);
-            if (k)
-                bind_bytes(*q, i, k, strlen(k));
-        } else if (fmt[i - 1] == 'b') {
-            const void *p = va_arg(ap, const void *);
-            bind_bytes(*q, i, p, va_arg(ap, size_t));
-        }
-    }
-    return rc;
-}
-
-static rd_code prep(conn *c, const char *sql, sqlite3_stmt **q, rd_err *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    rd_code rc = vprep(c, sql, q, err, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-/* Steps q: 1 with a row ready, 0 at the end or on error (then *rc is set). */
-static int step(conn *c, sqlite3_stmt *q, rd_code *rc, rd_err *err)
-{
-    int r = sqlite3_step(q);
-    if (r == SQLITE_ROW)
-        return 1;
-    if (r != SQLITE_DONE)
-        *rc = db_fail(c, "query", err);
-    return 0;
-}
-
-/* Runs a statement for its effect. */
-static rd_code exec(conn *c, const char *sql, rd_err *err, const char *fmt, ...)
-{
-    sqlite3_stmt *q;
-    va_list ap;
-    va_start(ap, fmt);
-    rd_code rc = vprep(c, sql, &q, err, fmt, ap);
-    va_end(ap);
-    if (rc == RD_OK) {
-        step(c, q, &rc, err);
-        sqlite3_reset(q);
-    }
-    return rc;
-}
-
-/* The first column of the first row; *found = 0 when there is no row. */
-static rd_code query1(conn *c, const char *sql, int64_t *v, int *found, rd_err *err,
-                      const char *fmt, ...)
-{
-    sqlite3_stmt *q;
-    va_list ap;
-    va_start(ap, fmt);
-    rd_code rc = vprep(c, sql, &q, err, fmt, ap);
-    va_end(ap);
-    *found = 0;
-    if (rc == RD_OK) {
-        if ((*found = step(c, q, &rc, err)))
-            *v = sqlite3_column_int64(q, 0);
-        sqlite3_reset(q);
-    }
-    return rc;
-}
-
-/* Ends the open transaction: COMMIT when rc is RD_OK, else ROLLBACK, so that
- * no failure leaves anything half-applied.  Returns the outcome. */
-static rd_code finish(conn *c, rd_code rc, rd_err *err)
-{
-    if (rc == RD_OK && (rc = exec(c, SQL_COMMIT, err, "")) == RD_OK)
-        return RD_OK;
-    if (!sqlite3_get_autocommit(c->db))
-        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
-    return rc;
-}
-
-static char *col_dup(sqlite3_stmt *q, int col, size_t *len)
-{
-    size_t n = (size_t)sqlite3_column_bytes(q, col);
-    const void *p = sqlite3_column_blob(q, col);
-    char *s = (n && !p) ? NULL : malloc(n + 1);
-    if (!s)
-        return NULL;
-    if (n)
-        memcpy(s, p, n);
-    s[n] = '\0';
-    if (len)
-        *len = n;
-    return s;
-}
-
-/* Columns c0..c0+5: key, value, create_rev, mod_rev, version, lease. */
-static rd_code col_kv(sqlite3_stmt *q, int c0, store_kv *kv, rd_err *err)
-{
-    memset(kv, 0, sizeof *kv);
-    kv->key = col_dup(q, c0, NULL);
-    kv->value = col_dup(q, c0 + 1, &kv->value_len);
-    if (!kv->key || !kv->value) {
-        store_kv_free(kv);
-        return oom(err);
-    }
-    kv->create_revision = sqlite3_column_int64(q, c0 + 2);
-    kv->mod_revision = sqlite3_column_int64(q, c0 + 3);
-    kv->version = sqlite3_column_int64(q, c0 + 4);
-    kv->lease = sqlite3_column_int64(q, c0 + 5);
-    return RD_OK;
-}
+/* ---- helpers -------------------------------------------------------------- */
 
 /* Makes room for one more element; NULL (arr untouched) when out of memory. */
 static void *grow(void *arr, size_t count, size_t *cap, size_t size)
@@ -405,67 +134,19 @@ static rd_code prefix_end(const char *prefix, char **end, rd_err *err)
         return RD_OK;
     for (const unsigned char *p = (const unsigned char *)prefix; *p; p++)
         if (*p != 0xff)
-            return oom(err);
+            return sqlite_conn_fail_oom(err);
     return RD_OK;
-}
-
-static void conn_close(conn *c)
-{
-    for (int i = 0; i < NCACHE && c->sql[i]; i++)
-        sqlite3_finalize(c->st[i]);
-    sqlite3_close_v2(c->db);
-    free(c->path);
-    memset(c, 0, sizeof *c);
-}
-
-static rd_code setup(conn *c, rd_err *err)
-{
-    int64_t v = 0;
-    int found = 0;
-    rd_code rc = RD_OK;
-    if (sqlite3_exec(c->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                     " BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-        return db_fail(c, "cannot open", err);
-    /* Inside BEGIN IMMEDIATE, so two processes creating one new file take turns. */
-    static const char user_version[] = "PRAGMA user_version";
-    if ((rc = query1(c, user_version, &v, &found, err, "")) == RD_OK && v > SCHEMA_VERSION)
-        rc = rd_fail(err, RD_ESTORE, "store %s: schema version %lld is newer than this rigdeck (%d)",
-                     c->path, (long long)v, SCHEMA_VERSION);
-    if (rc == RD_OK && v < SCHEMA_VERSION &&
-        sqlite3_exec(c->db, SQL_SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
-        rc = db_fail(c, "cannot create the schema", err);
-    return finish(c, rc, err);
-}
-
-static rd_code conn_open(conn *c, const char *path, rd_err *err)
-{
-    memset(c, 0, sizeof *c);
-    if (!(c->path = strdup(path)))
-        return oom(err);
-    int r = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-    rd_code rc = r == SQLITE_NOMEM ? RD_ENOMEM : RD_ESTORE;
-    if (r != SQLITE_OK) {
-        rd_fail(err, rc, "store %s: cannot open: %s", path,
-                c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(r));
-        conn_close(c);
-        return rc;
-    }
-    sqlite3_busy_handler(c->db, busy_wait, c);
-    RETRY(c, setup(c, err));
-    if (rc != RD_OK)
-        conn_close(c);
-    return rc;
 }
 
 /* ---- transactions --------------------------------------------------------- */
 
-static rd_code meta_read(conn *c, int64_t *rev, int64_t *compact, rd_err *err)
+static rd_code meta_read(sqlite_conn *c, int64_t *rev, int64_t *compact, rd_err *err)
 {
     sqlite3_stmt *q;
-    rd_code rc = prep(c, SQL_META, &q, err, "");
+    rd_code rc = sqlite_conn_prep(c, SQL_META, &q, err, "");
     if (rc)
         return rc;
-    if (step(c, q, &rc, err)) {
+    if (sqlite_conn_step(c, q, &rc, err)) {
         *rev = sqlite3_column_int64(q, 0);
         *compact = sqlite3_column_int64(q, 1);
     } else if (rc == RD_OK) {
@@ -476,9 +157,9 @@ static rd_code meta_read(conn *c, int64_t *rev, int64_t *compact, rd_err *err)
 }
 
 /* Moves the store to *rev + 1 when the transaction logged any row there. */
-static rd_code bump(conn *c, int64_t *rev, int64_t sub, rd_err *err)
+static rd_code bump(sqlite_conn *c, int64_t *rev, int64_t sub, rd_err *err)
 {
-    rd_code rc = sub > 0 ? exec(c, SQL_SET_REV, err, "i", *rev + 1) : RD_OK;
+    rd_code rc = sub > 0 ? sqlite_conn_exec(c, SQL_SET_REV, err, "i", *rev + 1) : RD_OK;
     if (rc == RD_OK && sub > 0)
         (*rev)++;
     return rc;
@@ -486,60 +167,63 @@ static rd_code bump(conn *c, int64_t *rev, int64_t sub, rd_err *err)
 
 /* Deletes the keys picked by `which` at revision rev, logging one DELETE event
  * each; *sub counts the rows logged at rev so far. */
-static rd_code del_keys(conn *c, int which, const char *lo, size_t lo_len, const char *hi,
+static rd_code del_keys(sqlite_conn *c, int which, const char *lo, size_t lo_len, const char *hi,
                         size_t hi_len, int64_t arg, int64_t rev, int64_t *sub, rd_err *err)
 {
-    rd_code rc = exec(c, SQL_DEL_LOG[which], err, "bbiii", lo, lo_len, hi, hi_len, arg, rev, *sub);
+    rd_code rc = sqlite_conn_exec(c, SQL_DEL_LOG[which], err, "bbiii", lo, lo_len, hi, hi_len,
+                                  arg, rev, *sub);
     if (rc == RD_OK) {
         *sub += sqlite3_changes(c->db);
-        rc = exec(c, SQL_DEL_KV[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
+        rc = sqlite_conn_exec(c, SQL_DEL_KV[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
     }
     return rc;
 }
 
 /* Deletes the keys of every expired lease at one new revision and drops the
  * leases.  Runs inside a write transaction. */
-static rd_code reap(conn *c, int64_t *rev, rd_err *err)
+static rd_code reap(sqlite_conn *c, int64_t *rev, rd_err *err)
 {
-    int64_t now = wall_ms(), one = 0, sub = 0;
+    int64_t now = sqlite_conn_wall_ms(), one = 0, sub = 0;
     int found = 0;
-    rd_code rc = query1(c, SQL_EXPIRED_ANY, &one, &found, err, "i", now);
+    rd_code rc = sqlite_conn_query_int(c, SQL_EXPIRED_ANY, &one, &found, err, "i", now);
     if (rc || !found)
         return rc;
     rc = del_keys(c, DEL_EXPIRED, NULL, 0, NULL, 0, now, *rev + 1, &sub, err);
     if (rc == RD_OK)
-        rc = exec(c, SQL_DROP_EXPIRED, err, "i", now);
+        rc = sqlite_conn_exec(c, SQL_DROP_EXPIRED, err, "i", now);
     return rc ? rc : bump(c, rev, sub, err);
 }
 
 /* Opens a write transaction with expired leases already reaped. */
-static rd_code begin_write(conn *c, int64_t *rev, rd_err *err)
+static rd_code begin_write(sqlite_conn *c, int64_t *rev, rd_err *err)
 {
     int64_t compact;
-    rd_code rc = exec(c, SQL_BEGIN_W, err, "");
+    rd_code rc = sqlite_conn_exec(c, SQL_BEGIN_W, err, "");
     if (rc)
         return rc;
     if ((rc = meta_read(c, rev, &compact, err)) == RD_OK)
         rc = reap(c, rev, err);
-    return rc ? finish(c, rc, err) : RD_OK;
+    return rc ? sqlite_conn_finish_txn(c, rc, err) : RD_OK;
 }
 
 /* Opens a read transaction on a snapshot in which no lease has expired, so a
  * read never returns a key that should already be gone. */
-static rd_code begin_read(conn *c, int64_t *rev, int64_t *compact, rd_err *err)
+static rd_code begin_read(sqlite_conn *c, int64_t *rev, int64_t *compact, rd_err *err)
 {
     for (;;) {
         int64_t one = 0;
         int found = 0;
-        rd_code rc = exec(c, SQL_BEGIN, err, "");
+        rd_code rc = sqlite_conn_exec(c, SQL_BEGIN, err, "");
         if (rc)
             return rc;
-        if ((rc = query1(c, SQL_EXPIRED_ANY, &one, &found, err, "i", wall_ms())) == RD_OK && !found)
+        rc = sqlite_conn_query_int(c, SQL_EXPIRED_ANY, &one, &found, err, "i",
+                                   sqlite_conn_wall_ms());
+        if (rc == RD_OK && !found)
             rc = meta_read(c, rev, compact, err);
         if (rc || !found)
-            return rc ? finish(c, rc, err) : RD_OK;
-        finish(c, RD_ECONFLICT, err);   /* just the rollback */
-        if ((rc = begin_write(c, rev, err)) || (rc = finish(c, RD_OK, err)))
+            return rc ? sqlite_conn_finish_txn(c, rc, err) : RD_OK;
+        sqlite_conn_finish_txn(c, RD_ECONFLICT, err);   /* just the rollback */
+        if ((rc = begin_write(c, rev, err)) || (rc = sqlite_conn_finish_txn(c, RD_OK, err)))
             return rc;
     }
 }
@@ -553,8 +237,9 @@ static rd_code compacted(int64_t rev, int64_t compact, rd_err *err)
 /* ---- reads ---------------------------------------------------------------- */
 
 /* Keys in [lo, hi) (hi NULL: no bound) as of at_rev (0: current). */
-static rd_code range_impl(conn *c, const char *lo, size_t lo_len, const char *hi, size_t hi_len,
-                          size_t limit, int64_t at_rev, store_range_result *out, rd_err *err)
+static rd_code range_impl(sqlite_conn *c, const char *lo, size_t lo_len, const char *hi,
+                          size_t hi_len, size_t limit, int64_t at_rev, store_range_result *out,
+                          rd_err *err)
 {
     int64_t rev, compact, lim = limit && limit < (size_t)INT64_MAX ? (int64_t)limit + 1 : -1;
     size_t cap = 0;
@@ -571,24 +256,24 @@ static rd_code range_impl(conn *c, const char *lo, size_t lo_len, const char *hi
         rc = rd_fail(err, RD_EINVAL, "revision %lld is in the future (current: %lld)",
                      (long long)at_rev, (long long)rev);
     else
-        rc = prep(c, (at_rev == rev ? SQL_RANGE_NOW : SQL_RANGE_OLD)[hi != NULL], &q, err, "bbii",
-                  lo, lo_len, hi, hi_len, lim, at_rev);
-    while (rc == RD_OK && step(c, q, &rc, err)) {
+        rc = sqlite_conn_prep(c, (at_rev == rev ? SQL_RANGE_NOW : SQL_RANGE_OLD)[hi != NULL], &q,
+                              err, "bbii", lo, lo_len, hi, hi_len, lim, at_rev);
+    while (rc == RD_OK && sqlite_conn_step(c, q, &rc, err)) {
         if (limit && out->count == limit) {
             out->more = 1;
             break;
         }
         store_kv *kvs = grow(out->kvs, out->count, &cap, sizeof *kvs);
         if (!kvs) {
-            rc = oom(err);
+            rc = sqlite_conn_fail_oom(err);
             break;
         }
         out->kvs = kvs;
-        if ((rc = col_kv(q, 0, &kvs[out->count], err)) == RD_OK)
+        if ((rc = sqlite_conn_copy_kv(q, 0, &kvs[out->count], err)) == RD_OK)
             out->count++;
     }
     sqlite3_reset(q);
-    if ((rc = finish(c, rc, err)))
+    if ((rc = sqlite_conn_finish_txn(c, rc, err)))
         store_range_free(out);
     else
         out->revision = at_rev;
@@ -598,7 +283,7 @@ static rd_code range_impl(conn *c, const char *lo, size_t lo_len, const char *hi
 static rd_code sqlite_store_get(store_t *st, const char *key, store_kv *out, int *found,
                                 int64_t *revision, rd_err *err)
 {
-    conn *c = CONN(st);
+    sqlite_conn *c = CONN(st);
     store_range_result rr;
     rd_code rc;
     memset(out, 0, sizeof *out);
@@ -624,7 +309,7 @@ static rd_code sqlite_store_range(store_t *st, const char *prefix, const char *a
                                   size_t limit, int64_t at_rev, store_range_result *out,
                                   rd_err *err)
 {
-    conn *c = CONN(st);
+    sqlite_conn *c = CONN(st);
     char *end = NULL;
     rd_code rc;
     memset(out, 0, sizeof *out);
@@ -647,14 +332,14 @@ static rd_code sqlite_store_range(store_t *st, const char *prefix, const char *a
 
 /* ---- transactions --------------------------------------------------------- */
 
-static rd_code eval_cmp(conn *c, const store_cmp *cmp, int *holds, rd_err *err)
+static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, int *holds, rd_err *err)
 {
     sqlite3_stmt *q;
     int d = 0;
-    rd_code rc = prep(c, SQL_CMP, &q, err, "k", cmp->key);
+    rd_code rc = sqlite_conn_prep(c, SQL_CMP, &q, err, "k", cmp->key);
     if (rc)
         return rc;
-    int found = step(c, q, &rc, err);
+    int found = sqlite_conn_step(c, q, &rc, err);
     if (cmp->target == STORE_CMP_VALUE && found) {
         d = blobcmp(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0),
                     cmp->value, cmp->value_len);
@@ -674,7 +359,7 @@ static rd_code eval_cmp(conn *c, const store_cmp *cmp, int *holds, rd_err *err)
     return rc;
 }
 
-static rd_code apply_op(conn *c, const store_op *op, int64_t rev, int64_t *sub, rd_err *err)
+static rd_code apply_op(sqlite_conn *c, const store_op *op, int64_t rev, int64_t *sub, rd_err *err)
 {
     int64_t create = rev, version = 1;
     size_t klen = strlen(op->key);
@@ -691,27 +376,27 @@ static rd_code apply_op(conn *c, const store_op *op, int64_t rev, int64_t *sub, 
         free(end);
         return rc;
     }
-    if ((rc = prep(c, SQL_CMP, &q, err, "k", op->key)))
+    if ((rc = sqlite_conn_prep(c, SQL_CMP, &q, err, "k", op->key)))
         return rc;
-    if (step(c, q, &rc, err)) {
+    if (sqlite_conn_step(c, q, &rc, err)) {
         create = sqlite3_column_int64(q, 1);
         version = sqlite3_column_int64(q, 3) + 1;
     }
     sqlite3_reset(q);
     if (rc == RD_OK)
-        rc = exec(c, SQL_KV_PUT, err, "kbiiii", op->key, op->value, op->value_len, create, rev,
-                  version, op->lease);
+        rc = sqlite_conn_exec(c, SQL_KV_PUT, err, "kbiiii", op->key, op->value, op->value_len,
+                              create, rev, version, op->lease);
     if (rc == RD_OK)
-        rc = exec(c, SQL_LOG_PUT, err, "kbiiiii", op->key, op->value, op->value_len, create, rev,
-                  version, op->lease, *sub);
+        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "kbiiiii", op->key, op->value, op->value_len,
+                              create, rev, version, op->lease, *sub);
     if (rc == RD_OK)
         (*sub)++;
     return rc;
 }
 
-static rd_code txn_impl(conn *c, const store_cmp *cmps, size_t ncmps, const store_op *success,
-                        size_t nsuccess, const store_op *failure, size_t nfailure,
-                        store_txn_result *res, rd_err *err)
+static rd_code txn_impl(sqlite_conn *c, const store_cmp *cmps, size_t ncmps,
+                        const store_op *success, size_t nsuccess, const store_op *failure,
+                        size_t nfailure, store_txn_result *res, rd_err *err)
 {
     int64_t rev, sub = 0, ttl;
     int ok = 1, found = 1;
@@ -725,14 +410,15 @@ static rd_code txn_impl(conn *c, const store_cmp *cmps, size_t ncmps, const stor
     /* Every lease is checked before anything is written: a bad one applies nothing. */
     for (size_t i = 0; i < nops && rc == RD_OK; i++)
         if (ops[i].kind == STORE_OP_PUT && ops[i].lease != 0 &&
-            (rc = query1(c, SQL_LEASE_TTL, &ttl, &found, err, "i", ops[i].lease)) == RD_OK && !found)
+            (rc = sqlite_conn_query_int(c, SQL_LEASE_TTL, &ttl, &found, err, "i",
+                                        ops[i].lease)) == RD_OK && !found)
             rc = rd_fail(err, RD_EINVAL, "store put %s: lease %lld does not exist", ops[i].key,
                          (long long)ops[i].lease);
     for (size_t i = 0; i < nops && rc == RD_OK; i++)
         rc = apply_op(c, &ops[i], rev + 1, &sub, err);
     if (rc == RD_OK)
         rc = bump(c, &rev, sub, err);
-    if ((rc = finish(c, rc, err)) == RD_OK) {
+    if ((rc = sqlite_conn_finish_txn(c, rc, err)) == RD_OK) {
         res->succeeded = ok;
         res->revision = rev;
     }
@@ -744,7 +430,7 @@ static rd_code sqlite_store_txn(store_t *st, const store_cmp *cmps, size_t ncmps
                                 const store_op *failure, size_t nfailure,
                                 store_txn_result *res, rd_err *err)
 {
-    conn *c = CONN(st);
+    sqlite_conn *c = CONN(st);
     rd_code rc;
     memset(res, 0, sizeof *res);
     for (size_t i = 0; i < ncmps; i++) {
@@ -777,7 +463,7 @@ static int64_t new_lease_id(void)
     return (int64_t)(x & (uint64_t)INT64_MAX);
 }
 
-static rd_code grant_impl(conn *c, int64_t ttl, int64_t *id, rd_err *err)
+static rd_code grant_impl(sqlite_conn *c, int64_t ttl, int64_t *id, rd_err *err)
 {
     int64_t rev, seen, cand = 0;
     int found = 1;
@@ -786,17 +472,18 @@ static rd_code grant_impl(conn *c, int64_t ttl, int64_t *id, rd_err *err)
         return rc;
     while (rc == RD_OK && found)
         if ((cand = new_lease_id()) != 0)
-            rc = query1(c, SQL_LEASE_TTL, &seen, &found, err, "i", cand);
+            rc = sqlite_conn_query_int(c, SQL_LEASE_TTL, &seen, &found, err, "i", cand);
     if (rc == RD_OK)
-        rc = exec(c, SQL_LEASE_ADD, err, "iii", cand, ttl, wall_ms() + ttl * 1000);
-    if ((rc = finish(c, rc, err)) == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_LEASE_ADD, err, "iii", cand, ttl,
+                              sqlite_conn_wall_ms() + ttl * 1000);
+    if ((rc = sqlite_conn_finish_txn(c, rc, err)) == RD_OK)
         *id = cand;
     return rc;
 }
 
 static rd_code sqlite_store_lease_grant(store_t *st, int64_t ttl, int64_t *id, rd_err *err)
 {
-    conn *c = CONN(st);
+    sqlite_conn *c = CONN(st);
     rd_code rc;
     if (ttl < 1 || ttl > INT64_MAX / 4000)
         return rd_fail(err, RD_EINVAL, "lease ttl %lld is out of range", (long long)ttl);
@@ -805,26 +492,28 @@ static rd_code sqlite_store_lease_grant(store_t *st, int64_t ttl, int64_t *id, r
 }
 
 /* revoke == 0: keepalive (renew, report the ttl); 1: revoke. */
-static rd_code lease_impl(conn *c, int64_t id, int revoke, int64_t *ttl, rd_err *err)
+static rd_code lease_impl(sqlite_conn *c, int64_t id, int revoke, int64_t *ttl, rd_err *err)
 {
     int64_t rev, sub = 0;
     int found = 0;
     rd_code rc = begin_write(c, &rev, err);
     if (rc)
         return rc;
-    if ((rc = query1(c, SQL_LEASE_TTL, ttl, &found, err, "i", id)) == RD_OK && !found)
+    rc = sqlite_conn_query_int(c, SQL_LEASE_TTL, ttl, &found, err, "i", id);
+    if (rc == RD_OK && !found)
         rc = rd_fail(err, RD_ENOTFOUND, "lease %lld does not exist (expired or revoked)",
                      (long long)id);
     if (rc == RD_OK && !revoke)
-        rc = exec(c, SQL_LEASE_RENEW, err, "ii", id, wall_ms() + *ttl * 1000);
+        rc = sqlite_conn_exec(c, SQL_LEASE_RENEW, err, "ii", id,
+                              sqlite_conn_wall_ms() + *ttl * 1000);
     if (rc == RD_OK && revoke) {
         rc = del_keys(c, DEL_LEASE, NULL, 0, NULL, 0, id, rev + 1, &sub, err);
         if (rc == RD_OK)
-            rc = exec(c, SQL_LEASE_DROP, err, "i", id);
+            rc = sqlite_conn_exec(c, SQL_LEASE_DROP, err, "i", id);
         if (rc == RD_OK)
             rc = bump(c, &rev, sub, err);
     }
-    return finish(c, rc, err);
+    return sqlite_conn_finish_txn(c, rc, err);
 }
 
 static rd_code sqlite_store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_left,
@@ -847,7 +536,7 @@ static rd_code sqlite_store_lease_revoke(store_t *st, int64_t id, rd_err *err)
 
 static rd_code poll_impl(sqlite_watch *w, store_event **events, size_t *count, rd_err *err)
 {
-    conn *c = &w->c;
+    sqlite_conn *c = &w->c;
     int64_t rev, compact;
     size_t cap = 0;
     sqlite3_stmt *q = NULL;
@@ -859,21 +548,22 @@ static rd_code poll_impl(sqlite_watch *w, store_event **events, size_t *count, r
     if (w->last + 1 < compact)
         rc = compacted(w->last + 1, compact, err);
     else if (rev > w->last)
-        rc = prep(c, SQL_WATCH[w->end != NULL], &q, err, "kk_i", w->prefix, w->end, w->last);
-    while (q && rc == RD_OK && step(c, q, &rc, err)) {
+        rc = sqlite_conn_prep(c, SQL_WATCH[w->end != NULL], &q, err, "kk_i", w->prefix, w->end,
+                              w->last);
+    while (q && rc == RD_OK && sqlite_conn_step(c, q, &rc, err)) {
         store_event *ev = grow(*events, *count, &cap, sizeof *ev);
         if (!ev) {
-            rc = oom(err);
+            rc = sqlite_conn_fail_oom(err);
             break;
         }
         *events = ev;
         ev += *count;
         ev->type = sqlite3_column_int(q, 0) == EV_DELETE ? STORE_EVENT_DELETE : STORE_EVENT_PUT;
-        if ((rc = col_kv(q, 1, &ev->kv, err)) == RD_OK)
+        if ((rc = sqlite_conn_copy_kv(q, 1, &ev->kv, err)) == RD_OK)
             (*count)++;
     }
     sqlite3_reset(q);
-    if ((rc = finish(c, rc, err))) {
+    if ((rc = sqlite_conn_finish_txn(c, rc, err))) {
         store_events_free(*events, *count);
         *events = NULL;
         *count = 0;
@@ -888,16 +578,17 @@ static rd_code sqlite_store_watch_next(store_watch *sw, int timeout_ms, store_ev
                                        size_t *count, rd_err *err)
 {
     sqlite_watch *w = (sqlite_watch *)sw;
-    int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = sqlite_conn_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     rd_code rc;
     for (;;) {
         RETRY(&w->c, poll_impl(w, events, count, err));
         if (rc || *count)
             return rc;
-        int64_t left = deadline - mono_ms();
+        int64_t left = deadline - sqlite_conn_mono_ms();
         if (timeout_ms >= 0 && left <= 0)
             return RD_OK;
-        sleep_us((timeout_ms < 0 || left > WATCH_POLL_MS ? WATCH_POLL_MS : left) * 1000L);
+        int64_t nap = timeout_ms < 0 || left > WATCH_POLL_MS ? WATCH_POLL_MS : left;
+        sqlite_conn_sleep_us(nap * 1000L);
     }
 }
 
@@ -906,7 +597,7 @@ static void sqlite_store_watch_close(store_watch *sw)
     sqlite_watch *w = (sqlite_watch *)sw;
     if (!w)
         return;
-    conn_close(&w->c);
+    sqlite_conn_close(&w->c);
     free(w->prefix);
     free(w->end);
     free(w);
@@ -916,7 +607,7 @@ static rd_code watch_start(sqlite_watch *w, int64_t after_rev, rd_err *err)
 {
     int64_t rev, compact;
     rd_code rc = begin_read(&w->c, &rev, &compact, err);
-    if (rc || (rc = finish(&w->c, RD_OK, err)))
+    if (rc || (rc = sqlite_conn_finish_txn(&w->c, RD_OK, err)))
         return rc;
     if (after_rev > 0 && after_rev + 1 < compact)
         return compacted(after_rev + 1, compact, err);
@@ -935,10 +626,10 @@ static rd_code sqlite_store_watch_open(store_t *st, const char *prefix, int64_t 
     sqlite_watch *w = calloc(1, sizeof *w);
     if (!w || !(w->prefix = strdup(prefix ? prefix : ""))) {
         free(w);
-        return oom(err);
+        return sqlite_conn_fail_oom(err);
     }
     if ((rc = prefix_end(w->prefix, &w->end, err)) == RD_OK &&
-        (rc = conn_open(&w->c, s->c.path, err)) == RD_OK)
+        (rc = sqlite_conn_open(&w->c, s->c.path, err)) == RD_OK)
         RETRY(&w->c, watch_start(w, after_rev, err));
     if (rc) {
         sqlite_store_watch_close(&w->base);
@@ -957,30 +648,30 @@ static rd_code sqlite_store_revision(store_t *st, int64_t *revision, rd_err *err
     rd_code rc;
     do
         if ((rc = begin_read(CONN(st), revision, &compact, err)) == RD_OK)
-            rc = finish(CONN(st), RD_OK, err);
-    while (again(CONN(st), rc, &t0));
+            rc = sqlite_conn_finish_txn(CONN(st), RD_OK, err);
+    while (sqlite_conn_should_retry(CONN(st), rc, &t0));
     return rc;
 }
 
-static rd_code compact_impl(conn *c, int64_t at, rd_err *err)
+static rd_code compact_impl(sqlite_conn *c, int64_t at, rd_err *err)
 {
     int64_t rev, compact;
     rd_code rc = begin_write(c, &rev, err);
     if (rc || (rc = meta_read(c, &rev, &compact, err)))
-        return rc ? finish(c, rc, err) : rc;
+        return rc ? sqlite_conn_finish_txn(c, rc, err) : rc;
     if (at > rev)
         rc = rd_fail(err, RD_EINVAL, "cannot compact to revision %lld: the current revision is %lld",
                      (long long)at, (long long)rev);
     else if (at < compact)
         rc = compacted(at, compact, err);
-    else if (at > compact && (rc = exec(c, SQL_COMPACT, err, "i", at)) == RD_OK)
-        rc = exec(c, SQL_SET_COMPACT, err, "i", at);
-    return finish(c, rc, err);
+    else if (at > compact && (rc = sqlite_conn_exec(c, SQL_COMPACT, err, "i", at)) == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_SET_COMPACT, err, "i", at);
+    return sqlite_conn_finish_txn(c, rc, err);
 }
 
 static rd_code sqlite_store_compact(store_t *st, int64_t revision, rd_err *err)
 {
-    conn *c = CONN(st);
+    sqlite_conn *c = CONN(st);
     rd_code rc;
     if (revision < 1)
         return rd_fail(err, RD_EINVAL, "cannot compact to revision %lld", (long long)revision);
@@ -997,8 +688,8 @@ static rd_code sqlite_store_open(const char *location, const store_opts *opts, s
     *out = NULL;
     sqlite_store *s = calloc(1, sizeof *s);
     if (!s)
-        return oom(err);
-    rd_code rc = conn_open(&s->c, location, err);
+        return sqlite_conn_fail_oom(err);
+    rd_code rc = sqlite_conn_open(&s->c, location, err);
     if (rc) {
         free(s);
         return rc;
@@ -1010,7 +701,7 @@ static rd_code sqlite_store_open(const char *location, const store_opts *opts, s
 static void sqlite_store_close(store_t *st)
 {
     sqlite_store *s = (sqlite_store *)st;
-    conn_close(&s->c);
+    sqlite_conn_close(&s->c);
     free(s);
 }
 

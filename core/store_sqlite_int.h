@@ -1,0 +1,97 @@
+/* store_sqlite_int.h - internals shared by the SQLite backend's files (not an API).
+ *
+ * store_sqlite.c      the backend table: reads, txns, leases and their expiry,
+ *                     watches, revision and compaction, and their SQL
+ * store_sqlite_conn.c one connection: open (pragmas, schema), busy handling
+ *                     and retry, cached statements and binding, COMMIT or
+ *                     ROLLBACK, column copying, the clocks
+ *
+ * Schema (PRAGMA user_version = 1); keys and values are BLOBs so that every
+ * comparison and ORDER BY is bytewise:
+ *   meta(id = 1, rev, compact_rev)  current revision, oldest readable one
+ *   kv(key, value, create_rev, mod_rev, version, lease)   live keys
+ *   kv_log(rev, sub, key, type, value, create_rev, version, lease)
+ *       one row per PUT (type 0) or DELETE (type 1); sub orders the rows of
+ *       one revision; mod_revision of a row is its rev
+ *   lease(id, ttl, expires_at)      expires_at in wall-clock milliseconds
+ */
+#ifndef RD_STORE_SQLITE_INT_H
+#define RD_STORE_SQLITE_INT_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "store_backend.h"
+
+enum { RD_SQLITE_NCACHE = 40 };   /* prepared statements one connection keeps */
+
+typedef struct {
+    sqlite3 *db;
+    char *path;
+    int busy;               /* the last sqlite failure was lock contention */
+    int64_t busy_start;
+    const char *sql[RD_SQLITE_NCACHE];
+    sqlite3_stmt *st[RD_SQLITE_NCACHE];
+} sqlite_conn;
+
+/* Runs `call` (which sets the caller's rd_code rc) until it succeeds, fails
+ * for a reason other than lock contention, or contention outlasts RETRY_MS. */
+#define RETRY(c, call)                                   \
+    do {                                                 \
+        int64_t t0_ = 0;                                 \
+        do                                               \
+            rc = (call);                                 \
+        while (sqlite_conn_should_retry((c), rc, &t0_)); \
+    } while (0)
+
+/* Opens (creating if need be) the store file at path: WAL, the busy handler,
+ * the schema.  On failure c holds nothing. */
+rd_code sqlite_conn_open(sqlite_conn *c, const char *path, rd_err *err);
+
+/* Finalizes c's statements and closes it; c is zeroed. */
+void sqlite_conn_close(sqlite_conn *c);
+
+/* RD_ENOMEM with the store's message. */
+rd_code sqlite_conn_fail_oom(rd_err *err);
+
+/* Whether a failed operation should run again: lock contention that outlasts
+ * the busy handler (or bypasses it) is retried, never reported at once.
+ * *start is 0 before the first attempt; sleeps a little before saying yes. */
+int sqlite_conn_should_retry(sqlite_conn *c, rd_code rc, int64_t *start);
+
+/* Prepares sql and binds ?1, ?2, ... by fmt: 'i' int64_t, 'k' C string as a
+ * blob (NULL: left unbound), 'b' bytes (pointer, size_t), '_' skip.  A
+ * parameter that sql does not use is ignored, so variants share one list.
+ * Prepared statements are cached by the address of their SQL text, so sql
+ * must be a static string. */
+rd_code sqlite_conn_prep(sqlite_conn *c, const char *sql, sqlite3_stmt **q, rd_err *err,
+                         const char *fmt, ...);
+
+/* Steps q: 1 with a row ready, 0 at the end or on error (then *rc is set). */
+int sqlite_conn_step(sqlite_conn *c, sqlite3_stmt *q, rd_code *rc, rd_err *err);
+
+/* Runs a statement for its effect; arguments as for sqlite_conn_prep. */
+rd_code sqlite_conn_exec(sqlite_conn *c, const char *sql, rd_err *err, const char *fmt, ...);
+
+/* The first column of the first row; *found = 0 when there is no row. */
+rd_code sqlite_conn_query_int(sqlite_conn *c, const char *sql, int64_t *v, int *found,
+                              rd_err *err, const char *fmt, ...);
+
+/* Ends the open transaction: COMMIT when rc is RD_OK, else ROLLBACK, so that
+ * no failure leaves anything half-applied.  Returns the outcome. */
+rd_code sqlite_conn_finish_txn(sqlite_conn *c, rd_code rc, rd_err *err);
+
+/* Columns c0..c0+5: key, value, create_rev, mod_rev, version, lease. */
+rd_code sqlite_conn_copy_kv(sqlite3_stmt *q, int c0, store_kv *kv, rd_err *err);
+
+/* Milliseconds on the monotonic clock. */
+int64_t sqlite_conn_mono_ms(void);
+
+/* Milliseconds on the wall clock, which leases expire by. */
+int64_t sqlite_conn_wall_ms(void);
+
+/* Sleeps us microseconds, through signals. */
+void sqlite_conn_sleep_us(long us);
+
+#endif
