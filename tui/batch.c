@@ -54,6 +54,8 @@ static void print_result(batch_state *b, const json_t *result, const cmd_def *de
         if (s)
             printf("%s\n", s);
         free(s);
+    } else if (b->opt->csv) {
+        table_print_csv(stdout, result, def ? def->columns : NULL);
     } else {
         /* A blank line between the tables of consecutive commands. */
         if (b->printed++)

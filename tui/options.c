@@ -22,7 +22,7 @@ static void usage(FILE *out)
           "                    default $XDG_DATA_HOME/rigdeck/rigdeck.db\n"
           "  --as ACCOUNT      the acting account (default 'default')                   [RIGDECK_ACCOUNT]\n"
           "  --now TIME        the clock, RFC 3339 such as 2026-11-01T00:00:00Z          [RIGDECK_NOW]\n"
-          "  --output table|json   batch output: aligned tables or one JSON document per command\n"
+          "  --output table|json|csv   batch output: aligned tables, one JSON document per command, or CSV\n"
           "  --keep-going      batch: run the remaining lines after a failed one\n"
           "  --read-only       refuse every command that would change the store\n"
           "  --master-key FILE the key that seals secrets at rest                      [RIGDECK_MASTER_KEY]\n"
@@ -110,11 +110,12 @@ int options_parse(int argc, char **argv, rd_options *opt)
         case O_AS: opt->actor = optarg; break;
         case O_NOW: opt->now_text = optarg; break;
         case O_OUTPUT:
-            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0) {
-                fprintf(stderr, "rigdeck: --output must be one of table, json, got '%s'\n", optarg);
+            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0 && strcmp(optarg, "csv") != 0) {
+                fprintf(stderr, "rigdeck: --output must be one of table, json, csv, got '%s'\n", optarg);
                 return 2;
             }
             opt->json = strcmp(optarg, "json") == 0;
+            opt->csv = strcmp(optarg, "csv") == 0;
             break;
         case O_KEEP: opt->keep_going = 1; break;
         case O_RO: opt->read_only = 1; break;

@@ -17,6 +17,7 @@ typedef struct {
     const char *now_text;    /* --now / RIGDECK_NOW, or NULL: the system clock */
     rd_time now;
     int json;                /* --output json */
+    int csv;                 /* --output csv */
     int keep_going;
     int read_only;
     const char *cacert, *cert, *key;

@@ -236,3 +236,109 @@ void table_print(FILE *out, const json_t *result, const char *columns)
     else
         print_object(out, result);
 }
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+/* One CSV field: quoted when it holds a comma, quote or line break. */
+static void csv_field(FILE *out, const char *s)
+{
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void csv_header(FILE *out, const json_t *cols)
+{
+    for (size_t c = 0; c < json_array_size(cols); c++) {
+        const char *key = json_string_value(json_array_get(cols, c));
+        char name[128];
+        snprintf(name, sizeof name, "%s", key);
+        if (is_money(key))
+            name[strlen(key) - 4] = '\0';
+        if (c)
+            fputc(',', out);
+        csv_field(out, name);
+    }
+    fputc('\n', out);
+}
+
+static void csv_row(FILE *out, const json_t *cols, const json_t *item)
+{
+    for (size_t c = 0; c < json_array_size(cols); c++) {
+        const char *key = json_string_value(json_array_get(cols, c));
+        const json_t *v = json_object_get(item, key);
+        char *cell = v && !json_is_null(v) ? cell_of(key, v) : strdup("");
+        if (c)
+            fputc(',', out);
+        csv_field(out, cell ? cell : "");
+        free(cell);
+    }
+    fputc('\n', out);
+}
+
+void table_print_csv(FILE *out, const json_t *result, const char *columns)
+{
+    if (!result)
+        return;
+    const json_t *items = json_object_get(result, "items");
+    if (json_is_array(items) && json_object_size(result) == 1) {
+        json_t *cols = columns_of(items, columns);
+        size_t i;
+        json_t *item;
+        csv_header(out, cols);
+        json_array_foreach(items, i, item)
+            csv_row(out, cols, item);
+        json_decref(cols);
+        return;
+    }
+    /* Any other object becomes one table: a row per scalar field (section =
+     * its name, in "value") and a row per element of each list of objects
+     * (section = the list's name), over the union of their columns. */
+    json_t *rows = json_array(), *all = json_array();
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)result, k, v) {
+        if (is_object_list(v)) {
+            size_t i;
+            json_t *e;
+            json_array_foreach(v, i, e) {
+                json_t *row = json_deep_copy(e);
+                json_object_set_new(row, "section", json_string(k));
+                json_array_append_new(rows, row);
+            }
+        } else if (!json_is_object(v) && !json_is_array(v)) {
+            char name[128], credits[64];
+            snprintf(name, sizeof name, "%s", k);
+            json_t *row;
+            if (is_money(k) && json_is_integer(v)) {
+                name[strlen(k) - 4] = '\0';
+                table_format_credits(json_integer_value(v), credits, sizeof credits);
+                row = json_pack("{s:s, s:s}", "section", name, "value", credits);
+            } else {
+                row = json_pack("{s:s, s:O}", "section", name, "value", v);
+            }
+            json_array_append_new(rows, row);
+        }
+    }
+    json_array_append_new(all, json_string("section"));
+    json_t *cols = columns_of(rows, NULL);
+    size_t i;
+    json_array_foreach(cols, i, v)
+        if (strcmp(json_string_value(v), "section") != 0)
+            json_array_append(all, v);
+    csv_header(out, all);
+    json_t *row;
+    json_array_foreach(rows, i, row)
+        csv_row(out, all, row);
+    json_decref(cols);
+    json_decref(all);
+    json_decref(rows);
+}

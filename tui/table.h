@@ -10,6 +10,10 @@
  * lists of objects as nested tables.  Money (*_ucr) shows in credits. */
 void table_print(FILE *out, const json_t *result, const char *columns);
 
+/* Prints result as CSV: a list's items one row each under a header, any
+ * other object as rows of (section, fields..., value); money in credits. */
+void table_print_csv(FILE *out, const json_t *result, const char *columns);
+
 /* Formats micro-credits as credits with up to 6 decimals ("1.265", "-0.5"). */
 char *table_format_credits(long long ucr, char *buf, size_t len);
 

@@ -164,6 +164,19 @@ $WRAP "$BIN" --batch --now yesterday -c help >"$OUT" 2>"$ERR"; RC=$?
 expect_status 2
 expect_err "\-\-now must be an RFC 3339 time"
 
+case_ "csv output: a header, one row per item, fields quoted when needed"
+rd -c "account create 'csv.test' --plan team" 
+rd --output csv -c "account list"
+expect_status 0
+expect_out "^name,plan,admin,created_at$"
+expect_out "^csv.test,team,no,2026-11-01T00:00:00Z$"
+rd --output csv -c "audit list --limit 1"
+expect_out '^at,actor,command,changes$'
+expect_out '"created account/csv.test, created project/csv.test/default"'
+$WRAP "$BIN" --batch --store "$STORE" --output xml -c help >"$OUT" 2>"$ERR"; RC=$?
+expect_status 2
+expect_err "\-\-output must be one of table, json, csv"
+
 case_ "help prints from the command table"
 rd -c "help"
 expect_status 0
@@ -174,9 +187,9 @@ expect_json flags.0.flag "--plan"
 rd -c "help nosuch"
 expect_status 2
 
-case_ "the console says plainly that it is not built yet"
+case_ "without a terminal the console refuses plainly and points to batch mode"
 $WRAP "$BIN" --store "$STORE" >"$OUT" 2>"$ERR" </dev/null; RC=$?
 expect_status 2
-expect_err "console is not built yet"
+expect_err "use 'rigdeck --batch'"
 
 finish
