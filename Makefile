@@ -30,11 +30,12 @@ LIB      := $(BUILD)/librigdeck.a
 BIN      := $(BUILD)/rigdeck
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 CONF_BIN := $(BUILD)/tests/store_conformance
+TUI_UNIT_BIN := $(patsubst tests/tui_unit/%.c,$(BUILD)/tests/%,$(wildcard tests/tui_unit/test_*.c))
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all test run asan valgrind bench install clean deps check-deps help demo
 
-all: $(BIN) $(UNIT_BIN) $(CONF_BIN)
+all: $(BIN) $(UNIT_BIN) $(CONF_BIN) $(TUI_UNIT_BIN)
 
 help:
 	@echo "make            build build/rigdeck and the tests"
@@ -61,6 +62,11 @@ $(BIN): $(TUI_OBJ) $(LIB)
 $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+
+# Unit tests of pure console code: linked with the tui objects but main.o.
+$(TUI_UNIT_BIN): $(BUILD)/tests/%: tests/tui_unit/%.c tests/testutil.h $(filter-out %/main.o,$(TUI_OBJ)) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests -iquote tui -o $@ $< $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
 
 $(CONF_BIN): tests/conformance/store_conformance.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
  * correctness comes from the ids, which are read (guarded) before staging.
  */
 #include "billing.h"
+#include "billing_usage.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +280,11 @@ rd_code billing_run(rd_tx *tx, rd_time until, json_t **result, rd_err *err)
     rd_code rc = b.by_owner && b.items ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
     if (rc == RD_OK)   /* guarded: two runs at once conflict here and on every id */
         rc = tx_get(tx, BILLING_CURSOR_KEY, &cursor, err);
+    /* Worker usage first: rentals earn the hosts what the payouts below
+     * move to their wallets (each payout counts earnings before its 00:00). */
+    int64_t usage_jobs = 0, usage_ucr = 0;
+    if (rc == RD_OK)
+        rc = billing_usage_post_all(tx, until, &usage_jobs, &usage_ucr, err);
     if (rc == RD_OK)
         rc = load_tenures(&b, &first_tenure, err);
     if (rc == RD_OK)
@@ -297,10 +303,6 @@ rd_code billing_run(rd_tx *tx, rd_time until, json_t **result, rd_err *err)
         from = pay_from;
     rd_time boundary = from;
     for (; rc == RD_OK && from != INT64_MAX && boundary <= last_boundary; boundary += BILLING_DAY) {
-        /* HOOK(worker usage charges): post each running or ended worker's
-         * charges for spans ending at or before `boundary` here, before the
-         * day's fees and payouts, so that earnings earned before 00:00 are
-         * in that 00:00 payout.  Ids: usage/<job>/<worker>/<span-start>. */
         if (fee_from != INT64_MAX && boundary - BILLING_DAY >= fee_from)
             rc = post_device_fees(&b, boundary - BILLING_DAY, err);
         if (rc == RD_OK && boundary >= pay_from)
@@ -309,7 +311,8 @@ rd_code billing_run(rd_tx *tx, rd_time until, json_t **result, rd_err *err)
     if (rc == RD_OK && from != INT64_MAX && boundary > from)
         rc = cursor_save(&b, cursor, boundary - 2 * BILLING_DAY, boundary - BILLING_DAY, until, err);
     if (rc == RD_OK) {
-        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:O}", "until", rdtime_format(until, ts),
+        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:O}", "until", rdtime_format(until, ts),
+                            "usage_jobs", (json_int_t)usage_jobs, "usage_ucr", (json_int_t)usage_ucr,
                             "device_fees", (json_int_t)b.fees, "device_fees_ucr", (json_int_t)b.fees_ucr, "payouts",
                             (json_int_t)b.payouts, "payouts_ucr", (json_int_t)b.payouts_ucr, "posted",
                             (json_int_t)(b.fees + b.payouts), "already_posted", (json_int_t)b.already, "items", b.items);

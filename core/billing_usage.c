@@ -161,3 +161,31 @@ int billing_usage_due(const json_t *job, rd_time until)
     }
     return 0;
 }
+
+rd_code billing_usage_post_all(rd_tx *tx, rd_time until, int64_t *jobs_billed, int64_t *posted, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *jobs = NULL, *j;
+    size_t i;
+    rd_code rc = tx_list(tx, "/rigdeck/jobs/", &jobs, err);
+    json_array_foreach(jobs, i, j) {
+        if (rc != RD_OK)
+            break;
+        if (!billing_usage_due(j, until))
+            continue;
+        json_t *job = NULL;
+        /* Re-read guarded: a job stopped meanwhile has billed its own end. */
+        if ((rc = tx_get(tx, tx_key(key, "/rigdeck/jobs/%s", str(j, "id")), &job, err)) != RD_OK || !job)
+            break;
+        for (size_t w = 0; rc == RD_OK && w < json_array_size(json_object_get(job, "workers")); w++)
+            rc = billing_usage_worker(tx, job, w, until, posted, err);
+        if (rc == RD_OK) {
+            rc = tx_put(tx, key, job, err);
+            (*jobs_billed)++;
+        } else {
+            json_decref(job);
+        }
+    }
+    json_decref(jobs);
+    return rc;
+}

@@ -33,6 +33,7 @@ static const cmd_def *const cmd_tables[] = {
     account_cmd_table,
     catalog_cmd_table,
     region_cmd_table,
+    cloud_cmd_table,
     node_cmd_table,
     device_cmd_table,
     regional_cmd_table,

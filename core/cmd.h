@@ -148,6 +148,7 @@ extern const cmd_def audit_cmd_table[];
 extern const cmd_def store_cmd_table[];
 extern const cmd_def catalog_cmd_table[];
 extern const cmd_def region_cmd_table[];
+extern const cmd_def cloud_cmd_table[];
 extern const cmd_def node_cmd_table[];
 extern const cmd_def device_cmd_table[];
 extern const cmd_def regional_cmd_table[];

@@ -229,7 +229,7 @@ static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
 
 /* Cloud nodes have no agent inventory: the cloud driver reports the state of
  * their instance, RUNNING (the node is active) or gone (offline). */
-static rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd_err *err)
+rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd_err *err)
 {
     const char *state = fleet_str(node, "state");
     if (strcmp(fleet_str(node, "provider"), "gcp") != 0)

@@ -21,4 +21,9 @@ rd_code node_stage_gcp_storage(cmd_ctx *ctx, const json_t *region, const char *n
 /* Stages a node's removal: state removed, minion id released. */
 rd_code node_stage_removed(cmd_ctx *ctx, const char *name, rd_err *err);
 
+/* Applies a cloud node's instance state to the document (not staged), as
+ * `node report --instance` does: "running" turns a provisioning or offline
+ * node active, anything else makes it offline.  Refuses non-cloud nodes. */
+rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd_err *err);
+
 #endif

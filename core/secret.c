@@ -295,6 +295,15 @@ static long base64_decode(const char *in, unsigned char *out)
         if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/'))
             return -1;
     }
+    /* Canonical only: the bits of the last character that padding leaves
+     * unused must be zero, or two different texts would open to the same
+     * bytes and a changed character could go unnoticed. */
+    if (pad) {
+        static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        const char *at = strchr(alphabet, in[n - pad - 1]);
+        if (!at || ((at - alphabet) & (pad == 1 ? 0x3 : 0xf)) != 0)
+            return -1;
+    }
     got = EVP_DecodeBlock(out, (const unsigned char *)in, (int)n);
     if (got < 0)
         return -1;

@@ -11,23 +11,24 @@
  * Safe retries: an attempt that fails after it may have reached etcd (a
  * timeout, a member killed mid-request, "leader changed") may or may not have
  * been applied.  Reads are simply resent.  A txn that writes is made
- * self-identifying: it carries a put of this handle's own marker key
- * (MARKER_PREFIX + random id, value "<seq>s" or "<seq>f" for the branch taken)
- * and runs nested inside an outer txn guarded by the marker's mod_revision as
- * this handle last saw it.  A resend after the original applied therefore
- * fails the outer compare, whose failure branch reads the marker back: it
- * names our seq, so the original's outcome (branch and revision) is reported
- * and nothing runs twice.  The marker key lives under a lease that this
- * handle keeps alive and revokes at close, so markers never pile up.  See
- * docs/etcd.md for the cases this leaves (deletes-only txns) and why.
+ * self-identifying: it also puts this handle's own marker key (MARKER_PREFIX
+ * + random id, value "<seq>s" or "<seq>f" for the branch taken) and is
+ * guarded by a compare on the marker's mod_revision as this handle last saw
+ * it; the guard's failure branch reads the marker back.  A resend after the
+ * original applied fails the guard, the marker names our seq, so the
+ * original's outcome (branch and revision) is reported and nothing runs
+ * twice; a late original fails its guard the same way.  With an empty
+ * failure branch the guard simply joins the user's compares (flat); else
+ * the user's txn runs nested inside the guard.  The marker lives under a
+ * lease that this handle keeps alive and revokes at close, so markers never
+ * pile up.  docs/etcd.md has the cases this leaves (deletes-only txns).
  *
  * Edge behaviours (where etcd differs from store_sqlite.c, documented in
  * docs/etcd.md): a txn may not touch one key twice (etcd refuses "duplicate
- * key"; RD_EINVAL); at most 127 compares and 126 ops per branch when the
- * marker is used (128 otherwise) and about 1.5 MiB per txn, refused with
- * RD_EINVAL; a txn that
- * writes always creates a revision when the branch it takes has ops, even if
- * those are deletes of missing keys, when the other branch holds puts.
+ * key"; RD_EINVAL); at most 127 compares and 127 ops (126 per branch when
+ * both branches have ops) when the marker is used, 128 otherwise, and about
+ * 1.5 MiB per txn, refused with RD_EINVAL; a branch of deletes of missing
+ * keys creates a revision (the marker's) when the other branch holds puts.
  */
 #include "store_etcd_impl.h"
 
@@ -53,6 +54,7 @@ typedef struct {
     uint64_t mk_seq;        /* the last seq used */
     int64_t mk_lease;       /* the marker's lease; 0: none yet */
     int64_t mk_renewed;     /* monotonic ms when that lease was last renewed */
+    pid_t owner;            /* the process that opened it (see close) */
 } etcd_store;
 
 #define ES(st) ((etcd_store *)(st))
@@ -112,6 +114,7 @@ static rd_code etcd_store_open(const char *location, const store_opts *opts, sto
         id = (uint64_t)etcd_now_ms() * 2654435761u ^ (uint64_t)getpid() << 32;
     snprintf(s->mk_key, sizeof s->mk_key, MARKER_PREFIX "%016llx", (unsigned long long)id);
     s->mk_seq = id >> 1;   /* any start works: seqs are only compared within this handle */
+    s->owner = getpid();
     *out = &s->base;
     return RD_OK;
 }
@@ -121,9 +124,10 @@ static rd_code lease_revoke_impl(etcd_store *s, int64_t id, rd_err *err);
 static void etcd_store_close(store_t *st)
 {
     etcd_store *s = ES(st);
-    if (s->mk_lease) {
+    if (s->mk_lease && s->owner == getpid()) {
         /* Drops the marker now rather than at lease expiry; best effort and
-         * short, since close must not hang on a dead cluster. */
+         * short, since close must not hang on a dead cluster.  A forked child
+         * closing its copy of the handle leaves the parent's marker alone. */
         rd_err ignored;
         s->c.t.op_ms = s->c.t.op_ms < 2000 ? s->c.t.op_ms : 2000;
         s->c.t.dead_ms = s->c.t.dead_ms < 500 ? s->c.t.dead_ms : 500;
@@ -240,18 +244,16 @@ static rd_code etcd_store_range(store_t *st, const char *prefix, const char *aft
         return rd_fail(err, RD_EINVAL, "store range: revision %lld is negative", (long long)at_rev);
     if (!prefix)
         prefix = "";
-    char *end = store_prefix_end(prefix);
-    /* No upper bound: etcd spells "every key from here on" as range_end "\0".
-     * The first key: the prefix ("\0" for the empty one, since etcd refuses
-     * an empty key), or just after `after` = after + "\0". */
-    const char *key = *prefix ? prefix : "";
-    size_t klen = *prefix ? strlen(prefix) : 1;
-    if (after && strcmp(after, prefix) >= 0) {
-        key = after;
-        klen = strlen(after) + 1;
+    /* The first key: the prefix, or just after `after` = after + "\0". */
+    json_t *req = range_req("", 1, NULL, 0, limit, at_rev);
+    json_t *first = after && strcmp(after, prefix) >= 0 ? etcd_jb64(after, strlen(after) + 1) : etcd_range_key(prefix);
+    if (!req)
+        json_decref(first);
+    else if (json_object_set_new(req, "key", first) ||
+             json_object_set_new(req, "range_end", etcd_range_end(prefix))) {
+        json_decref(req);
+        req = NULL;
     }
-    json_t *req = range_req(key, klen, end ? end : "", end ? strlen(end) : 1, limit, at_rev);
-    free(end);
     rd_code rc = call(s, "kv/range", req, ETCD_RESEND, &r, err);
     if (rc)
         return rc;
@@ -312,10 +314,8 @@ static json_t *op_json(const store_op *o)
     if (o->kind == STORE_OP_DELETE) {
         json_object_set_new(d, "key", etcd_jb64(o->key, strlen(o->key)));
     } else {
-        char *end = store_prefix_end(o->key);
-        json_object_set_new(d, "key", *o->key ? etcd_jb64(o->key, strlen(o->key)) : etcd_jb64("", 1));
-        json_object_set_new(d, "range_end", end ? etcd_jb64(end, strlen(end)) : etcd_jb64("", 1));
-        free(end);
+        json_object_set_new(d, "key", etcd_range_key(o->key));
+        json_object_set_new(d, "range_end", etcd_range_end(o->key));
     }
     if (json_object_size(d) != (o->kind == STORE_OP_DELETE ? 1u : 2u)) {
         json_decref(d);
@@ -356,20 +356,19 @@ static json_t *txn_json(const store_cmp *cmps, size_t ncmps, json_t *success, js
     return json_pack("{s:o, s:o, s:o}", "compare", arr, "success", success, "failure", failure);
 }
 
-/* etcd counts ops per level, and a nested txn gets what its parent leaves:
- * under the guard (one slot) the user's txn has 127 compares and ops per
- * branch, one of which is the marker. */
+/* Refuses what etcd would: at most 128 compares and 128 ops per branch at
+ * each level, a nested txn getting what its parent leaves.  cmp_room and
+ * op_room are what is left for the user's compares and ops. */
 static rd_code check_txn(const store_cmp *cmps, size_t ncmps, const store_op *ops, size_t nops,
-                         int nested, size_t marker, size_t *bytes, rd_err *err)
+                         size_t cmp_room, size_t op_room, size_t *bytes, rd_err *err)
 {
-    size_t limit = MAX_TXN_OPS - (nested ? 1 : 0);
-    if (ncmps > limit)
+    const char *why = " (fewer with rigdeck's retry guard and marker)";
+    if (ncmps > cmp_room)
         return rd_fail(err, RD_EINVAL, "txn of %zu compares exceeds etcd's limit of %d in one atomic step%s",
-                       ncmps, MAX_TXN_OPS, nested ? " (127 with rigdeck's retry guard)" : "");
-    if (nops + marker > limit)
-        return rd_fail(err, RD_EINVAL,
-                       "txn of %zu ops exceeds etcd's limit of %d in one atomic step%s",
-                       nops, MAX_TXN_OPS, nested ? " (126 with rigdeck's retry guard and marker)" : "");
+                       ncmps, MAX_TXN_OPS, cmp_room < MAX_TXN_OPS ? why : "");
+    if (nops > op_room)
+        return rd_fail(err, RD_EINVAL, "txn of %zu ops exceeds etcd's limit of %d in one atomic step%s", nops,
+                       MAX_TXN_OPS, op_room < MAX_TXN_OPS ? why : "");
     for (size_t i = 0; i < ncmps; i++) {
         if (!cmps[i].key || !*cmps[i].key)
             return rd_fail(err, RD_EINVAL, "store txn: compare %zu has an empty key", i + 1);
@@ -480,26 +479,55 @@ static int marker_says(etcd_store *s, const json_t *body, const char *tag_s, con
     return ours;
 }
 
+/* The guarded request.  Flat when the failure branch is empty (the usual
+ * shape: tx.c commits, store_put): the guard joins the user's compares and
+ * the failure branch only reads the marker back, which tells a failed
+ * compare (marker unmoved) from a lost success (marker names our seq).
+ * Otherwise nested: the guard outside, the user's whole txn inside. */
+static json_t *marked_req(etcd_store *s, const store_cmp *cmps, size_t ncmps, const store_op *success,
+                          size_t nsuccess, const store_op *failure, size_t nfailure, const char *tag_s,
+                          const char *tag_f, int flat)
+{
+    store_cmp guard = { s->mk_key, STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL, s->mk_rev, NULL, 0 };
+    json_t *read_back = json_pack("[{s:{s:o}}]", "request_range", "key", etcd_jb64(s->mk_key, strlen(s->mk_key)));
+    if (flat) {
+        store_cmp *all = malloc((ncmps + 1) * sizeof *all);
+        json_t *req = NULL;
+        if (all) {
+            if (ncmps)
+                memcpy(all, cmps, ncmps * sizeof *all);
+            all[ncmps] = guard;
+            req = txn_json(all, ncmps + 1, branch_json(success, nsuccess, s, tag_s), read_back);
+            free(all);
+        } else {
+            json_decref(read_back);
+        }
+        return req;
+    }
+    json_t *inner = txn_json(cmps, ncmps, branch_json(success, nsuccess, s, nsuccess ? tag_s : NULL),
+                             branch_json(failure, nfailure, s, nfailure ? tag_f : NULL));
+    if (!inner) {
+        json_decref(read_back);
+        return NULL;
+    }
+    return txn_json(&guard, 1, json_pack("[{s:o}]", "request_txn", inner), read_back);
+}
+
 static rd_code txn_marked(etcd_store *s, const store_cmp *cmps, size_t ncmps, const store_op *success,
                           size_t nsuccess, const store_op *failure, size_t nfailure, store_txn_result *res,
                           rd_err *err)
 {
     char tag_s[32], tag_f[32];
     unsigned long long seq = ++s->mk_seq;
+    int flat = nfailure == 0;
     snprintf(tag_s, sizeof tag_s, "%llus", seq);
     snprintf(tag_f, sizeof tag_f, "%lluf", seq);
     for (int attempt = 0; attempt < MARKER_REFRESH; attempt++) {
         rd_code rc = marker_lease(s, err);
         if (rc)
             return rc;
-        json_t *inner = txn_json(cmps, ncmps, branch_json(success, nsuccess, s, nsuccess ? tag_s : NULL),
-                                 branch_json(failure, nfailure, s, nfailure ? tag_f : NULL));
-        store_cmp guard = { s->mk_key, STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL, s->mk_rev, NULL, 0 };
-        json_t *read_back = json_pack("[{s:{s:o}}]", "request_range", "key", etcd_jb64(s->mk_key, strlen(s->mk_key)));
-        json_t *req = inner ? txn_json(&guard, 1, json_pack("[{s:o}]", "request_txn", inner), read_back) : NULL;
-        if (!inner)
-            json_decref(read_back);
         etcd_reply r;
+        json_t *req = marked_req(s, cmps, ncmps, success, nsuccess, failure, nfailure, tag_s, tag_f, flat);
         if ((rc = call(s, "kv/txn", req, ETCD_RESEND, &r, err)) != RD_OK)
             return rc;
         if (r.code) {
@@ -515,18 +543,26 @@ static rd_code txn_marked(etcd_store *s, const store_cmp *cmps, size_t ncmps, co
         }
         int64_t rev = etcd_i64(header(&r), "revision");
         if (json_is_true(json_object_get(r.body, "succeeded"))) {
-            const json_t *it = json_object_get(json_array_get(json_object_get(r.body, "responses"), 0), "response_txn");
-            res->succeeded = json_is_true(json_object_get(it, "succeeded"));
+            const json_t *inner = json_object_get(json_array_get(json_object_get(r.body, "responses"), 0),
+                                                  "response_txn");
+            res->succeeded = flat || json_is_true(json_object_get(inner, "succeeded"));
             res->revision = rev;
             if (res->succeeded ? nsuccess : nfailure)
                 s->mk_rev = rev;
             etcd_reply_free(&r);
             return RD_OK;
         }
+        int64_t seen = s->mk_rev;
         int ours = marker_says(s, r.body, tag_s, tag_f, res);
         etcd_reply_free(&r);
         if (ours)
             return RD_OK;   /* an earlier attempt applied; this one changed nothing */
+        if (flat && s->mk_rev == seen) {
+            /* the guard held, so the user's compares failed: nothing ran */
+            res->succeeded = 0;
+            res->revision = rev;
+            return RD_OK;
+        }
     }
     return rd_fail(err, RD_ESTORE, "etcd %s: txn marker %s keeps changing under this client", s->c.names,
                    s->mk_key);
@@ -543,10 +579,16 @@ static rd_code etcd_store_txn(store_t *st, const store_cmp *cmps, size_t ncmps, 
      * ops in both branches (a repeat might take the other one). */
     int marked = has_put(success, nsuccess) || has_put(failure, nfailure) || (nsuccess && nfailure);
     int usable = !covers_marker(s, success, nsuccess) && !covers_marker(s, failure, nfailure);
-    int nested = marked && usable;
-    rd_code rc = check_txn(cmps, ncmps, success, nsuccess, nested, nested && nsuccess, &bytes, err);
+    /* room left beside the guard compare and the marker put: flat form
+     * (failure branch empty) one slot each, nested form one more level */
+    size_t cmp_room = MAX_TXN_OPS, op_room = MAX_TXN_OPS;
+    if (marked && usable) {
+        cmp_room = MAX_TXN_OPS - 1;
+        op_room = nfailure ? MAX_TXN_OPS - 2 : MAX_TXN_OPS - 1;
+    }
+    rd_code rc = check_txn(cmps, ncmps, success, nsuccess, cmp_room, op_room, &bytes, err);
     if (rc == RD_OK)
-        rc = check_txn(NULL, 0, failure, nfailure, nested, nested && nfailure, &bytes, err);
+        rc = check_txn(NULL, 0, failure, nfailure, cmp_room, op_room, &bytes, err);
     if (rc)
         return rc;
     if (bytes > MAX_REQUEST_BYTES - 4096)

@@ -24,7 +24,8 @@ enum {
     OP_MS = 10000,     /* rides out a leader election (about 1-3 s by default) */
     DEAD_MS = 1500,
     BACKOFF_MIN_MS = 50,
-    BACKOFF_MAX_MS = 1000
+    BACKOFF_MAX_MS = 1000,
+    STALE_HOLD_MS = 5000   /* reads stay serializable this long after a fallback */
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -121,6 +122,22 @@ char *etcd_unb64(const char *s, size_t *n)
     *o = '\0';
     *n = (size_t)(o - out);
     return out;
+}
+
+json_t *etcd_range_end(const char *prefix)
+{
+    /* store_prefix_end() is NULL both for "no bound" and out of memory */
+    if (strspn(prefix, "\xff") == strlen(prefix))
+        return etcd_jb64("", 1);   /* etcd's "\0": every key from key on */
+    char *end = store_prefix_end(prefix);
+    json_t *j = end ? etcd_jb64(end, strlen(end)) : NULL;
+    free(end);
+    return j;
+}
+
+json_t *etcd_range_key(const char *prefix)
+{
+    return *prefix ? etcd_jb64(prefix, strlen(prefix)) : etcd_jb64("", 1);   /* etcd refuses an empty key */
 }
 
 json_t *etcd_jb64(const void *p, size_t n)
@@ -537,6 +554,12 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
     int is_range = !strcmp(path, "kv/range");
     memset(reply, 0, sizeof *reply);
     c->last_read_stale = 0;
+    /* Once a read had to fall back, the next ones go straight to the
+     * fallback for a while instead of each waiting request_ms first. */
+    if (is_range && c->serializable_fallback && c->stale_at && start - c->stale_at < STALE_HOLD_MS) {
+        json_object_set_new(req, "serializable", json_true());
+        serializable = 1;
+    }
     char *body = json_dumps(req, JSON_COMPACT);
     if (!body)
         return rd_fail(err, RD_ENOMEM, "store: out of memory");
@@ -552,6 +575,8 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
         if (r == TRY_ANSWER) {
             free(body);
             c->last_read_stale = serializable;
+            if (serializable && reply->maybe_sent_before)
+                c->stale_at = etcd_now_ms();
             return RD_OK;
         }
         if (r == TRY_FATAL) {

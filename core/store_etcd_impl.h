@@ -59,6 +59,7 @@ typedef struct {
     etcd_buf resp;
     int serializable_fallback;  /* reads may fall back to one member's view */
     int last_read_stale;        /* the last read was served that way */
+    int64_t stale_at;           /* when a read last had to fall back (monotonic ms) */
 } etcd_conn;
 
 /* How a request may be repeated after a failure that might have reached etcd. */
@@ -109,6 +110,13 @@ char *etcd_unb64(const char *s, size_t *n);
 
 /* A JSON base64 string of n bytes (a new reference), NULL when out of memory. */
 json_t *etcd_jb64(const void *p, size_t n);
+
+/* For a prefix: the range_end (base64 JSON) etcd wants, "\0" when it has
+ * no bound; NULL when out of memory. */
+json_t *etcd_range_end(const char *prefix);
+
+/* For a prefix: the first key (base64 JSON), "\0" for the empty prefix. */
+json_t *etcd_range_key(const char *prefix);
 
 /* An int64 field that etcd sends as a string (or a number); 0 when absent. */
 int64_t etcd_i64(const json_t *obj, const char *field);

@@ -260,14 +260,11 @@ rd_code etcd_store_watch_open(store_t *st, const char *prefix, int64_t after_rev
         rc = etcd_store_revision(st, &w->next_rev, err);
         w->next_rev++;
     }
-    char *end = store_prefix_end(prefix);
     w->create = json_object();
     w->multi = curl_multi_init();
-    if (!rc && (!w->create || !w->multi ||
-                json_object_set_new(w->create, "key", *prefix ? etcd_jb64(prefix, strlen(prefix)) : etcd_jb64("", 1)) ||
-                json_object_set_new(w->create, "range_end", end ? etcd_jb64(end, strlen(end)) : etcd_jb64("", 1))))
+    if (!rc && (!w->create || !w->multi || json_object_set_new(w->create, "key", etcd_range_key(prefix)) ||
+                json_object_set_new(w->create, "range_end", etcd_range_end(prefix))))
         rc = rd_fail(err, RD_ENOMEM, "store: out of memory");
-    free(end);
     if (!rc)
         rc = stream_up(w, err);
     if (!rc && w->fail)

@@ -71,7 +71,8 @@ done
 
 # ---- etcd: the conformance suite and every batch scenario again, on a
 # single-member etcd on free loopback ports (data in the temp dir), when
-# etcd is installed; the TLS and failover tests run in RIGDECK_SLOW_TESTS=1.
+# etcd is installed; then tests/etcd/test_*.sh (TLS, lost replies, failover
+# of a 3-member cluster), each with its own etcd.
 # Each scenario starts from an empty key space, as it would on a new file.
 run_batch_script () {
     name=$1 s=$2
@@ -93,6 +94,8 @@ run_batch_script () {
     fi
 }
 
+for s in tests/tui/test_*.sh; do run_batch_script "tui/$(basename "$s" .sh)" "$s"; done  # console in tmux
+
 if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
     . tests/etcd/lib.sh
     trap 'etcd_stop_all; rm -rf "$TMPROOT"' EXIT
@@ -110,9 +113,12 @@ if command -v etcd >/dev/null 2>&1 && command -v etcdctl >/dev/null 2>&1; then
         note "etcd" "FAIL (could not start a member)"
         failed=$((failed + 1)); failures="$failures etcd"
     fi
-    if [ "${RIGDECK_SLOW_TESTS:-0}" = 1 ]; then
-        run_batch_script "etcd/test_tls" tests/etcd/test_tls.sh
-        run_batch_script "etcd/test_failover" tests/etcd/test_failover.sh
+    # Each takes 10-25 s; under valgrind (RIGDECK_WRAP) far longer, so
+    # there only with RIGDECK_SLOW_TESTS=1.
+    if [ -z "$WRAP" ] || [ "${RIGDECK_SLOW_TESTS:-0}" = 1 ]; then
+        for s in tests/etcd/test_*.sh; do
+            run_batch_script "etcd/$(basename "$s" .sh)" "$s"
+        done
     fi
 else
     note "etcd" "skipped (etcd/etcdctl not installed)"

@@ -86,10 +86,6 @@ typedef struct console {
  * store banner. */
 rd_code console_exec(console *c, const char *line, json_t **result, rd_err *err);
 
-/* Runs a line that came from a key binding or a form and reports it in the
- * status line: ok_fmt's %s gets the line; on refusal the core's message. */
-rd_code console_run_action(console *c, const char *line, json_t **result);
-
 /* Sets the status line (printf-style). */
 void console_status(console *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void console_error(console *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -105,6 +101,9 @@ void console_reload(console *c);
 
 /* Asks a y/n question; on 'y' the given lines run one by one. */
 void console_confirm(console *c, const char *question, char *const *lines, size_t nlines);
+
+/* Data rows the table shows at the current terminal size. */
+int console_page(console *c);
 
 /* Monotonic milliseconds. */
 long long console_now_ms(void);

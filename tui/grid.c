@@ -24,6 +24,10 @@ static void row_free(grid_row *r, size_t ncols)
 
 void grid_clear_rows(grid *g)
 {
+    /* Remember where the cursor was: the rows it points into go away. */
+    const grid_row *cur = grid_current(g);
+    if (cur && !g->keep)
+        g->keep = strdup(cur->key);
     for (size_t i = 0; i < g->nrows; i++)
         row_free(&g->rows[i], g->ncols);
     g->nrows = 0;
@@ -43,6 +47,7 @@ void grid_free(grid *g)
 {
     grid_clear_rows(g);
     grid_clear_marks(g);
+    free(g->keep);
     free(g->rows);
     free(g->view);
     memset(g, 0, sizeof *g);
@@ -128,7 +133,8 @@ static int compare_rows(const void *pa, const void *pb)
 void grid_apply(grid *g)
 {
     const grid_row *cur = grid_current(g);
-    char *keep = cur ? strdup(cur->key) : NULL;
+    char *keep = g->keep ? g->keep : cur ? strdup(cur->key) : NULL;
+    g->keep = NULL;
     free(g->view);
     g->view = g->nrows ? malloc(g->nrows * sizeof *g->view) : NULL;
     g->nview = 0;

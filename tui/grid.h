@@ -34,6 +34,7 @@ typedef struct {
     size_t top;         /* first view index on screen */
     char **marks;       /* keys of marked rows */
     size_t nmarks;
+    char *keep;         /* the cursor's key across grid_clear_rows..grid_apply */
 } grid;
 
 /* Prepares an empty grid of ncols columns. */

@@ -45,44 +45,69 @@ int layout_table_data_rows(const lay_screen *s)
     return s->table.h > 1 ? s->table.h - 1 : 0;
 }
 
-size_t layout_columns(const int *want, const int *min, size_t ncols, int avail, int *out)
+static int total_width(const int *w, const int *on, size_t n)
 {
-    size_t shown = ncols;
-    for (;;) {
-        int need_min = 0, need_want = 0;
-        for (size_t i = 0; i < shown; i++) {
-            need_min += min[i] + (i ? 1 : 0);
-            need_want += want[i] + (i ? 1 : 0);
+    int sum = 0, shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (on[i]) {
+            sum += w[i];
+            shown++;
         }
-        if (shown == 0) {
-            for (size_t i = 0; i < ncols; i++)
-                out[i] = 0;
-            return 0;
-        }
-        if (need_min > avail) {
-            shown--;
-            continue;
-        }
-        for (size_t i = 0; i < ncols; i++)
-            out[i] = i < shown ? want[i] : 0;
-        int excess = need_want - avail;
-        /* Shrink the widest shrinkable column one cell at a time so that no
-         * single column is squeezed to nothing while others stay wide. */
-        while (excess > 0) {
-            size_t widest = shown;
-            for (size_t i = 0; i < shown; i++)
-                if (out[i] > min[i] && (widest == shown || out[i] > out[widest]))
-                    widest = i;
-            if (widest == shown)
-                break;
-            out[widest]--;
-            excess--;
-        }
-        /* Any room left goes to the last column so rows reach the edge. */
-        if (excess < 0)
-            out[shown - 1] += -excess;
-        return shown;
     }
+    return sum + (shown > 1 ? shown - 1 : 0);
+}
+
+size_t layout_columns(const int *want, const int *min, const int *drop, size_t ncols, int avail, int *out)
+{
+    int on[64];
+    size_t n = ncols < 64 ? ncols : 64;
+    for (size_t i = 0; i < ncols; i++)
+        out[i] = 0;
+    for (size_t i = 0; i < n; i++)
+        on[i] = 1;
+    /* Hide optional columns while the others would have to give up more
+     * than half of their slack: a squeezed column is harder to read than
+     * a missing one, but a column need not be hidden to save a cell. */
+    int mid[64];
+    for (size_t i = 0; i < n; i++)
+        mid[i] = (want[i] + min[i] + 1) / 2;
+    while (total_width(mid, on, n) > avail) {
+        size_t victim = n;
+        for (size_t i = 0; i < n; i++)
+            if (on[i] && drop[i] > 0 && (victim == n || drop[i] >= drop[victim]))
+                victim = i;
+        if (victim == n)
+            break;
+        on[victim] = 0;
+    }
+    while (total_width(min, on, n) > avail) {
+        size_t last = n;
+        for (size_t i = 0; i < n; i++)
+            if (on[i])
+                last = i;
+        if (last == n)
+            return 0;
+        on[last] = 0;
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = on[i] ? want[i] : 0;
+        shown += (size_t)on[i];
+    }
+    int excess = total_width(out, on, n) - avail;
+    /* Shrink the widest shrinkable column one cell at a time so that no
+     * single column is squeezed to nothing while others stay wide. */
+    while (excess > 0) {
+        size_t widest = n;
+        for (size_t i = 0; i < n; i++)
+            if (on[i] && out[i] > min[i] && (widest == n || out[i] > out[widest]))
+                widest = i;
+        if (widest == n)
+            break;
+        out[widest]--;
+        excess--;
+    }
+    return shown;
 }
 
 lay_rect layout_center(int rows, int cols, int h, int w)

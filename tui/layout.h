@@ -38,12 +38,14 @@ lay_screen layout_compute(int rows, int cols, int banner, int detail);
 /* Number of table rows that show data (the table height minus its header). */
 int layout_table_data_rows(const lay_screen *s);
 
-/* Widths for ncols columns in avail cells, one space between columns.  Each
- * column wants want[i] and needs at least min[i] (0: may be dropped).
- * Columns keep their wanted width while it fits; otherwise the widest
- * shrink toward their minimum, and columns are dropped from the right when
- * even minimums do not fit (width 0).  Returns the number of columns shown. */
-size_t layout_columns(const int *want, const int *min, size_t ncols, int avail, int *out);
+/* Widths for ncols columns in avail cells, one space between columns.
+ * Column i wants want[i] cells and needs at least min[i].  While the
+ * widths halfway between wanted and needed do not fit, droppable columns (drop[i] > 0) are hidden, highest
+ * drop[i] first (ties: the rightmost); then the widest columns shrink
+ * toward their minimum; if even the minimums do not fit, columns are hidden
+ * from the right.  Hidden columns get width 0; spare room stays unused.
+ * Returns the number of columns shown. */
+size_t layout_columns(const int *want, const int *min, const int *drop, size_t ncols, int avail, int *out);
 
 /* A centred box of at most w x h within the screen (for dialogs). */
 lay_rect layout_center(int rows, int cols, int h, int w);

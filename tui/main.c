@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "batch.h"
+#include "console.h"
 #include "options.h"
 
 int main(int argc, char **argv)
@@ -15,10 +16,7 @@ int main(int argc, char **argv)
     if (opt.batch) {
         status = batch_run(&opt);
     } else {
-        /* The console is built by a later issue; say so instead of faking one. */
-        fprintf(stderr, "rigdeck: the full-screen console is not built yet; use 'rigdeck --batch' "
-                        "(see 'rigdeck --help' and 'rigdeck --batch -c help')\n");
-        status = 2;
+        status = console_run(&opt);
     }
     options_free(&opt);
     return status;

@@ -19,61 +19,64 @@
 /* ---- columns --------------------------------------------------------- */
 
 static const pane_col provider_cols[] = {
-    { "NAME", "name", 10, 8, 0 }, { "OWNER", "owner", 12, 6, 0 }, { "PAYMENT", "payment", 9, 0, 0 },
-    { "PROJECT", "project_id", 18, 0, 0 }, { "CLIENT EMAIL", "client_email", 40, 0, 0 },
-    { "ENABLED", "enabled_at", 20, 0, 0 },
+    { "NAME", "name", 10, 8, 0, 0 }, { "OWNER", "owner", 12, 6, 0, 0 },
+    { "PAYMENT", "payment", 9, 7, 2, 0 }, { "PROJECT", "project_id", 18, 10, 3, 0 },
+    { "CLIENT EMAIL", "client_email", 44, 16, 4, 0 }, { "ENABLED", "enabled_at", 20, 10, 1, 0 },
 };
 static const pane_col region_cols[] = {
-    { "NAME", "name", 14, 8, 0 }, { "OWNER", "owner", 10, 0, 0 }, { "PROVIDER", "provider", 9, 8, 0 },
-    { "GCP REGION", "gcp_region", 14, 0, 0 }, { "STORAGE", "storage", 8, 0, 0 },
-    { "PUBLIC", "public", 6, 0, 0 }, { "STATE", "state", 12, 8, COL_STATE },
-    { "COMPUTE", "compute_nodes", 7, 4, COL_RIGHT }, { "STORAGE N", "storage_nodes", 9, 0, COL_RIGHT },
-    { "DEVICES", "devices", 7, 0, COL_RIGHT },
+    { "NAME", "name", 14, 8, 0, 0 }, { "OWNER", "owner", 10, 8, 3, 0 },
+    { "PROVIDER", "provider", 8, 8, 0, 0 }, { "GCP REGION", "gcp_region", 14, 10, 4, 0 },
+    { "STORAGE", "storage", 7, 7, 2, 0 }, { "PUBLIC", "public", 6, 6, 5, 0 },
+    { "STATE", "state", 12, 8, 0, COL_STATE }, { "COMPUTE", "compute_nodes", 7, 7, 0, COL_RIGHT },
+    { "STORAGE N", "storage_nodes", 9, 9, 6, COL_RIGHT }, { "DEVICES", "devices", 7, 7, 1, COL_RIGHT },
 };
 static const pane_col node_cols[] = {
-    { "NAME", "name", 16, 8, 0 }, { "REGION", "region", 12, 6, 0 }, { "ROLE", "role", 8, 0, 0 },
-    { "STATE", "state", 12, 8, COL_STATE }, { "GPU TYPE", "gpu_type", 10, 5, 0 },
-    { "GPUS", "@gpus", 9, 5, COL_RIGHT }, { "UTILISATION", "@util", 16, 0, COL_BAR },
-    { "JOBS", "@jobs", 5, 4, COL_RIGHT },
+    { "NAME", "name", 16, 12, 0, 0 }, { "REGION", "region", 12, 6, 0, 0 },
+    { "ROLE", "role", 8, 7, 2, 0 }, { "STATE", "state", 12, 12, 0, COL_STATE },
+    { "GPU TYPE", "gpu_type", 9, 5, 0, 0 }, { "GPUS", "@gpus", 9, 5, 0, COL_RIGHT },
+    { "UTILISATION", "@util", 16, 10, 1, COL_BAR }, { "JOBS", "@jobs", 5, 4, 0, COL_RIGHT },
 };
 static const pane_col device_cols[] = {
-    { "NAME", "name", 14, 8, 0 }, { "REGION", "region", 10, 6, 0 }, { "MODEL", "model", 17, 8, 0 },
-    { "STATE", "state", 12, 8, COL_STATE }, { "CONFIG", "config", 12, 0, 0 },
-    { "DEPLOYMENT", "deployment", 10, 8, COL_STATE }, { "LAST DEPLOYED", "last_deployed_at", 20, 0, 0 },
+    { "NAME", "name", 14, 8, 0, 0 }, { "REGION", "region", 10, 6, 0, 0 },
+    { "MODEL", "model", 17, 8, 0, 0 }, { "STATE", "state", 12, 8, 0, COL_STATE },
+    { "CONFIG", "config", 12, 6, 1, 0 }, { "DEPLOYMENT", "deployment", 10, 8, 0, COL_STATE },
+    { "LAST DEPLOYED", "last_deployed_at", 20, 10, 2, 0 },
 };
 static const pane_col quota_cols[] = {
-    { "REGION", "region", 12, 8, 0 }, { "GCP REGION", "gcp_region", 14, 0, 0 },
-    { "METRIC", "metric", 22, 12, 0 }, { "USAGE/LIMIT", "@usage", 12, 8, COL_RIGHT },
-    { "USE", "@quota_bar", 16, 0, COL_BAR }, { "RUNNABLE JOBS", "runnable", 30, 0, 0 },
+    { "REGION", "region", 12, 8, 0, 0 }, { "GCP REGION", "gcp_region", 14, 10, 2, 0 },
+    { "METRIC", "metric", 22, 12, 0, 0 }, { "USAGE/LIMIT", "@usage", 12, 8, 0, COL_RIGHT },
+    { "USE", "@quota_bar", 16, 9, 1, COL_BAR }, { "RUNNABLE JOBS", "runnable", 40, 14, 0, 0 },
 };
 static const pane_col job_cols[] = {
-    { "ID", "id", 13, 12, 0 }, { "NAME", "name", 14, 0, 0 }, { "STATE", "state", 12, 8, COL_STATE },
-    { "WORKERS", "@workers", 7, 5, COL_RIGHT }, { "NODE", "node", 12, 0, 0 },
-    { "PRICE/GPU-H", "@price", 11, 0, COL_RIGHT | COL_MONEY }, { "PROJECT", "project", 10, 0, 0 },
-    { "WAITING REASON", "@why", 40, 0, 0 },
+    { "ID", "id", 13, 12, 0, 0 }, { "NAME", "name", 14, 8, 3, 0 },
+    { "STATE", "state", 12, 8, 0, COL_STATE }, { "WORKERS", "@workers", 7, 5, 0, COL_RIGHT },
+    { "NODE", "node", 12, 6, 0, 0 }, { "PRICE/GPU-H", "@price", 11, 8, 1, COL_RIGHT | COL_MONEY },
+    { "PROJECT", "project", 10, 7, 2, 0 }, { "WAITING REASON", "@why", 44, 14, 0, 0 },
 };
 static const pane_col wallet_cols[] = {
-    { "ACCOUNT", "account", 14, 8, 0 }, { "PLAN", "plan", 10, 0, 0 },
-    { "BALANCE", "balance_ucr", 14, 8, COL_RIGHT | COL_MONEY },
-    { "PENDING", "pending_ucr", 12, 0, COL_RIGHT | COL_MONEY },
-    { "EARNINGS", "earnings_ucr", 14, 0, COL_RIGHT | COL_MONEY },
+    { "ACCOUNT", "account", 14, 8, 0, 0 }, { "PLAN", "plan", 10, 6, 1, 0 },
+    { "BALANCE", "balance_ucr", 14, 8, 0, COL_RIGHT | COL_MONEY },
+    { "PENDING", "pending_ucr", 12, 8, 0, COL_RIGHT | COL_MONEY },
+    { "EARNINGS", "earnings_ucr", 14, 8, 0, COL_RIGHT | COL_MONEY },
 };
 static const pane_col entry_cols[] = {
-    { "AT", "at", 20, 10, 0 }, { "KIND", "kind", 13, 8, 0 }, { "DEBIT", "debit", 18, 0, 0 },
-    { "CREDIT", "credit", 18, 0, 0 }, { "AMOUNT", "amount_ucr", 12, 8, COL_RIGHT | COL_MONEY },
-    { "STATE", "state", 8, 0, COL_STATE }, { "REF", "ref", 30, 0, 0 },
+    { "AT", "at", 20, 10, 0, 0 }, { "KIND", "kind", 13, 8, 0, 0 },
+    { "DEBIT", "debit", 18, 10, 2, 0 }, { "CREDIT", "credit", 18, 10, 2, 0 },
+    { "AMOUNT", "amount_ucr", 12, 8, 0, COL_RIGHT | COL_MONEY }, { "STATE", "state", 8, 7, 3, COL_STATE },
+    { "REF", "ref", 30, 10, 1, 0 },
 };
 static const pane_col datastore_cols[] = {
-    { "NAME", "name", 14, 8, 0 }, { "REGION", "region", 10, 6, 0 }, { "TYPE", "type", 5, 4, 0 },
-    { "ADDRESS", "address", 22, 0, 0 }, { "ROOT", "root", 20, 0, 0 }, { "USERNAME", "username", 10, 0, 0 },
+    { "NAME", "name", 14, 8, 0, 0 }, { "REGION", "region", 10, 6, 0, 0 }, { "TYPE", "type", 5, 4, 0, 0 },
+    { "ADDRESS", "address", 22, 10, 0, 0 }, { "ROOT", "root", 20, 8, 1, 0 },
+    { "USERNAME", "username", 10, 8, 2, 0 },
 };
 static const pane_col reservation_cols[] = {
-    { "NAME", "name", 14, 8, 0 }, { "REGION", "region", 10, 6, 0 }, { "TYPE", "type", 6, 0, 0 },
-    { "HOSTNAME", "hostname", 24, 8, 0 }, { "PORT", "port", 6, 4, COL_RIGHT },
+    { "NAME", "name", 14, 8, 0, 0 }, { "REGION", "region", 10, 6, 0, 0 }, { "TYPE", "type", 6, 4, 1, 0 },
+    { "HOSTNAME", "hostname", 24, 8, 0, 0 }, { "PORT", "port", 6, 4, 0, COL_RIGHT },
 };
 static const pane_col audit_cols[] = {
-    { "AT", "at", 20, 10, 0 }, { "ACTOR", "actor", 10, 6, 0 }, { "COMMAND", "command", 40, 16, 0 },
-    { "CHANGES", "@changes", 40, 0, 0 },
+    { "AT", "at", 20, 10, 0, 0 }, { "ACTOR", "actor", 10, 6, 1, 0 },
+    { "COMMAND", "command", 44, 16, 0, 0 }, { "CHANGES", "@changes", 50, 12, 0, 0 },
 };
 
 #define COLS(a) a, N(a)

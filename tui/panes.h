@@ -26,7 +26,8 @@ enum {
 typedef struct {
     const char *header;
     const char *field;      /* a JSON field, or "@name" for a computed cell */
-    int want, min;          /* display columns; min 0: dropped first when narrow */
+    int want, min;          /* display columns wanted and needed */
+    int drop;               /* 0: always shown; else hidden when narrow, highest first */
     int flags;
 } pane_col;
 

@@ -104,6 +104,17 @@ int text_fit(const char *s, int cols, char *out, size_t outlen)
     return used;
 }
 
+const char *text_skip(const char *s, int cols)
+{
+    size_t len = strlen(s), i = 0;
+    while (i < len && cols > 0) {
+        int w;
+        i += char_at(s + i, len - i, &w);
+        cols -= w;
+    }
+    return s + i;
+}
+
 void text_bar(double frac, int cols, char *out, size_t outlen, int *filled)
 {
     if (frac != frac || frac < 0)   /* NaN or negative: empty */

@@ -32,6 +32,9 @@ int text_cols(const char *s);
  * cut string ends with the ellipsis glyph.  Returns the columns used. */
 int text_fit(const char *s, int cols, char *out, size_t outlen);
 
+/* The part of s after its first cols display columns ("" past the end). */
+const char *text_skip(const char *s, int cols);
+
 /* A usage bar of width cols for frac (0..1, clamped): filled glyphs then
  * empty ones, written to out.  *filled receives the filled cell count. */
 void text_bar(double frac, int cols, char *out, size_t outlen, int *filled);

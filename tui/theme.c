@@ -286,8 +286,8 @@ static void overlay_attrs(theme *t, theme_style *st, const json_t *v, const char
         json_array_foreach(v, i, a) {
             unsigned b = json_is_string(a) ? attr_bit(json_string_value(a)) : 0;
             if (!b)
-                warn(t, "%s: %s.attrs: unknown attribute (bold, underline, reverse, dim, italic, standout)",
-                     source, where);
+                warn(t, "%s: %s.attrs: unknown attribute '%s' (bold, underline, reverse, dim, italic, standout)",
+                     source, where, json_is_string(a) ? json_string_value(a) : "?");
             attrs |= b;
         }
     } else {

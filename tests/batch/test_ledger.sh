@@ -227,6 +227,39 @@ expect_status 2
 rd --as bob -c "ledger statement alice --month 2026-11"
 expect_status 1
 
+case_ "kill -9 at random points, 50 times: the next run completes exactly what is missing"
+CRASH="sqlite:$TMP/crash.db"
+rdc () { $WRAP "$BIN" --batch --store "$CRASH" "$@" >"$OUT" 2>"$ERR"; RC=$?; }
+rdc -c "account create carol --plan team"
+rdc --as carol -c "provider enable physical" -c "region create edge --provider physical --storage central" \
+    -c "node add edge st-9 --minion m-st9 --role storage --inventory $INV/storage.yaml"
+set --
+for i in 0 1 2 3 4 5 6 7 8 9 10 11; do set -- "$@" -c "device add edge e-$i --minion e-$i --model jetson-orin-nano"; done
+rdc --as carol --now 2026-09-01T00:00:00Z "$@"
+expect_status 0
+i=1
+while [ "$i" -le 50 ]; do
+    # each run has new days to post; it dies before, during or after its commit
+    now=$(date -u -d "2026-09-01 + $i days" +%Y-%m-%dT%H:%M:%SZ)
+    "$BIN" --batch --store "$CRASH" --now "$now" -c "bill run" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$(printf '0.0%02d' $(( $(od -An -N2 -tu2 /dev/urandom) % 30 )))"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    i=$((i + 1))
+done
+rdc --now 2026-10-21T00:00:00Z --output json -c "bill run"
+expect_status 0
+# 50 days of 12 devices: 30 September days at 15 x 12 / 30 = 6 credits and
+# 20 October days at 15 x 12 / 31 = 5.806452 (rounded to the ucr)
+rdc --output json -c "ledger entries --account carol --kind device_fee"
+expect_json items.len 50
+rdc --output json -c "ledger balance carol"
+expect_json balance_ucr -296129040
+rdc --output json -c "ledger verify"
+expect_status 0
+expect_json transfers 50
+
 case_ "ledger verify: exit 0 with a report when every invariant holds"
 rd --output json -c "ledger verify"
 expect_status 0

@@ -293,6 +293,39 @@ static void test_balance_before(void **state)
     store_close(st);
 }
 
+/* Thousands of transfers in one transaction: reads see every staged
+ * write (tx.c finds entries by hash) and the commit verifies. */
+static void test_large_transaction(void **state)
+{
+    store_t *st = open_store("large");
+    rd_tx *tx = tx_new(st);
+    rd_err err;
+    int dup = 0;
+    (void)state;
+    for (int i = 0; i < 3000; i++) {
+        char id[64];
+        snprintf(id, sizeof id, "usage/job-%d/0/h%d", i % 37, i);
+        ledger_transfer t = xfer(id, i % 2 ? "wallet:alice" : "wallet:bob", "platform", 1000 + i, "usage_fee");
+        assert_int_equal(ledger_stage(tx, &t, &dup, &err), RD_OK);
+        assert_int_equal(dup, 0);
+    }
+    ledger_transfer again = xfer("usage/job-5/0/h42", "wallet:bob", "platform", 1042, "usage_fee");
+    assert_int_equal(ledger_stage(tx, &again, &dup, &err), RD_OK);   /* staged in this very transaction */
+    assert_int_equal(dup, 1);
+    /* 3000 transfers, their 3000 index copies, 3 accounts */
+    assert_int_equal(tx_write_count(tx), 6003);
+    commit(tx);
+    int64_t alice = 0, bob = 0;
+    for (int i = 0; i < 3000; i++)
+        *(i % 2 ? &alice : &bob) -= 1000 + i;
+    assert_int_equal(balance_of(tx, "wallet:alice", NULL), alice);
+    assert_int_equal(balance_of(tx, "wallet:bob", NULL), bob);
+    assert_int_equal(balance_of(tx, "platform", NULL), -(alice + bob));
+    tx_free(tx);
+    assert_int_equal(verify(st, NULL, 0), 0);
+    store_close(st);
+}
+
 /* Rewrites one stored document by a text substitution. */
 static void tamper(store_t *st, const char *key, const char *from, const char *to)
 {
@@ -371,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_pending_post_and_void),
         cmocka_unit_test(test_concurrent_same_id),
         cmocka_unit_test(test_balance_before),
+        cmocka_unit_test(test_large_transaction),
         cmocka_unit_test(test_verify_catches_tampering),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,317 @@
+#!/bin/sh
+# test_console.sh - the console end to end in a real terminal: tmux runs a
+# shell at a fixed size, the test types into it (send-keys) and reads the
+# screen back (capture-pane), polling for the expected text with a timeout
+# instead of sleeping.  The store is prepared, and checked, with --batch.
+#
+# Prints "batch-summary: passed=N failed=M" like tests/batch/lib.sh.  Under
+# RIGDECK_WRAP (make valgrind) it is skipped: valgrind under a terminal
+# multiplexer is too slow for interactive timeouts.
+set -u
+BUILD=${BUILD:-build}
+BIN=${RIGDECK_BIN:-$BUILD/rigdeck}
+PASSED=0
+FAILED=0
+CASE=""
+
+summary () { echo "batch-summary: passed=$PASSED failed=$FAILED"; }
+if [ -n "${RIGDECK_WRAP:-}" ]; then
+    echo "skipped: the tmux tests do not run under RIGDECK_WRAP ($RIGDECK_WRAP)"
+    summary
+    exit 0
+fi
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "skipped: tmux is not installed"
+    summary
+    exit 0
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/rdtui.XXXXXX")
+SOCK="rdtui$$"
+STORE="sqlite:$TMP/s.db"
+SCREEN="$TMP/screen"
+export RIGDECK_MASTER_KEY="$TMP/master.key"
+unset RIGDECK_STORE RIGDECK_ACCOUNT RIGDECK_NOW NO_COLOR
+T () { tmux -L "$SOCK" -f /dev/null "$@"; }
+trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
+# Absolute paths: the shell in tmux starts in the repository root anyway.
+case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
+
+case_ () { CASE=$1; }
+pass () { PASSED=$((PASSED + 1)); }
+fail () {
+    FAILED=$((FAILED + 1))
+    echo "  FAIL [$CASE] $1" >&2
+    echo "  ---- screen ----" >&2
+    sed 's/^/  | /' "$SCREEN" >&2
+}
+
+shot () { T capture-pane -p -t rd >"$SCREEN" 2>/dev/null; }
+
+# wait_for PATTERN [SECONDS]: polls the screen every 0.1 s for a basic
+# regular expression; 0 when it shows up in time.
+wait_for () {
+    tries=$(( ${2:-8} * 10 ))
+    while [ "$tries" -gt 0 ]; do
+        shot
+        grep -q -- "$1" "$SCREEN" && return 0
+        sleep 0.1
+        tries=$((tries - 1))
+    done
+    return 1
+}
+wait_gone () {
+    tries=$(( ${2:-8} * 10 ))
+    while [ "$tries" -gt 0 ]; do
+        shot
+        grep -q -- "$1" "$SCREEN" || return 0
+        sleep 0.1
+        tries=$((tries - 1))
+    done
+    return 1
+}
+expect_screen () { if wait_for "$1" "${2:-8}"; then pass; else fail "the screen never showed '$1'"; fi; }
+expect_not_screen () { if wait_gone "$1" "${2:-8}"; then pass; else fail "the screen still shows '$1'"; fi; }
+keys () { T send-keys -t rd "$@"; }
+# literal text (no key-name lookup)
+type_ () { T send-keys -t rd -l -- "$1"; }
+
+rd () { "$BIN" --batch --store "$STORE" "$@"; }
+node_state () {
+    rd --output json -c "node list" |
+        python3 -c "import json,sys; print({n['name']: n['state'] for n in json.load(sys.stdin)['items']}.get(sys.argv[1], 'missing'))" "$1"
+}
+expect_state () {
+    got=$(node_state "$1")
+    if [ "$got" = "$2" ]; then pass; else fail "batch 'node list' says $1 is '$got', expected '$2'"; fi
+}
+
+# ---- a small fleet, built through the command language -------------------
+INV=tests/inventories
+if ! rd -c "provider enable physical" \
+        -c "region create dc-east --provider physical --storage local --public" \
+        -c "region create lab --provider physical --storage local" \
+        -c "node add dc-east gpu-01 --minion m-01 --inventory $INV/a100x4.yaml" \
+        -c "node add dc-east gpu-02 --minion m-02 --inventory $INV/a100x4.yaml" \
+        -c "node add lab ws-01 --minion m-03 --inventory $INV/rtx3090x2.yaml --upnp off" \
+        -c "node maintenance gpu-01 off" -c "node maintenance gpu-02 off" -c "node maintenance ws-01 off" \
+        >"$TMP/setup.log" 2>&1; then
+    echo "  FAIL could not build the test fleet:" >&2
+    cat "$TMP/setup.log" >&2
+    FAILED=1
+    summary
+    exit 1
+fi
+
+T new-session -d -s rd -x 120 -y 40 -e LC_ALL=C.UTF-8 -e "PS1=rdtest\$ " "env PS1='rdtest\$ ' sh"
+wait_for 'rdtest\$' 5 || { echo "  FAIL tmux shell did not start" >&2; FAILED=1; summary; exit 1; }
+
+start_console () {
+    type_ "clear; stty -g >$TMP/stty.before; $BIN --store $STORE $*; echo rigdeck-exit=\$?; stty -g >$TMP/stty.after"
+    keys Enter
+}
+
+case_ "starts on the Nodes pane with header and footer"
+start_console
+expect_screen 'gpu-01' 15
+expect_screen "store $STORE"
+expect_screen 'as default'
+expect_screen 'Nodes · 3 of 3'
+expect_screen 'q quit'
+expect_screen 'm maint'
+
+case_ "switch panes with digits and Tab"
+keys 2
+expect_screen 'Regions · 2 of 2'
+expect_screen 'lab  *default'
+keys Tab Tab
+expect_screen 'Devices · 0 of 0'
+keys BTab
+expect_screen 'Nodes · 3 of 3'
+keys 7
+expect_screen 'Billing: \[Wallets\]'
+keys v
+expect_screen 'Billing: Wallets \[Entries\]'
+keys 9
+expect_screen 'node add dc-east gpu-01'
+keys 3
+expect_screen 'Nodes · 3 of 3'
+
+case_ "filter: substring, negation, clearing"
+keys /
+type_ "ws"
+keys Enter
+expect_screen 'filter "ws"'
+expect_screen 'Nodes · 1 of 3'
+expect_not_screen 'gpu-02'
+keys /
+keys C-u
+type_ "!ws"
+keys Enter
+expect_screen 'Nodes · 2 of 3'
+expect_not_screen 'ws-01'
+keys /
+keys C-u
+keys Enter
+expect_screen 'Nodes · 3 of 3'
+
+case_ "details of the selected node"
+keys g Enter
+expect_screen 'Nodes gpu-01'
+expect_screen 'minion_id *m-01'
+keys Escape
+expect_not_screen 'minion_id'
+
+case_ "maintenance: n cancels, y confirms; the screen and batch agree"
+keys j
+keys m
+expect_screen 'Toggle maintenance on gpu-02?'
+keys n
+expect_screen 'cancelled'
+expect_state gpu-02 active
+keys m
+expect_screen 'Toggle maintenance on gpu-02?'
+keys y
+expect_screen 'gpu-02 .*maintenance'
+expect_screen 'done: gpu-02: maintenance'
+expect_state gpu-02 maintenance
+
+case_ "space marks several nodes and the confirmation names them all"
+keys g Space Space
+expect_screen '2 marked'
+keys m
+expect_screen 'Toggle maintenance on gpu-01, gpu-02?'
+keys Escape
+expect_screen 'cancelled'
+expect_state gpu-01 active
+keys Escape
+
+case_ "a change made by batch shows without a keypress"
+start_ms=$(date +%s%3N)
+rd -c "node maintenance ws-01 on" >/dev/null
+if wait_for 'ws-01 .*maintenance' 5; then
+    pass
+    echo "  live update shown after $(( $(date +%s%3N) - start_ms )) ms"
+else
+    fail "ws-01 never showed maintenance after a batch change"
+fi
+
+case_ ": runs a command line, with completion and history"
+keys :
+type_ "region li"
+keys Tab
+expect_screen ':region list'
+keys Enter
+expect_screen ':region list  (Esc closes)'
+expect_screen 'dc-east  *default  *physical'
+keys Escape
+keys :
+type_ "node maintenance ws-01 off"
+keys Enter
+expect_screen 'ran: node maintenance ws-01 off'
+keys Escape
+expect_screen 'ws-01 .*active'
+expect_state ws-01 active
+keys :
+keys Up
+expect_screen ':node maintenance ws-01 off'
+keys Escape
+keys :
+type_ "node frobnicate"
+keys Enter
+expect_screen "unknown subcommand 'frobnicate'"
+
+case_ "help lists every binding"
+keys '?'
+expect_screen 'every key binding'
+expect_screen 'toggle maintenance of the selected'
+keys Escape
+expect_not_screen 'every key binding'
+
+case_ "d removes after confirmation; a adds through a form"
+keys /
+type_ "ws-01"
+keys Enter
+keys d
+expect_screen 'Remove node ws-01?'
+keys y
+expect_screen 'done: ws-01'
+keys /
+keys C-u
+keys Enter
+expect_not_screen 'ws-01'
+expect_state ws-01 missing
+keys a
+expect_screen 'Add a node'
+type_ "dc-east"
+keys Tab
+type_ "gpu-01"
+keys Tab
+type_ "m-09"
+keys Enter
+expect_screen "node 'gpu-01' exists already\|exists already"
+expect_screen 'Add a node'
+keys BTab
+keys C-u
+type_ "gpu-09"
+keys Enter
+expect_screen 'done: node add dc-east gpu-09 --minion m-09'
+expect_screen 'gpu-09 .*provisioning'
+expect_state gpu-09 provisioning
+
+case_ "resize to 80x24, below the minimum, and to 200x60"
+T resize-window -t rd -x 80 -y 24
+expect_screen '1 Prov  2 Regn  3 Node'
+expect_screen 'gpu-02'
+shot
+if python3 -c "import sys; sys.exit(any(len(l.rstrip('\\n')) > 80 for l in open(sys.argv[1], encoding='utf-8')))" "$SCREEN"; then
+    pass
+else
+    fail "a line is wider than 80"
+fi
+T resize-window -t rd -x 70 -y 20
+expect_screen 'needs at least 80x24'
+T resize-window -t rd -x 200 -y 60
+expect_screen '8 Datastores/Reservations  9 Audit'
+expect_screen 'UTILISATION'
+T resize-window -t rd -x 120 -y 40
+expect_screen 'Nodes · 3 of 3'
+
+case_ "q quits with status 0 and restores the terminal"
+keys q
+expect_screen 'rigdeck-exit=0'
+expect_not_screen 'as default'
+sleep 0.2
+if cmp -s "$TMP/stty.before" "$TMP/stty.after"; then pass; else fail "the terminal modes differ after quitting"; fi
+
+case_ "--read-only refuses m, a, and a mutating ':' line, and says so"
+start_console --read-only --ascii
+expect_screen 'READ-ONLY' 15
+expect_not_screen 'm maint'
+keys m
+expect_screen 'read-only session (--read-only): m F9 (maint) is disabled'
+keys a
+expect_screen 'a F7 (add) is disabled'
+keys :
+type_ "node maintenance gpu-01 on"
+keys Enter
+expect_screen 'refused, this session is read-only'
+expect_state gpu-01 active
+keys q
+expect_screen 'rigdeck-exit=0'
+
+case_ "--theme: an unknown theme is a usage error naming the themes"
+type_ "clear; $BIN --store $STORE --theme neon; echo rigdeck-exit=\$?"
+keys Enter
+expect_screen "no theme 'neon'"
+expect_screen 'rigdeck-exit=2'
+
+case_ "NO_COLOR and the mono theme start and quit cleanly"
+type_ "clear; NO_COLOR=1 $BIN --store $STORE; echo rigdeck-exit=\$?"
+keys Enter
+expect_screen 'Nodes · 3 of 3' 15
+keys q
+expect_screen 'rigdeck-exit=0'
+
+summary
+[ "$FAILED" = 0 ]

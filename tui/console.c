@@ -1,0 +1,451 @@
+/* console.c - the console's life: terminal setup and restore, the event
+ * loop (keys, live store changes, the clock), input modes, and running
+ * command lines.
+ *
+ * One thread.  The loop waits at most LOOP_MS for a key, then polls the
+ * store watch without blocking, so a change made elsewhere shows within a
+ * second and typing never waits on the store.
+ */
+#define NCURSES_WIDECHAR 1
+#include "console.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "draw.h"
+#include "form.h"
+#include "keys.h"
+#include "layout.h"
+#include "panes.h"
+#include "text.h"
+
+#define LOOP_MS 100
+/* Reloads after store events are at most this frequent, so a burst of
+ * batch writes costs one reload, not one per write. */
+#define RELOAD_MIN_MS 300
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+long long console_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void console_status(console *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->status, sizeof c->status, fmt, ap);
+    va_end(ap);
+    c->status_error = 0;
+    c->dirty = 1;
+}
+
+void console_error(console *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->status, sizeof c->status, fmt, ap);
+    va_end(ap);
+    c->status_error = 1;
+    c->dirty = 1;
+}
+
+pane_state *console_current(console *c)
+{
+    return &c->ps[c->pane][c->view[c->pane]];
+}
+
+int console_page(console *c)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    lay_screen s = layout_compute(rows, cols, c->live.lost, 0);
+    int page = layout_table_data_rows(&s);
+    return page > 0 ? page : 1;
+}
+
+void console_mark_stale(console *c)
+{
+    for (int p = 0; p < PANE_COUNT; p++)
+        for (int v = 0; v < PANE_MAX_VIEWS; v++)
+            c->ps[p][v].stale = 1;
+    c->dirty = 1;
+}
+
+rd_code console_exec(console *c, const char *line, json_t **result, rd_err *err)
+{
+    rd_err_clear(err);
+    c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
+    rd_code rc = cmd_exec_line(&c->ctx, line, result, NULL, err);
+    if (rc == RD_ESTORE && !c->live.lost) {
+        live_mark_lost(&c->live, &c->ctx, err->msg, console_now_ms());
+        c->dirty = 1;
+    }
+    return rc;
+}
+
+void console_reload(console *c)
+{
+    pane_load(c, c->pane, c->view[c->pane]);
+    /* The header's alerts read the Nodes and Jobs tables: keep Nodes fresh. */
+    if (c->pane != PANE_NODES && c->ps[PANE_NODES][0].stale)
+        pane_load(c, PANE_NODES, 0);
+    panes_alerts(c, c->alerts, sizeof c->alerts);
+    c->last_load_ms = console_now_ms();
+    c->dirty = 1;
+}
+
+void console_confirm(console *c, const char *question, char *const *lines, size_t nlines)
+{
+    for (size_t i = 0; i < c->confirm_count; i++)
+        free(c->confirm_lines[i]);
+    c->confirm_count = 0;
+    snprintf(c->question, sizeof c->question, "%s", question);
+    for (size_t i = 0; i < nlines && i < CONFIRM_MAX_LINES; i++)
+        if ((c->confirm_lines[c->confirm_count] = strdup(lines[i])) != NULL)
+            c->confirm_count++;
+    c->mode = MODE_CONFIRM;
+}
+
+/* 'y': runs every confirmed line; the status names what each did. */
+static void confirm_run(console *c)
+{
+    char done[512] = "";
+    size_t used = 0, failed = 0;
+    for (size_t i = 0; i < c->confirm_count; i++) {
+        json_t *res = NULL;
+        rd_err err;
+        if (console_exec(c, c->confirm_lines[i], &res, &err) != RD_OK) {
+            console_error(c, "%s", err.msg);
+            failed++;
+            break;
+        }
+        const char *name = json_string_value(json_object_get(res, "name"));
+        const char *state = json_string_value(json_object_get(res, "state"));
+        if (used < sizeof done)
+            used += (size_t)snprintf(done + used, sizeof done - used, "%s%s%s%s", used ? ", " : "",
+                                     name ? name : c->confirm_lines[i], state ? ": " : "", state ? state : "");
+        json_decref(res);
+    }
+    if (!failed)
+        console_status(c, "done: %s", done);
+    grid_clear_marks(&console_current(c)->g);
+    console_mark_stale(c);
+}
+
+static void confirm_end(console *c)
+{
+    for (size_t i = 0; i < c->confirm_count; i++)
+        free(c->confirm_lines[i]);
+    c->confirm_count = 0;
+    c->mode = MODE_NORMAL;
+}
+
+/* ':' Enter: run the line, show its result in a view. */
+static void prompt_run(console *c)
+{
+    char line[PROMPT_MAX];
+    snprintf(line, sizeof line, "%s", c->edit.buf);
+    /* Completion leaves a trailing blank; it means nothing to the parser. */
+    for (size_t n = strlen(line); n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'); n--)
+        line[n - 1] = '\0';
+    lhistory_add(&c->history, line);
+    compl_list_free(&c->compl);
+    c->mode = MODE_NORMAL;
+    if (strspn(line, " \t") == strlen(line))
+        return;
+    json_t *res = NULL;
+    rd_err err;
+    if (console_exec(c, line, &res, &err) != RD_OK) {
+        console_error(c, "%s", err.msg);
+        return;
+    }
+    console_status(c, "ran: %s", line);
+    if (res) {
+        textview_clear(&c->view_text);
+        snprintf(c->view_text.title, sizeof c->view_text.title, ":%.250s", line);
+        textview_add_result(&c->view_text, res, NULL);
+        c->view_text.open = 1;
+        c->mode = MODE_VIEW;
+    }
+    json_decref(res);
+    /* A mutating line shows up through the watch anyway; reading again now
+     * makes it immediate. */
+    console_mark_stale(c);
+}
+
+static void key_prompt(console *c, int key)
+{
+    if (key == CK_ESC) {
+        compl_list_free(&c->compl);
+        c->mode = MODE_NORMAL;
+    } else if (keys_is_enter(key)) {
+        prompt_run(c);
+    } else if (key == '\t') {
+        compl_list_free(&c->compl);
+        size_t n = prompt_complete(&c->edit, panes_names, c, &c->compl);
+        if (n == 0)
+            console_error(c, "no completion");
+    } else {
+        compl_list_free(&c->compl);
+        keys_edit(&c->edit, key, &c->history);
+    }
+}
+
+static void key_filter(console *c, int key)
+{
+    grid *g = &console_current(c)->g;
+    if (key == CK_ESC) {
+        grid_set_filter(g, c->filter_before);
+        c->mode = MODE_NORMAL;
+        return;
+    }
+    if (keys_is_enter(key)) {
+        c->mode = MODE_NORMAL;
+        console_status(c, g->filter[0] ? "filter \"%s\": %zu of %zu rows" : "%s%zu of %zu rows", g->filter,
+                       g->nview, g->nrows);
+        return;
+    }
+    keys_edit(&c->edit, key, NULL);
+    /* Filter as you type. */
+    grid_set_filter(g, c->edit.buf);
+    grid_move(g, 0, console_page(c));
+}
+
+static void key_view(console *c, textview *tv, int key)
+{
+    int page = console_page(c);
+    switch (key) {
+    case CK_ESC: case 'q': case '\n': case '\r': case CK_FN(KEY_ENTER):
+        tv->open = 0;
+        c->mode = MODE_NORMAL;
+        break;
+    case CK_FN(KEY_UP): case 'k': textview_scroll(tv, -1, page); break;
+    case CK_FN(KEY_DOWN): case 'j': textview_scroll(tv, 1, page); break;
+    case CK_FN(KEY_PPAGE): case CK_CTRL('b'): textview_scroll(tv, -page, page); break;
+    case CK_FN(KEY_NPAGE): case CK_CTRL('f'): case ' ': textview_scroll(tv, page, page); break;
+    case CK_FN(KEY_HOME): case 'g': tv->top = 0; break;
+    case CK_FN(KEY_END): case 'G': textview_scroll(tv, (long)tv->count, page); break;
+    case CK_FN(KEY_LEFT): case 'h': textview_pan(tv, -8); break;
+    case CK_FN(KEY_RIGHT): case 'l': textview_pan(tv, 8); break;
+    case '?': case CK_FN(KEY_F(1)):
+        if (c->mode == MODE_VIEW) {
+            keys_help(c, &c->help);
+            c->mode = MODE_HELP;
+        }
+        break;
+    default: break;
+    }
+}
+
+static void handle_key(console *c, int key)
+{
+    c->dirty = 1;
+    switch (c->mode) {
+    case MODE_PROMPT: key_prompt(c, key); break;
+    case MODE_FILTER: key_filter(c, key); break;
+    case MODE_VIEW: key_view(c, &c->view_text, key); break;
+    case MODE_HELP: key_view(c, &c->help, key); break;
+    case MODE_CONFIRM:
+        if (key == 'y' || key == 'Y') {
+            c->mode = MODE_NORMAL;
+            confirm_run(c);
+            confirm_end(c);
+        } else if (key == 'n' || key == 'N' || key == CK_ESC || key == 'q') {
+            confirm_end(c);
+            console_status(c, "cancelled");
+        }
+        break;
+    case MODE_FORM:
+        if (form_key(c, c->form, key)) {
+            form_close(c->form);
+            c->form = NULL;
+            c->mode = MODE_NORMAL;
+        }
+        break;
+    default:
+        keys_dispatch(c, key);
+        break;
+    }
+}
+
+/* One key, or -1 after LOOP_MS without one. */
+static int read_key(void)
+{
+    wint_t wc;
+    int r = get_wch(&wc);
+    if (r == ERR)
+        return -1;
+    if (r == KEY_CODE_YES)
+        return CK_FN((int)wc);
+    return (int)wc;
+}
+
+/* Where themes live: $RIGDECK_THEME_DIR, ./themes, then beside the binary
+ * (build/rigdeck -> themes/, /usr/bin/rigdeck -> /usr/share/rigdeck/themes). */
+static void theme_dirs(char store[4][4096], const char *dirs[5])
+{
+    size_t n = 0;
+    const char *env = getenv("RIGDECK_THEME_DIR");
+    if (env && *env)
+        snprintf(store[n++], 4096, "%s", env);
+    snprintf(store[n++], 4096, "themes");
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(store[n++], 4096, "%.4000s/../themes", exe);
+        snprintf(store[n++], 4096, "%.4000s/../share/rigdeck/themes", exe);
+    }
+    for (size_t i = 0; i < n; i++)
+        dirs[i] = store[i];
+    dirs[n] = NULL;
+}
+
+static int console_setup(console *c, const rd_options *opt)
+{
+    memset(c, 0, sizeof *c);
+    c->opt = opt;
+    c->read_only = opt->read_only;
+    c->sopts.cacert = opt->cacert;
+    c->sopts.cert = opt->cert;
+    c->sopts.key = opt->key;
+    c->ctx.store_url = opt->store_url;
+    c->ctx.store_opts = &c->sopts;
+    c->ctx.actor = opt->actor;
+    c->ctx.read_only = opt->read_only;   /* ':' lines: the executor's own refusal */
+    c->ctx.master_key_path = opt->master_key && *opt->master_key ? opt->master_key : NULL;
+    c->pane = PANE_NODES;
+
+    /* Themes are read before curses starts so warnings land on stderr. */
+    const char *no_color = getenv("NO_COLOR");
+    int plain = no_color && *no_color;
+    const char *name = opt->theme ? opt->theme : plain ? "mono" : "default";
+    char store[4][4096];
+    const char *dirs[5];
+    rd_err err;
+    theme_dirs(store, dirs);
+    rd_err_clear(&err);
+    if (theme_load(&c->th, name, dirs, &err) != RD_OK) {
+        fprintf(stderr, "rigdeck: %s\n", err.msg);
+        theme_free(&c->th);
+        return 2;
+    }
+    if (plain)
+        theme_strip_colours(&c->th);
+    for (size_t i = 0; i < c->th.nwarnings; i++)
+        fprintf(stderr, "rigdeck: theme warning: %s\n", c->th.warnings[i]);
+    panes_init(c);
+    return 0;
+}
+
+static void console_teardown(console *c)
+{
+    live_close(&c->live);
+    cmd_ctx_close(&c->ctx);
+    panes_free(c);
+    textview_clear(&c->view_text);
+    textview_clear(&c->help);
+    lhistory_free(&c->history);
+    compl_list_free(&c->compl);
+    form_close(c->form);
+    for (size_t i = 0; i < c->confirm_count; i++)
+        free(c->confirm_lines[i]);
+    theme_free(&c->th);
+}
+
+static void terminal_start(console *c)
+{
+    const char *cs = nl_langinfo(CODESET);
+    /* Box and bar glyphs need UTF-8; otherwise fall back to ASCII. */
+    text_set_ascii(c->opt->ascii || !cs || strcmp(cs, "UTF-8") != 0);
+    set_escdelay(25);   /* Esc must feel instant, not wait a second */
+    initscr();
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    timeout(LOOP_MS);
+    curs_set(0);
+    theme_apply(&c->th);
+    bkgdset(' ' | (chtype)theme_attr(TH_NORMAL));
+}
+
+static void loop_once(console *c)
+{
+    long long now = console_now_ms();
+    int was_lost = c->live.lost;
+    if (live_poll(&c->live, &c->ctx, now))
+        console_mark_stale(c);
+    if (was_lost != c->live.lost)
+        c->dirty = 1;
+    pane_state *ps = console_current(c);
+    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS) && c->mode != MODE_FORM)
+        console_reload(c);
+    long long sec = (long long)time(NULL);
+    if (sec != c->clock_shown) {
+        c->clock_shown = sec;
+        c->dirty = 1;
+    }
+    if (c->dirty) {
+        draw_screen(c);
+        c->dirty = 0;
+    }
+    int key = read_key();
+    if (key == CK_FN(KEY_RESIZE)) {
+        c->dirty = 1;
+        return;
+    }
+    if (key >= 0)
+        handle_key(c, key);
+}
+
+int console_run(const rd_options *opt)
+{
+    console c;
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "rigdeck: the console needs a terminal; use 'rigdeck --batch' in scripts\n");
+        return 2;
+    }
+    setlocale(LC_ALL, "");
+    int status = console_setup(&c, opt);
+    if (status != 0)
+        return status;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    terminal_start(&c);
+    if (c.th.nwarnings)
+        console_error(&c, "theme: %s%s", c.th.warnings[0], c.th.nwarnings > 1 ? " (more on stderr)" : "");
+    else
+        console_status(&c, "%s? lists the keys", c.read_only ? "read-only session: nothing can be changed. " : "");
+    c.dirty = 1;
+    while (!c.quit && !stop_signal)
+        loop_once(&c);
+    endwin();
+    console_teardown(&c);
+    return stop_signal && stop_signal != SIGINT ? 128 + stop_signal : 0;
+}

@@ -1,0 +1,441 @@
+/* draw.c - the header, tabs, banner, summary, table, views, dialogs, status
+ * line and footer. */
+#define NCURSES_WIDECHAR 1
+#include "draw.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "form.h"
+#include "keys.h"
+#include "layout.h"
+#include "panes.h"
+#include "text.h"
+
+/* Writes s at (y, x) cut to w columns in element e; returns columns used. */
+static int put(int y, int x, int w, const char *s, theme_elem e)
+{
+    char buf[2048];
+    if (w <= 0)
+        return 0;
+    int used = text_fit(s, w, buf, sizeof buf);
+    attrset(theme_attr(e));
+    mvaddstr(y, x, buf);
+    return used;
+}
+
+static void fill(int y, int x, int w, theme_elem e)
+{
+    if (w <= 0)
+        return;
+    attrset(theme_attr(e));
+    mvhline(y, x, ' ', w);
+}
+
+void draw_box(lay_rect r, theme_elem e, const char *title)
+{
+    if (r.h < 2 || r.w < 2)
+        return;
+    for (int y = 0; y < r.h; y++)
+        fill(r.y + y, r.x, r.w, e);
+    attrset(theme_attr(e));
+    mvaddstr(r.y, r.x, text_glyph(GL_TL));
+    mvaddstr(r.y, r.x + r.w - 1, text_glyph(GL_TR));
+    mvaddstr(r.y + r.h - 1, r.x, text_glyph(GL_BL));
+    mvaddstr(r.y + r.h - 1, r.x + r.w - 1, text_glyph(GL_BR));
+    for (int x = 1; x < r.w - 1; x++) {
+        mvaddstr(r.y, r.x + x, text_glyph(GL_HLINE));
+        mvaddstr(r.y + r.h - 1, r.x + x, text_glyph(GL_HLINE));
+    }
+    for (int y = 1; y < r.h - 1; y++) {
+        mvaddstr(r.y + y, r.x, text_glyph(GL_VLINE));
+        mvaddstr(r.y + y, r.x + r.w - 1, text_glyph(GL_VLINE));
+    }
+    if (title && *title) {
+        char t[256];
+        snprintf(t, sizeof t, " %s ", title);
+        put(r.y, r.x + 2, r.w - 4, t, TH_DIALOG_TITLE);
+    }
+}
+
+static void draw_header(console *c, lay_rect r)
+{
+    char right[512], clock[64], left[1024];
+    fill(r.y, r.x, r.w, TH_HEADER);
+    rd_time now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
+    char iso[RDTIME_BUFLEN];
+    rdtime_format(now, iso);
+    iso[10] = ' ';
+    /* Narrow terminals get the time of day only. */
+    snprintf(clock, sizeof clock, "%s%s ", r.w < 100 ? iso + 11 : iso, c->opt->now_text ? " (--now)" : "");
+    int x = r.x + r.w - text_cols(clock);
+    put(r.y, x, text_cols(clock), clock, TH_HEADER);
+    if (c->alerts[0]) {
+        snprintf(right, sizeof right, " ! %s ", c->alerts);
+        int w = text_cols(right);
+        if (x - w > r.w / 2) {
+            x -= w + 1;
+            put(r.y, x, w, right, TH_HEADER_ALERT);
+        }
+    }
+    if (c->read_only) {
+        const char *ro = " READ-ONLY ";
+        x -= (int)strlen(ro) + 1;
+        put(r.y, x, (int)strlen(ro), ro, TH_READ_ONLY);
+    }
+    snprintf(left, sizeof left, " rigdeck %s store %s %s as %s", text_glyph(GL_SEP), c->opt->store_url,
+             text_glyph(GL_SEP), c->opt->actor);
+    put(r.y, r.x, x - r.x - 1, left, TH_HEADER);
+}
+
+static void draw_tabs(console *c, lay_rect r)
+{
+    fill(r.y, r.x, r.w, TH_TAB);
+    /* The longest labels that fit: full names, shorter ones, the shortest. */
+    for (int level = 0; level < 3; level++) {
+        int total = 0;
+        for (int p = 0; p < PANE_COUNT; p++) {
+            const pane_def *d = pane_get(p);
+            const char *label = level == 0 ? d->name : level == 1 ? d->mid : d->tiny;
+            total += text_cols(label) + 4;
+        }
+        if (total > r.w && level < 2)
+            continue;
+        int x = r.x;
+        for (int p = 0; p < PANE_COUNT; p++) {
+            const pane_def *d = pane_get(p);
+            char tab[64];
+            snprintf(tab, sizeof tab, " %d %s ", p + 1, level == 0 ? d->name : level == 1 ? d->mid : d->tiny);
+            x += put(r.y, x, r.x + r.w - x, tab, p == c->pane ? TH_TAB_ACTIVE : TH_TAB);
+        }
+        return;
+    }
+}
+
+static void draw_summary(console *c, lay_rect r)
+{
+    const pane_def *d = pane_get(c->pane);
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    pane_state *ps = console_current(c);
+    grid *g = &ps->g;
+    char left[512], title[160];
+    fill(r.y, r.x, r.w, TH_SUMMARY);
+    if (d->nviews > 1) {
+        size_t used = (size_t)snprintf(title, sizeof title, "%s:", d->mid);
+        for (size_t i = 0; i < d->nviews && used < sizeof title; i++)
+            used += (size_t)snprintf(title + used, sizeof title - used, (int)i == c->view[c->pane] ? " [%s]" : " %s",
+                                     d->views[i].title);
+    } else {
+        snprintf(title, sizeof title, "%s", d->name);
+    }
+    size_t used = (size_t)snprintf(left, sizeof left, " %s %s %zu of %zu", title, text_glyph(GL_SEP),
+                                   g->nview, g->nrows);
+    if (g->filter[0] && used < sizeof left)
+        used += (size_t)snprintf(left + used, sizeof left - used, " %s filter \"%s\"", text_glyph(GL_SEP), g->filter);
+    if (g->sort_col >= 0 && used < sizeof left)
+        used += (size_t)snprintf(left + used, sizeof left - used, " %s sort %s %s", text_glyph(GL_SEP),
+                                 v->cols[g->sort_col].header, text_glyph(g->sort_desc ? GL_SORT_DOWN : GL_SORT_UP));
+    if (g->nmarks && used < sizeof left)
+        snprintf(left + used, sizeof left - used, " %s %zu marked", text_glyph(GL_SEP), g->nmarks);
+    int lw = put(r.y, r.x, r.w, left, TH_SUMMARY);
+    int rw = text_cols(ps->summary) + 1;
+    if (ps->summary[0] && lw + 3 < r.w) {
+        if (rw > r.w - lw - 3)
+            rw = r.w - lw - 3;
+        put(r.y, r.x + r.w - rw, rw, ps->summary, TH_SUMMARY);
+    }
+}
+
+static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *row, const char *text,
+                      theme_elem base, int selected)
+{
+    theme_elem e = base;
+    if ((col->flags & COL_STATE) && !selected && row->elem)
+        e = (theme_elem)row->elem;
+    if ((col->flags & COL_MONEY) && !selected && text[0] == '-' && text[1])
+        e = TH_MONEY_NEGATIVE;
+    if ((col->flags & COL_BAR) && row->bar >= 0 && w >= 8) {
+        char pct[16], bar[512];
+        int filled;
+        snprintf(pct, sizeof pct, " %4s", text);
+        int bw = w - 5;
+        text_bar(row->bar, bw, bar, sizeof bar, &filled);
+        move(y, x);
+        attrset(theme_attr(selected ? base : row->bar >= 0.9 ? TH_BAR_HIGH : TH_BAR_USED));
+        for (int i = 0; i < filled; i++)
+            addstr(text_glyph(GL_BAR_FULL));
+        attrset(theme_attr(selected ? base : TH_BAR_FREE));
+        for (int i = filled; i < bw; i++)
+            addstr(text_glyph(GL_BAR_EMPTY));
+        put(y, x + bw, 5, pct, base);
+        return;
+    }
+    if (col->flags & COL_RIGHT) {
+        int tw = text_cols(text);
+        if (tw < w)
+            x += w - tw;
+    }
+    put(y, x, w, text, e);
+}
+
+static void draw_table(console *c, lay_rect r)
+{
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    pane_state *ps = console_current(c);
+    grid *g = &ps->g;
+    int want[16], min[16], drop[16], width[16];
+    size_t n = v->ncols < 16 ? v->ncols : 16;
+    if (r.h <= 0 || r.w <= 2)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        want[i] = v->cols[i].want;
+        min[i] = v->cols[i].min;
+        drop[i] = v->cols[i].drop;
+    }
+    layout_columns(want, min, drop, n, r.w - 2, width);
+    int page = r.h - 1;
+    /* Keep the cursor visible after a resize or a reload. */
+    grid_move(g, 0, page);
+
+    fill(r.y, r.x, r.w, TH_COLUMN_HEADER);
+    int x = r.x + 2;
+    for (size_t i = 0; i < n; i++) {
+        char h[64];
+        if (!width[i])
+            continue;
+        snprintf(h, sizeof h, "%s%s", v->cols[i].header,
+                 g->sort_col == (int)i ? text_glyph(g->sort_desc ? GL_SORT_DOWN : GL_SORT_UP) : "");
+        int hw = text_cols(h);
+        put(r.y, (v->cols[i].flags & COL_RIGHT) && hw < width[i] ? x + width[i] - hw : x, width[i], h,
+            TH_COLUMN_HEADER);
+        x += width[i] + 1;
+    }
+    if (g->top > 0)
+        put(r.y, r.x + r.w - 1, 1, text_glyph(GL_MORE_UP), TH_COLUMN_HEADER);
+
+    for (int i = 0; i < page; i++) {
+        size_t vi = g->top + (size_t)i;
+        int y = r.y + 1 + i;
+        if (vi >= g->nview) {
+            fill(y, r.x, r.w, TH_NORMAL);
+            continue;
+        }
+        const grid_row *row = &g->rows[g->view[vi]];
+        int selected = vi == g->cursor;
+        int marked = grid_is_marked(g, row->key);
+        theme_elem base = selected ? TH_ROW_SELECTED : marked ? TH_ROW_MARKED : TH_ROW;
+        fill(y, r.x, r.w, base);
+        put(y, r.x, 1, text_glyph(marked ? GL_MARK : GL_UNMARKED), base);
+        x = r.x + 2;
+        for (size_t k = 0; k < n; k++) {
+            if (!width[k])
+                continue;
+            draw_cell(y, x, width[k], &v->cols[k], row, row->cells[k], base, selected);
+            x += width[k] + 1;
+        }
+    }
+    if (g->top + (size_t)page < g->nview)
+        put(r.y + page, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
+    if (g->nview == 0) {
+        const char *msg = ps->note[0] && (ps->note_error || g->nrows == 0) ? ps->note
+                        : g->nrows ? "No row matches the filter (/ to change it, empty shows all)."
+                                   : "Loading...";
+        put(r.y + 2, r.x + 2, r.w - 4, msg, ps->note_error ? TH_STATUS_ERROR : TH_DIM);
+    }
+}
+
+/* A text view inside r, with a title row. */
+static void draw_textview(const textview *tv, lay_rect r, const char *hint)
+{
+    char title[512];
+    if (r.h <= 0)
+        return;
+    fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
+    snprintf(title, sizeof title, " %s  (%s)", tv->title, hint);
+    put(r.y, r.x, r.w, title, TH_DIALOG_TITLE);
+    for (int i = 1; i < r.h; i++) {
+        size_t li = tv->top + (size_t)i - 1;
+        fill(r.y + i, r.x, r.w, TH_DIALOG);
+        if (li >= tv->count)
+            continue;
+        const char *line = text_skip(tv->lines[li], (int)tv->left);
+        /* "key  value" lines: the key stands out. */
+        size_t klen = strcspn(line, " ");
+        int is_pair = line[0] != ' ' && strstr(line, "  ") == line + klen;
+        if (is_pair && klen < 64) {
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)klen, line);
+            put(r.y + i, r.x + 1, r.w - 1, key, TH_DETAIL_KEY);
+            put(r.y + i, r.x + 1 + (int)klen, r.w - 1 - (int)klen, line + klen, TH_DETAIL_VALUE);
+        } else {
+            put(r.y + i, r.x + 1, r.w - 1, line, TH_DETAIL_VALUE);
+        }
+    }
+    if (tv->top + (size_t)r.h - 1 < tv->count)
+        put(r.y + r.h - 1, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
+}
+
+static void draw_confirm(console *c, int rows, int cols)
+{
+    int nlines = (int)c->confirm_count;
+    lay_rect r = layout_center(rows, cols, nlines + 6 > 18 ? 18 : nlines + 6, 76);
+    draw_box(r, TH_DIALOG, "Confirm");
+    put(r.y + 1, r.x + 2, r.w - 4, c->question, TH_DIALOG);
+    for (int i = 0; i < nlines && i + 3 < r.h - 2; i++) {
+        char l[600];
+        snprintf(l, sizeof l, "runs: %s", c->confirm_lines[i]);
+        put(r.y + 2 + i, r.x + 4, r.w - 6, l, TH_DIM);
+    }
+    put(r.y + r.h - 2, r.x + 2, r.w - 4, "y confirms   n or Esc cancels", TH_DIALOG_TITLE);
+}
+
+static void draw_completions(console *c, lay_rect status)
+{
+    char line[2048];
+    size_t used = 0;
+    line[0] = '\0';
+    for (size_t i = 0; i < c->compl.count && used < sizeof line; i++)
+        used += (size_t)snprintf(line + used, sizeof line - used, "%s  ", c->compl.items[i]);
+    fill(status.y - 1, status.x, status.w, TH_DIALOG);
+    put(status.y - 1, status.x + 1, status.w - 1, line, TH_DIALOG);
+}
+
+static void draw_input(const char *lead, const ledit *e, lay_rect r, int *cy, int *cx)
+{
+    char head[PROMPT_MAX];
+    fill(r.y, r.x, r.w, TH_INPUT);
+    put(r.y, r.x, 1, lead, TH_INPUT);
+    snprintf(head, sizeof head, "%.*s", (int)e->cur, e->buf);
+    int hc = text_cols(head);
+    /* Long lines scroll so the cursor stays on screen. */
+    int skip = hc > r.w - 3 ? hc - (r.w - 3) : 0;
+    put(r.y, r.x + 1, r.w - 2, text_skip(e->buf, skip), TH_INPUT);
+    *cy = r.y;
+    *cx = r.x + 1 + hc - skip;
+}
+
+static void draw_status(console *c, lay_rect r, int *cy, int *cx)
+{
+    switch (c->mode) {
+    case MODE_FILTER:
+        draw_input("/", &c->edit, r, cy, cx);
+        return;
+    case MODE_PROMPT:
+        draw_input(":", &c->edit, r, cy, cx);
+        if (c->compl.count > 1)
+            draw_completions(c, r);
+        return;
+    case MODE_CONFIRM: {
+        char q[1100];
+        snprintf(q, sizeof q, "%s [y/n]", c->question);
+        fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
+        put(r.y, r.x, r.w, q, TH_DIALOG_TITLE);
+        return;
+    }
+    default:
+        fill(r.y, r.x, r.w, c->status_error ? TH_STATUS_ERROR : TH_STATUS);
+        put(r.y, r.x, r.w, c->status, c->status_error ? TH_STATUS_ERROR : TH_STATUS);
+    }
+}
+
+static void draw_footer(console *c, lay_rect r)
+{
+    char keys[32][16];
+    const char *labels[32];
+    size_t n = 0;
+    static const char *const view_k[] = { "Up/Down", "Left/Right", "q" };
+    static const char *const view_l[] = { "scroll", "pan", "close" };
+    static const char *const prompt_k[] = { "Enter", "Tab", "Up/Down", "Esc" };
+    static const char *const prompt_l[] = { "run", "complete", "history", "cancel" };
+    static const char *const filter_k[] = { "Enter", "!text", "Esc" };
+    static const char *const filter_l[] = { "apply", "negate", "cancel" };
+    static const char *const yn_k[] = { "y", "n/Esc" };
+    static const char *const yn_l[] = { "confirm", "cancel" };
+    static const char *const form_k[] = { "Tab", "Left/Right", "Enter", "Esc" };
+    static const char *const form_l[] = { "next field", "choices", "submit", "cancel" };
+    const char *const *fk = NULL, *const *fl = NULL;
+    switch (c->mode) {
+    case MODE_VIEW: case MODE_HELP: fk = view_k; fl = view_l; n = 3; break;
+    case MODE_PROMPT: fk = prompt_k; fl = prompt_l; n = 4; break;
+    case MODE_FILTER: fk = filter_k; fl = filter_l; n = 3; break;
+    case MODE_CONFIRM: fk = yn_k; fl = yn_l; n = 2; break;
+    case MODE_FORM: fk = form_k; fl = form_l; n = 4; break;
+    default: n = keys_footer(c, keys, labels, 32); break;
+    }
+    for (size_t i = 0; fk && i < n; i++) {
+        snprintf(keys[i], sizeof keys[i], "%s", fk[i]);
+        labels[i] = fl[i];
+    }
+    fill(r.y, r.x, r.w, TH_FOOTER);
+    int end = r.x + r.w - (c->read_only ? 11 : 0);
+    /* In normal mode the last pair (quit) is pinned to the right end so it
+     * is always there, however narrow the terminal. */
+    size_t pinned = c->mode == MODE_NORMAL && n > 0 ? n - 1 : n;
+    if (pinned < n) {
+        int w = text_cols(keys[pinned]) + text_cols(labels[pinned]) + 2;
+        end -= w;
+        put(r.y, end + 1, text_cols(keys[pinned]), keys[pinned], TH_FOOTER_KEY);
+        put(r.y, end + 2 + text_cols(keys[pinned]), text_cols(labels[pinned]), labels[pinned], TH_FOOTER);
+    }
+    int x = r.x;
+    for (size_t i = 0; i < pinned; i++) {
+        int need = text_cols(keys[i]) + text_cols(labels[i]) + 3;
+        if (x + need > end)
+            break;
+        x += put(r.y, x + 1, text_cols(keys[i]), keys[i], TH_FOOTER_KEY) + 1;
+        x += put(r.y, x + 1, text_cols(labels[i]), labels[i], TH_FOOTER) + 2;
+    }
+    if (c->read_only)
+        put(r.y, r.x + r.w - 10, 10, "READ-ONLY", TH_READ_ONLY);
+}
+
+void draw_screen(console *c)
+{
+    int rows, cols, cy = -1, cx = -1;
+    getmaxyx(stdscr, rows, cols);
+    int detail = c->mode == MODE_VIEW && c->view_text.open;
+    lay_screen s = layout_compute(rows, cols, c->live.lost, detail);
+    attrset(theme_attr(TH_NORMAL));
+    erase();
+    curs_set(0);
+    if (s.too_small) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "rigdeck needs at least %dx%d; this terminal is %dx%d", LAYOUT_MIN_COLS,
+                 LAYOUT_MIN_ROWS, cols, rows);
+        put(rows / 2, 0, cols, msg, TH_STATUS_ERROR);
+        refresh();
+        return;
+    }
+    draw_header(c, s.header);
+    draw_tabs(c, s.tabs);
+    if (s.banner.h) {
+        char b[800];
+        snprintf(b, sizeof b, " store unreachable: %s %s retrying every %d s; what you type is kept", c->live.msg,
+                 text_glyph(GL_SEP), LIVE_RETRY_MS / 1000);
+        fill(s.banner.y, 0, s.banner.w, TH_BANNER);
+        put(s.banner.y, 0, s.banner.w, b, TH_BANNER);
+    }
+    draw_summary(c, s.summary);
+    draw_table(c, s.table);
+    if (detail)
+        draw_textview(&c->view_text, s.detail, "Esc closes");
+    draw_status(c, s.status, &cy, &cx);
+    draw_footer(c, s.footer);
+    if (c->mode == MODE_HELP) {
+        lay_rect h = layout_center(rows, cols, rows - 4, cols - 8);
+        draw_box(h, TH_DIALOG, NULL);
+        lay_rect in = { h.y + 1, h.x + 1, h.h - 2, h.w - 2 };
+        draw_textview(&c->help, in, "Esc closes");
+    } else if (c->mode == MODE_CONFIRM) {
+        draw_confirm(c, rows, cols);
+    } else if (c->mode == MODE_FORM && c->form) {
+        form_draw(c, c->form, rows, cols);
+    }
+    if (cy >= 0) {
+        curs_set(1);
+        move(cy, cx);
+    }
+    refresh();
+}

@@ -1,0 +1,345 @@
+/* form.c - the add/edit forms: their definitions, editing, hints, the line
+ * they build, and their dialog. */
+#define NCURSES_WIDECHAR 1
+#include "form.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "draw.h"
+#include "keys.h"
+#include "layout.h"
+#include "panes.h"
+#include "text.h"
+
+static const form_field node_add_fields[] = {
+    { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Minion ID", "minion", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Role", "role", FF_CHOICE, 0, NAMES_NONE, NULL },
+    { "Inventory file", "inventory", FF_TEXT, 0, NAMES_FILE, NULL },
+    { "UPnP", "upnp", FF_CHOICE, 0, NAMES_NONE, NULL },
+    { "Mining", "mining", FF_CHOICE, 0, NAMES_NONE, NULL },
+};
+static const form_field region_create_fields[] = {
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Provider", "provider", FF_CHOICE, 1, NAMES_NONE, NULL },
+    { "Storage", "storage", FF_CHOICE, 0, NAMES_NONE, NULL },
+    { "Public", "public", FF_BOOL, 0, NAMES_NONE, NULL },
+    { "GCP region", "gcp-region", FF_TEXT, 0, NAMES_NONE, NULL },
+    { "Storage class", "storage-class", FF_CHOICE, 0, NAMES_NONE, NULL },
+};
+static const form_field node_set_fields[] = {
+    { "Node", NULL, FF_FIXED, 1, NAMES_NODE, "name" },
+    { "GPU sharing", "gpu-sharing", FF_CHOICE, 0, NAMES_NONE, "gpu_sharing" },
+    { "UPnP", "upnp", FF_CHOICE, 0, NAMES_NONE, "upnp" },
+    { "Mining", "mining", FF_CHOICE, 0, NAMES_NONE, "mining" },
+};
+static const form_field datastore_add_fields[] = {
+    { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Type", "type", FF_CHOICE, 1, NAMES_NONE, NULL },
+    { "Address", "address", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Root", "root", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Username", "username", FF_TEXT, 0, NAMES_NONE, NULL },
+    { "Password file", "password-file", FF_TEXT, 0, NAMES_FILE, NULL },
+};
+static const form_field reservation_add_fields[] = {
+    { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Hostname", "hostname", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Port", "port", FF_TEXT, 1, NAMES_NONE, NULL },
+};
+
+#define FORM(title, cmd, f) { title, cmd, f, sizeof f / sizeof f[0] }
+static const form_def forms[FORM_COUNT] = {
+    [FORM_NODE_ADD] = FORM("Add a node", "node add", node_add_fields),
+    [FORM_REGION_CREATE] = FORM("Create a region", "region create", region_create_fields),
+    [FORM_NODE_SET] = FORM("Edit a node", "node set", node_set_fields),
+    [FORM_DATASTORE_ADD] = FORM("Add a datastore", "datastore add", datastore_add_fields),
+    [FORM_RESERVATION_ADD] = FORM("Add a reservation", "reservation add", reservation_add_fields),
+};
+
+const form_def *form_get(int id)
+{
+    return id >= 0 && id < FORM_COUNT ? &forms[id] : NULL;
+}
+
+typedef struct {
+    const char *words;
+    const cmd_def *def;
+} def_lookup;
+
+static void find_def(const cmd_def *def, void *data)
+{
+    def_lookup *l = data;
+    if (!l->def && strcmp(def->words, l->words) == 0)
+        l->def = def;
+}
+
+form_state *form_open(int id, const json_t *item)
+{
+    const form_def *def = form_get(id);
+    if (!def)
+        return NULL;
+    form_state *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->def = def;
+    /* Choices come from the command's own flag table, never a copy. */
+    def_lookup l = { def->cmd, NULL };
+    cmd_foreach(find_def, &l);
+    for (size_t i = 0; i < def->nfields && i < FORM_MAX_FIELDS; i++) {
+        const form_field *ff = &def->fields[i];
+        if (ff->kind == FF_BOOL)
+            snprintf(f->choices[i], sizeof f->choices[i], "no|yes");
+        for (const cmd_flag *fl = l.def ? l.def->flags : NULL; ff->kind == FF_CHOICE && fl && fl->name; fl++)
+            if (ff->flag && strcmp(fl->name, ff->flag) == 0 && fl->value)
+                snprintf(f->choices[i], sizeof f->choices[i], "%s", fl->value);
+        const json_t *v = ff->from && item ? json_object_get(item, ff->from) : NULL;
+        if (json_is_string(v))
+            ledit_set(&f->val[i], json_string_value(v));
+        else if (json_is_boolean(v))
+            ledit_set(&f->val[i], json_is_true(v) ? "on" : "off");
+    }
+    return f;
+}
+
+void form_close(form_state *f)
+{
+    free(f);
+}
+
+void form_quote(char *out, size_t len, const char *s)
+{
+    size_t used = strlen(out);
+    int plain = *s != '\0';
+    for (const char *p = s; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@=+,", *p))
+            plain = 0;
+    if (plain) {
+        snprintf(out + used, len - used, "%s", s);
+        return;
+    }
+    /* Single quotes keep everything; a quote itself is closed, escaped, reopened. */
+    if (used < len)
+        used += (size_t)snprintf(out + used, len - used, "'");
+    for (const char *p = s; *p && used < len; p++)
+        used += (size_t)snprintf(out + used, len - used, *p == '\'' ? "'\\''" : "%c", *p);
+    if (used < len)
+        snprintf(out + used, len - used, "'");
+}
+
+int form_build_line(const form_state *f, char *out, size_t len, const char **missing)
+{
+    snprintf(out, len, "%s", f->def->cmd);
+    *missing = NULL;
+    for (int pass = 0; pass < 2; pass++) {   /* positionals first, then flags */
+        for (size_t i = 0; i < f->def->nfields; i++) {
+            const form_field *ff = &f->def->fields[i];
+            const char *v = f->val[i].buf;
+            if ((ff->flag != NULL) != (pass == 1))
+                continue;
+            if (!*v) {
+                if (ff->required && !*missing)
+                    *missing = ff->label;
+                continue;
+            }
+            size_t used = strlen(out);
+            if (ff->kind == FF_BOOL) {
+                if (strcmp(v, "yes") == 0)
+                    snprintf(out + used, len - used, " --%s", ff->flag);
+                continue;
+            }
+            if (ff->flag)
+                snprintf(out + used, len - used, " --%s ", ff->flag);
+            else
+                snprintf(out + used, len - used, " ");
+            form_quote(out, len, v);
+        }
+    }
+    return *missing ? -1 : 0;
+}
+
+/* ---- hints ----------------------------------------------------------- */
+
+typedef struct {
+    const char *want;
+    int found;
+    char known[200];
+} name_check;
+
+static void check_name(const char *name, void *data)
+{
+    name_check *n = data;
+    size_t used = strlen(n->known);
+    if (strcmp(name, n->want) == 0)
+        n->found = 1;
+    if (used < sizeof n->known - 1)
+        snprintf(n->known + used, sizeof n->known - used, "%s%s", used ? ", " : "", name);
+}
+
+static int choice_ok(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = choices; *p;) {
+        size_t k = strcspn(p, "|");
+        if (k == n && strncmp(p, v, n) == 0)
+            return 1;
+        p += k + (p[k] == '|');
+    }
+    return 0;
+}
+
+/* What to tell the operator about field i while they type ("" when fine). */
+static void field_hint(console *c, const form_state *f, size_t i, char *out, size_t len)
+{
+    const form_field *ff = &f->def->fields[i];
+    const char *v = f->val[i].buf;
+    out[0] = '\0';
+    if (!*v) {
+        if (ff->required)
+            snprintf(out, len, "required");
+        else if (f->choices[i][0])
+            snprintf(out, len, "%s (Left/Right)", f->choices[i]);
+        return;
+    }
+    if (f->choices[i][0] && !choice_ok(f->choices[i], v)) {
+        snprintf(out, len, "one of %s", f->choices[i]);
+    } else if (ff->names == NAMES_FILE) {
+        if (access(v, R_OK) != 0)
+            snprintf(out, len, "no readable file here");
+    } else if (ff->names != NAMES_NONE && ff->kind != FF_FIXED) {
+        name_check n = { v, 0, "" };
+        panes_names(ff->names, check_name, &n, c);
+        if (!n.found)
+            snprintf(out, len, "unknown (known: %s)", n.known[0] ? n.known : "none");
+    }
+}
+
+/* ---- keys ------------------------------------------------------------ */
+
+static void cycle_choice(form_state *f, int dir)
+{
+    const char *choices = f->choices[f->focus];
+    char words[16][32];
+    int n = 0, cur = -1;
+    for (const char *p = choices; *p && n < 16;) {
+        size_t k = strcspn(p, "|");
+        snprintf(words[n], sizeof words[n], "%.*s", (int)k, p);
+        if (strcmp(words[n], f->val[f->focus].buf) == 0)
+            cur = n;
+        n++;
+        p += k + (p[k] == '|');
+    }
+    if (n == 0)
+        return;
+    /* From empty, Right picks the first word and Left the last. */
+    cur = cur < 0 ? (dir > 0 ? 0 : n - 1) : (cur + dir + n + 1) % (n + 1);
+    ledit_set(&f->val[f->focus], cur == n ? "" : words[cur]);
+}
+
+static void submit(console *c, form_state *f, int *close)
+{
+    char line[2048];
+    const char *missing;
+    if (form_build_line(f, line, sizeof line, &missing) != 0) {
+        snprintf(f->error, sizeof f->error, "%s is required", missing);
+        return;
+    }
+    json_t *res = NULL;
+    rd_err err;
+    rd_err_clear(&err);
+    if (console_exec(c, line, &res, &err) != RD_OK) {
+        /* Keep the form and everything typed; show the core's reason. */
+        snprintf(f->error, sizeof f->error, "%s", err.msg);
+        return;
+    }
+    json_decref(res);
+    console_status(c, "done: %s", line);
+    console_mark_stale(c);
+    *close = 1;
+}
+
+int form_key(console *c, form_state *f, int key)
+{
+    int n = (int)f->def->nfields, close = 0;
+    const form_field *ff = &f->def->fields[f->focus];
+    if (key == CK_ESC)
+        return 1;
+    if (keys_is_enter(key)) {
+        submit(c, f, &close);
+        return close;
+    }
+    if (key == '\t' || key == CK_FN(KEY_DOWN)) {
+        f->focus = (f->focus + 1) % n;
+    } else if (key == CK_FN(KEY_BTAB) || key == CK_FN(KEY_UP)) {
+        f->focus = (f->focus + n - 1) % n;
+    } else if (ff->kind == FF_FIXED) {
+        /* not editable */
+    } else if (f->choices[f->focus][0] && (key == CK_FN(KEY_LEFT) || key == CK_FN(KEY_RIGHT) || key == ' ')) {
+        cycle_choice(f, key == CK_FN(KEY_LEFT) ? -1 : 1);
+    } else {
+        keys_edit(&f->val[f->focus], key, NULL);
+    }
+    f->error[0] = '\0';
+    return 0;
+}
+
+/* ---- drawing --------------------------------------------------------- */
+
+static void put(int y, int x, int w, const char *s, theme_elem e)
+{
+    char buf[1024];
+    if (w <= 0)
+        return;
+    text_fit(s, w, buf, sizeof buf);
+    attrset(theme_attr(e));
+    mvaddstr(y, x, buf);
+}
+
+void form_draw(console *c, const form_state *f, int rows, int cols)
+{
+    int n = (int)f->def->nfields;
+    lay_rect r = layout_center(rows, cols, n + 8, 76);
+    draw_box(r, TH_DIALOG, f->def->title);
+    int label_w = 16, field_w = 26;
+    int cur_y = -1, cur_x = -1;
+    for (int i = 0; i < n && i + 2 < r.h - 5; i++) {
+        const form_field *ff = &f->def->fields[i];
+        int y = r.y + 2 + i;
+        char label[64], hint[256];
+        snprintf(label, sizeof label, "%s%s", ff->label, ff->required ? " *" : "");
+        put(y, r.x + 2, label_w, label, i == f->focus ? TH_DIALOG_TITLE : TH_DIALOG);
+        attrset(theme_attr(TH_INPUT));
+        mvhline(y, r.x + 2 + label_w, ' ', field_w);
+        put(y, r.x + 2 + label_w, field_w, f->val[i].buf, ff->kind == FF_FIXED ? TH_DIM : TH_INPUT);
+        field_hint(c, f, (size_t)i, hint, sizeof hint);
+        put(y, r.x + 3 + label_w + field_w, r.w - label_w - field_w - 6, hint,
+            strcmp(hint, "required") == 0 || strncmp(hint, "one of", 6) == 0 || strncmp(hint, "unknown", 7) == 0 ||
+            strncmp(hint, "no ", 3) == 0 ? TH_STATUS_ERROR : TH_DIM);
+        if (i == f->focus) {
+            char head[PROMPT_MAX];
+            snprintf(head, sizeof head, "%.*s", (int)f->val[i].cur, f->val[i].buf);
+            int hx = text_cols(head);
+            cur_y = y;
+            cur_x = r.x + 2 + label_w + (hx < field_w ? hx : field_w - 1);
+        }
+    }
+    char line[2048], preview[2100];
+    const char *missing;
+    form_build_line(f, line, sizeof line, &missing);
+    snprintf(preview, sizeof preview, "runs: %s", line);
+    put(r.y + r.h - 4, r.x + 2, r.w - 4, preview, TH_DIM);
+    if (f->error[0])
+        put(r.y + r.h - 3, r.x + 2, r.w - 4, f->error, TH_STATUS_ERROR);
+    put(r.y + r.h - 2, r.x + 2, r.w - 4, "Tab/Down next  Up previous  Left/Right choices  Enter submit  Esc cancel",
+        TH_DIM);
+    if (cur_y >= 0 && f->def->fields[f->focus].kind != FF_FIXED) {
+        curs_set(1);
+        move(cur_y, cur_x);
+    }
+}

@@ -1,0 +1,464 @@
+/* keys.c - the binding table, the central read-only guard, and the actions
+ * of normal mode.  Mutating actions never touch the store: they build
+ * command lines and hand them to a confirmation or a form. */
+#define NCURSES_WIDECHAR 1
+#include "keys.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "form.h"
+#include "panes.h"
+#include "text.h"
+
+#define ALL_PANES 0x1ffu
+#define PANE_BIT(p) (1u << (p))
+
+enum {
+    KB_MUTATES = 1 << 0,    /* changes the store: refused in --read-only */
+    KB_FOOTER = 1 << 1,     /* listed in the footer */
+    KB_NEEDS_REMOVE = 1 << 2,   /* only where the table has a remove command */
+    KB_NEEDS_ADD = 1 << 3,
+    KB_NEEDS_EDIT = 1 << 4,
+    KB_NEEDS_VIEWS = 1 << 5     /* only where the pane has several tables */
+};
+
+typedef struct {
+    int keys[4];            /* 0-terminated */
+    const char *name;       /* "Down/j" */
+    const char *label;      /* footer word */
+    const char *help;
+    unsigned panes;
+    int flags;
+    void (*run)(console *c, int key);
+} key_binding;
+
+/* ---- actions --------------------------------------------------------- */
+
+static void act_pane(console *c, int key)
+{
+    c->pane = key - '1';
+}
+
+static void act_next_pane(console *c, int key)
+{
+    int dir = key == CK_FN(KEY_BTAB) || key == CK_FN(KEY_LEFT) || key == 'h' ? -1 : 1;
+    c->pane = (c->pane + dir + PANE_COUNT) % PANE_COUNT;
+}
+
+static void act_next_view(console *c, int key)
+{
+    (void)key;
+    c->view[c->pane] = (c->view[c->pane] + 1) % (int)pane_get(c->pane)->nviews;
+}
+
+static void act_move(console *c, int key)
+{
+    int page = console_page(c);
+    grid *g = &console_current(c)->g;
+    switch (key) {
+    case CK_FN(KEY_UP): case 'k': grid_move(g, -1, page); break;
+    case CK_FN(KEY_DOWN): case 'j': grid_move(g, 1, page); break;
+    case CK_FN(KEY_PPAGE): case CK_CTRL('b'): grid_move(g, -page, page); break;
+    case CK_FN(KEY_NPAGE): case CK_CTRL('f'): grid_move(g, page, page); break;
+    case CK_FN(KEY_HOME): case 'g': grid_move_edge(g, 0, page); break;
+    default: grid_move_edge(g, 1, page); break;
+    }
+}
+
+static void act_filter(console *c, int key)
+{
+    (void)key;
+    grid *g = &console_current(c)->g;
+    snprintf(c->filter_before, sizeof c->filter_before, "%s", g->filter);
+    ledit_set(&c->edit, g->filter);
+    c->mode = MODE_FILTER;
+}
+
+static void act_sort(console *c, int key)
+{
+    (void)key;
+    grid *g = &console_current(c)->g;
+    grid_cycle_sort(g);
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    if (g->sort_col < 0)
+        console_status(c, "sorted as the command lists them");
+    else
+        console_status(c, "sorted by %s %s", v->cols[g->sort_col].header,
+                       g->sort_desc ? "descending" : "ascending");
+}
+
+static void act_mark(console *c, int key)
+{
+    (void)key;
+    grid *g = &console_current(c)->g;
+    grid_toggle_mark(g);
+    grid_move(g, 1, console_page(c));
+    console_status(c, "%zu marked (space marks, Esc clears)", g->nmarks);
+}
+
+static void act_clear(console *c, int key)
+{
+    (void)key;
+    grid_clear_marks(&console_current(c)->g);
+    console_status(c, "marks cleared");
+}
+
+/* The rows an action applies to: the marked ones still listed, else the
+ * one under the cursor.  Returns the count; keys are borrowed. */
+static size_t targets(console *c, const char **out, size_t max)
+{
+    grid *g = &console_current(c)->g;
+    size_t n = 0;
+    for (size_t i = 0; i < g->nrows && n < max; i++)
+        if (grid_is_marked(g, g->rows[i].key))
+            out[n++] = g->rows[i].key;
+    if (n == 0 && grid_current(g))
+        out[n++] = grid_current(g)->key;
+    return n;
+}
+
+/* Confirms lines "PREFIX KEY SUFFIX" for every target, naming them all. */
+static void confirm_each(console *c, const char *verb, const char *prefix, const char *suffix)
+{
+    const char *keys[CONFIRM_MAX_LINES];
+    char *lines[CONFIRM_MAX_LINES];
+    size_t n = targets(c, keys, CONFIRM_MAX_LINES);
+    if (n == 0) {
+        console_error(c, "nothing selected");
+        return;
+    }
+    char question[1024];
+    size_t used = (size_t)snprintf(question, sizeof question, "%s ", verb);
+    for (size_t i = 0; i < n; i++) {
+        char line[512];
+        snprintf(line, sizeof line, "%s ", prefix);
+        form_quote(line, sizeof line, keys[i]);
+        if (suffix) {
+            strncat(line, " ", sizeof line - strlen(line) - 1);
+            strncat(line, suffix, sizeof line - strlen(line) - 1);
+        }
+        lines[i] = strdup(line);
+        if (used < sizeof question)
+            used += (size_t)snprintf(question + used, sizeof question - used, "%s%s", i ? ", " : "", keys[i]);
+    }
+    if (used < sizeof question)
+        snprintf(question + used, sizeof question - used, "?");
+    console_confirm(c, question, lines, n);
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+}
+
+static void act_maintenance(console *c, int key)
+{
+    (void)key;
+    confirm_each(c, "Toggle maintenance on", "node maintenance", "toggle");
+}
+
+static void act_remove(console *c, int key)
+{
+    (void)key;
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    char verb[128];
+    snprintf(verb, sizeof verb, "%c%s %s", v->remove_verb[0] - 'a' + 'A', v->remove_verb + 1, v->title);
+    /* "Remove Nodes gpu-07?" reads badly: name the kind in the singular. */
+    size_t n = strlen(verb);
+    if (n > 1 && verb[n - 1] == 's')
+        verb[n - 1] = '\0';
+    for (char *p = strchr(verb, ' ') + 1; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    confirm_each(c, verb, v->remove_cmd, NULL);
+}
+
+static void open_form(console *c, int id, const json_t *item)
+{
+    form_state *f = form_open(id, item);
+    if (!f) {
+        console_error(c, "out of memory");
+        return;
+    }
+    form_close(c->form);
+    c->form = f;
+    c->mode = MODE_FORM;
+}
+
+static void act_add(console *c, int key)
+{
+    (void)key;
+    open_form(c, pane_view_get(c->pane, c->view[c->pane])->add_form, NULL);
+}
+
+static void act_edit(console *c, int key)
+{
+    (void)key;
+    const json_t *item = pane_current_item(c);
+    if (!item) {
+        console_error(c, "nothing selected");
+        return;
+    }
+    open_form(c, pane_view_get(c->pane, c->view[c->pane])->edit_form, item);
+}
+
+void keys_open_details(console *c)
+{
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const grid_row *r = grid_current(&console_current(c)->g);
+    if (!r) {
+        console_error(c, "nothing selected");
+        return;
+    }
+    textview_clear(&c->view_text);
+    snprintf(c->view_text.title, sizeof c->view_text.title, "%s %s", v->title, r->key);
+    if (v->show_cmd) {
+        char line[512];
+        snprintf(line, sizeof line, "%s ", v->show_cmd);
+        form_quote(line, sizeof line, r->key);
+        json_t *res = NULL;
+        rd_err err;
+        rd_err_clear(&err);
+        if (console_exec(c, line, &res, &err) != RD_OK) {
+            console_error(c, "%s", err.msg);
+            return;
+        }
+        textview_add_result(&c->view_text, res, NULL);
+        json_decref(res);
+        /* A waiting job: say why, as `job why` does. */
+        const json_t *item = pane_current_item(c);
+        const char *state = json_string_value(json_object_get(item, "state"));
+        if (c->pane == PANE_JOBS && state && strcmp(state, "waiting_gpus") == 0) {
+            snprintf(line, sizeof line, "job why ");
+            form_quote(line, sizeof line, r->key);
+            if (console_exec(c, line, &res, &err) == RD_OK) {
+                textview_add(&c->view_text, "");
+                textview_add(&c->view_text, "why it waits (job why):");
+                textview_add_result(&c->view_text, res, NULL);
+            }
+            json_decref(res);
+        }
+    } else {
+        const json_t *item = pane_current_item(c);
+        if (item)
+            textview_add_result(&c->view_text, item, NULL);
+    }
+    c->view_text.open = 1;
+    c->mode = MODE_VIEW;
+}
+
+static void act_details(console *c, int key)
+{
+    (void)key;
+    keys_open_details(c);
+}
+
+static void act_prompt(console *c, int key)
+{
+    (void)key;
+    ledit_set(&c->edit, "");
+    c->history.pos = c->history.count;
+    compl_list_free(&c->compl);
+    c->mode = MODE_PROMPT;
+}
+
+static void act_refresh(console *c, int key)
+{
+    (void)key;
+    console_mark_stale(c);
+    clearok(curscr, TRUE);   /* repaint every cell: a garbled terminal heals */
+    console_status(c, "refreshed");
+}
+
+static void act_help(console *c, int key)
+{
+    (void)key;
+    keys_help(c, &c->help);
+    c->mode = MODE_HELP;
+}
+
+static void act_quit(console *c, int key)
+{
+    (void)key;
+    c->quit = 1;
+}
+
+#define K(...) { __VA_ARGS__, 0 }
+static const key_binding bindings[] = {
+    { K('1', '2', '3'), "1-9", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
+      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit", ALL_PANES, 0, act_pane },
+    { K('\t', CK_FN(KEY_RIGHT), 'l'), "Tab/Right/l", NULL, "next pane", ALL_PANES, 0, act_next_pane },
+    { K(CK_FN(KEY_BTAB), CK_FN(KEY_LEFT), 'h'), "S-Tab/Left/h", NULL, "previous pane", ALL_PANES, 0,
+      act_next_pane },
+    { K(CK_FN(KEY_UP), 'k'), "Up/k", NULL, "move up", ALL_PANES, 0, act_move },
+    { K(CK_FN(KEY_DOWN), 'j'), "Down/j", NULL, "move down", ALL_PANES, 0, act_move },
+    { K(CK_FN(KEY_PPAGE), CK_CTRL('b')), "PgUp/^B", NULL, "page up", ALL_PANES, 0, act_move },
+    { K(CK_FN(KEY_NPAGE), CK_CTRL('f')), "PgDn/^F", NULL, "page down", ALL_PANES, 0, act_move },
+    { K(CK_FN(KEY_HOME), 'g'), "Home/g", NULL, "first row", ALL_PANES, 0, act_move },
+    { K(CK_FN(KEY_END), 'G'), "End/G", NULL, "last row", ALL_PANES, 0, act_move },
+    { K('\n', '\r', CK_FN(KEY_ENTER)), "Enter", "details", "details of the selected row", ALL_PANES,
+      KB_FOOTER, act_details },
+    { K('/', CK_FN(KEY_F(3))), "/ F3", "filter", "filter rows: substring of any cell; !text keeps the rest",
+      ALL_PANES, KB_FOOTER, act_filter },
+    { K('s', CK_FN(KEY_F(6))), "s F6", "sort", "cycle the sort column and direction", ALL_PANES, KB_FOOTER,
+      act_sort },
+    { K('m', CK_FN(KEY_F(9))), "m F9", "maint", "toggle maintenance of the selected or marked nodes (asks first)",
+      PANE_BIT(PANE_NODES), KB_MUTATES | KB_FOOTER, act_maintenance },
+    { K('a', CK_FN(KEY_F(7))), "a F7", "add", "add: a form that builds the command line", ALL_PANES,
+      KB_MUTATES | KB_FOOTER | KB_NEEDS_ADD, act_add },
+    { K('e', CK_FN(KEY_F(4))), "e F4", "edit", "edit the selected row through a form", ALL_PANES,
+      KB_MUTATES | KB_FOOTER | KB_NEEDS_EDIT, act_edit },
+    { K('d', CK_FN(KEY_F(8))), "d F8", "remove", "remove (jobs: stop) the selected or marked rows (asks first)",
+      ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_REMOVE, act_remove },
+    { K(':', CK_FN(KEY_F(2))), ": F2", "command", "run any command line (Tab completes, Up/Down history)",
+      ALL_PANES, KB_FOOTER, act_prompt },
+    { K('?', CK_FN(KEY_F(1))), "? F1", "help", "every key binding", ALL_PANES, KB_FOOTER, act_help },
+    { K('v'), "v", "view", "next table of this pane (Wallets/Entries/Device fees, Datastores/Reservations)",
+      ALL_PANES, KB_FOOTER | KB_NEEDS_VIEWS, act_next_view },
+    { K(' '), "Space", "mark", "mark or unmark the row (m and d act on every marked row)", ALL_PANES,
+      KB_FOOTER, act_mark },
+    { K(CK_ESC), "Esc", NULL, "clear the marks", ALL_PANES, 0, act_clear },
+    { K('r', CK_FN(KEY_F(5)), CK_CTRL('l')), "r F5 ^L", NULL, "reload and repaint", ALL_PANES, 0, act_refresh },
+    { K('q', CK_FN(KEY_F(10))), "q F10", "quit", "quit and restore the terminal", ALL_PANES, KB_FOOTER, act_quit },
+};
+#define NBINDINGS (sizeof bindings / sizeof bindings[0])
+
+/* Whether a binding applies to the current pane and table. */
+static int applies(const console *c, const key_binding *b)
+{
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    if (!(b->panes & PANE_BIT(c->pane)))
+        return 0;
+    if ((b->flags & KB_NEEDS_REMOVE) && !v->remove_cmd)
+        return 0;
+    if ((b->flags & KB_NEEDS_ADD) && v->add_form < 0)
+        return 0;
+    if ((b->flags & KB_NEEDS_EDIT) && v->edit_form < 0)
+        return 0;
+    if ((b->flags & KB_NEEDS_VIEWS) && pane_get(c->pane)->nviews < 2)
+        return 0;
+    return 1;
+}
+
+static int binding_has_key(const key_binding *b, int key)
+{
+    if (b->run == act_pane)
+        return key >= '1' && key <= '9';
+    for (int i = 0; b->keys[i]; i++)
+        if (b->keys[i] == key)
+            return 1;
+    return 0;
+}
+
+/* THE read-only guard: every mutating binding passes here, nowhere else. */
+static int guard_allows(console *c, const key_binding *b)
+{
+    if (!(b->flags & KB_MUTATES) || !c->read_only)
+        return 1;
+    console_error(c, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
+    return 0;
+}
+
+void keys_dispatch(console *c, int key)
+{
+    for (size_t i = 0; i < NBINDINGS; i++) {
+        const key_binding *b = &bindings[i];
+        if (!binding_has_key(b, key))
+            continue;
+        if (!applies(c, b)) {
+            console_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->view[c->pane])->title);
+            return;
+        }
+        if (guard_allows(c, b))
+            b->run(c, key);
+        return;
+    }
+    if (key > 32 && key < 127)
+        console_error(c, "'%c' does nothing here; ? lists the keys", key);
+}
+
+int keys_is_enter(int key)
+{
+    return key == '\n' || key == '\r' || key == CK_FN(KEY_ENTER);
+}
+
+int keys_edit(ledit *e, int key, lhistory *h)
+{
+    static const struct { int key; int edit; } map[] = {
+        { CK_FN(KEY_LEFT), PROMPT_K_LEFT }, { CK_CTRL('b'), PROMPT_K_LEFT },
+        { CK_FN(KEY_RIGHT), PROMPT_K_RIGHT }, { CK_CTRL('f'), PROMPT_K_RIGHT },
+        { CK_FN(KEY_HOME), PROMPT_K_HOME }, { CK_CTRL('a'), PROMPT_K_HOME },
+        { CK_FN(KEY_END), PROMPT_K_END }, { CK_CTRL('e'), PROMPT_K_END },
+        { CK_FN(KEY_BACKSPACE), PROMPT_K_BACKSPACE }, { 127, PROMPT_K_BACKSPACE }, { 8, PROMPT_K_BACKSPACE },
+        { CK_FN(KEY_DC), PROMPT_K_DELETE }, { CK_CTRL('d'), PROMPT_K_DELETE },
+        { CK_CTRL('u'), PROMPT_K_KILL_LINE }, { CK_CTRL('w'), PROMPT_K_KILL_WORD },
+        { CK_CTRL('k'), PROMPT_K_KILL_END }, { CK_FN(KEY_UP), PROMPT_K_UP }, { CK_FN(KEY_DOWN), PROMPT_K_DOWN },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].key == key)
+            return ledit_key(e, map[i].edit, h);
+    if (CK_IS_FN(key) || key < 32 || key > 0x10FFFF)
+        return 0;
+    /* A code point becomes its UTF-8 bytes. */
+    unsigned char b[4];
+    int n;
+    unsigned cp = (unsigned)key;
+    if (cp < 0x80) { b[0] = (unsigned char)cp; n = 1; }
+    else if (cp < 0x800) { b[0] = (unsigned char)(0xC0 | cp >> 6); b[1] = (unsigned char)(0x80 | (cp & 63)); n = 2; }
+    else if (cp < 0x10000) {
+        b[0] = (unsigned char)(0xE0 | cp >> 12); b[1] = (unsigned char)(0x80 | (cp >> 6 & 63));
+        b[2] = (unsigned char)(0x80 | (cp & 63)); n = 3;
+    } else {
+        b[0] = (unsigned char)(0xF0 | cp >> 18); b[1] = (unsigned char)(0x80 | (cp >> 12 & 63));
+        b[2] = (unsigned char)(0x80 | (cp >> 6 & 63)); b[3] = (unsigned char)(0x80 | (cp & 63)); n = 4;
+    }
+    if (e->len + (size_t)n + 1 >= sizeof e->buf)
+        return 1;
+    for (int i = 0; i < n; i++)
+        ledit_key(e, b[i], h);
+    return 1;
+}
+
+size_t keys_footer(const console *c, char keys[][16], const char **labels, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NBINDINGS && n < max; i++) {
+        const key_binding *b = &bindings[i];
+        if (!(b->flags & KB_FOOTER) || !applies(c, b))
+            continue;
+        /* Read-only: keys that would be refused are not offered. */
+        if ((b->flags & KB_MUTATES) && c->read_only)
+            continue;
+        /* The footer shows the first key only ("m", not "m F9"). */
+        snprintf(keys[n], 16, "%.*s", (int)strcspn(b->name, " "), b->name);
+        labels[n] = b->label;
+        n++;
+    }
+    return n;
+}
+
+void keys_help(const console *c, textview *tv)
+{
+    char line[512];
+    textview_clear(tv);
+    snprintf(tv->title, sizeof tv->title, "Keys");
+    for (size_t i = 0; i < NBINDINGS; i++) {
+        const key_binding *b = &bindings[i];
+        snprintf(line, sizeof line, "  %-14s %s%s", b->name, b->help,
+                 (b->flags & KB_MUTATES) && c->read_only ? "  [disabled: read-only]" : "");
+        textview_add(tv, line);
+    }
+    textview_add_text(tv,
+        "\nIn the ':' prompt\n"
+        "  Enter          run the line (any command of 'help'); the result opens in a view\n"
+        "  Tab            complete command words, flags, choices and names\n"
+        "  Up/Down        history;  ^A ^E ^U ^W ^K  edit;  Esc  cancel\n"
+        "In the '/' filter\n"
+        "  Enter keeps the filter, Esc restores the previous one; an empty filter shows all\n"
+        "In a confirmation:  y  confirms;  n or Esc  cancels\n"
+        "In a form:  Tab/Down next field, Up previous, Left/Right cycle choices, Enter submit, Esc cancel\n"
+        "In a view (details, results, this help)\n"
+        "  Up/Down/j/k PgUp/PgDn scroll, Left/Right pan, Esc or q closes\n");
+    if (c->read_only)
+        textview_add_text(tv, "\nThis session is read-only (--read-only): a, e, d and m are refused, and so\n"
+                              "is any ':' line that would change the store.\n");
+}

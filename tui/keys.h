@@ -1,0 +1,43 @@
+/* keys.h - the key-binding table and the actions behind it.
+ *
+ * Every binding says which panes it works in and whether it changes the
+ * store.  keys_dispatch() is the ONE place that refuses mutating bindings
+ * in a --read-only session (':' lines are refused by the executor's own
+ * read-only check); the footer and the help screen are generated from the
+ * same table, so they always list exactly the keys that work.
+ */
+#ifndef RD_KEYS_H
+#define RD_KEYS_H
+
+#include <stddef.h>
+
+#include "console.h"
+
+/* Console key codes: Unicode code points for characters, CK_FN(KEY_x) for
+ * curses function keys (so KEY_* never collides with a character). */
+#define CK_FN(k) ((k) | 0x1000000)
+#define CK_IS_FN(k) (((k) & 0x1000000) != 0)
+#define CK_CTRL(c) ((c) & 0x1f)
+#define CK_ESC 27
+
+/* Handles a key in MODE_NORMAL. */
+void keys_dispatch(console *c, int key);
+
+/* Applies an editing key to a line editor (UTF-8 aware); returns 1 if the
+ * key was an editing key. */
+int keys_edit(ledit *e, int key, lhistory *h);
+
+/* 1 for Enter / Return. */
+int keys_is_enter(int key);
+
+/* The footer's key/label pairs for the current pane in normal mode, quit
+ * last; returns how many were written (at most max). */
+size_t keys_footer(const console *c, char keys[][16], const char **labels, size_t max);
+
+/* Fills the help screen with every binding. */
+void keys_help(const console *c, textview *tv);
+
+/* Actions shared with the confirmation and form code. */
+void keys_open_details(console *c);
+
+#endif
