@@ -336,11 +336,27 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
             v != SCHED_NODE_STATE && v != SCHED_GPU_TYPE)
             pin_usable = 1;
     }
+    static const char *const what[SCHED_NVERDICTS] = {
+        "", "not active compute nodes", "of a GPU type the job does not accept",
+        "in other accounts' regions that take no public jobs", "outside the region its regional resources pin it to",
+        "with no market price for their GPU type", "costing more per GPU-hour than its max_price",
+        "not sharing GPUs (it asks for a fraction)", "without enough free GPUs", "without enough free disk",
+        "without enough free vCPUs", "held for a job that has waited longer",
+    };
     json_t *constraints = json_array(), *reasons = json_array();
     for (int v = 1; v < SCHED_NVERDICTS; v++)
-        if (counts[v])
+        if (counts[v]) {
             json_array_append_new(constraints, json_pack("{s:s, s:I}", "constraint", sched_verdict_name((sched_verdict)v),
                                                          "ruled_out", (json_int_t)counts[v]));
+            json_array_append_new(reasons, json_sprintf("%zu node%s %s", counts[v], counts[v] == 1 ? "" : "s", what[v]));
+        }
+    json_t *maxp = json_object_get(json_object_get(job, "resources"), "max_price_ucr");
+    if (counts[SCHED_PRICE] && json_is_integer(maxp)) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%lld.%06lld", (long long)(json_integer_value(maxp) / 1000000),
+                 (long long)(json_integer_value(maxp) % 1000000));
+        json_array_append_new(reasons, json_sprintf("max_price is %s credits per GPU-hour (price list shows market prices)", buf));
+    }
     size_t waiting = 0;
     json_t *w;
     json_array_foreach(json_object_get(job, "workers"), i, w)
@@ -349,13 +365,18 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
     if (!credit)
         json_array_append_new(reasons, json_sprintf("the paying account '%s' has no credit left (its wallet is at or below zero)",
                                                     fleet_str(job, "project_owner")));
-    if (*fleet_str(job, "region_pin") && !pin_usable)
-        json_array_append_new(reasons, json_sprintf("its regional resources pin it to region '%s', which has no active node of a GPU type it accepts",
-                                                    fleet_str(job, "region_pin")));
+    if (*fleet_str(job, "region_pin")) {
+        const json_t *rg = json_object_get(job, "regional");
+        const char *by = json_string_value(json_object_get(rg, "datastore"));
+        json_array_append_new(reasons, json_sprintf("region %s: pinned by %s %s%s", fleet_str(job, "region_pin"),
+                                                    by ? "datastore" : "reservation",
+                                                    by ? by : json_string_value(json_object_get(rg, "reservation")),
+                                                    pin_usable ? "" : ", which has no active node of a GPU type it accepts"));
+    }
     if (waiting && counts[SCHED_OK])
         json_array_append_new(reasons, json_sprintf("%zu node(s) could take it now: the next sched run places it", counts[SCHED_OK]));
-    else if (waiting && !json_array_size(reasons))
-        json_array_append_new(reasons, json_string("no node meets every constraint; the counts show what rules them out"));
+    else if (waiting && !json_array_size(s.nodes))
+        json_array_append_new(reasons, json_string("there are no compute nodes in the fleet"));
     *result = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:o, s:o}", "id", fleet_str(job, "id"), "state",
                         fleet_str(job, "state"), "waiting_workers", (json_int_t)waiting, "nodes_considered",
                         (json_int_t)json_array_size(s.nodes), "eligible", (json_int_t)counts[SCHED_OK], "credit", credit,

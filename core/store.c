@@ -147,6 +147,16 @@ rd_code store_compact(store_t *st, int64_t revision, rd_err *err)
     return st->be->compact(st, revision, err);
 }
 
+void store_allow_stale_reads(store_t *st, int on)
+{
+    store_etcd_set_serializable_fallback(st, on);   /* checks the backend itself */
+}
+
+int store_last_read_stale(const store_t *st)
+{
+    return store_etcd_last_read_stale(st);
+}
+
 void store_kv_free(store_kv *kv)
 {
     if (!kv)

@@ -184,6 +184,15 @@ rd_code store_revision(store_t *st, int64_t *revision, rd_err *err);
  * refused afterwards.  Current values are never lost. */
 rd_code store_compact(store_t *st, int64_t revision, rd_err *err);
 
+/* ---- reading without quorum (the console) ----------------------------- */
+
+/* Lets reads fall back to one member's possibly stale view when the
+ * cluster has no quorum (etcd; a no-op on SQLite, which is always current). */
+void store_allow_stale_reads(store_t *st, int on);
+
+/* 1 when the last read was served from such a stale view. */
+int store_last_read_stale(const store_t *st);
+
 /* ---- helpers shared by callers and backends --------------------------- */
 
 /* The smallest key greater than every key with this prefix (etcd range_end);

@@ -46,6 +46,10 @@ struct store_backend {
 };
 
 extern const store_backend store_sqlite_backend;
+
+/* etcd's serializable-read fallback (store_etcd.c), behind store_allow_stale_reads. */
+void store_etcd_set_serializable_fallback(store_t *st, int on);
+int store_etcd_last_read_stale(const store_t *st);
 extern const store_backend store_etcd_backend;
 
 #endif

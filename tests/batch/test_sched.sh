@@ -105,6 +105,8 @@ rd --output json -c "sched run"
 [ "$(worker "$JOB" 0 state)" = "waiting_gpus" ] && pass || fail "cheap job was placed"
 rd --as bob --output json -c "job why $JOB"
 expect_out '"constraint":"price","ruled_out":2'
+expect_out "2 nodes costing more per GPU-hour than its max_price"
+expect_out "max_price is 1.000000 credits per GPU-hour"
 expect_json eligible 0
 rd --as bob -c "job stop $JOB"
 rd --as bob --output json -c "job show $JOB"
@@ -224,7 +226,7 @@ rd --output json -c "sched run"
 [ "$(worker "$JOB" 0 state)" = waiting_gpus ] && pass || fail "rtx job pinned to a region without rtx placed"
 rd --as alice --output json -c "job why $JOB"
 expect_json region_pin alab
-expect_out "pin it to region 'alab'"
+expect_out "region alab: pinned by datastore lab-nas, which has no active node of a GPU type it accepts"
 before=$(snapshot)
 rd --as bob -c "job submit $SP/a100-pinned.yaml"
 expect_refused 1 "$before" "belongs to account 'alice'"
