@@ -175,6 +175,21 @@ static rd_code place_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, siz
     return rd_fail(err, RD_ECONFLICT, "sched run: job %s: the fleet kept changing under the pass; run it again", id);
 }
 
+/* What decides where a worker may go: its resources, its pin, its payer
+ * (own capacity), and for claims its id when aged.  "" when it does not fit
+ * in buf (then nothing is cached). */
+static void job_shape(const json_t *job, char *buf, size_t len)
+{
+    json_t *key = json_pack("{s:O, s:s, s:s}", "r", json_object_get(job, "resources"), "p",
+                            fleet_str(job, "region_pin"), "o", fleet_str(job, "project_owner"));
+    char *text = key ? json_dumps(key, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    buf[0] = '\0';
+    if (text && strlen(text) < len)
+        snprintf(buf, len, "%s", text);
+    free(text);
+    json_decref(key);
+}
+
 /* An aged job that could not be placed claims every node that fails it only
  * for lack of free capacity, so no younger job takes what frees up there. */
 static void claim_for(sched_snapshot *s, const json_t *job)
@@ -234,7 +249,7 @@ static rd_code stop_out_of_credit(cmd_ctx *ctx, int dry_run, size_t *stopped, rd
 rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     sched_snapshot s;
-    json_t *queue = NULL, *job, *placed_list = json_array();
+    json_t *queue = NULL, *job, *placed_list = json_array(), *failed_shapes = json_object();
     size_t i, placed = 0, waiting = 0, no_credit = 0, bursting = 0, failed = 0;
     int dry = cmd_opt_given(a, "dry-run");
     size_t stopped = 0;
@@ -255,6 +270,8 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
         int aged = ctx->now - submitted > s.max_wait_s;
         int credit = wallet_ok(ctx, job);
         tx_reset(ctx->tx);
+        char shape[1024];
+        job_shape(job, shape, sizeof shape);
         size_t k;
         json_t *w;
         json_array_foreach(json_object_get(job, "workers"), k, w) {
@@ -262,8 +279,13 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
                 continue;
             int ok = 0;
             burst_outcome burst = BURST_NONE;
-            if (credit)
+            /* Capacity only shrinks during a pass: once a worker of some
+             * shape found no node, every later worker of that shape will not
+             * either, so the idle part of a pass costs one scan per shape. */
+            if (credit && !json_object_get(failed_shapes, shape))
                 rc = place_worker(ctx, &s, id, k, dry, &ok, err);
+            if (rc == RD_OK && !ok && shape[0])
+                json_object_set_new(failed_shapes, shape, json_true());
             if (rc == RD_OK && credit && !ok)
                 rc = burst_worker(ctx, &s, id, k, dry, &burst, err);
             if (ok) {
@@ -289,6 +311,7 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
     else
         json_decref(placed_list);
     json_decref(queue);
+    json_decref(failed_shapes);
     sched_snapshot_free(&s);
     return rc;
 }
