@@ -232,6 +232,53 @@ static rd_code account_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     return account_stage(ctx, name, plan, 0, result, err);
 }
 
+/* Mining payouts go to wallet addresses the account configures (seed 000:
+ * mining "requires that you configure valid wallet addresses"). */
+static rd_code check_wallet_address(const char *addr, rd_err *err)
+{
+    size_t n = strlen(addr);
+    if (n < 20 || n > 128 ||
+        addr[strspn(addr, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:")])
+        return rd_fail(err, RD_EINVAL, "--mining-wallet must be a cryptocurrency address of 20-128 letters and digits (e.g. 0x followed by 40 hex digits), got '%s'", addr);
+    return RD_OK;
+}
+
+static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    const char *name = cmd_arg(a, 0);
+    json_t *acct = NULL;
+    rd_code rc = account_get(ctx, "account", name, &acct, err);
+    if (rc == RD_OK && strcmp(name, ctx->actor) != 0 && !account_actor_is_admin(ctx))
+        rc = rd_fail(err, RD_EPERM, "account set: account '%s' may only change itself", ctx->actor);
+    if (rc == RD_OK && !cmd_opt_given(a, "mining-wallet") && !cmd_opt_given(a, "clear-mining-wallets"))
+        rc = rd_fail(err, RD_EUSAGE, "account set: give --mining-wallet ADDR or --clear-mining-wallets");
+    if (rc == RD_OK && cmd_opt_given(a, "clear-mining-wallets"))
+        json_object_set_new(acct, "mining_wallets", json_array());
+    if (rc == RD_OK && !json_is_array(json_object_get(acct, "mining_wallets")))
+        json_object_set_new(acct, "mining_wallets", json_array());
+    for (size_t i = 0; rc == RD_OK && i < cmd_opt_count(a, "mining-wallet"); i++)
+        if ((rc = check_wallet_address(cmd_opt_at(a, "mining-wallet", i), err)) == RD_OK)
+            json_array_append_new(json_object_get(acct, "mining_wallets"), json_string(cmd_opt_at(a, "mining-wallet", i)));
+    if (rc == RD_OK) {
+        *result = json_incref(acct);
+        rc = tx_put(ctx->tx, account_key(key, name), acct, err);
+        acct = NULL;
+    }
+    json_decref(acct);
+    return rc;
+}
+
+int account_has_mining_wallet(cmd_ctx *ctx, const char *name)
+{
+    json_t *acct = NULL;
+    if (account_get(ctx, "account", name, &acct, NULL) != RD_OK)
+        return 0;
+    int has = json_array_size(json_object_get(acct, "mining_wallets")) > 0;
+    json_decref(acct);
+    return has;
+}
+
 static rd_code account_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *items = NULL;
@@ -391,6 +438,11 @@ static const cmd_flag account_create_flags[] = {
     { "plan", "free|team|enterprise", CMD_FLAG_VALUE, "feature plan (default free)" },
     { 0 }
 };
+static const cmd_flag account_set_flags[] = {
+    { "mining-wallet", "ADDR", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "add a wallet address for mining payouts" },
+    { "clear-mining-wallets", NULL, 0, "remove every mining wallet address first" },
+    { 0 }
+};
 static const cmd_flag project_create_flags[] = {
     { "owner", "ACCOUNT", CMD_FLAG_VALUE, "owning account (default: --as)" },
     { 0 }
@@ -410,6 +462,8 @@ const cmd_def account_cmd_table[] = {
       "create a tenant account with its 'default' project", NULL, account_create_cmd },
     { "account list", "", NULL, 0, "list accounts", "name,plan,admin,created_at", account_list_cmd },
     { "account show", "NAME", NULL, 0, "show an account and its projects", NULL, account_show_cmd },
+    { "account set", "NAME", account_set_flags, CMD_MUTATES, "change an account's mining wallet addresses", NULL,
+      account_set_cmd },
     { "project create", "NAME", project_create_flags, CMD_MUTATES,
       "create a project owned by --owner (default: --as)", NULL, project_create_cmd },
     { "project share", "NAME ACCOUNT", NULL, CMD_MUTATES,

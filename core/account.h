@@ -24,6 +24,9 @@ rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **
 /* 1 when the acting account administers the store. */
 int account_actor_is_admin(cmd_ctx *ctx);
 
+/* 1 when the account has configured at least one mining wallet address. */
+int account_has_mining_wallet(cmd_ctx *ctx, const char *name);
+
 /* Finds the project ref ("NAME" or "OWNER/NAME") as seen by the acting
  * account: its own project NAME, else the one project NAME shared with it.
  * *doc gets the project (new reference). */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "fleet.h"
 #include "hwreq.h"
 #include "names.h"
@@ -164,6 +165,15 @@ static int opt_on(const cmd_args *a, const char *name, int dflt)
     return v ? strcmp(v, "on") == 0 : dflt;
 }
 
+/* Mining pays out to the region owner's wallet addresses (seed 000). */
+static rd_code node_check_mining(cmd_ctx *ctx, const cmd_args *a, const json_t *region, const char *verb, rd_err *err)
+{
+    if (!opt_on(a, "mining", 0) || account_has_mining_wallet(ctx, fleet_str(region, "owner")))
+        return RD_OK;
+    return rd_fail(err, RD_EINVAL, "%s --mining on: account '%s' has no mining wallet address (account set %s --mining-wallet ADDR)",
+                   verb, fleet_str(region, "owner"), fleet_str(region, "owner"));
+}
+
 /* Region rules for adding a node of this role (seed 000). */
 static rd_code node_region_rules(cmd_ctx *ctx, const json_t *region, const char *role, const char *verb,
                                  rd_err *err)
@@ -203,6 +213,8 @@ static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         rc = node_region_rules(ctx, region, role, "node add", err);
     if (rc == RD_OK && strcmp(role, "storage") == 0 && cmd_opt_given(a, "mining"))
         rc = rd_fail(err, RD_EINVAL, "node add: --mining is for compute nodes (a storage node has no GPUs)");
+    if (rc == RD_OK)
+        rc = node_check_mining(ctx, a, region, "node add", err);
     if (rc == RD_OK)
         rc = fleet_claim_minion(ctx, minion, tx_key(object, "node/%s", name), err);
     if (rc == RD_OK && !(node = node_new_doc(ctx, region, name, role, minion)))
@@ -420,7 +432,7 @@ static rd_code node_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     if (rc == RD_OK && cmd_opt(a, "mining")) {
         if (strcmp(fleet_str(node, "role"), "storage") == 0)
             rc = rd_fail(err, RD_EINVAL, "node set: --mining is for compute nodes");
-        else
+        else if ((rc = node_check_mining(ctx, a, region, "node set", err)) == RD_OK)
             json_object_set_new(node, "mining", json_boolean(opt_on(a, "mining", 0)));
     }
     if (rc == RD_OK) {

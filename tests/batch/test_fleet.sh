@@ -203,6 +203,20 @@ expect_refused 1 "$before" "node 'gpu-01' exists already"
 rd --as alice -c "node add lab gpu-09 --minion 'bad id'"
 expect_refused 1 "$before" "\-\-minion must be"
 
+case_ "rule: mining needs a mining wallet address on the account"
+before=$(snapshot)
+rd --as alice -c "node add lab miner-01 --minion m-miner --mining on --inventory $INV/a100x4.yaml"
+expect_refused 1 "$before" "has no mining wallet address"
+rd --as alice -c "account set alice --mining-wallet short"
+expect_refused 1 "$before" "\-\-mining-wallet must be"
+rd --as alice --output json -c "account set alice --mining-wallet 0x52908400098527886E0F7030069857D2E4169EE7"
+expect_json mining_wallets.0 0x52908400098527886E0F7030069857D2E4169EE7
+rd --as alice --output json -c "node add lab miner-01 --minion m-miner --mining on --inventory $INV/a100x4.yaml"
+expect_json mining true
+rd --as bob -c "account set alice --clear-mining-wallets"
+expect_status 1
+expect_err "may only change itself"
+
 case_ "rule: only the region owner manages its nodes"
 before=$(snapshot)
 rd --as bob -c "node add lab bob-01 --minion m-bob"
@@ -357,7 +371,7 @@ expect_json state removed
 case_ "listing filters by region and state, in table and json"
 rd --output json -c "node list --region lab --state maintenance"
 names=$(jget items | python3 -c "import json,sys; print(','.join(n['name'] for n in json.load(sys.stdin)))")
-[ "$names" = "gpu-02,mixed-01" ] && pass || fail "node list --region lab --state maintenance: $names"
+[ "$names" = "gpu-02,miner-01,mixed-01" ] && pass || fail "node list --region lab --state maintenance: $names"
 rd -c "node list --region lab"
 expect_out "^NAME  *REGION  *ROLE  *STATE  *GPU_TYPE"
 expect_out "^gpu-01  *lab  *compute  *active  *a100  *4  *0"
