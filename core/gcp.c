@@ -128,7 +128,8 @@ rd_code gcp_list_instances(gcp_client *c, const char *zone, json_t **items, gcp_
         free(url);
         if (rc != RD_OK)
             break;
-        json_array_extend(*items, json_object_get(doc, "items") ? json_object_get(doc, "items") : json_array());
+        if (json_is_array(json_object_get(doc, "items")))   /* an empty zone has no "items" */
+            json_array_extend(*items, json_object_get(doc, "items"));
         const char *next = json_string_value(json_object_get(doc, "nextPageToken"));
         if (next && *next) {
             char *esc = curl_easy_escape(NULL, next, 0);
