@@ -31,6 +31,7 @@
 /* Reloads after store events are at most this frequent, so a burst of
  * batch writes costs one reload, not one per write. */
 #define RELOAD_MIN_MS 300
+#define ALERTS_MS 5000
 
 static volatile sig_atomic_t stop_signal;
 
@@ -102,10 +103,16 @@ rd_code console_exec(console *c, const char *line, json_t **result, rd_err *err)
 
 void console_reload(console *c)
 {
+    long long now = console_now_ms();
     pane_load(c, c->pane, c->view[c->pane]);
-    /* The header's alerts read the Nodes and Jobs tables: keep Nodes fresh. */
-    if (c->pane != PANE_NODES && c->ps[PANE_NODES][0].stale)
+    /* The header's alerts read the Nodes table: keep it fresh even while
+     * another pane shows, but at most every ALERTS_MS, since on a large
+     * fleet a node list is the most expensive read there is. */
+    if (c->pane != PANE_NODES && c->ps[PANE_NODES][0].stale &&
+        (!c->ps[PANE_NODES][0].loaded || now - c->alerts_ms >= ALERTS_MS)) {
         pane_load(c, PANE_NODES, 0);
+        c->alerts_ms = now;
+    }
     panes_alerts(c, c->alerts, sizeof c->alerts);
     c->last_load_ms = console_now_ms();
     c->dirty = 1;
@@ -394,12 +401,21 @@ static void loop_once(console *c)
 {
     long long now = console_now_ms();
     int was_lost = c->live.lost;
-    if (live_poll(&c->live, &c->ctx, now))
+    if (live_poll(&c->live, &c->ctx, now)) {
+        /* On a large fleet re-reading a few changed nodes beats a full
+         * `node list`; everything else is re-read when next shown. */
+        int patched = panes_patch_nodes(c, &c->live);
         console_mark_stale(c);
+        if (patched) {
+            c->ps[PANE_NODES][0].stale = 0;
+            panes_alerts(c, c->alerts, sizeof c->alerts);
+        }
+        live_forget_changes(&c->live);
+    }
     if (was_lost != c->live.lost)
         c->dirty = 1;
     pane_state *ps = console_current(c);
-    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS) && c->mode != MODE_FORM)
+    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS))
         console_reload(c);
     long long sec = (long long)time(NULL);
     if (sec != c->clock_shown) {

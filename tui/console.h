@@ -43,6 +43,7 @@ typedef struct {
     char summary[256];      /* pane-specific figures for the summary line */
     char note[1024];        /* why the table is empty, or a load error */
     int note_error;
+    size_t rotate;          /* Jobs: where the next load starts asking `job why` */
 } pane_state;
 
 struct form_state;
@@ -76,6 +77,7 @@ typedef struct console {
     int status_error;
     char alerts[256];
     long long last_load_ms;
+    long long alerts_ms;                    /* when Nodes was last read for the alerts */
     long long clock_shown;
     int dirty;
     int quit;

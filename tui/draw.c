@@ -85,8 +85,10 @@ static void draw_header(console *c, lay_rect r)
         x -= (int)strlen(ro) + 1;
         put(r.y, x, (int)strlen(ro), ro, TH_READ_ONLY);
     }
-    snprintf(left, sizeof left, " rigdeck %s store %s %s as %s", text_glyph(GL_SEP), c->opt->store_url,
-             text_glyph(GL_SEP), c->opt->actor);
+    /* The account before the store URL: when space runs out the URL's
+     * tail is what gets cut. */
+    snprintf(left, sizeof left, " rigdeck %s as %s %s store %s", text_glyph(GL_SEP), c->opt->actor,
+             text_glyph(GL_SEP), c->opt->store_url);
     put(r.y, r.x, x - r.x - 1, left, TH_HEADER);
 }
 

@@ -2,12 +2,33 @@
 #include "live.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+void live_forget_changes(live_state *l)
+{
+    for (size_t i = 0; i < l->nchanged; i++)
+        free(l->changed[i]);
+    l->nchanged = 0;
+    l->overflow = 0;
+}
+
+static void note_change(live_state *l, const char *key)
+{
+    for (size_t i = 0; i < l->nchanged; i++)
+        if (strcmp(l->changed[i], key) == 0)
+            return;
+    if (l->nchanged == LIVE_MAX_KEYS || !(l->changed[l->nchanged] = strdup(key)))
+        l->overflow = 1;
+    else
+        l->nchanged++;
+}
 
 void live_close(live_state *l)
 {
     store_watch_close(l->w);
     l->w = NULL;
+    live_forget_changes(l);
 }
 
 void live_mark_lost(live_state *l, cmd_ctx *ctx, const char *msg, long long now_ms)
@@ -22,11 +43,22 @@ void live_mark_lost(live_state *l, cmd_ctx *ctx, const char *msg, long long now_
     snprintf(l->msg, sizeof l->msg, "%s", msg);
 }
 
+/* Asks the store something cheap through the command language. */
+static rd_code live_ping(cmd_ctx *ctx, rd_err *err)
+{
+    json_t *res = NULL;
+    rd_code rc = cmd_exec_line(ctx, "store info", &res, NULL, err);
+    json_decref(res);
+    return rc;
+}
+
 static int live_open(live_state *l, cmd_ctx *ctx, long long now_ms)
 {
     rd_err err;
     rd_err_clear(&err);
     rd_code rc = cmd_ctx_open_store(ctx, &err);
+    if (rc == RD_OK)
+        rc = live_ping(ctx, &err);
     if (rc == RD_OK)
         rc = store_watch_open(ctx->store, LIVE_PREFIX, 0, &l->w, &err);
     if (rc != RD_OK) {
@@ -47,10 +79,20 @@ int live_poll(live_state *l, cmd_ctx *ctx, long long now_ms)
             return 0;
         l->lost = 0;
         l->msg[0] = '\0';
+        l->overflow = 1;
         return 1;   /* back: whatever happened meanwhile must be re-read */
     }
     if (!l->w && !live_open(l, ctx, now_ms))
         return 0;
+    if (now_ms >= l->next_health_ms) {
+        rd_err err;
+        rd_err_clear(&err);
+        l->next_health_ms = now_ms + LIVE_HEALTH_MS;
+        if (live_ping(ctx, &err) == RD_ESTORE) {
+            live_mark_lost(l, ctx, err.msg, now_ms);
+            return 0;
+        }
+    }
     int changed = 0;
     /* Drain what is queued, but never block the keyboard: timeout 0. */
     for (int round = 0; round < 64; round++) {
@@ -62,6 +104,8 @@ int live_poll(live_state *l, cmd_ctx *ctx, long long now_ms)
             live_mark_lost(l, ctx, err.msg, now_ms);
             return 0;
         }
+        for (size_t i = 0; i < n; i++)
+            note_change(l, ev[i].kv.key);
         store_events_free(ev, n);
         if (n == 0)
             break;

@@ -28,6 +28,8 @@ static void usage(FILE *out)
           "  --master-key FILE the key that seals secrets at rest                      [RIGDECK_MASTER_KEY]\n"
           "                    default $XDG_CONFIG_HOME/rigdeck/master.key (created 0600)\n"
           "  --cacert F --cert F --key F   TLS files for etcds://\n"
+          "  --theme NAME      console colours: default, light, high-contrast, mono, or a theme file\n"
+          "  --ascii           console: ASCII boxes, bars and marks (NO_COLOR turns colours off)\n"
           "  -h, --help        this text;  --version  the version\n"
           "\n"
           "exit status (batch): 0 all lines succeeded, 1 a line was refused, 2 usage error,\n"

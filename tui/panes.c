@@ -186,7 +186,7 @@ static int is_money(const char *field)
 }
 
 /* "2.5" for 2.5, "4" for 4.0: GPU counts may be fractional. */
-static void number_text(double d, char *out, size_t len)
+void panes_number_text(double d, char *out, size_t len)
 {
     snprintf(out, len, "%.2f", d);
     char *p = out + strlen(out) - 1;
@@ -207,7 +207,7 @@ void panes_value_text(const json_t *v, const char *field, char *out, size_t len)
     } else if (json_is_integer(v) && is_money(field)) {
         table_format_credits(json_integer_value(v), out, len);
     } else if (json_is_number(v)) {
-        number_text(json_number_value(v), out, len);
+        panes_number_text(json_number_value(v), out, len);
     } else if (json_is_array(v)) {
         size_t i, used = 0;
         const json_t *e;
@@ -245,8 +245,8 @@ static void computed_text(const json_t *item, const char *field, char *out, size
     if (strcmp(field, "@gpus") == 0 || strcmp(field, "@util") == 0) {
         double used = number_of(item, "gpus_used"), total = number_of(item, "gpu_count");
         char u[32], t[32];
-        number_text(used, u, sizeof u);
-        number_text(total, t, sizeof t);
+        panes_number_text(used, u, sizeof u);
+        panes_number_text(total, t, sizeof t);
         if (field[1] == 'g') {
             snprintf(out, len, "%s/%s", u, t);
         } else {
@@ -308,8 +308,8 @@ static void computed_text(const json_t *item, const char *field, char *out, size
         }
         double use = number_of(item, "usage"), limit = json_number_value(lim);
         char u[32], l[32];
-        number_text(use, u, sizeof u);
-        number_text(limit, l, sizeof l);
+        panes_number_text(use, u, sizeof u);
+        panes_number_text(limit, l, sizeof l);
         if (field[1] == 'u') {
             snprintf(out, len, "%s/%s", u, l);
         } else {

@@ -74,6 +74,11 @@ void panes_free(console *c);
 /* Reloads one table by running its command lines. */
 void pane_load(console *c, int pane, int view);
 
+/* Applies the store changes live_poll collected to the Nodes table by
+ * re-reading just the changed nodes (`node show`); returns 1 when the
+ * table is up to date that way, 0 when it needs a full reload. */
+int panes_patch_nodes(console *c, const live_state *l);
+
 /* Counts node problems for the header ("2 rejected, 1 offline"), from the
  * Nodes table if it is loaded. */
 void panes_alerts(console *c, char *out, size_t len);

@@ -8,6 +8,9 @@
 /* A JSON value as one line of cell text (money in credits, bools yes/no). */
 void panes_value_text(const json_t *v, const char *field, char *out, size_t len);
 
+/* A number without trailing zeros: "2.5", "4". */
+void panes_number_text(double d, char *out, size_t len);
+
 /* One grid row per item, by the view's columns. */
 void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items);
 

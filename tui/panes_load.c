@@ -9,9 +9,14 @@
 #include "panes_int.h"
 #include "table.h"
 
-/* `job why` per waiting job costs a pass over the nodes, so only the first
- * ones are explained in the table; Enter explains any job. */
-#define WHY_MAX 100
+/* `job why` per waiting job costs a pass over the nodes (half a second on
+ * 10,000 nodes), so the table explains waiting jobs only within a time
+ * budget per load; Enter explains any job. */
+#define WHY_BUDGET_MS 250
+
+/* Up to this many changed nodes are re-read one by one; more, and one
+ * `node list` is cheaper. */
+#define PATCH_MAX 32
 
 static int ledger_missing(const pane_state *ps)
 {
@@ -100,27 +105,38 @@ void panes_load_wallets(console *c, const pane_view *v, pane_state *ps)
     }
 }
 
-/* "free_gpus 3, node_state 3" - the constraints that rule out most nodes. */
+/* The core's own words for why a job waits, joined; else the counts. */
 static void why_text(const json_t *why, char *out, size_t len)
 {
     size_t used = 0, i;
-    const json_t *k;
+    const json_t *r;
     out[0] = '\0';
-    if (json_integer_value(json_object_get(why, "eligible")) > 0) {
-        snprintf(out, len, "%lld eligible nodes: next scheduling pass",
-                 (long long)json_integer_value(json_object_get(why, "eligible")));
-        return;
+    json_array_foreach(json_object_get(why, "reasons"), i, r) {
+        if (json_is_string(r) && used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "; " : "", json_string_value(r));
     }
-    if (json_is_false(json_object_get(why, "credit")))
-        used += (size_t)snprintf(out, len, "not enough credit; ");
-    json_array_foreach(json_object_get(why, "constraints"), i, k) {
+    if (used > 0)
+        return;
+    json_array_foreach(json_object_get(why, "constraints"), i, r) {
         if (used < len)
             used += (size_t)snprintf(out + used, len - used, "%s%s rules out %lld", i ? ", " : "",
-                                     json_string_value(json_object_get(k, "constraint")),
-                                     (long long)json_integer_value(json_object_get(k, "ruled_out")));
+                                     json_string_value(json_object_get(r, "constraint")),
+                                     (long long)json_integer_value(json_object_get(r, "ruled_out")));
     }
-    if (!out[0])
-        panes_value_text(json_array_get(json_object_get(why, "reasons"), 0), "", out, len);
+}
+
+/* Asks `job why` for the job and stores the answer as its "why". */
+static void explain_job(console *c, json_t *job)
+{
+    char line[160], text[400];
+    json_t *why = NULL;
+    rd_err err;
+    snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
+    if (console_exec(c, line, &why, &err) == RD_OK) {
+        why_text(why, text, sizeof text);
+        json_object_set_new(job, "why", json_string(text));
+    }
+    json_decref(why);
 }
 
 void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
@@ -130,8 +146,16 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
         return;
     json_t *items = json_incref(json_object_get(res, "items"));
     json_decref(res);
-    size_t i, asked = 0;
+    /* What the previous load learnt, by job id: reused for the jobs this
+     * load has no time to ask about. */
+    json_t *known = json_object();
+    size_t i, n = json_array_size(items);
     json_t *job;
+    json_array_foreach(ps->items, i, job) {
+        const char *id = json_string_value(json_object_get(job, "id"));
+        if (id && json_object_get(job, "why"))
+            json_object_set(known, id, json_object_get(job, "why"));
+    }
     size_t count[8] = { 0 };
     static const char *const states[8] = { "waiting_gpus", "running", "stopping", "finished",
                                            "stopped", "failed", "canceled", NULL };
@@ -140,19 +164,27 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
         for (int s = 0; states[s]; s++)
             if (state && strcmp(state, states[s]) == 0)
                 count[s]++;
-        if (!state || strcmp(state, "waiting_gpus") != 0 || asked >= WHY_MAX)
-            continue;
-        char line[160], text[200];
-        json_t *why = NULL;
-        rd_err err;
-        snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
-        asked++;
-        if (console_exec(c, line, &why, &err) == RD_OK) {
-            why_text(why, text, sizeof text);
-            json_object_set_new(job, "why", json_string(text));
-        }
-        json_decref(why);
     }
+    /* Explain waiting jobs within the budget, starting where the previous
+     * load stopped, so on a large queue every job gets its turn. */
+    long long deadline = console_now_ms() + WHY_BUDGET_MS;
+    size_t start = n ? ps->rotate % n : 0, k;
+    for (k = 0; k < n && console_now_ms() <= deadline; k++) {
+        job = json_array_get(items, (start + k) % n);
+        const char *state = json_string_value(json_object_get(job, "state"));
+        if (state && strcmp(state, "waiting_gpus") == 0)
+            explain_job(c, job);
+    }
+    ps->rotate = start + k;
+    json_array_foreach(items, i, job) {
+        const char *state = json_string_value(json_object_get(job, "state"));
+        const char *id = json_string_value(json_object_get(job, "id"));
+        if (!state || strcmp(state, "waiting_gpus") != 0 || json_object_get(job, "why"))
+            continue;
+        const json_t *old = id ? json_object_get(known, id) : NULL;
+        json_object_set_new(job, "why", old ? json_deep_copy(old) : json_string("(Enter explains)"));
+    }
+    json_decref(known);
     panes_fill_rows(v, ps, items);
     panes_adopt_items(ps, items);
     snprintf(ps->summary, sizeof ps->summary,
@@ -215,8 +247,11 @@ void panes_node_summary(pane_state *ps)
         used += json_is_number(u) ? json_number_value(u) : 0;
         total += json_is_number(t) ? json_number_value(t) : 0;
     }
-    snprintf(ps->summary, sizeof ps->summary, "GPUs %.4g/%.4g used; %zu active, %zu in maintenance, %zu rejected/offline",
-             used, total, active, maint, bad);
+    char u[32], t[32];
+    panes_number_text(used, u, sizeof u);
+    snprintf(t, sizeof t, "%.0f", total);
+    snprintf(ps->summary, sizeof ps->summary, "GPUs %s/%s used; %zu active, %zu in maintenance, %zu rejected/offline",
+             u, t, active, maint, bad);
 }
 
 void panes_alerts(console *c, char *out, size_t len)
@@ -260,4 +295,62 @@ void panes_names(names_kind kind, void (*add)(const char *name, void *data), voi
         for (size_t r = 0; r < ps->g.nrows; r++)
             add(ps->g.rows[r].key, data);
     }
+}
+
+/* Replaces, adds or drops the item named name in items. */
+static void patch_item(json_t *items, const char *name, json_t *fresh)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(items, i, item) {
+        const char *have = json_string_value(json_object_get(item, "name"));
+        if (have && strcmp(have, name) == 0) {
+            if (fresh)
+                json_array_set(items, i, fresh);
+            else
+                json_array_remove(items, i);
+            return;
+        }
+    }
+    if (fresh)
+        json_array_append(items, fresh);
+}
+
+int panes_patch_nodes(console *c, const live_state *l)
+{
+    pane_state *ps = &c->ps[PANE_NODES][0];
+    const char *prefix = LIVE_PREFIX "nodes/";
+    const char *names[PATCH_MAX];
+    size_t n = 0, plen = strlen(prefix);
+    if (!ps->loaded || ps->stale || l->overflow || !json_is_array(ps->items))
+        return 0;
+    for (size_t i = 0; i < l->nchanged; i++) {
+        const char *k = l->changed[i];
+        if (strncmp(k, prefix, plen) != 0 || strchr(k + plen, '/'))
+            continue;
+        if (n == PATCH_MAX)
+            return 0;
+        names[n++] = k + plen;
+    }
+    if (n == 0)
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        char line[200];
+        json_t *node = NULL;
+        rd_err err;
+        snprintf(line, sizeof line, "node show %s", names[i]);
+        rd_code rc = console_exec(c, line, &node, &err);
+        if (rc != RD_OK && rc != RD_ENOTFOUND)
+            return 0;
+        /* `node list` leaves removed nodes out; so does the patched table. */
+        const char *state = json_string_value(json_object_get(node, "state"));
+        patch_item(ps->items, names[i], rc == RD_OK && !(state && strcmp(state, "removed") == 0) ? node : NULL);
+        json_decref(node);
+    }
+    const pane_view *v = pane_view_get(PANE_NODES, 0);
+    grid_clear_rows(&ps->g);
+    panes_fill_rows(v, ps, ps->items);
+    panes_node_summary(ps);
+    grid_apply(&ps->g);
+    return 1;
 }

@@ -1,90 +1,10 @@
 #!/bin/sh
-# test_console.sh - the console end to end in a real terminal: tmux runs a
-# shell at a fixed size, the test types into it (send-keys) and reads the
-# screen back (capture-pane), polling for the expected text with a timeout
-# instead of sleeping.  The store is prepared, and checked, with --batch.
-#
-# Prints "batch-summary: passed=N failed=M" like tests/batch/lib.sh.  Under
-# RIGDECK_WRAP (make valgrind) it is skipped: valgrind under a terminal
-# multiplexer is too slow for interactive timeouts.
-set -u
-BUILD=${BUILD:-build}
-BIN=${RIGDECK_BIN:-$BUILD/rigdeck}
-PASSED=0
-FAILED=0
-CASE=""
-
-summary () { echo "batch-summary: passed=$PASSED failed=$FAILED"; }
-if [ -n "${RIGDECK_WRAP:-}" ]; then
-    echo "skipped: the tmux tests do not run under RIGDECK_WRAP ($RIGDECK_WRAP)"
-    summary
-    exit 0
-fi
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "skipped: tmux is not installed"
-    summary
-    exit 0
-fi
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/rdtui.XXXXXX")
-SOCK="rdtui$$"
-STORE="sqlite:$TMP/s.db"
-SCREEN="$TMP/screen"
-export RIGDECK_MASTER_KEY="$TMP/master.key"
-unset RIGDECK_STORE RIGDECK_ACCOUNT RIGDECK_NOW NO_COLOR
-T () { tmux -L "$SOCK" -f /dev/null "$@"; }
-trap 'T kill-server 2>/dev/null; rm -rf "$TMP"' EXIT
-# Absolute paths: the shell in tmux starts in the repository root anyway.
-case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
-
-case_ () { CASE=$1; }
-pass () { PASSED=$((PASSED + 1)); }
-fail () {
-    FAILED=$((FAILED + 1))
-    echo "  FAIL [$CASE] $1" >&2
-    echo "  ---- screen ----" >&2
-    sed 's/^/  | /' "$SCREEN" >&2
-}
-
-shot () { T capture-pane -p -t rd >"$SCREEN" 2>/dev/null; }
-
-# wait_for PATTERN [SECONDS]: polls the screen every 0.1 s for a basic
-# regular expression; 0 when it shows up in time.
-wait_for () {
-    tries=$(( ${2:-8} * 10 ))
-    while [ "$tries" -gt 0 ]; do
-        shot
-        grep -q -- "$1" "$SCREEN" && return 0
-        sleep 0.1
-        tries=$((tries - 1))
-    done
-    return 1
-}
-wait_gone () {
-    tries=$(( ${2:-8} * 10 ))
-    while [ "$tries" -gt 0 ]; do
-        shot
-        grep -q -- "$1" "$SCREEN" || return 0
-        sleep 0.1
-        tries=$((tries - 1))
-    done
-    return 1
-}
-expect_screen () { if wait_for "$1" "${2:-8}"; then pass; else fail "the screen never showed '$1'"; fi; }
-expect_not_screen () { if wait_gone "$1" "${2:-8}"; then pass; else fail "the screen still shows '$1'"; fi; }
-keys () { T send-keys -t rd "$@"; }
-# literal text (no key-name lookup)
-type_ () { T send-keys -t rd -l -- "$1"; }
-
-rd () { "$BIN" --batch --store "$STORE" "$@"; }
-node_state () {
-    rd --output json -c "node list" |
-        python3 -c "import json,sys; print({n['name']: n['state'] for n in json.load(sys.stdin)['items']}.get(sys.argv[1], 'missing'))" "$1"
-}
-expect_state () {
-    got=$(node_state "$1")
-    if [ "$got" = "$2" ]; then pass; else fail "batch 'node list' says $1 is '$got', expected '$2'"; fi
-}
+# test_console.sh - the console end to end in a real terminal (tmux, see
+# lib.sh): panes, filter, details, maintenance with confirmation, marks,
+# live updates from batch, the ':' prompt, help, removal and the add form,
+# resizing, quitting, --read-only, --theme and NO_COLOR.  The store is
+# prepared, and checked, with --batch.
+. tests/tui/lib.sh
 
 # ---- a small fleet, built through the command language -------------------
 INV=tests/inventories
@@ -103,13 +23,7 @@ if ! rd -c "provider enable physical" \
     exit 1
 fi
 
-T new-session -d -s rd -x 120 -y 40 -e LC_ALL=C.UTF-8 -e "PS1=rdtest\$ " "env PS1='rdtest\$ ' sh"
-wait_for 'rdtest\$' 5 || { echo "  FAIL tmux shell did not start" >&2; FAILED=1; summary; exit 1; }
-
-start_console () {
-    type_ "clear; stty -g >$TMP/stty.before; $BIN --store $STORE $*; echo rigdeck-exit=\$?; stty -g >$TMP/stty.after"
-    keys Enter
-}
+start_shell 120 40
 
 case_ "starts on the Nodes pane with header and footer"
 start_console
@@ -305,6 +219,15 @@ type_ "clear; $BIN --store $STORE --theme neon; echo rigdeck-exit=\$?"
 keys Enter
 expect_screen "no theme 'neon'"
 expect_screen 'rigdeck-exit=2'
+
+case_ "a theme with unknown keys warns on stderr and in the status line"
+printf 'palette: {accent: red}\nui:\n  header: {fg: accent, sparkle: 1}\n' >"$TMP/odd.yaml"
+type_ "clear; $BIN --store $STORE --theme $TMP/odd.yaml 2>$TMP/theme.err; echo rigdeck-exit=\$?"
+keys Enter
+expect_screen "theme: .*unknown key 'sparkle'" 15
+keys q
+expect_screen 'rigdeck-exit=0'
+if grep -q "theme warning: .*sparkle" "$TMP/theme.err"; then pass; else fail "no theme warning on stderr"; fi
 
 case_ "NO_COLOR and the mono theme start and quit cleanly"
 type_ "clear; NO_COLOR=1 $BIN --store $STORE; echo rigdeck-exit=\$?"
