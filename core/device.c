@@ -185,9 +185,10 @@ static rd_code device_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
             json_object_set_new(dev, "state_changed_at", json_string(ts));
         }
     } else if (strcmp(fleet_str(dev, "state"), "active") != 0 || !*fleet_str(dev, "deployed_config")) {
+        rc = rd_fail(err, RD_EINVAL, "device report: device '%s' cannot be %s: it is %s with %s", cmd_arg(a, 0), status,
+                     fleet_str(dev, "state"), *fleet_str(dev, "deployed_config") ? "a deployment" : "nothing deployed");
         json_decref(dev);
-        return rd_fail(err, RD_EINVAL, "device report: device '%s' cannot be %s: it is %s with %s", cmd_arg(a, 0), status,
-                       fleet_str(dev, "state"), *fleet_str(dev, "deployed_config") ? "a deployment" : "nothing deployed");
+        return rc;
     } else {
         json_object_set_new(dev, "deployment", json_string(status));
         if (strcmp(status, "running") == 0)

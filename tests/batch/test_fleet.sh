@@ -282,6 +282,8 @@ expect_status 0
 before=$(snapshot)
 rd --as alice -c "device deploy cam-01"
 expect_refused 1 "$before" "must be active"
+rd -c "device report cam-01 --status running"
+expect_refused 1 "$before" "device 'cam-01' cannot be running: it is provisioning with nothing deployed"
 rd -c "device report cam-01 --status ready"
 rd --as alice --output json -c "device deploy cam-01"
 expect_json deployment deploying
