@@ -28,16 +28,7 @@ static const char *device_key(char buf[RD_KEY_MAX], const char *name)
 
 static rd_code device_get(cmd_ctx *ctx, const char *name, json_t **dev, rd_err *err)
 {
-    char key[RD_KEY_MAX];
-    rd_code rc = names_check("device name", name, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, device_key(key, name), dev, err);
-    if (rc == RD_OK && (!*dev || strcmp(fleet_str(*dev, "state"), "removed") == 0)) {
-        json_decref(*dev);
-        *dev = NULL;
-        rc = rd_fail(err, RD_ENOTFOUND, "device '%s' does not exist", name);
-    }
-    return rc;
+    return fleet_get_live(ctx, "device", name, dev, err);
 }
 
 static rd_code device_put(cmd_ctx *ctx, json_t *dev, json_t **result, rd_err *err)
@@ -231,9 +222,7 @@ static rd_code device_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     fleet_filter(items, "region", cmd_opt(a, "region"));
     fleet_filter(items, "state", cmd_opt(a, "state"));
     if (!cmd_opt(a, "state") && !cmd_opt_given(a, "all"))
-        for (size_t i = json_array_size(items); i-- > 0;)
-            if (strcmp(fleet_str(json_array_get(items, i), "state"), "removed") == 0)
-                json_array_remove(items, i);
+        fleet_drop_removed(items);
     *result = json_pack("{s:o}", "items", items);
     return RD_OK;
 }

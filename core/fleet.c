@@ -85,6 +85,28 @@ void fleet_filter(json_t *items, const char *field, const char *value)
             json_array_remove(items, i);
 }
 
+rd_code fleet_get_live(cmd_ctx *ctx, const char *kind, const char *name, json_t **doc, rd_err *err)
+{
+    char key[RD_KEY_MAX], field[64];
+    snprintf(field, sizeof field, "%s name", kind);
+    rd_code rc = names_check(field, name, err);
+    if (rc == RD_OK)
+        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/%ss/%s", kind, name), doc, err);
+    if (rc == RD_OK && (!*doc || strcmp(fleet_str(*doc, "state"), "removed") == 0)) {
+        json_decref(*doc);
+        *doc = NULL;
+        rc = rd_fail(err, RD_ENOTFOUND, "%s '%s' does not exist", kind, name);
+    }
+    return rc;
+}
+
+void fleet_drop_removed(json_t *items)
+{
+    for (size_t i = json_array_size(items); i-- > 0;)
+        if (strcmp(fleet_str(json_array_get(items, i), "state"), "removed") == 0)
+            json_array_remove(items, i);
+}
+
 static rd_code region_members(cmd_ctx *ctx, const char *prefix, const char *region, const char *role,
                               json_t **items, rd_err *err)
 {
@@ -93,9 +115,7 @@ static rd_code region_members(cmd_ctx *ctx, const char *prefix, const char *regi
         return rc;
     fleet_filter(*items, "region", region);
     fleet_filter(*items, "role", role);
-    for (size_t i = json_array_size(*items); i-- > 0;)
-        if (strcmp(fleet_str(json_array_get(*items, i), "state"), "removed") == 0)
-            json_array_remove(*items, i);
+    fleet_drop_removed(*items);
     return RD_OK;
 }
 

@@ -58,6 +58,13 @@ rd_code fleet_release_minion(cmd_ctx *ctx, const char *minion, rd_err *err);
  * value (value NULL keeps all). */
 void fleet_filter(json_t *items, const char *field, const char *value);
 
+/* Reads /rigdeck/<kind>s/<name> (guarded) when it exists and is not
+ * removed; else RD_ENOTFOUND "<kind> '<name>' does not exist". */
+rd_code fleet_get_live(cmd_ctx *ctx, const char *kind, const char *name, json_t **doc, rd_err *err);
+
+/* Drops the documents in state removed from a list (they are history). */
+void fleet_drop_removed(json_t *items);
+
 /* The string field of doc, or "" when absent. */
 const char *fleet_str(const json_t *doc, const char *field);
 

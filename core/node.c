@@ -99,16 +99,7 @@ static rd_code node_apply_inventory_file(cmd_ctx *ctx, json_t *node, const json_
 
 rd_code node_get(cmd_ctx *ctx, const char *name, json_t **node, rd_err *err)
 {
-    char key[RD_KEY_MAX];
-    rd_code rc = names_check("node name", name, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, node_key(key, name), node, err);
-    if (rc == RD_OK && (!*node || strcmp(fleet_str(*node, "state"), "removed") == 0)) {
-        json_decref(*node);
-        *node = NULL;
-        rc = rd_fail(err, RD_ENOTFOUND, "node '%s' does not exist", name);
-    }
-    return rc;
+    return fleet_get_live(ctx, "node", name, node, err);
 }
 
 rd_code node_put(cmd_ctx *ctx, json_t *node, rd_err *err)
@@ -456,9 +447,7 @@ static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
     fleet_filter(items, "role", cmd_opt(a, "role"));
     fleet_filter(items, "state", state);
     if (!state && !cmd_opt_given(a, "all"))   /* removed nodes are history */
-        for (size_t i = json_array_size(items); i-- > 0;)
-            if (strcmp(fleet_str(json_array_get(items, i), "state"), "removed") == 0)
-                json_array_remove(items, i);
+        fleet_drop_removed(items);
     *result = json_pack("{s:o}", "items", items);
     return RD_OK;
 }
