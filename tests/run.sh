@@ -50,30 +50,6 @@ done
 mkdir -p "$TMPROOT/conf"
 run_cmocka "conformance/sqlite" "$BUILD/tests/store_conformance" "sqlite:$TMPROOT/conf/store.db"
 
-for s in tests/batch/test_*.sh; do
-    log="$TMPROOT/$(basename "$s").log"
-    sh "$s" >"$log" 2>&1
-    rc=$?
-    line=$(grep '^batch-summary:' "$log" | tail -n 1)
-    p=$(echo "$line" | sed -n 's/.*passed=\([0-9]*\).*/\1/p')
-    f=$(echo "$line" | sed -n 's/.*failed=\([0-9]*\).*/\1/p')
-    p=${p:-0}; f=${f:-0}
-    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
-    passed=$((passed + p)); failed=$((failed + f))
-    if [ "$f" != 0 ]; then
-        note "batch/$(basename "$s" .sh)" "FAIL ($p passed, $f failed)"
-        grep -v '^batch-summary' "$log" | tail -n 60
-        failures="$failures $s"
-    else
-        note "batch/$(basename "$s" .sh)" "ok ($p)"
-    fi
-done
-
-# ---- etcd: the conformance suite and every batch scenario again, on a
-# single-member etcd on free loopback ports (data in the temp dir), when
-# etcd is installed; then tests/etcd/test_*.sh (TLS, lost replies, failover
-# of a 3-member cluster), each with its own etcd.
-# Each scenario starts from an empty key space, as it would on a new file.
 run_batch_script () {
     name=$1 s=$2
     log="$TMPROOT/$(echo "$name" | tr / _).log"
@@ -93,6 +69,16 @@ run_batch_script () {
         note "$name" "ok ($p)"
     fi
 }
+
+for s in tests/batch/test_*.sh; do
+    run_batch_script "batch/$(basename "$s" .sh)" "$s"
+done
+
+# ---- etcd: the conformance suite and every batch scenario again, on a
+# single-member etcd on free loopback ports (data in the temp dir), when
+# etcd is installed; then tests/etcd/test_*.sh (TLS, lost replies, failover
+# of a 3-member cluster), each with its own etcd.
+# Each scenario starts from an empty key space, as it would on a new file.
 
 for s in tests/tui/test_*.sh; do run_batch_script "tui/$(basename "$s" .sh)" "$s"; done  # console in tmux
 
