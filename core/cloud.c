@@ -190,6 +190,41 @@ static void round_init(cloud_round *r, cmd_ctx *ctx, json_t *region, json_t *rep
     r->report = report;
 }
 
+/* A region marked removing (region remove): its storage VM is deleted and,
+ * once the node is removed, the region's records go in one step.  Until the
+ * VM is gone the region stays, so a later round still sees it. */
+static rd_code round_finish_removal(cloud_round *r, json_t *nodes, rd_err *err)
+{
+    json_t *n;
+    size_t i;
+    int left = 0;
+    json_array_foreach(nodes, i, n)
+        if (!cloud_release_storage(r, n))
+            left++;
+    if (left)
+        return RD_OK;
+    char key[RD_KEY_MAX];
+    json_t *region = NULL;
+    rd_code rc = fleet_region_get(r->ctx, r->name, &region, err);
+    if (rc == RD_OK && strcmp(fleet_str(region, "state"), "removing") != 0)
+        rc = rd_fail(err, RD_ECONFLICT, "region '%s' is no longer being removed", r->name);
+    json_decref(region);
+    if (rc == RD_OK)
+        rc = tx_delete(r->ctx->tx, tx_key(key, "/rigdeck/quotas/%s", r->name), err);
+    if (rc == RD_OK)
+        rc = tx_delete(r->ctx->tx, tx_key(key, "/rigdeck/regions/%s", r->name), err);
+    if (rc == RD_OK)
+        rc = cmd_commit_step(r->ctx, err);
+    tx_reset(r->ctx->tx);
+    if (rc == RD_OK)
+        cloud_report_add(r, "removed_regions", json_object());
+    else if (rc != RD_ESTORE && rc != RD_ENOMEM) {
+        cloud_report_error(r, NULL, NULL, err);
+        rc = RD_OK;
+    }
+    return rc;
+}
+
 /* Store failures end the command; GCP failures are listed.  *fatal is set
  * when the round could not run at all. */
 static rd_code round_run(cmd_ctx *ctx, json_t *region, json_t *report, int *fatal, rd_err *err)
@@ -210,6 +245,12 @@ static rd_code round_run(cmd_ctx *ctx, json_t *region, json_t *report, int *fata
         cloud_report_error(&r, NULL, f.status ? &f : NULL, err);
         round_close(&r);
         return rc == RD_ESTORE || rc == RD_ENOMEM ? rc : RD_OK;
+    }
+    if (strcmp(fleet_str(region, "state"), "removing") == 0) {
+        rc = round_finish_removal(&r, nodes, err);
+        json_decref(nodes);
+        round_close(&r);
+        return rc;
     }
     json_t *claimed = json_object();
     char storage_zone[64] = "";

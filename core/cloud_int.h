@@ -58,6 +58,10 @@ int cloud_node_idle(cloud_round *r, const json_t *node);
 /* Deletes the idle node's instance and removes the node. */
 void cloud_release_idle(cloud_round *r, const json_t *node);
 
+/* Deletes the storage node's VM of a region being removed and removes the
+ * node; returns 1 once the node is removed. */
+int cloud_release_storage(cloud_round *r, const json_t *node);
+
 /* A live node past provisioning: offline when its instance is gone or
  * stopped, active again when it runs. */
 void cloud_reconcile_node(cloud_round *r, const json_t *node);

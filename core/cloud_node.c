@@ -27,8 +27,9 @@ static int64_t jint(const json_t *o, const char *k)
 
 json_t *cloud_report_new(void)
 {
-    return json_pack("{s:s, s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[]}", "name", "cloud sync", "regions",
-                     "created", "activated", "released", "offline", "orphaned", "pending", "quotas", "errors");
+    return json_pack("{s:s, s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[], s:[]}", "name", "cloud sync", "regions",
+                     "created", "activated", "released", "offline", "orphaned", "pending", "quotas", "removed_regions",
+                     "errors");
 }
 
 void cloud_report_add(cloud_round *r, const char *list, json_t *entry)
@@ -616,4 +617,11 @@ void cloud_reconcile_node(cloud_round *r, const json_t *node)
 void cloud_release_idle(cloud_round *r, const json_t *node)
 {
     release_node(r, node, "idle", "its GCP node was released idle before the worker started; waiting for the next scheduling pass");
+}
+
+int cloud_release_storage(cloud_round *r, const json_t *node)
+{
+    size_t before = json_array_size(json_object_get(r->report, "released"));
+    release_node(r, node, "region_removed", "");
+    return json_array_size(json_object_get(r->report, "released")) > before;
 }

@@ -302,6 +302,41 @@ static const char *region_first_member(json_t *items, const char *region, char *
     return NULL;
 }
 
+/* 1 when a GCP storage node may have a VM behind it: cloud sync has seen or
+ * created one, or the node got past provisioning.  Removing such a region's
+ * records at once would leave the VM running with nothing to remember it. */
+static int region_storage_has_instance(const json_t *node)
+{
+    return *fleet_str(node, "gcp_instance") || strcmp(fleet_str(node, "state"), "provisioning") != 0;
+}
+
+/* The first half of removing a GCP region whose storage VM exists: the region
+ * is marked removing and its storage node taken out of service; the next
+ * `cloud sync` deletes the VM and then the region's records. */
+static rd_code region_stage_removing(cmd_ctx *ctx, json_t *region, json_t *node, int *deferred, rd_err *err)
+{
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    rdtime_format(ctx->now, ts);
+    json_t *doc = NULL;
+    rd_code rc = node_get(ctx, fleet_str(node, "name"), &doc, err);   /* guarded */
+    if (rc != RD_OK)
+        return rc;
+    if (strcmp(fleet_str(doc, "state"), "active") == 0) {
+        json_object_set_new(doc, "state", json_string("maintenance"));
+        json_object_set_new(doc, "state_changed_at", json_string(ts));
+    }
+    if (!*fleet_str(doc, "release_started_at"))
+        json_object_set_new(doc, "release_started_at", json_string(ts));
+    json_object_set_new(doc, "release_reason", json_string("region_removed"));
+    rc = node_put(ctx, doc, err);
+    json_object_set_new(region, "state", json_string("removing"));
+    json_object_set_new(region, "state_changed_at", json_string(ts));
+    if (rc == RD_OK)
+        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", fleet_str(region, "name")), json_incref(region), err);
+    *deferred = 1;
+    return rc;
+}
+
 static rd_code region_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     const char *name = cmd_arg(a, 0);
@@ -327,18 +362,26 @@ static rd_code region_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     }
     /* A GCP region's storage node goes with it; every other node must be
      * removed by hand first, so no running work is cut off by surprise. */
+    int deferred = 0;
     if (rc == RD_OK)
         rc = fleet_region_nodes(ctx, name, NULL, &items, err);
     json_array_foreach(items, i, n) {
         if (rc != RD_OK)
             break;
-        if (!fleet_region_is_physical(region) && strcmp(fleet_str(n, "role"), "storage") == 0)
-            rc = node_stage_removed(ctx, fleet_str(n, "name"), err);
-        else
+        if (!fleet_region_is_physical(region) && strcmp(fleet_str(n, "role"), "storage") == 0) {
+            if (region_storage_has_instance(n))
+                rc = region_stage_removing(ctx, region, n, &deferred, err);
+            else
+                rc = node_stage_removed(ctx, fleet_str(n, "name"), err);
+        } else
             rc = rd_fail(err, RD_EINVAL, "region remove: region '%s' still has node '%s' (node remove it first)",
                          name, fleet_str(n, "name"));
     }
     json_decref(items);
+    if (rc == RD_OK && deferred) {
+        *result = region;
+        return RD_OK;
+    }
     if (rc == RD_OK)
         rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", name), err);
     if (rc == RD_OK)

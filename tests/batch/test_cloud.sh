@@ -332,6 +332,38 @@ expect_json regions.len 0
 rd --output json -c "cloud sync"
 expect_out '"regions": *\["burst", *"cburst"\]'
 
+case_ "region remove: a GCP region with no VM yet goes at once"
+rd --as alice -c "region create gone --provider gcp --gcp-region us-east1 --storage-class small"
+expect_status 0
+rd --as alice --output json -c "region remove gone"
+expect_status 0
+expect_json state removed
+rd -c "region show gone"
+expect_status 1
+
+case_ "region remove: a GCP region's storage VM is deleted before its records go"
+rd --as alice -c "region create gone2 --provider gcp --gcp-region us-west1 --storage-class small"
+expect_status 0
+sync
+[ "$(fake_inst rigdeck-gone2-storage status)" = RUNNING ] && pass || fail "gone2 storage instance not running"
+rd --as alice --output json -c "region remove gone2"
+expect_status 0
+expect_json state removing
+[ "$(node_field gone2-storage state)" = maintenance ] && pass || fail "storage node not taken out of service"
+[ "$(fake_inst rigdeck-gone2-storage status)" = RUNNING ] && pass || fail "VM deleted before cloud sync"
+rd --as alice --output json -c "region show gone2"
+expect_json state removing
+sync
+expect_status 0
+expect_json removed_regions.0.region gone2
+expect_out '"node": *"gone2-storage", *"instance": *"rigdeck-gone2-storage", *"reason": *"region_removed"'
+[ "$(fake_inst rigdeck-gone2-storage status)" = "" ] && pass || fail "storage VM of a removed region still exists"
+[ "$(node_field gone2-storage state)" = removed ] && pass || fail "storage node not removed"
+rd -c "region show gone2"
+expect_status 1
+sync
+expect_out '"regions": *\["burst"\]'
+
 rd --output json -c "ledger verify"
 expect_status 0
 finish
