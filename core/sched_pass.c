@@ -41,9 +41,11 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
     size_t nq = 0;
     if (sched_queue_load(ctx, &queue, &nq, NULL) == RD_OK) {
         for (i = 0; i < nq; i++) {
-            const json_t *q = queue[i].doc;
             if (strcmp(queue[i].id, jv.id) == 0)
                 break;
+            const json_t *q = sched_qjob_doc(&queue[i]);
+            if (!q)
+                continue;
             rd_time submitted = 0;
             sched_offer o;
             sched_job qv;

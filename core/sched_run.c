@@ -36,100 +36,12 @@
 #define BATCH_MAX_ETCD 30   /* etcd takes at most 128 operations a transaction */
 #define IDLE_KEY "/rigdeck/sched/idle"
 
-/* ---- the queue ----------------------------------------------------------- */
-
-typedef struct {
-    sched_qjob *q;
-    size_t n, cap;
-    rd_err *err;
-} queue_state;
-
-static int has_waiting_worker(const json_t *job)
-{
-    size_t k;
-    json_t *w;
-    json_array_foreach(json_object_get(job, "workers"), k, w)
-        if (strcmp(fleet_str(w, "state"), "waiting_gpus") == 0)
-            return 1;
-    return 0;
-}
-
-static int queue_add(const store_kv *kv, void *data)
-{
-    queue_state *qs = data;
-    json_error_t jerr;
-    /* Most jobs of a busy fleet run or have ended: skip them undecoded. */
-    if (!memmem(kv->value, kv->value_len, "\"waiting_gpus\"", 14))
-        return 0;
-    json_t *doc = json_loadb(kv->value, kv->value_len, 0, &jerr);
-    if (!json_is_object(doc)) {
-        json_decref(doc);
-        return rd_fail(qs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key);
-    }
-    if (!has_waiting_worker(doc)) {
-        json_decref(doc);
-        return 0;
-    }
-    if (qs->n == qs->cap) {
-        qs->cap = qs->cap ? qs->cap * 2 : 64;
-        qs->q = realloc(qs->q, qs->cap * sizeof *qs->q);
-    }
-    sched_qjob *j = &qs->q[qs->n++];
-    memset(j, 0, sizeof *j);
-    j->doc = doc;
-    j->rev = kv->mod_revision;
-    j->priority = json_integer_value(json_object_get(doc, "priority"));
-    snprintf(j->id, sizeof j->id, "%s", fleet_str(doc, "id"));
-    return 0;
-}
-
-static int cmp_queue(const void *pa, const void *pb)
-{
-    const sched_qjob *a = pa, *b = pb;
-    if (a->priority != b->priority)
-        return a->priority > b->priority ? -1 : 1;
-    int c = strcmp(fleet_str(a->doc, "submitted_at"), fleet_str(b->doc, "submitted_at"));
-    return c ? c : strcmp(a->id, b->id);
-}
-
-rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, rd_err *err)
-{
-    queue_state qs = { NULL, 0, 0, err };
-    rd_code rc = tx_scan(ctx->tx, "/rigdeck/jobs/", queue_add, &qs, NULL, err);
-    if (rc != RD_OK) {
-        sched_queue_free(qs.q, qs.n);
-        return rc;
-    }
-    if (qs.n)
-        qsort(qs.q, qs.n, sizeof *qs.q, cmp_queue);
-    *q = qs.q;
-    *n = qs.n;
-    return RD_OK;
-}
-
-void sched_queue_free(sched_qjob *q, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        json_decref(q[i].doc);
-        json_decref(q[i].work);
-    }
-    free(q);
-}
-
-int sched_wallet_ok(cmd_ctx *ctx, const char *owner)
-{
-    char id[RD_KEY_MAX];
-    int64_t bal = 0, pending = 0;
-    snprintf(id, sizeof id, "wallet:%s", owner);
-    if (ledger_balance(ctx->tx, id, &bal, &pending, NULL) != RD_OK)
-        return 0;
-    return bal > 0;
-}
-
 /* ---- the pass's state ---------------------------------------------------- */
 
 typedef struct {
     sched_plan plan;
+    char *owner;          /* the paying account */
+    int burst;            /* its owner has a GCP region the job may burst to */
     int failed;           /* a worker of this shape found no node this pass */
     int claimed;          /* an aged job of this shape has claimed its nodes */
 } shape;
@@ -172,35 +84,56 @@ static int wallet_cached(pass *p, const char *owner)
     return json_is_true(v);
 }
 
-/* The shape of job j: what decides where its workers may go.  NULL when the
- * key does not fit (then the job is planned on its own, nothing cached). */
-static shape *shape_of(pass *p, const sched_job *j, sched_plan *own)
+/* The shape key of a queued job: its resources, region pin and paying
+ * account as stored, which is all that decides where its workers may go
+ * (jobs stored alike share it).  NULL when the text lacks one of them. */
+static char *shape_key(const sched_qjob *q)
 {
-    char key[1024];
-    size_t len = (size_t)snprintf(key, sizeof key, "%s\x1f%s\x1f%d\x1f%lld\x1f%lld\x1f%lld\x1f%d:%lld", j->owner,
-                                  j->pin, j->cpu_job, (long long)j->want_x100, (long long)j->disk, (long long)j->cpus,
-                                  j->has_max, (long long)j->max_price);
-    size_t i;
-    json_t *t;
-    json_array_foreach(j->types, i, t)
-        if (len < sizeof key)
-            len += (size_t)snprintf(key + len, sizeof key - len, "\x1f%s", json_string_value(t));
-    if (len >= sizeof key) {
-        sched_plan_build(&p->s, j, own);
-        return NULL;
+    static const char *const parts[] = { "resources", "region_pin", "project_owner" };
+    const char *end = q->text + q->len, *vs[3], *ve[3];
+    size_t len = 4;
+    for (int k = 0; k < 3; k++) {
+        if (!sched_raw_member(q->text, end, parts[k], &vs[k], &ve[k]))
+            return NULL;
+        len += (size_t)(ve[k] - vs[k]) + 1;
     }
-    json_t *idx = json_object_get(p->shape_ids, key);
+    char *key = malloc(len), *p = key;
+    for (int k = 0; k < 3; k++) {
+        memcpy(p, vs[k], (size_t)(ve[k] - vs[k]));
+        p += ve[k] - vs[k];
+        *p++ = '\x1f';
+    }
+    *p = '\0';
+    return key;
+}
+
+static int burst_region(const pass *p, const sched_job *j);
+
+/* The shape record of q, made from its view j when new; NULL when q has no
+ * key (then the job is planned on its own into own, nothing cached). */
+static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_plan *own)
+{
+    char *key = q->text ? shape_key(q) : NULL;
+    json_t *idx = key ? json_object_get(p->shape_ids, key) : NULL;
     shape *sh;
     if (idx) {
         sh = &p->shapes[json_integer_value(idx)];
+    } else if (!j || !key) {
+        if (j && own)
+            sched_plan_build(&p->s, j, own);
+        free(key);
+        return NULL;
     } else {
         p->shapes = realloc(p->shapes, (p->nshapes + 1) * sizeof *p->shapes);
         sh = &p->shapes[p->nshapes];
         memset(sh, 0, sizeof *sh);
         sched_plan_build(&p->s, j, &sh->plan);
+        sh->owner = strdup(j->owner);
+        sh->burst = burst_region(p, j);
         json_object_set_new(p->shape_ids, key, json_integer((json_int_t)p->nshapes++));
     }
-    if (sh->plan.ngroups_seen != p->s.ngroups) {   /* a refreshed node opened a new group */
+    free(key);
+    if (j && sh->plan.ngroups_seen != p->s.ngroups) {   /* a refreshed node opened a new group */
         sched_plan_free(&sh->plan);
         sched_plan_build(&p->s, j, &sh->plan);
     }
@@ -238,7 +171,7 @@ static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *of
     sched_node *n = &p->s.nodes[ni];
     char ts[RDTIME_BUFLEN];
     if (!q->work) {
-        q->work = doc_fork(q->doc, 1);
+        q->work = doc_fork(sched_qjob_doc(q), 1);
         p->bjobs[p->nbjobs++] = qi;
     }
     json_t *node = n->touched ? json_incref(n->doc) : doc_fork(n->doc, 0);
@@ -265,6 +198,24 @@ static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *of
     job_update_state(q->work);
     json_object_set_new(q->work, "reason", json_null());
     p->bplaced++;
+}
+
+static rd_code reread_text(cmd_ctx *ctx, const char *key, char **text, size_t *len, int64_t *rev, rd_err *err)
+{
+    store_kv kv;
+    int found = 0;
+    *text = NULL;
+    *len = 0;
+    *rev = 0;
+    rd_code rc = store_get(tx_store(ctx->tx), key, &kv, &found, NULL, err);
+    if (rc != RD_OK || !found)
+        return rc;
+    *text = kv.value;   /* NUL-terminated, ours to keep */
+    *len = kv.value_len;
+    *rev = kv.mod_revision;
+    kv.value = NULL;
+    store_kv_free(&kv);
+    return RD_OK;
 }
 
 static rd_code reread(cmd_ctx *ctx, const char *key, json_t **doc, int64_t *rev, rd_err *err)
@@ -313,22 +264,17 @@ static rd_code batch_undo(pass *p, rd_err *err)
     }
     for (size_t b = 0; b < p->nbjobs; b++) {
         sched_qjob *q = &p->q[p->bjobs[b]];
-        json_t *fresh = NULL;
+        char *text = NULL;
+        size_t len = 0;
         int64_t rev = 0;
         json_decref(q->work);
         q->work = NULL;
         if (rc == RD_OK)
-            rc = reread(p->ctx, tx_key(key, "/rigdeck/jobs/%s", q->id), &fresh, &rev, err);
-        if (fresh && rev != q->rev) {
-            json_decref(q->doc);
-            q->doc = fresh;
-            q->rev = rev;
-        } else if (!fresh && rc == RD_OK) {   /* deleted: leave it out */
-            json_decref(q->doc);
-            q->doc = json_pack("{s:s, s:[]}", "id", q->id, "workers");
-        } else {
-            json_decref(fresh);
-        }
+            rc = reread_text(p->ctx, tx_key(key, "/rigdeck/jobs/%s", q->id), &text, &len, &rev, err);
+        if (rc == RD_OK && rev != q->rev)
+            sched_qjob_set_text(q, text, len, rev);   /* changed, or gone (NULL: left out) */
+        else
+            free(text);
     }
     p->nbnodes = p->nbjobs = p->bplaced = 0;
     p->c = p->c_start;
@@ -399,7 +345,7 @@ static rd_code batch_flush(pass *p, rd_err *err)
     for (size_t b = 0; b < p->nbjobs && rc == RD_OK; b++) {
         sched_qjob *q = &p->q[p->bjobs[b]];
         tx_key(key, "/rigdeck/jobs/%s", q->id);
-        rc = tx_guard(ctx->tx, key, q->doc, q->rev, err);
+        rc = tx_guard(ctx->tx, key, sched_qjob_doc(q), q->rev, err);
         if (rc == RD_OK)
             rc = tx_put(ctx->tx, key, json_incref(q->work), err);
     }
@@ -422,30 +368,42 @@ static rd_code batch_flush(pass *p, rd_err *err)
         n->rev = rev;
         n->touched = 0;
     }
-    for (size_t b = 0; b < p->nbjobs; b++) {
-        sched_qjob *q = &p->q[p->bjobs[b]];
-        json_decref(q->doc);
-        q->doc = q->work;
-        q->work = NULL;
-        q->rev = rev;
-    }
+    for (size_t b = 0; b < p->nbjobs; b++)   /* placed and committed: the pass is done with it */
+        sched_qjob_set_text(&p->q[p->bjobs[b]], NULL, 0, rev);
     p->nbnodes = p->nbjobs = p->bplaced = 0;
     return RD_OK;
 }
 
-/* 1 when a worker that found no node may get one from GCP: it waits on a
- * provisioning node already, or its owner has a GCP region it may use. */
-static int burst_may_apply(const pass *p, const sched_job *j, const json_t *worker)
+/* 1 when the job's owner has a GCP region it may burst to (burst.c
+ * decides the rest). */
+static int burst_region(const pass *p, const sched_job *j)
 {
     const char *rname;
     json_t *region;
-    if (*fleet_str(worker, "pending_node"))
-        return 1;
     json_object_foreach(p->s.regions, rname, region)
         if (strcmp(fleet_str(region, "provider"), "gcp") == 0 && strcmp(fleet_str(region, "owner"), j->owner) == 0 &&
             (!*j->pin || strcmp(j->pin, rname) == 0))
             return 1;
     return 0;
+}
+
+/* Counts a job without decoding it when its shape decides everything: no
+ * credit, or a shape that found no node and has claimed what an aged job
+ * would, and no worker that may burst.  0 when the job must be decoded. */
+static int count_known(pass *p, sched_qjob *q, int aged)
+{
+    shape *sh = shape_of(p, q, NULL, NULL);
+    size_t waiting = 0, pending = 0;
+    if (!sh)
+        return 0;
+    int credit = wallet_cached(p, sh->owner);
+    if (credit && (!sh->failed || (aged && !sh->claimed) || sh->burst))
+        return 0;
+    if (!sched_raw_waiting(q->text, q->text + q->len, &waiting, &pending) || (credit && pending))
+        return 0;
+    p->c.waiting += waiting;
+    p->c.no_credit += credit ? 0 : waiting;
+    return 1;
 }
 
 /* Places the waiting workers of queue job qi into the batch. */
@@ -454,18 +412,23 @@ static void place_job(pass *p, size_t qi)
     sched_qjob *q = &p->q[qi];
     sched_job j;
     sched_plan own_plan = { 0 };
-    sched_job_view(q->doc, &j);
     rd_time submitted = 0;
-    rdtime_parse("submitted_at", fleet_str(q->doc, "submitted_at"), &submitted, NULL);
+    rdtime_parse("submitted_at", q->submitted, &submitted, NULL);
     int aged = p->ctx->now - submitted > p->s.max_wait_s;
+    if (!q->text || count_known(p, q, aged))
+        return;
+    json_t *doc = sched_qjob_doc(q);
+    if (!doc)
+        return;
+    sched_job_view(doc, &j);
     int credit = wallet_cached(p, j.owner);
-    shape *sh = shape_of(p, &j, &own_plan);
+    shape *sh = shape_of(p, q, &j, &own_plan);
     const sched_plan *plan = sh ? &sh->plan : &own_plan;
     int failed = 0, left_waiting = 0;
     counts c = { 0 };
     size_t k;
     json_t *w;
-    json_array_foreach(json_object_get(q->doc, "workers"), k, w) {
+    json_array_foreach(json_object_get(doc, "workers"), k, w) {
         if (strcmp(fleet_str(w, "state"), "waiting_gpus") != 0)
             continue;
         long ni = -1;
@@ -487,7 +450,7 @@ static void place_job(pass *p, size_t qi)
             continue;
         }
         left_waiting = 1;
-        if (credit && burst_may_apply(p, &j, w)) {
+        if (credit && (*fleet_str(w, "pending_node") || (sh ? sh->burst : burst_region(p, &j)))) {
             if (p->nburst == p->burst_cap) {
                 p->burst_cap = p->burst_cap ? p->burst_cap * 2 : 16;
                 p->burst = realloc(p->burst, p->burst_cap * sizeof *p->burst);
@@ -505,6 +468,10 @@ static void place_job(pass *p, size_t qi)
             shape_flag(p, sh, 1);
     }
     sched_plan_free(&own_plan);
+    if (!q->work) {   /* nothing placed: keep only the text */
+        json_decref(q->doc);
+        q->doc = NULL;
+    }
     p->c.placed += c.placed;
     p->c.waiting += c.waiting;
     p->c.no_credit += c.no_credit;
@@ -571,26 +538,6 @@ typedef struct {
     rd_err *err;
 } broke_state;
 
-/* The one "project_owner" of a compact job document, read without decoding
- * it; 0 when it is not there exactly once in plain form. */
-static int raw_owner(const store_kv *kv, char *buf, size_t len)
-{
-    static const char pat[] = "\"project_owner\":\"";
-    const char *v = kv->value, *end = v + kv->value_len;
-    const char *at = memmem(v, kv->value_len, pat, sizeof pat - 1);
-    if (!at || memmem(at + 1, (size_t)(end - at - 1), pat, sizeof pat - 1))
-        return 0;
-    at += sizeof pat - 1;
-    size_t n = 0;
-    while (at + n < end && at[n] != '"' && at[n] != '\\')
-        n++;
-    if (at + n >= end || at[n] != '"' || n >= len)
-        return 0;
-    memcpy(buf, at, n);
-    buf[n] = '\0';
-    return 1;
-}
-
 static int note_broke(const store_kv *kv, void *data)
 {
     broke_state *bs = data;
@@ -600,7 +547,8 @@ static int note_broke(const store_kv *kv, void *data)
         return 0;
     /* the owner read raw only lets a paying account's job be skipped; the
      * decoded document decides everything else */
-    if (raw_owner(kv, owner, sizeof owner) && wallet_cached(bs->p, owner))
+    if (sched_raw_string(kv->value, kv->value + kv->value_len, "project_owner", owner, sizeof owner) &&
+        wallet_cached(bs->p, owner))
         return 0;
     json_t *doc = json_loadb(kv->value, kv->value_len, 0, &jerr);
     if (!json_is_object(doc)) {
@@ -697,8 +645,10 @@ static void idle_record(cmd_ctx *ctx, int64_t rev, const counts *c)
 static void pass_free(pass *p)
 {
     sched_queue_free(p->q, p->nq);
-    for (size_t i = 0; i < p->nshapes; i++)
+    for (size_t i = 0; i < p->nshapes; i++) {
         sched_plan_free(&p->shapes[i].plan);
+        free(p->shapes[i].owner);
+    }
     free(p->shapes);
     free(p->bnodes);
     free(p->bjobs);

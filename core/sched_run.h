@@ -1,5 +1,11 @@
-/* sched_run.h - what `sched run` (sched_run.c) shares with `job why`
- * (sched_pass.c): the waiting queue and the paying account's credit.
+/* sched_run.h - the waiting queue (sched_queue.c) that `sched run`
+ * (sched_run.c) and `job why` (sched_pass.c) share, and the paying
+ * account's credit.
+ *
+ * A queue entry keeps the job's stored text and decodes it only when the
+ * pass needs the document: in a long queue most jobs share a shape that
+ * already found no node, and for those the few fields the pass needs are
+ * read from the text directly (sched_raw_*), which must agree with decoding.
  */
 #ifndef RD_SCHED_RUN_H
 #define RD_SCHED_RUN_H
@@ -10,10 +16,13 @@
 
 /* One job with a waiting worker, as the pass read it. */
 typedef struct {
-    json_t *doc;          /* as read or last committed */
+    char *text;           /* the stored value (NUL-terminated), NULL once done with */
+    size_t len;
     int64_t rev;          /* its mod_revision */
+    json_t *doc;          /* decoded text, or NULL until needed */
     json_t *work;         /* with this batch's placements, or NULL */
     int64_t priority;
+    char *submitted;      /* submitted_at */
     char id[64];
 } sched_qjob;
 
@@ -21,6 +30,27 @@ typedef struct {
  * then id) into *q (free with sched_queue_free). */
 rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, rd_err *err);
 void sched_queue_free(sched_qjob *q, size_t n);
+
+/* The entry's decoded document (kept in q->doc), or NULL when its text is
+ * not a JSON object. */
+json_t *sched_qjob_doc(sched_qjob *q);
+
+/* Replaces the entry's text (a fresh read); drops the decoded forms. */
+void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev);
+
+/* ---- reading compact JSON text without decoding it ------------------- */
+
+/* The value of member key of the JSON object in [p, end) as a span
+ * [*vs, *ve); 0 when it has no such member or the text is not an object. */
+int sched_raw_member(const char *p, const char *end, const char *key, const char **vs, const char **ve);
+
+/* The plain string value (no escapes) of member key into buf; 0 otherwise. */
+int sched_raw_string(const char *p, const char *end, const char *key, char *buf, size_t len);
+
+/* Counts the workers in state waiting_gpus and, of those, the ones waiting
+ * on a provisioning node (pending_node set); 0 when "workers" is not an
+ * array of objects. */
+int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *pending);
 
 /* 1 while the paying account has credit left (its wallet is above zero). */
 int sched_wallet_ok(cmd_ctx *ctx, const char *owner);
