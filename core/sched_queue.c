@@ -58,42 +58,57 @@ static const char *skip_value(const char *p, const char *end)
     return p;
 }
 
-int sched_raw_member(const char *p, const char *end, const char *key, const char **vs, const char **ve)
+/* Finds several members of the object in [p, end) in one walk: vs[k] and
+ * ve[k] span the value of keys[k] (the last one, as decoding keeps), or are
+ * NULL.  Returns how many were found; -1 when the text is not an object. */
+static int raw_members(const char *p, const char *end, const char *const *keys, size_t n, const char **vs,
+                       const char **ve)
 {
-    size_t klen = strlen(key);
+    int found = 0;
+    for (size_t k = 0; k < n; k++)
+        vs[k] = ve[k] = NULL;
     p = skip_ws(p, end);
     if (p >= end || *p != '{')
-        return 0;
+        return -1;
     p = skip_ws(p + 1, end);
     if (p < end && *p == '}')
         return 0;
     while (p < end && *p == '"') {
         const char *ks = p + 1, *ke = skip_value(p, end);
         if (!ke)
-            return 0;
+            return -1;
         p = skip_ws(ke, end);
         if (p >= end || *p != ':')
-            return 0;
+            return -1;
         const char *v = skip_ws(p + 1, end), *after = skip_value(v, end);
         if (!after)
-            return 0;
-        if ((size_t)(ke - 1 - ks) == klen && memcmp(ks, key, klen) == 0) {
-            *vs = v;
-            *ve = after;
-            return 1;
-        }
+            return -1;
+        size_t klen = (size_t)(ke - 1 - ks);
+        for (size_t k = 0; k < n; k++)
+            if (strlen(keys[k]) == klen && memcmp(ks, keys[k], klen) == 0) {
+                found += !vs[k];
+                vs[k] = v;
+                ve[k] = after;
+            }
         p = skip_ws(after, end);
+        if (p < end && *p == '}')
+            return found;
         if (p >= end || *p != ',')
-            return 0;
+            return -1;
         p = skip_ws(p + 1, end);
     }
-    return 0;
+    return -1;
 }
 
-int sched_raw_string(const char *p, const char *end, const char *key, char *buf, size_t len)
+int sched_raw_member(const char *p, const char *end, const char *key, const char **vs, const char **ve)
 {
-    const char *vs, *ve;
-    if (!sched_raw_member(p, end, key, &vs, &ve) || ve - vs < 2 || *vs != '"')
+    return raw_members(p, end, &key, 1, vs, ve) == 1;
+}
+
+/* A plain string span (no escapes) into buf; 0 otherwise. */
+static int span_string(const char *vs, const char *ve, char *buf, size_t len)
+{
+    if (!vs || ve - vs < 2 || *vs != '"')
         return 0;
     size_t n = (size_t)(ve - vs - 2);
     if (n >= len || memchr(vs + 1, '\\', n))
@@ -103,21 +118,32 @@ int sched_raw_string(const char *p, const char *end, const char *key, char *buf,
     return 1;
 }
 
-int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *pending)
+int sched_raw_string(const char *p, const char *end, const char *key, char *buf, size_t len)
 {
     const char *vs, *ve;
+    return sched_raw_member(p, end, key, &vs, &ve) && span_string(vs, ve, buf, len);
+}
+
+/* sched_raw_waiting on the span of "workers". */
+static int span_waiting(const char *vs, const char *ve, size_t *waiting, size_t *pending)
+{
+    const char *p;
     *waiting = *pending = 0;
-    if (!sched_raw_member(p, end, "workers", &vs, &ve) || *vs != '[')
+    if (!vs || *vs != '[')
         return 0;
     p = skip_ws(vs + 1, ve);
     while (p < ve && *p != ']') {
-        const char *e = skip_value(p, ve), *ss, *se;
+        const char *e = skip_value(p, ve);
         if (!e || *p != '{')
             return 0;
-        if (sched_raw_member(p, e, "state", &ss, &se) && se - ss == 14 && memcmp(ss, "\"waiting_gpus\"", 14) == 0) {
+        static const char *const wkeys[] = { "state", "pending_node" };
+        const char *ws[2], *we[2];
+        if (raw_members(p, e, wkeys, 2, ws, we) < 0)
+            return 0;
+        if (ws[0] && we[0] - ws[0] == 14 && memcmp(ws[0], "\"waiting_gpus\"", 14) == 0) {
             (*waiting)++;
-            if (sched_raw_member(p, e, "pending_node", &ss, &se) && !(se - ss == 4 && memcmp(ss, "null", 4) == 0) &&
-                !(se - ss == 2 && memcmp(ss, "\"\"", 2) == 0))
+            if (ws[1] && !(we[1] - ws[1] == 4 && memcmp(ws[1], "null", 4) == 0) &&
+                !(we[1] - ws[1] == 2 && memcmp(ws[1], "\"\"", 2) == 0))
                 (*pending)++;
         }
         p = skip_ws(e, ve);
@@ -125,6 +151,13 @@ int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *p
             p = skip_ws(p + 1, ve);
     }
     return 1;
+}
+
+int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *pending)
+{
+    const char *vs, *ve;
+    *waiting = *pending = 0;
+    return sched_raw_member(p, end, "workers", &vs, &ve) && span_waiting(vs, ve, waiting, pending);
 }
 
 /* ---- the queue ----------------------------------------------------------- */
@@ -158,6 +191,8 @@ json_t *sched_qjob_doc(sched_qjob *q)
     return q->doc;
 }
 
+static int queue_fields(sched_qjob *j);
+
 void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev)
 {
     free(q->text);
@@ -167,36 +202,67 @@ void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev)
     q->len = len;
     q->rev = rev;
     q->doc = q->work = NULL;
+    queue_fields(q);
 }
 
-/* Reads the queue fields from the text, or decodes it when they are not
- * plain (then the decoded document decides). */
+/* The shape key: resources, region pin and paying account as stored. */
+static char *shape_key(const char *const *vs, const char *const *ve)
+{
+    size_t len = 1;
+    for (int k = 0; k < 3; k++) {
+        if (!vs[k])
+            return NULL;
+        len += (size_t)(ve[k] - vs[k]) + 1;
+    }
+    char *key = malloc(len), *p = key;
+    for (int k = 0; k < 3; k++) {
+        memcpy(p, vs[k], (size_t)(ve[k] - vs[k]));
+        p += ve[k] - vs[k];
+        *p++ = '\x1f';
+    }
+    *p = '\0';
+    return key;
+}
+
+/* Reads what the pass needs from the text in one walk: the queue fields,
+ * the shape, the waiting workers; or decodes it when they are not plain
+ * (then the decoded document decides).  1: waiting, 0: not, -1: corrupt. */
 static int queue_fields(sched_qjob *j)
 {
-    const char *end = j->text + j->len, *vs, *ve;
-    char buf[64];
-    size_t waiting = 0, pending = 0;
-    if (sched_raw_waiting(j->text, end, &waiting, &pending) && sched_raw_string(j->text, end, "id", j->id, sizeof j->id) &&
-        sched_raw_member(j->text, end, "priority", &vs, &ve) && (size_t)(ve - vs) < sizeof buf &&
-        sched_raw_string(j->text, end, "submitted_at", buf, sizeof buf)) {
-        if (!waiting)
-            return 0;
-        char num[32], *stop;
-        snprintf(num, sizeof num, "%.*s", (int)(ve - vs), vs);
+    static const char *const keys[] = { "resources", "region_pin", "project_owner", "id", "priority", "submitted_at",
+                                        "workers" };
+    const char *vs[7], *ve[7];
+    char buf[64], num[32] = "x", *stop = num;
+    free(j->shape);
+    j->shape = NULL;
+    j->waiting = j->pending = 0;
+    if (!j->text)
+        return 0;
+    if (raw_members(j->text, j->text + j->len, keys, 7, vs, ve) >= 0 && span_waiting(vs[6], ve[6], &j->waiting, &j->pending) &&
+        span_string(vs[3], ve[3], j->id, sizeof j->id) && vs[4] && (size_t)(ve[4] - vs[4]) < sizeof num &&
+        span_string(vs[5], ve[5], buf, sizeof buf)) {
+        snprintf(num, sizeof num, "%.*s", (int)(ve[4] - vs[4]), vs[4]);
         j->priority = strtoll(num, &stop, 10);
-        if (*stop == '\0') {
-            j->submitted = strdup(buf);
-            return 1;
-        }
+    }
+    if (*stop == '\0') {
+        if (!j->waiting)
+            return 0;
+        free(j->submitted);
+        j->submitted = strdup(buf);
+        j->shape = shape_key(vs, ve);
+        return 1;
     }
     json_t *doc = sched_qjob_doc(j);
     if (!doc || !has_waiting_worker(doc))
         return doc ? 0 : -1;
     j->priority = json_integer_value(json_object_get(doc, "priority"));
+    free(j->submitted);
     j->submitted = strdup(fleet_str(doc, "submitted_at"));
     snprintf(j->id, sizeof j->id, "%s", fleet_str(doc, "id"));
     json_decref(j->doc);
     j->doc = NULL;
+    j->waiting = 1;   /* unknown without decoding: counted by decoding */
+    j->pending = 1;
     return 1;
 }
 
@@ -223,6 +289,8 @@ static int queue_add(const store_kv *kv, void *data)
         return 0;
     }
     free(j->text);
+    free(j->submitted);
+    free(j->shape);
     json_decref(j->doc);
     return ok < 0 ? rd_fail(qs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key) : 0;
 }
@@ -256,6 +324,7 @@ void sched_queue_free(sched_qjob *q, size_t n)
     for (size_t i = 0; i < n; i++) {
         sched_qjob_set_text(&q[i], NULL, 0, 0);
         free(q[i].submitted);
+        free(q[i].shape);
     }
     free(q);
 }

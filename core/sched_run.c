@@ -84,36 +84,13 @@ static int wallet_cached(pass *p, const char *owner)
     return json_is_true(v);
 }
 
-/* The shape key of a queued job: its resources, region pin and paying
- * account as stored, which is all that decides where its workers may go
- * (jobs stored alike share it).  NULL when the text lacks one of them. */
-static char *shape_key(const sched_qjob *q)
-{
-    static const char *const parts[] = { "resources", "region_pin", "project_owner" };
-    const char *end = q->text + q->len, *vs[3], *ve[3];
-    size_t len = 4;
-    for (int k = 0; k < 3; k++) {
-        if (!sched_raw_member(q->text, end, parts[k], &vs[k], &ve[k]))
-            return NULL;
-        len += (size_t)(ve[k] - vs[k]) + 1;
-    }
-    char *key = malloc(len), *p = key;
-    for (int k = 0; k < 3; k++) {
-        memcpy(p, vs[k], (size_t)(ve[k] - vs[k]));
-        p += ve[k] - vs[k];
-        *p++ = '\x1f';
-    }
-    *p = '\0';
-    return key;
-}
-
 static int burst_region(const pass *p, const sched_job *j);
 
 /* The shape record of q, made from its view j when new; NULL when q has no
  * key (then the job is planned on its own into own, nothing cached). */
 static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_plan *own)
 {
-    char *key = q->text ? shape_key(q) : NULL;
+    const char *key = q->text ? q->shape : NULL;
     json_t *idx = key ? json_object_get(p->shape_ids, key) : NULL;
     shape *sh;
     if (idx) {
@@ -121,7 +98,6 @@ static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_p
     } else if (!j || !key) {
         if (j && own)
             sched_plan_build(&p->s, j, own);
-        free(key);
         return NULL;
     } else {
         p->shapes = realloc(p->shapes, (p->nshapes + 1) * sizeof *p->shapes);
@@ -132,7 +108,6 @@ static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_p
         sh->burst = burst_region(p, j);
         json_object_set_new(p->shape_ids, key, json_integer((json_int_t)p->nshapes++));
     }
-    free(key);
     if (j && sh->plan.ngroups_seen != p->s.ngroups) {   /* a refreshed node opened a new group */
         sched_plan_free(&sh->plan);
         sched_plan_build(&p->s, j, &sh->plan);
@@ -393,16 +368,13 @@ static int burst_region(const pass *p, const sched_job *j)
 static int count_known(pass *p, sched_qjob *q, int aged)
 {
     shape *sh = shape_of(p, q, NULL, NULL);
-    size_t waiting = 0, pending = 0;
     if (!sh)
         return 0;
     int credit = wallet_cached(p, sh->owner);
-    if (credit && (!sh->failed || (aged && !sh->claimed) || sh->burst))
+    if (credit && (!sh->failed || (aged && !sh->claimed) || sh->burst || q->pending))
         return 0;
-    if (!sched_raw_waiting(q->text, q->text + q->len, &waiting, &pending) || (credit && pending))
-        return 0;
-    p->c.waiting += waiting;
-    p->c.no_credit += credit ? 0 : waiting;
+    p->c.waiting += q->waiting;
+    p->c.no_credit += credit ? 0 : q->waiting;
     return 1;
 }
 

@@ -23,6 +23,9 @@ typedef struct {
     json_t *work;         /* with this batch's placements, or NULL */
     int64_t priority;
     char *submitted;      /* submitted_at */
+    char *shape;          /* resources, region pin, paying account as stored; NULL: decode */
+    size_t waiting;       /* workers waiting (from the text) */
+    size_t pending;       /* of those, waiting on a provisioning node */
     char id[64];
 } sched_qjob;
 
@@ -35,7 +38,8 @@ void sched_queue_free(sched_qjob *q, size_t n);
  * not a JSON object. */
 json_t *sched_qjob_doc(sched_qjob *q);
 
-/* Replaces the entry's text (a fresh read); drops the decoded forms. */
+/* Replaces the entry's text (a fresh read, or NULL: gone), drops the
+ * decoded forms and reads its fields again. */
 void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev);
 
 /* ---- reading compact JSON text without decoding it ------------------- */
