@@ -298,6 +298,15 @@ static void shape_flag(pass *p, shape *sh, int claimed)
         p->flagged[p->nflagged++] = (size_t)(sh - p->shapes) * 2 + (size_t)claimed;
 }
 
+static void (*flush_hook)(void *data);
+static void *flush_hook_data;
+
+void sched_run_set_flush_hook(void (*fn)(void *data), void *data)
+{
+    flush_hook = fn;
+    flush_hook_data = data;
+}
+
 /* Commits the batch: every changed node and job guarded by the revision it
  * was read at, one audit record.  RD_ECONFLICT after batch_undo. */
 static rd_code batch_flush(pass *p, rd_err *err)
@@ -324,6 +333,8 @@ static rd_code batch_flush(pass *p, rd_err *err)
         if (rc == RD_OK)
             rc = tx_put(ctx->tx, key, json_incref(q->work), err);
     }
+    if (rc == RD_OK && flush_hook)
+        flush_hook(flush_hook_data);
     if (rc == RD_OK)
         rc = cmd_commit_step(ctx, err);
     else

@@ -56,6 +56,10 @@ int sched_raw_string(const char *p, const char *end, const char *key, char *buf,
  * array of objects. */
 int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *pending);
 
+/* Tests only: fn(data) runs just before each batch of placements commits,
+ * so a test can write in between and exercise the lost-race path. */
+void sched_run_set_flush_hook(void (*fn)(void *data), void *data);
+
 /* 1 while the paying account has credit left (its wallet is above zero). */
 int sched_wallet_ok(cmd_ctx *ctx, const char *owner);
 
