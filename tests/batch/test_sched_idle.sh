@@ -11,7 +11,10 @@ export RIGDECK_MASTER_KEY="$TMP/master.key"
 
 submit () { rd --as bob --output json -c "job submit $SP/$1.yaml"; JOB=$(jget id); }
 state () { rd --output json -c "job show $1"; jget state; }
-# idle_twice: two passes place nothing; the second writes nothing at all.
+# idle_twice: two passes place nothing; on SQLite the second is answered
+# from the record and writes nothing at all.  (On etcd a process that wrote
+# revokes its txn marker's lease when it closes the store, a write, so the
+# record of one process is never valid in the next: always a full pass.)
 idle_twice () {
     rd --output json -c "sched run"
     expect_json placed 0
@@ -19,7 +22,9 @@ idle_twice () {
     rd --output json -c "sched run"
     expect_json placed 0
     expect_json waiting "$1"
-    [ "$(revision)" = "$rev" ] && pass || fail "an idle pass after an idle pass wrote to the store"
+    case $STORE in
+    sqlite:*) [ "$(revision)" = "$rev" ] && pass || fail "an idle pass after an idle pass wrote to the store" ;;
+    esac
 }
 
 rd -c "account create bob --plan team" -c "provider enable physical" \
