@@ -39,7 +39,7 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
      * they would in a pass: replay that so why and run agree. */
     sched_qjob *queue = NULL;
     size_t nq = 0;
-    if (sched_queue_load(ctx, &queue, &nq, NULL) == RD_OK) {
+    if (sched_queue_load(ctx, &queue, &nq, NULL, NULL, NULL) == RD_OK) {
         for (i = 0; i < nq; i++) {
             if (strcmp(queue[i].id, jv.id) == 0)
                 break;

@@ -165,6 +165,8 @@ int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *p
 typedef struct {
     sched_qjob *q;
     size_t n, cap;
+    tx_scan_fn also;
+    void *also_data;
     rd_err *err;
 } queue_state;
 
@@ -269,6 +271,9 @@ static int queue_fields(sched_qjob *j)
 static int queue_add(const store_kv *kv, void *data)
 {
     queue_state *qs = data;
+    int stop = qs->also ? qs->also(kv, qs->also_data) : 0;
+    if (stop)
+        return stop;
     /* Most jobs of a busy fleet run or have ended: skip them undecoded. */
     if (!memmem(kv->value, kv->value_len, "\"waiting_gpus\"", 14))
         return 0;
@@ -304,9 +309,9 @@ static int cmp_queue(const void *pa, const void *pb)
     return c ? c : strcmp(a->id, b->id);
 }
 
-rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, rd_err *err)
+rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, tx_scan_fn also, void *also_data, rd_err *err)
 {
-    queue_state qs = { NULL, 0, 0, err };
+    queue_state qs = { NULL, 0, 0, also, also_data, err };
     rd_code rc = tx_scan(ctx->tx, "/rigdeck/jobs/", queue_add, &qs, NULL, err);
     if (rc != RD_OK) {
         sched_queue_free(qs.q, qs.n);

@@ -544,16 +544,15 @@ static int note_broke(const store_kv *kv, void *data)
     return 0;
 }
 
-/* Stops the running jobs of every account whose wallet is at or below zero
- * (reason out_of_credits), each with what it owes posted, one step a job. */
-static rd_code stop_out_of_credit(pass *p, size_t *stopped, rd_err *err)
+/* Stops the running jobs note_broke found (reason out_of_credits), each
+ * with what it owes posted, one step a job. */
+static rd_code stop_out_of_credit(pass *p, const broke_state *bs, size_t *stopped, rd_err *err)
 {
     cmd_ctx *ctx = p->ctx;
-    broke_state bs = { p, json_array(), err };
     size_t i;
     json_t *id;
-    rd_code rc = tx_scan(ctx->tx, "/rigdeck/jobs/", note_broke, &bs, NULL, err);
-    json_array_foreach(bs.ids, i, id) {
+    rd_code rc = RD_OK;
+    json_array_foreach(bs->ids, i, id) {
         if (rc != RD_OK)
             break;
         for (int attempt = 0; attempt < CONFLICT_RETRIES; attempt++) {
@@ -581,7 +580,6 @@ static rd_code stop_out_of_credit(pass *p, size_t *stopped, rd_err *err)
         if (rc == RD_OK)
             (*stopped)++;
     }
-    json_decref(bs.ids);
     return rc;
 }
 
@@ -659,14 +657,25 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
     p.shape_ids = json_object();
     p.placements = json_array();
     p.batch_max = strncmp(store_url(tx_store(ctx->tx)), "etcd", 4) == 0 ? BATCH_MAX_ETCD : BATCH_MAX_SQLITE;
+    broke_state bs = { &p, json_array(), err };
+    /* One scan of the jobs finds both the queue and the running jobs of
+     * accounts without credit; stopping those frees capacity (read after)
+     * and changes their documents (the queue is read again then). */
     rd_code rc = store_revision(tx_store(ctx->tx), &rev0, err);
     if (rc == RD_OK)
-        rc = stop_out_of_credit(&p, &stopped, err);
+        rc = sched_queue_load(ctx, &p.q, &p.nq, note_broke, &bs, err);
+    if (rc == RD_OK && json_array_size(bs.ids)) {
+        rc = stop_out_of_credit(&p, &bs, &stopped, err);
+        sched_queue_free(p.q, p.nq);
+        p.q = NULL;
+        p.nq = 0;
+        if (rc == RD_OK)
+            rc = sched_queue_load(ctx, &p.q, &p.nq, NULL, NULL, err);
+    }
+    json_decref(bs.ids);
     if (rc == RD_OK)
         rc = sched_load(ctx, &p.s, err);
     tx_reset(ctx->tx);
-    if (rc == RD_OK)
-        rc = sched_queue_load(ctx, &p.q, &p.nq, err);
     if (rc == RD_OK) {
         p.bnodes = calloc(p.s.nnodes + 1, sizeof *p.bnodes);
         p.bjobs = calloc(p.nq + 1, sizeof *p.bjobs);

@@ -30,8 +30,9 @@ typedef struct {
 } sched_qjob;
 
 /* Jobs with a waiting worker in queue order (priority, then submit time,
- * then id) into *q (free with sched_queue_free). */
-rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, rd_err *err);
+ * then id) into *q (free with sched_queue_free).  also (may be NULL) sees
+ * every job in the same scan; a nonzero return stops it with that code. */
+rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, tx_scan_fn also, void *also_data, rd_err *err);
 void sched_queue_free(sched_qjob *q, size_t n);
 
 /* The entry's decoded document (kept in q->doc), or NULL when its text is
