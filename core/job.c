@@ -3,12 +3,13 @@
  * A job document (/rigdeck/jobs/<id>) is the normalised spec (jobspec.c)
  * plus who submitted it into which project and one entry per worker.  A
  * worker waits (`waiting_gpus`, node null, costing nothing) until a pass of
- * `sched run` places it on the best eligible node (sched.c); the price per
- * GPU-hour is locked then.  Each placement commits on its own: the job and
- * the node documents change together, guarded by what the pass read, so a
- * concurrent pass or console can never hand out the same GPU twice.
+ * `sched run` places it on the best eligible node (sched_index.c); the price
+ * per GPU-hour is locked then.  Placements commit in batches: the jobs and
+ * the node documents change together, guarded by the revisions the pass
+ * read, so a concurrent pass or console can never hand out the same GPU
+ * twice.
  *
- * Placement itself is sched_pass.c's; this file owns the job's life before
+ * Placement itself is sched_run.c's; this file owns the job's life before
  * and after it: submit, list, show, stop and the agents' reports.
  */
 #include "job.h"

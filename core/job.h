@@ -1,4 +1,4 @@
-/* job.h - job documents, shared by job.c (life cycle) and sched_pass.c. */
+/* job.h - job documents, shared by job.c (life cycle) and the scheduler (sched_run.c, sched_pass.c). */
 #ifndef RD_JOB_H
 #define RD_JOB_H
 
@@ -19,7 +19,7 @@ void job_update_state(json_t *job);
  * what it holds on its node; a no-op for a worker that has ended already. */
 rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_err *err);
 
-/* `sched run` and `job why` (sched_pass.c). */
+/* `sched run` (sched_run.c) and `job why` (sched_pass.c). */
 rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err);
 rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err);
 

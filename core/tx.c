@@ -29,6 +29,8 @@ struct rd_tx {
     size_t count, cap;
     size_t *slots;        /* position + 1 of an entry, 0: empty; nslots a power of 2 */
     size_t nslots;
+    int64_t last_rev;     /* revision of the last commit that wrote */
+    size_t commits;       /* commits that wrote, over the handle's life */
 };
 
 rd_tx *tx_new(store_t *st)
@@ -264,8 +266,16 @@ rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err)
         keys[k++] = key;
     qsort(keys, n, sizeof *keys, cmp_item_keys);
     *items = json_array();
-    for (k = 0; k < n && *items; k++)
-        json_array_append_new(*items, json_deep_copy(json_object_get(by_key, keys[k])));
+    for (k = 0; k < n && *items; k++) {
+        /* Decoded documents belong to this list alone; only our own pending
+         * writes are shared with the transaction and must be copied. */
+        tx_entry *e = entry_find(tx, keys[k]);
+        json_t *d = json_object_get(by_key, keys[k]);
+        if (e && e->written)
+            json_array_append_new(*items, json_deep_copy(d));
+        else
+            json_array_append(*items, d);
+    }
     free(keys);
     if (!*items)
         rc = rd_fail(err, RD_ENOMEM, "out of memory");
@@ -273,6 +283,61 @@ out:
     free(after_buf);
     json_decref(by_key);
     return rc;
+}
+
+rd_code tx_scan(rd_tx *tx, const char *prefix, tx_scan_fn fn, void *data, int64_t *revision, rd_err *err)
+{
+    char *after = NULL;
+    int64_t at_rev = 0;
+    rd_code rc = RD_OK;
+    for (;;) {
+        store_range_result res;
+        rc = store_range(tx->st, prefix, after, 1000, at_rev, &res, err);
+        if (rc != RD_OK)
+            break;
+        at_rev = res.revision;
+        int stop = 0;
+        for (size_t i = 0; i < res.count && !stop; i++)
+            stop = fn(&res.kvs[i], data);
+        free(after);
+        after = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
+        int more = res.more && res.count > 0 && !stop;
+        store_range_free(&res);
+        if (stop)
+            rc = stop;
+        if (!more || rc != RD_OK)
+            break;
+        if (!after) {
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
+            break;
+        }
+    }
+    free(after);
+    if (rc == RD_OK && revision)
+        *revision = at_rev;
+    return rc;
+}
+
+rd_code tx_guard(rd_tx *tx, const char *key, json_t *doc, int64_t rev, rd_err *err)
+{
+    tx_entry *e = entry_find(tx, key);
+    if (!e && !(e = entry_add(tx, key)))
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    json_decref(e->before);
+    e->before = json_incref(doc);
+    e->read = 1;
+    e->seen_rev = rev;
+    return RD_OK;
+}
+
+int64_t tx_last_revision(const rd_tx *tx)
+{
+    return tx->last_rev;
+}
+
+size_t tx_commit_count(const rd_tx *tx)
+{
+    return tx->commits;
 }
 
 static rd_code entry_write(rd_tx *tx, const char *key, json_t *doc, rd_err *err)
@@ -341,6 +406,10 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
     rc = store_txn(tx->st, cmps, ncmps, ops, nops, NULL, 0, &res, err);
     if (rc == RD_OK && !res.succeeded)
         rc = rd_fail(err, RD_ECONFLICT, "another change to the same objects won the race; try again");
+    if (rc == RD_OK) {
+        tx->last_rev = res.revision;
+        tx->commits++;
+    }
     if (rc == RD_OK && revision)
         *revision = res.revision;
 out:

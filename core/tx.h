@@ -62,6 +62,25 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err);
  * fields whose name starts with "secret" are left out. */
 json_t *tx_changes(const rd_tx *tx);
 
+/* Calls fn for every stored value under prefix, in key order, all at one
+ * store revision (given in *revision, may be NULL), with the raw value and
+ * its mod_revision; fn returns 0 to go on, nonzero to stop (that code is
+ * returned).  Reads past this transaction's own writes and guards nothing:
+ * it is for passes that decode only what they need (the scheduler). */
+typedef int (*tx_scan_fn)(const store_kv *kv, void *data);
+rd_code tx_scan(rd_tx *tx, const char *prefix, tx_scan_fn fn, void *data, int64_t *revision, rd_err *err);
+
+/* Records a guarded read made elsewhere (tx_scan): commit then holds only if
+ * key still has mod_revision rev (0: missing).  doc is the document as read
+ * (a new reference is taken; NULL when missing), the audit trail's "before". */
+rd_code tx_guard(rd_tx *tx, const char *key, json_t *doc, int64_t rev, rd_err *err);
+
+/* The store revision of this handle's last successful commit that wrote
+ * something (0 if none), and how many such commits it made; tx_reset keeps
+ * both, so a long command can prove no one else wrote in between. */
+int64_t tx_last_revision(const rd_tx *tx);
+size_t tx_commit_count(const rd_tx *tx);
+
 /* Formats a key into buf (RD_KEY_MAX bytes) from printf arguments. */
 const char *tx_key(char buf[RD_KEY_MAX], const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

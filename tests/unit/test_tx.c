@@ -114,6 +114,73 @@ static void test_changes_fields(void **state)
     store_close(st);
 }
 
+typedef struct {
+    size_t seen;
+    int64_t last_rev;
+} scan_seen;
+
+static int count_until_b(const store_kv *kv, void *data)
+{
+    scan_seen *s = data;
+    s->seen++;
+    s->last_rev = kv->mod_revision;
+    return strcmp(kv->key, "/rigdeck/s/b") == 0 ? RD_EINVAL : 0;
+}
+
+static int count_all(const store_kv *kv, void *data)
+{
+    (void)kv;
+    ((scan_seen *)data)->seen++;
+    return 0;
+}
+
+/* tx_scan walks every key in order and stops with the callback's code;
+ * tx_guard makes a commit hold only on the revision given; the handle
+ * counts its commits that wrote and keeps the last revision across resets. */
+static void test_scan_guard_counts(void **state)
+{
+    store_t *st = open_store("scan");
+    rd_tx *tx = tx_new(st);
+    rd_err err;
+    int64_t rev = 0;
+    (void)state;
+    for (int i = 0; i < 1500; i++) {   /* more than one page */
+        char key[64];
+        snprintf(key, sizeof key, "/rigdeck/s/k%04d", i);
+        assert_int_equal(store_put(st, key, "{}", 2, 0, &err), RD_OK);
+    }
+    assert_int_equal(store_put(st, "/rigdeck/s/b", "{\"n\":1}", 7, 0, &err), RD_OK);
+    scan_seen seen = { 0, 0 };
+    assert_int_equal(tx_scan(tx, "/rigdeck/s/", count_all, &seen, &rev, &err), RD_OK);
+    assert_int_equal(seen.seen, 1501);
+    assert_true(rev > 0);
+    seen.seen = 0;
+    assert_int_equal(tx_scan(tx, "/rigdeck/s/", count_until_b, &seen, NULL, &err), RD_EINVAL);
+    assert_int_equal(seen.seen, 1);   /* "b" sorts before "k0000" */
+
+    assert_int_equal(tx_commit_count(tx), 0);
+    json_t *doc = json_pack("{s:i}", "n", 1);
+    assert_int_equal(tx_guard(tx, "/rigdeck/s/b", doc, seen.last_rev, &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/s/b", json_pack("{s:i}", "n", 2), &err), RD_OK);
+    json_t *changes = tx_changes(tx);   /* the guarded doc is the audit's before */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(changes, 0), "action")), "updated");
+    json_decref(changes);
+    assert_int_equal(tx_commit(tx, &rev, &err), RD_OK);
+    assert_int_equal(tx_commit_count(tx), 1);
+    assert_int_equal(tx_last_revision(tx), rev);
+    tx_reset(tx);
+    assert_int_equal(tx_last_revision(tx), rev);
+
+    /* Guarded on a revision that is no longer the key's: the commit fails. */
+    assert_int_equal(tx_guard(tx, "/rigdeck/s/b", doc, seen.last_rev, &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/s/b", json_pack("{s:i}", "n", 3), &err), RD_OK);
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_ECONFLICT);
+    assert_int_equal(tx_commit_count(tx), 1);
+    json_decref(doc);
+    tx_free(tx);
+    store_close(st);
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
@@ -122,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_conflict),
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_changes_fields),
+        cmocka_unit_test(test_scan_guard_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

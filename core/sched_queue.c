@@ -1,0 +1,345 @@
+/* sched_queue.c - the waiting queue of the scheduler and reading job text
+ * without decoding it.
+ *
+ * Owns loading the jobs that have a waiting worker in queue order, each
+ * kept as its stored text, and the small reader of compact JSON text the
+ * pass uses to skip decoding jobs whose shape already found no node.  The
+ * reader walks values exactly as JSON nests them (strings with escapes,
+ * objects, arrays), so a key's span is found only where it is a member of
+ * the object asked about, never inside a string or a nested object.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "ledger.h"
+#include "sched_run.h"
+
+/* ---- the reader ---------------------------------------------------------- */
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* Past the one value starting at p, or NULL when the text is cut short. */
+static const char *skip_value(const char *p, const char *end)
+{
+    int depth = 0;
+    p = skip_ws(p, end);
+    do {
+        if (p >= end)
+            return NULL;
+        if (*p == '"') {
+            for (p++; p < end && *p != '"'; p++)
+                if (*p == '\\')
+                    p++;
+            if (p >= end)
+                return NULL;
+            p++;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+            p++;
+        } else if (*p == '}' || *p == ']') {
+            if (--depth < 0)
+                return NULL;
+            p++;
+        } else if (*p == ',' || *p == ':' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+            if (depth == 0)
+                return NULL;
+            p++;
+        } else {
+            while (p < end && !strchr(",:]} \t\n\r\"{[", *p))
+                p++;
+        }
+    } while (depth > 0);
+    return p;
+}
+
+/* Finds several members of the object in [p, end) in one walk: vs[k] and
+ * ve[k] span the value of keys[k] (the last one, as decoding keeps), or are
+ * NULL.  Returns how many were found; -1 when the text is not an object. */
+static int raw_members(const char *p, const char *end, const char *const *keys, size_t n, const char **vs,
+                       const char **ve)
+{
+    int found = 0;
+    for (size_t k = 0; k < n; k++)
+        vs[k] = ve[k] = NULL;
+    p = skip_ws(p, end);
+    if (p >= end || *p != '{')
+        return -1;
+    p = skip_ws(p + 1, end);
+    if (p < end && *p == '}')
+        return 0;
+    while (p < end && *p == '"') {
+        const char *ks = p + 1, *ke = skip_value(p, end);
+        if (!ke)
+            return -1;
+        p = skip_ws(ke, end);
+        if (p >= end || *p != ':')
+            return -1;
+        const char *v = skip_ws(p + 1, end), *after = skip_value(v, end);
+        if (!after)
+            return -1;
+        size_t klen = (size_t)(ke - 1 - ks);
+        for (size_t k = 0; k < n; k++)
+            if (strlen(keys[k]) == klen && memcmp(ks, keys[k], klen) == 0) {
+                found += !vs[k];
+                vs[k] = v;
+                ve[k] = after;
+            }
+        p = skip_ws(after, end);
+        if (p < end && *p == '}')
+            return found;
+        if (p >= end || *p != ',')
+            return -1;
+        p = skip_ws(p + 1, end);
+    }
+    return -1;
+}
+
+int sched_raw_member(const char *p, const char *end, const char *key, const char **vs, const char **ve)
+{
+    return raw_members(p, end, &key, 1, vs, ve) == 1;
+}
+
+/* A plain string span (no escapes) into buf; 0 otherwise. */
+static int span_string(const char *vs, const char *ve, char *buf, size_t len)
+{
+    if (!vs || ve - vs < 2 || *vs != '"')
+        return 0;
+    size_t n = (size_t)(ve - vs - 2);
+    if (n >= len || memchr(vs + 1, '\\', n))
+        return 0;
+    memcpy(buf, vs + 1, n);
+    buf[n] = '\0';
+    return 1;
+}
+
+int sched_raw_string(const char *p, const char *end, const char *key, char *buf, size_t len)
+{
+    const char *vs, *ve;
+    return sched_raw_member(p, end, key, &vs, &ve) && span_string(vs, ve, buf, len);
+}
+
+/* sched_raw_waiting on the span of "workers". */
+static int span_waiting(const char *vs, const char *ve, size_t *waiting, size_t *pending)
+{
+    const char *p;
+    *waiting = *pending = 0;
+    if (!vs || *vs != '[')
+        return 0;
+    p = skip_ws(vs + 1, ve);
+    while (p < ve && *p != ']') {
+        const char *e = skip_value(p, ve);
+        if (!e || *p != '{')
+            return 0;
+        static const char *const wkeys[] = { "state", "pending_node" };
+        const char *ws[2], *we[2];
+        if (raw_members(p, e, wkeys, 2, ws, we) < 0)
+            return 0;
+        if (ws[0] && we[0] - ws[0] == 14 && memcmp(ws[0], "\"waiting_gpus\"", 14) == 0) {
+            (*waiting)++;
+            if (ws[1] && !(we[1] - ws[1] == 4 && memcmp(ws[1], "null", 4) == 0) &&
+                !(we[1] - ws[1] == 2 && memcmp(ws[1], "\"\"", 2) == 0))
+                (*pending)++;
+        }
+        p = skip_ws(e, ve);
+        if (p < ve && *p == ',')
+            p = skip_ws(p + 1, ve);
+    }
+    return 1;
+}
+
+int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *pending)
+{
+    const char *vs, *ve;
+    *waiting = *pending = 0;
+    return sched_raw_member(p, end, "workers", &vs, &ve) && span_waiting(vs, ve, waiting, pending);
+}
+
+/* ---- the queue ----------------------------------------------------------- */
+
+typedef struct {
+    sched_qjob *q;
+    size_t n, cap;
+    tx_scan_fn also;
+    void *also_data;
+    rd_err *err;
+} queue_state;
+
+static int has_waiting_worker(const json_t *job)
+{
+    size_t k;
+    json_t *w;
+    json_array_foreach(json_object_get(job, "workers"), k, w)
+        if (strcmp(fleet_str(w, "state"), "waiting_gpus") == 0)
+            return 1;
+    return 0;
+}
+
+json_t *sched_qjob_doc(sched_qjob *q)
+{
+    json_error_t jerr;
+    if (!q->doc && q->text) {
+        q->doc = json_loadb(q->text, q->len, 0, &jerr);
+        if (q->doc && !json_is_object(q->doc)) {
+            json_decref(q->doc);
+            q->doc = NULL;
+        }
+    }
+    return q->doc;
+}
+
+static int queue_fields(sched_qjob *j);
+
+void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev)
+{
+    free(q->text);
+    json_decref(q->doc);
+    json_decref(q->work);
+    q->text = text;
+    q->len = len;
+    q->rev = rev;
+    q->doc = q->work = NULL;
+    queue_fields(q);
+}
+
+/* The shape key: resources, region pin and paying account as stored. */
+static char *shape_key(const char *const *vs, const char *const *ve)
+{
+    size_t len = 1;
+    for (int k = 0; k < 3; k++) {
+        if (!vs[k])
+            return NULL;
+        len += (size_t)(ve[k] - vs[k]) + 1;
+    }
+    char *key = malloc(len), *p = key;
+    for (int k = 0; k < 3; k++) {
+        memcpy(p, vs[k], (size_t)(ve[k] - vs[k]));
+        p += ve[k] - vs[k];
+        *p++ = '\x1f';
+    }
+    *p = '\0';
+    return key;
+}
+
+/* Reads what the pass needs from the text in one walk: the queue fields,
+ * the shape, the waiting workers; or decodes it when they are not plain
+ * (then the decoded document decides).  1: waiting, 0: not, -1: corrupt. */
+static int queue_fields(sched_qjob *j)
+{
+    static const char *const keys[] = { "resources", "region_pin", "project_owner", "id", "priority", "submitted_at",
+                                        "workers" };
+    const char *vs[7], *ve[7];
+    char buf[64], num[32] = "x", *stop = num;
+    free(j->shape);
+    j->shape = NULL;
+    j->waiting = j->pending = 0;
+    if (!j->text)
+        return 0;
+    if (raw_members(j->text, j->text + j->len, keys, 7, vs, ve) >= 0 && span_waiting(vs[6], ve[6], &j->waiting, &j->pending) &&
+        span_string(vs[3], ve[3], j->id, sizeof j->id) && vs[4] && (size_t)(ve[4] - vs[4]) < sizeof num &&
+        span_string(vs[5], ve[5], buf, sizeof buf)) {
+        snprintf(num, sizeof num, "%.*s", (int)(ve[4] - vs[4]), vs[4]);
+        j->priority = strtoll(num, &stop, 10);
+    }
+    if (*stop == '\0') {
+        if (!j->waiting)
+            return 0;
+        free(j->submitted);
+        j->submitted = strdup(buf);
+        j->shape = shape_key(vs, ve);
+        return 1;
+    }
+    json_t *doc = sched_qjob_doc(j);
+    if (!doc || !has_waiting_worker(doc))
+        return doc ? 0 : -1;
+    j->priority = json_integer_value(json_object_get(doc, "priority"));
+    free(j->submitted);
+    j->submitted = strdup(fleet_str(doc, "submitted_at"));
+    snprintf(j->id, sizeof j->id, "%s", fleet_str(doc, "id"));
+    json_decref(j->doc);
+    j->doc = NULL;
+    j->waiting = 1;   /* unknown without decoding: counted by decoding */
+    j->pending = 1;
+    return 1;
+}
+
+static int queue_add(const store_kv *kv, void *data)
+{
+    queue_state *qs = data;
+    int stop = qs->also ? qs->also(kv, qs->also_data) : 0;
+    if (stop)
+        return stop;
+    /* Most jobs of a busy fleet run or have ended: skip them undecoded. */
+    if (!memmem(kv->value, kv->value_len, "\"waiting_gpus\"", 14))
+        return 0;
+    if (qs->n == qs->cap) {
+        qs->cap = qs->cap ? qs->cap * 2 : 64;
+        qs->q = realloc(qs->q, qs->cap * sizeof *qs->q);
+    }
+    sched_qjob *j = &qs->q[qs->n];
+    memset(j, 0, sizeof *j);
+    j->text = malloc(kv->value_len + 1);
+    memcpy(j->text, kv->value, kv->value_len);
+    j->text[kv->value_len] = '\0';
+    j->len = kv->value_len;
+    j->rev = kv->mod_revision;
+    int ok = queue_fields(j);
+    if (ok == 1) {
+        qs->n++;
+        return 0;
+    }
+    free(j->text);
+    free(j->submitted);
+    free(j->shape);
+    json_decref(j->doc);
+    return ok < 0 ? rd_fail(qs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key) : 0;
+}
+
+static int cmp_queue(const void *pa, const void *pb)
+{
+    const sched_qjob *a = pa, *b = pb;
+    if (a->priority != b->priority)
+        return a->priority > b->priority ? -1 : 1;
+    int c = strcmp(a->submitted, b->submitted);
+    return c ? c : strcmp(a->id, b->id);
+}
+
+rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, tx_scan_fn also, void *also_data, rd_err *err)
+{
+    queue_state qs = { NULL, 0, 0, also, also_data, err };
+    rd_code rc = tx_scan(ctx->tx, "/rigdeck/jobs/", queue_add, &qs, NULL, err);
+    if (rc != RD_OK) {
+        sched_queue_free(qs.q, qs.n);
+        return rc;
+    }
+    if (qs.n)
+        qsort(qs.q, qs.n, sizeof *qs.q, cmp_queue);
+    *q = qs.q;
+    *n = qs.n;
+    return RD_OK;
+}
+
+void sched_queue_free(sched_qjob *q, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        sched_qjob_set_text(&q[i], NULL, 0, 0);
+        free(q[i].submitted);
+        free(q[i].shape);
+    }
+    free(q);
+}
+
+int sched_wallet_ok(cmd_ctx *ctx, const char *owner)
+{
+    char id[RD_KEY_MAX];
+    int64_t bal = 0, pending = 0;
+    snprintf(id, sizeof id, "wallet:%s", owner);
+    if (ledger_balance(ctx->tx, id, &bal, &pending, NULL) != RD_OK)
+        return 0;
+    return bal > 0;
+}

@@ -1,0 +1,705 @@
+/* sched_run.c - one scheduling pass (`sched run`).
+ *
+ * A pass reads the fleet once into an index (sched_index.c), walks the
+ * waiting jobs in queue order and places each waiting worker on the best
+ * eligible node.  Placements are applied to the index at once and committed
+ * in batches: one store transaction writes every node and job document the
+ * batch changed, guarded by the mod_revision each was read at, with one
+ * audit record.  When another writer got there first, only the batch's
+ * documents are read again (nodes and jobs that changed replace the pass's
+ * copies, the others go back to what was committed), the batch shrinks and
+ * its jobs are placed again, so a GPU is never given twice.
+ *
+ * Once a worker of some shape found no node, later workers of that shape
+ * are not tried (capacity only shrinks during a pass), and an aged job that
+ * stays waiting claims the nodes it lacks only capacity on (no starvation).
+ * Workers that fit nowhere may burst to GCP (burst.c) after the placements.
+ *
+ * An idle pass is cheap: a pass that ends with nothing more placeable and
+ * saw no writer but itself records the store revision it ended at
+ * (/rigdeck/sched/idle).  While the store revision is still that record's
+ * own, nothing at all has changed since (no node, job, region, price, quota,
+ * wallet or anything else), so the next pass answers from the record.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "burst.h"
+#include "fleet.h"
+#include "job.h"
+#include "ledger.h"
+#include "sched.h"
+#include "sched_run.h"
+
+#define CONFLICT_RETRIES 20
+#define BATCH_MAX_SQLITE 512
+#define BATCH_MAX_ETCD 30   /* etcd takes at most 128 operations a transaction */
+#define IDLE_KEY "/rigdeck/sched/idle"
+
+/* ---- the pass's state ---------------------------------------------------- */
+
+typedef struct {
+    sched_plan plan;
+    char *owner;          /* the paying account */
+    int burst;            /* its owner has a GCP region the job may burst to */
+    int failed;           /* a worker of this shape found no node this pass */
+    int claimed;          /* an aged job of this shape has claimed its nodes */
+} shape;
+
+typedef struct {
+    size_t placed, waiting, no_credit, bursting, failed;
+} counts;
+
+typedef struct {
+    cmd_ctx *ctx;
+    sched_snapshot s;
+    sched_qjob *q;
+    size_t nq;
+    json_t *wallets;      /* owner -> true/false, read once a pass */
+    json_t *shape_ids;    /* shape key -> index into shapes */
+    shape *shapes;
+    size_t nshapes;
+    int dry;
+    /* the batch being built */
+    size_t *bnodes, nbnodes, *bjobs, nbjobs, bplaced, batch_max, qstart;
+    counts c, c_start;    /* c_start: at the batch's start */
+    json_t *placements;
+    size_t placements_start;
+    int conflicts;        /* a batch lost a race this pass */
+    size_t *claims, nclaims, nclaims_start;   /* nodes claimed, in order */
+    size_t *flagged, nflagged;                /* shapes flagged in this batch (index * 2 + claimed) */
+    /* workers that found no node but may burst: (queue index, worker) */
+    size_t (*burst)[2];
+    size_t nburst, burst_cap, nburst_start;
+} pass;
+
+static int wallet_cached(pass *p, const char *owner)
+{
+    json_t *v = json_object_get(p->wallets, owner);
+    if (!v) {
+        v = json_boolean(sched_wallet_ok(p->ctx, owner));
+        json_object_set_new(p->wallets, owner, v);
+        tx_reset(p->ctx->tx);   /* the wallet read guards nothing here */
+    }
+    return json_is_true(v);
+}
+
+static int burst_region(const pass *p, const sched_job *j);
+
+/* The shape record of q, made from its view j when new; NULL when q has no
+ * key (then the job is planned on its own into own, nothing cached). */
+static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_plan *own)
+{
+    const char *key = q->text ? q->shape : NULL;
+    json_t *idx = key ? json_object_get(p->shape_ids, key) : NULL;
+    shape *sh;
+    if (idx) {
+        sh = &p->shapes[json_integer_value(idx)];
+    } else if (!j || !key) {
+        if (j && own)
+            sched_plan_build(&p->s, j, own);
+        return NULL;
+    } else {
+        p->shapes = realloc(p->shapes, (p->nshapes + 1) * sizeof *p->shapes);
+        sh = &p->shapes[p->nshapes];
+        memset(sh, 0, sizeof *sh);
+        sched_plan_build(&p->s, j, &sh->plan);
+        sh->owner = strdup(j->owner);
+        sh->burst = burst_region(p, j);
+        json_object_set_new(p->shape_ids, key, json_integer((json_int_t)p->nshapes++));
+    }
+    if (j && sh->plan.ngroups_seen != p->s.ngroups) {   /* a refreshed node opened a new group */
+        sched_plan_free(&sh->plan);
+        sched_plan_build(&p->s, j, &sh->plan);
+    }
+    return sh;
+}
+
+/* ---- placing ------------------------------------------------------------- */
+
+/* A copy of a document whose listed arrays (and, for "workers" of a job,
+ * their objects) are its own, so changing it leaves the original intact. */
+static json_t *doc_fork(const json_t *doc, int job)
+{
+    json_t *copy = json_copy((json_t *)doc);
+    static const char *const node_arrays[] = { "gpu_alloc", "workers" };
+    if (job) {
+        json_t *workers = json_array(), *w;
+        size_t k;
+        json_array_foreach(json_object_get(doc, "workers"), k, w)
+            json_array_append_new(workers, json_copy(w));
+        json_object_set_new(copy, "workers", workers);
+        return copy;
+    }
+    for (size_t k = 0; k < 2; k++) {
+        json_t *a = json_object_get(doc, node_arrays[k]);
+        if (json_is_array(a))
+            json_object_set_new(copy, node_arrays[k], json_copy(a));
+    }
+    return copy;
+}
+
+static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *offer)
+{
+    cmd_ctx *ctx = p->ctx;
+    sched_qjob *q = &p->q[qi];
+    sched_node *n = &p->s.nodes[ni];
+    char ts[RDTIME_BUFLEN];
+    if (!q->work) {
+        q->work = doc_fork(sched_qjob_doc(q), 1);
+        p->bjobs[p->nbjobs++] = qi;
+    }
+    json_t *node = n->touched ? json_incref(n->doc) : doc_fork(n->doc, 0);
+    if (!n->touched) {
+        n->touched = 1;
+        p->bnodes[p->nbnodes++] = ni;
+    }
+    json_t *alloc = sched_alloc(&p->s, ni, json_integer_value(json_object_get(json_object_get(q->work, "resources"),
+                                                                              "gpus_x100")));
+    sched_node_take(node, q->work, k, alloc, ctx->now);
+    sched_node_reset(&p->s, ni, node, NULL, 0);
+    json_t *worker = json_array_get(json_object_get(q->work, "workers"), k);
+    json_object_set_new(worker, "state", json_string("running"));
+    json_object_set_new(worker, "node", json_string(n->name));
+    json_object_set_new(worker, "region", json_string(fleet_str(node, "region")));
+    json_object_set_new(worker, "gpu_type", json_string(fleet_str(node, "gpu_type")));
+    json_object_set_new(worker, "price_ucr", json_integer(offer->price_ucr));
+    json_object_set_new(worker, "own", json_boolean(offer->own));
+    json_object_set_new(worker, "host", json_string(fleet_str(node, "owner")));
+    json_object_set_new(worker, "started_at", json_string(rdtime_format(ctx->now, ts)));
+    json_object_set_new(worker, "billed_until", json_string(ts));
+    json_object_del(worker, "pending_node");
+    json_object_set_new(worker, "alloc", alloc);
+    job_update_state(q->work);
+    json_object_set_new(q->work, "reason", json_null());
+    p->bplaced++;
+}
+
+static rd_code reread_text(cmd_ctx *ctx, const char *key, char **text, size_t *len, int64_t *rev, rd_err *err)
+{
+    store_kv kv;
+    int found = 0;
+    *text = NULL;
+    *len = 0;
+    *rev = 0;
+    rd_code rc = store_get(tx_store(ctx->tx), key, &kv, &found, NULL, err);
+    if (rc != RD_OK || !found)
+        return rc;
+    *text = kv.value;   /* NUL-terminated, ours to keep */
+    *len = kv.value_len;
+    *rev = kv.mod_revision;
+    kv.value = NULL;
+    store_kv_free(&kv);
+    return RD_OK;
+}
+
+static rd_code reread(cmd_ctx *ctx, const char *key, json_t **doc, int64_t *rev, rd_err *err)
+{
+    store_kv kv;
+    int found = 0;
+    json_error_t jerr;
+    *doc = NULL;
+    *rev = 0;
+    rd_code rc = store_get(tx_store(ctx->tx), key, &kv, &found, NULL, err);
+    if (rc != RD_OK || !found)
+        return rc;
+    *doc = json_loadb(kv.value, kv.value_len, 0, &jerr);
+    *rev = kv.mod_revision;
+    store_kv_free(&kv);
+    if (!json_is_object(*doc)) {
+        json_decref(*doc);
+        *doc = NULL;
+        return rd_fail(err, RD_ECORRUPT, "store key %s does not hold a JSON object", key);
+    }
+    return RD_OK;
+}
+
+/* The batch lost a race: its nodes and jobs are read again (changed ones
+ * replace the pass's copies, the others go back to what was committed). */
+static rd_code batch_undo(pass *p, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = RD_OK;
+    for (size_t b = 0; b < p->nbnodes; b++) {
+        sched_node *n = &p->s.nodes[p->bnodes[b]];
+        json_t *fresh = NULL;
+        int64_t rev = 0;
+        n->touched = 0;
+        if (rc == RD_OK)
+            rc = reread(p->ctx, tx_key(key, "/rigdeck/nodes/%s", n->name), &fresh, &rev, err);
+        if (fresh && rev != n->rev)
+            sched_node_reset(&p->s, p->bnodes[b], json_incref(fresh), fresh, rev);
+        else if (!fresh && rc == RD_OK)   /* deleted: nothing may go there */
+            sched_node_reset(&p->s, p->bnodes[b], json_pack("{s:s, s:s}", "name", n->name, "state", "removed"),
+                             json_pack("{}"), 0);
+        else {
+            json_decref(fresh);
+            sched_node_reset(&p->s, p->bnodes[b], json_incref(n->committed), NULL, 0);
+        }
+    }
+    for (size_t b = 0; b < p->nbjobs; b++) {
+        sched_qjob *q = &p->q[p->bjobs[b]];
+        char *text = NULL;
+        size_t len = 0;
+        int64_t rev = 0;
+        json_decref(q->work);
+        q->work = NULL;
+        if (rc == RD_OK)
+            rc = reread_text(p->ctx, tx_key(key, "/rigdeck/jobs/%s", q->id), &text, &len, &rev, err);
+        if (rc == RD_OK && rev != q->rev)
+            sched_qjob_set_text(q, text, len, rev);   /* changed, or gone (NULL: left out) */
+        else
+            free(text);
+    }
+    p->nbnodes = p->nbjobs = p->bplaced = 0;
+    p->c = p->c_start;
+    while (json_array_size(p->placements) > p->placements_start)
+        json_array_remove(p->placements, json_array_size(p->placements) - 1);
+    return rc;
+}
+
+static void batch_start(pass *p, size_t qi)
+{
+    p->qstart = qi;
+    p->c_start = p->c;
+    p->placements_start = json_array_size(p->placements);
+    p->nclaims_start = p->nclaims;
+    p->nburst_start = p->nburst;
+    p->nflagged = 0;
+}
+
+/* What the batch learnt about shapes and claims was learnt on placements
+ * that did not commit: forget it too. */
+static void batch_forget(pass *p)
+{
+    for (size_t i = p->nclaims_start; i < p->nclaims; i++) {
+        free(p->s.nodes[p->claims[i]].claim);
+        p->s.nodes[p->claims[i]].claim = NULL;
+    }
+    p->nclaims = p->nclaims_start;
+    for (size_t i = 0; i < p->nflagged; i++) {
+        shape *sh = &p->shapes[p->flagged[i] / 2];
+        if (p->flagged[i] % 2)
+            sh->claimed = 0;
+        else
+            sh->failed = 0;
+    }
+    p->nflagged = 0;
+    p->nburst = p->nburst_start;
+}
+
+static void shape_flag(pass *p, shape *sh, int claimed)
+{
+    if (claimed)
+        sh->claimed = 1;
+    else
+        sh->failed = 1;
+    if (p->nflagged < 2 * p->nq + 2)
+        p->flagged[p->nflagged++] = (size_t)(sh - p->shapes) * 2 + (size_t)claimed;
+}
+
+static void (*flush_hook)(void *data);
+static void *flush_hook_data;
+
+void sched_run_set_flush_hook(void (*fn)(void *data), void *data)
+{
+    flush_hook = fn;
+    flush_hook_data = data;
+}
+
+/* Commits the batch: every changed node and job guarded by the revision it
+ * was read at, one audit record.  RD_ECONFLICT after batch_undo. */
+static rd_code batch_flush(pass *p, rd_err *err)
+{
+    cmd_ctx *ctx = p->ctx;
+    char key[RD_KEY_MAX];
+    rd_code rc = RD_OK;
+    if (p->nbjobs == 0 || p->dry) {
+        p->nbnodes = p->nbjobs = p->bplaced = 0;
+        return RD_OK;
+    }
+    tx_reset(ctx->tx);
+    for (size_t b = 0; b < p->nbnodes && rc == RD_OK; b++) {
+        sched_node *n = &p->s.nodes[p->bnodes[b]];
+        tx_key(key, "/rigdeck/nodes/%s", n->name);
+        rc = tx_guard(ctx->tx, key, n->committed, n->rev, err);
+        if (rc == RD_OK)
+            rc = tx_put(ctx->tx, key, json_incref(n->doc), err);
+    }
+    for (size_t b = 0; b < p->nbjobs && rc == RD_OK; b++) {
+        sched_qjob *q = &p->q[p->bjobs[b]];
+        tx_key(key, "/rigdeck/jobs/%s", q->id);
+        rc = tx_guard(ctx->tx, key, sched_qjob_doc(q), q->rev, err);
+        if (rc == RD_OK)
+            rc = tx_put(ctx->tx, key, json_incref(q->work), err);
+    }
+    if (rc == RD_OK && flush_hook)
+        flush_hook(flush_hook_data);
+    if (rc == RD_OK)
+        rc = cmd_commit_step(ctx, err);
+    else
+        tx_reset(ctx->tx);
+    if (rc == RD_ECONFLICT) {
+        p->conflicts = 1;
+        rd_code urc = batch_undo(p, err);
+        return urc != RD_OK ? urc : RD_ECONFLICT;
+    }
+    if (rc != RD_OK)
+        return rc;
+    int64_t rev = tx_last_revision(ctx->tx);
+    for (size_t b = 0; b < p->nbnodes; b++) {
+        sched_node *n = &p->s.nodes[p->bnodes[b]];
+        json_decref(n->committed);
+        n->committed = json_incref(n->doc);
+        n->rev = rev;
+        n->touched = 0;
+    }
+    for (size_t b = 0; b < p->nbjobs; b++)   /* placed and committed: the pass is done with it */
+        sched_qjob_set_text(&p->q[p->bjobs[b]], NULL, 0, rev);
+    p->nbnodes = p->nbjobs = p->bplaced = 0;
+    return RD_OK;
+}
+
+/* 1 when the job's owner has a GCP region it may burst to (burst.c
+ * decides the rest). */
+static int burst_region(const pass *p, const sched_job *j)
+{
+    const char *rname;
+    json_t *region;
+    json_object_foreach(p->s.regions, rname, region)
+        if (strcmp(fleet_str(region, "provider"), "gcp") == 0 && strcmp(fleet_str(region, "owner"), j->owner) == 0 &&
+            (!*j->pin || strcmp(j->pin, rname) == 0))
+            return 1;
+    return 0;
+}
+
+/* Counts a job without decoding it when its shape decides everything: no
+ * credit, or a shape that found no node and has claimed what an aged job
+ * would, and no worker that may burst.  0 when the job must be decoded. */
+static int count_known(pass *p, sched_qjob *q, int aged)
+{
+    shape *sh = shape_of(p, q, NULL, NULL);
+    if (!sh)
+        return 0;
+    int credit = wallet_cached(p, sh->owner);
+    if (credit && (!sh->failed || (aged && !sh->claimed) || sh->burst || q->pending))
+        return 0;
+    p->c.waiting += q->waiting;
+    p->c.no_credit += credit ? 0 : q->waiting;
+    return 1;
+}
+
+/* Places the waiting workers of queue job qi into the batch. */
+static void place_job(pass *p, size_t qi)
+{
+    sched_qjob *q = &p->q[qi];
+    sched_job j;
+    sched_plan own_plan = { 0 };
+    rd_time submitted = 0;
+    rdtime_parse("submitted_at", q->submitted, &submitted, NULL);
+    int aged = p->ctx->now - submitted > p->s.max_wait_s;
+    if (!q->text || count_known(p, q, aged))
+        return;
+    json_t *doc = sched_qjob_doc(q);
+    if (!doc)
+        return;
+    sched_job_view(doc, &j);
+    int credit = wallet_cached(p, j.owner);
+    shape *sh = shape_of(p, q, &j, &own_plan);
+    const sched_plan *plan = sh ? &sh->plan : &own_plan;
+    int failed = 0, left_waiting = 0;
+    counts c = { 0 };
+    size_t k;
+    json_t *w;
+    json_array_foreach(json_object_get(doc, "workers"), k, w) {
+        if (strcmp(fleet_str(w, "state"), "waiting_gpus") != 0)
+            continue;
+        long ni = -1;
+        sched_offer offer;
+        if (credit && !(sh ? sh->failed : failed)) {
+            /* the job view follows the working copy, which only the
+             * placed workers' fields differ in */
+            ni = sched_pick(&p->s, &j, plan, &offer);
+            if (ni < 0) {
+                failed = 1;
+                if (sh)
+                    shape_flag(p, sh, 0);
+            }
+        }
+        if (ni >= 0) {
+            place(p, qi, k, (size_t)ni, &offer);
+            c.placed++;
+            json_array_append_new(p->placements, json_pack("{s:s, s:I}", "job", q->id, "worker", (json_int_t)k));
+            continue;
+        }
+        left_waiting = 1;
+        if (credit && (*fleet_str(w, "pending_node") || (sh ? sh->burst : burst_region(p, &j)))) {
+            if (p->nburst == p->burst_cap) {
+                p->burst_cap = p->burst_cap ? p->burst_cap * 2 : 16;
+                p->burst = realloc(p->burst, p->burst_cap * sizeof *p->burst);
+            }
+            p->burst[p->nburst][0] = qi;
+            p->burst[p->nburst++][1] = k;
+            continue;   /* counted when it is tried */
+        }
+        c.waiting++;
+        c.no_credit += !credit;
+    }
+    if (aged && credit && left_waiting && !(sh && sh->claimed)) {
+        sched_claim_for(&p->s, &j, plan, p->claims, &p->nclaims);
+        if (sh)
+            shape_flag(p, sh, 1);
+    }
+    sched_plan_free(&own_plan);
+    if (!q->work) {   /* nothing placed: keep only the text */
+        json_decref(q->doc);
+        q->doc = NULL;
+    }
+    p->c.placed += c.placed;
+    p->c.waiting += c.waiting;
+    p->c.no_credit += c.no_credit;
+}
+
+/* Walks the queue, committing a batch whenever it is full; a lost race
+ * re-places the batch's jobs with a smaller batch. */
+static rd_code place_all(pass *p, rd_err *err)
+{
+    size_t max = p->batch_max;
+    int streak = 0;
+    batch_start(p, 0);
+    for (size_t qi = 0; qi <= p->nq; qi++) {
+        if (qi < p->nq)
+            place_job(p, qi);
+        if (p->bplaced < max && qi + 1 < p->nq)
+            continue;
+        if (qi == p->nq && p->nbjobs == 0)
+            break;
+        rd_code rc = batch_flush(p, err);
+        if (rc == RD_ECONFLICT) {
+            if (++streak > CONFLICT_RETRIES)
+                return rd_fail(err, RD_ECONFLICT, "sched run: the fleet kept changing under the pass; run it again");
+            max = max > 1 ? max / 2 : 1;
+            batch_forget(p);
+            qi = p->qstart - 1;   /* the loop's ++ (unsigned) brings it back to the batch's first job */
+            batch_start(p, p->qstart);
+            continue;
+        }
+        if (rc != RD_OK)
+            return rc;
+        streak = 0;
+        if (max < p->batch_max)
+            max *= 2;
+        batch_start(p, qi + 1);
+    }
+    return RD_OK;
+}
+
+/* Bursts, in queue order, the workers that found no node (burst.c). */
+static rd_code burst_all(pass *p, int *wrote, rd_err *err)
+{
+    for (size_t b = 0; b < p->nburst; b++) {
+        burst_outcome out = BURST_NONE;
+        rd_code rc = burst_worker(p->ctx, &p->s, p->q[p->burst[b][0]].id, p->burst[b][1], p->dry, &out, err);
+        if (rc != RD_OK)
+            return rc;
+        *wrote |= out == BURST_STARTED || out == BURST_FAILED;
+        if (out == BURST_FAILED) {
+            p->c.failed++;
+        } else {
+            p->c.waiting++;
+            p->c.bursting += out == BURST_STARTED || out == BURST_PENDING;
+        }
+    }
+    return RD_OK;
+}
+
+/* ---- out-of-credit accounts ---------------------------------------------- */
+
+typedef struct {
+    pass *p;
+    json_t *ids;          /* running jobs of accounts without credit */
+    rd_err *err;
+} broke_state;
+
+static int note_broke(const store_kv *kv, void *data)
+{
+    broke_state *bs = data;
+    char owner[256];
+    json_error_t jerr;
+    if (!memmem(kv->value, kv->value_len, "\"running\"", 9))
+        return 0;
+    /* the owner read raw only lets a paying account's job be skipped; the
+     * decoded document decides everything else */
+    if (sched_raw_string(kv->value, kv->value + kv->value_len, "project_owner", owner, sizeof owner) &&
+        wallet_cached(bs->p, owner))
+        return 0;
+    json_t *doc = json_loadb(kv->value, kv->value_len, 0, &jerr);
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return rd_fail(bs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key);
+    }
+    if (strcmp(fleet_str(doc, "state"), "running") == 0 && !wallet_cached(bs->p, fleet_str(doc, "project_owner")))
+        json_array_append_new(bs->ids, json_string(fleet_str(doc, "id")));
+    json_decref(doc);
+    return 0;
+}
+
+/* Stops the running jobs note_broke found (reason out_of_credits), each
+ * with what it owes posted, one step a job. */
+static rd_code stop_out_of_credit(pass *p, const broke_state *bs, size_t *stopped, rd_err *err)
+{
+    cmd_ctx *ctx = p->ctx;
+    size_t i;
+    json_t *id;
+    rd_code rc = RD_OK;
+    json_array_foreach(bs->ids, i, id) {
+        if (rc != RD_OK)
+            break;
+        for (int attempt = 0; attempt < CONFLICT_RETRIES; attempt++) {
+            json_t *job = NULL, *w;
+            size_t k;
+            tx_reset(ctx->tx);
+            if ((rc = job_get(ctx, json_string_value(id), &job, err)) != RD_OK)
+                break;
+            json_array_foreach(json_object_get(job, "workers"), k, w)
+                if (rc == RD_OK)
+                    rc = job_end_worker(ctx, job, k, "stopped", err);
+            json_object_set_new(job, "reason", json_string("out_of_credits"));
+            job_update_state(job);
+            if (rc == RD_OK && !p->dry)
+                rc = job_put(ctx, job, err);
+            else
+                json_decref(job);
+            if (rc == RD_OK && !p->dry)
+                rc = cmd_commit_step(ctx, err);
+            if (rc != RD_ECONFLICT)
+                break;
+            rc = RD_OK;   /* the job changed under us: read it again */
+        }
+        tx_reset(ctx->tx);
+        if (rc == RD_OK)
+            (*stopped)++;
+    }
+    return rc;
+}
+
+/* ---- the idle record ----------------------------------------------------- */
+
+/* The result of the last pass when nothing has been written since it
+ * recorded that nothing more could be placed; NULL otherwise. */
+static json_t *idle_result(cmd_ctx *ctx)
+{
+    store_kv kv;
+    int found = 0;
+    int64_t now_rev = 0;
+    json_error_t jerr;
+    if (store_get(tx_store(ctx->tx), IDLE_KEY, &kv, &found, &now_rev, NULL) != RD_OK || !found)
+        return NULL;
+    json_t *rec = json_loadb(kv.value, kv.value_len, 0, &jerr);
+    int64_t seen = json_integer_value(json_object_get(rec, "revision"));
+    /* Valid only when the record was the one write after the pass it speaks
+     * for, and nothing has been written since. */
+    int valid = rec && kv.mod_revision == seen + 1 && now_rev == kv.mod_revision;
+    store_kv_free(&kv);
+    json_t *res = valid ? json_incref(json_object_get(rec, "result")) : NULL;
+    json_decref(rec);
+    return res;
+}
+
+/* Records that the pass ended at revision rev with nothing more placeable.
+ * A plain put: a record that lost a race is simply not valid. */
+static void idle_record(cmd_ctx *ctx, int64_t rev, const counts *c)
+{
+    json_t *rec = json_pack("{s:I, s:{s:s, s:i, s:i, s:I, s:I, s:I, s:i, s:b, s:[]}}", "revision", (json_int_t)rev,
+                            "result", "name", "sched", "stopped_out_of_credits", 0, "placed", 0, "waiting",
+                            (json_int_t)c->waiting, "waiting_for_credit", (json_int_t)c->no_credit,
+                            "waiting_for_cloud", (json_int_t)c->bursting, "failed", 0, "dry_run", 0, "placements");
+    char *text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
+    if (text)
+        store_put(tx_store(ctx->tx), IDLE_KEY, text, strlen(text), 0, NULL);
+    free(text);
+    json_decref(rec);
+}
+
+/* ---- the command --------------------------------------------------------- */
+
+static void pass_free(pass *p)
+{
+    sched_queue_free(p->q, p->nq);
+    for (size_t i = 0; i < p->nshapes; i++) {
+        sched_plan_free(&p->shapes[i].plan);
+        free(p->shapes[i].owner);
+    }
+    free(p->shapes);
+    free(p->bnodes);
+    free(p->bjobs);
+    free(p->claims);
+    free(p->flagged);
+    free(p->burst);
+    json_decref(p->wallets);
+    json_decref(p->shape_ids);
+    json_decref(p->placements);
+    sched_snapshot_free(&p->s);
+}
+
+rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    pass p;
+    memset(&p, 0, sizeof p);
+    p.ctx = ctx;
+    p.dry = cmd_opt_given(a, "dry-run");
+    if (!p.dry && (*result = idle_result(ctx)))
+        return RD_OK;
+    int64_t rev0 = 0;
+    size_t commits0 = tx_commit_count(ctx->tx), stopped = 0;
+    int burst_wrote = 0;
+    p.wallets = json_object();
+    p.shape_ids = json_object();
+    p.placements = json_array();
+    p.batch_max = strncmp(store_url(tx_store(ctx->tx)), "etcd", 4) == 0 ? BATCH_MAX_ETCD : BATCH_MAX_SQLITE;
+    broke_state bs = { &p, json_array(), err };
+    /* One scan of the jobs finds both the queue and the running jobs of
+     * accounts without credit; stopping those frees capacity (read after)
+     * and changes their documents (the queue is read again then). */
+    rd_code rc = store_revision(tx_store(ctx->tx), &rev0, err);
+    if (rc == RD_OK)
+        rc = sched_queue_load(ctx, &p.q, &p.nq, note_broke, &bs, err);
+    if (rc == RD_OK && json_array_size(bs.ids)) {
+        rc = stop_out_of_credit(&p, &bs, &stopped, err);
+        sched_queue_free(p.q, p.nq);
+        p.q = NULL;
+        p.nq = 0;
+        if (rc == RD_OK)
+            rc = sched_queue_load(ctx, &p.q, &p.nq, NULL, NULL, err);
+    }
+    json_decref(bs.ids);
+    if (rc == RD_OK)
+        rc = sched_load(ctx, &p.s, err);
+    tx_reset(ctx->tx);
+    if (rc == RD_OK) {
+        p.bnodes = calloc(p.s.nnodes + 1, sizeof *p.bnodes);
+        p.bjobs = calloc(p.nq + 1, sizeof *p.bjobs);
+        p.claims = calloc(p.s.nnodes + 1, sizeof *p.claims);
+        p.flagged = calloc(2 * p.nq + 2, sizeof *p.flagged);
+        rc = place_all(&p, err);
+    }
+    if (rc == RD_OK)
+        rc = burst_all(&p, &burst_wrote, err);
+    tx_reset(ctx->tx);
+    if (rc == RD_OK) {
+        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:O}", "name", "sched", "stopped_out_of_credits",
+                            (json_int_t)stopped, "placed", (json_int_t)p.c.placed, "waiting", (json_int_t)p.c.waiting,
+                            "waiting_for_credit", (json_int_t)p.c.no_credit, "waiting_for_cloud",
+                            (json_int_t)p.c.bursting, "failed", (json_int_t)p.c.failed, "dry_run", p.dry, "placements",
+                            p.placements);
+        /* Nothing more is placeable now, and if the only writes since the
+         * pass began were its own, the next pass can prove it cheaply. */
+        int64_t rev_end = 0;
+        if (!p.dry && !p.conflicts && store_revision(tx_store(ctx->tx), &rev_end, NULL) == RD_OK &&
+            rev_end == rev0 + (int64_t)(tx_commit_count(ctx->tx) - commits0))
+            idle_record(ctx, rev_end, &p.c);
+    }
+    (void)burst_wrote;
+    pass_free(&p);
+    return rc;
+}
