@@ -6,13 +6,17 @@
  *                     and retry, cached statements and binding, COMMIT or
  *                     ROLLBACK, column copying, the clocks
  *
- * Schema (PRAGMA user_version = 1); keys and values are BLOBs so that every
+ * Schema (PRAGMA user_version = 2); keys and values are BLOBs so that every
  * comparison and ORDER BY is bytewise:
  *   meta(id = 1, rev, compact_rev)  current revision, oldest readable one
- *   kv(key, value, create_rev, mod_rev, version, lease)   live keys
+ *   kv(key, value, create_rev, mod_rev, version, lease)   live keys; only
+ *       keys with a lease are indexed by lease
  *   kv_log(rev, sub, key, type, value, create_rev, version, lease)
  *       one row per PUT (type 0) or DELETE (type 1); sub orders the rows of
- *       one revision; mod_revision of a row is its rev
+ *       one revision; mod_revision of a row is its rev.  A key's newest PUT
+ *       row has value NULL while the key is live (the value is kv's, so it
+ *       is not written twice); it gets the value when the key is
+ *       overwritten or deleted
  *   lease(id, ttl, expires_at)      expires_at in wall-clock milliseconds
  */
 #ifndef RD_STORE_SQLITE_INT_H
