@@ -294,8 +294,7 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
     int64_t v = 0;
     int found = 0;
     rd_code rc = RD_OK;
-    if (sqlite3_exec(c->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                     " BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(c->db, RD_SQLITE_PRAGMAS " BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return db_fail(c, "cannot open", err);
     /* Inside BEGIN IMMEDIATE, so two processes creating one new file take turns. */
     static const char user_version[] = "PRAGMA user_version";

@@ -190,7 +190,7 @@ static json_t *bill(store_t *st, rd_time until)
     rd_tx *tx = tx_new(st);
     json_t *res = NULL;
     rd_err err;
-    assert_int_equal(billing_run(tx, until, &res, &err), RD_OK);
+    assert_int_equal(billing_run(tx, until, NULL, NULL, &res, &err), RD_OK);
     assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
     tx_free(tx);
     return res;
@@ -290,8 +290,8 @@ static void test_bill_run_concurrent(void **state)
     rd_err err;
     (void)state;
     put_tenure(st, "alice", "cam-1", NOV_1, 0);
-    assert_int_equal(billing_run(a, NOV_1 + 2 * DAY, &ra, &err), RD_OK);
-    assert_int_equal(billing_run(b, NOV_1 + 2 * DAY, &rb, &err), RD_OK);
+    assert_int_equal(billing_run(a, NOV_1 + 2 * DAY, NULL, NULL, &ra, &err), RD_OK);
+    assert_int_equal(billing_run(b, NOV_1 + 2 * DAY, NULL, NULL, &rb, &err), RD_OK);
     assert_int_equal(field(ra, "device_fees"), 2);
     assert_int_equal(field(rb, "device_fees"), 2);
     json_decref(ra);
@@ -299,7 +299,7 @@ static void test_bill_run_concurrent(void **state)
     assert_int_equal(tx_commit(a, NULL, &err), RD_OK);
     assert_int_equal(tx_commit(b, NULL, &err), RD_ECONFLICT);
     tx_reset(b);   /* what the executor does: run again from scratch */
-    assert_int_equal(billing_run(b, NOV_1 + 2 * DAY, &rb, &err), RD_OK);
+    assert_int_equal(billing_run(b, NOV_1 + 2 * DAY, NULL, NULL, &rb, &err), RD_OK);
     assert_int_equal(field(rb, "posted"), 0);
     assert_int_equal(tx_write_count(b), 0);
     json_decref(rb);
