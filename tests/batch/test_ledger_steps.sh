@@ -105,4 +105,75 @@ rd --output json --now 2026-11-02T06:00:00Z -c "bill run"
 expect_json posted 0
 expect_json usage_jobs 0
 
+case_ "kill -9 of bill run at random points, 50 times, with usage, rentals, federated fees, device fees and payouts"
+CRASH="sqlite:$TMP/crash.db"
+rdc () { $WRAP "$BIN" --batch --store "$CRASH" "$@" >"$OUT" 2>"$ERR"; RC=$?; }
+fleet 1 2 12 2026-11-01T00:00:00Z rdc
+expect_status 0
+spec rent 4
+spec shared 4
+spec own 2
+T0=2026-11-01T00:00:00Z
+at () { date -u -d "2026-11-01 00:00:00 UTC + $1 minutes" +%Y-%m-%dT%H:%M:%SZ; }
+# R: bob rents the 4 public A100s; S: bob's job in alice's shared project on
+# alice's own capacity (usage fee to alice, federated fee to bob); Q: alice's
+# own job, stopped after 2.5 hours (the stop posts its charges).
+rdc --as bob --output json --now $T0 -c "job submit $TMP/rent.yaml"; R=$(jget id)
+rdc --now $T0 -c "sched run"
+rdc --as bob --output json --now $T0 -c "job submit $TMP/shared.yaml --project alice/vision"; S=$(jget id)
+rdc --as alice --output json --now $T0 -c "job submit $TMP/own.yaml"; Q=$(jget id)
+rdc --now $T0 -c "sched run"
+rdc --output json -c "job list"
+states=$(jget items | python3 -c "import json,sys; print(' '.join(j['state'] for j in json.load(sys.stdin)))")
+check "jobs placed" "$states" "running running running"
+rdc --as alice --now "$(at 150)" -c "job stop $Q"
+expect_status 0
+i=1
+killed=0
+while [ "$i" -le 50 ]; do
+    # each run has 6 hours of new charges (several steps), and a day's fee
+    # and payout now and then; it dies before, between or after its steps
+    now=$(at $((150 + 360 * i)))
+    t1=$(date +%s%N)
+    "$BIN" --batch --store "$CRASH" --now "$now" -c "bill run" >/dev/null 2>&1 &
+    pid=$!
+    if [ "$i" -gt 1 ]; then
+        r=$(( $(od -An -N4 -tu4 /dev/urandom) % span ))
+        sleep "$(printf '%d.%06d' $((r / 1000000)) $((r % 1000000)))"
+        kill -9 "$pid" 2>/dev/null
+    fi
+    wait "$pid" 2>/dev/null
+    [ $? = 137 ] && killed=$((killed + 1))
+    # the first run is left to finish: how long one takes sets the range
+    # of the random kill times (up to 1.5 times that)
+    [ "$i" = 1 ] && span=$(( ($(date +%s%N) - t1) * 3 / 2000 + 1 ))
+    # R stops at 25.5 h, between two runs: the stop posts whatever the
+    # killed runs left of it
+    [ "$i" = 3 ] && rdc --as bob --now "$(at 1530)" -c "job stop $R" && check "job stop R" "$RC" 0
+    i=$((i + 1))
+done
+echo "  ($killed of 49 bill runs were killed before they finished; kill within ${span} us)" >&2
+[ "$killed" -ge 10 ] && pass || fail "only $killed of 49 runs were killed before they finished"
+rdc --output json --now 2026-11-14T00:00:00Z -c "bill run"
+expect_status 0
+# Independently: R 4 x 25.5 h at 2.78 (host: 25 spans of 1.265 and one of
+# 0.6325 per worker), S 4 x 312 h at 0.25 to alice plus 2.65 federated to
+# bob, Q 2 x 2.5 h at 0.25, 12 devices for 13 days, payouts of all the
+# host's earnings (at 11-02 and 11-03 00:00).
+fees=$(device_fees 12 2026-11-01 2026-11-13)
+check "bob" "$(bal rdc bob)" $((1000000000 - 4 * 2550 * 2780000 / 100 - 4 * 312 * 2650000))
+check "alice" "$(bal rdc alice)" $((100000000 - 4 * 312 * 250000 - 2 * 250 * 250000 / 100))
+check "default wallet" "$(bal rdc default)" $((4 * (25 * 1265000 + 632500)))
+check "default earnings" "$(bal rdc default earnings_ucr)" 0
+check "carol" "$(bal rdc carol)" "-$fees"
+check "platform" "$(bal rdc platform)" $((4 * 2550 * 2780000 / 100 - 4 * (25 * 1265000 + 632500) + 4 * 312 * 2900000 + 2 * 250 * 250000 / 100 + fees))
+rdc --output json -c "ledger verify"
+expect_status 0
+# 2 deposits, R 4 x 26 spans x 2 parts, S 4 x 312 x 2, Q 2 x 3, 13 fees, 2
+# payouts: one more transfer would be a double post.
+expect_json transfers $((2 + 4 * 26 * 2 + 4 * 312 * 2 + 2 * 3 + 13 + 2))
+rdc --output json --now 2026-11-14T00:00:00Z -c "bill run"
+expect_json posted 0
+expect_json usage_jobs 0
+
 finish
