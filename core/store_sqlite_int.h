@@ -30,13 +30,13 @@
 
 /* Every connection's settings.  WAL with synchronous = NORMAL: a commit is
  * atomic and survives a crash of the process; a power loss may lose the
- * last commits but never corrupts the file.  A 32 MiB page cache (grown
+ * last commits but never corrupts the file.  A 128 MiB page cache (grown
  * only as used) keeps the B-tree pages of a busy ledger in memory, and a
  * checkpoint every 10000 WAL pages (not 1000) writes a page that many
  * commits touch (an account, the end of an index) to the file once, not
  * after every commit.  The ledger benchmark's raw baseline opens its file
  * with these too. */
-#define RD_SQLITE_PRAGMAS "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; PRAGMA wal_autocheckpoint = 10000;"
+#define RD_SQLITE_PRAGMAS "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -131072; PRAGMA wal_autocheckpoint = 10000;"
 
 enum { RD_SQLITE_NCACHE = 40 };   /* prepared statements one connection keeps */
 
