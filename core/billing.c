@@ -11,6 +11,7 @@
  * correctness comes from the ids, which are read (guarded) before staging.
  */
 #include "billing.h"
+#include "billing_step.h"
 #include "billing_usage.h"
 
 #include <stdio.h>
@@ -103,6 +104,7 @@ int64_t billing_devices_on_day(const json_t *tenures, rd_time day)
 
 typedef struct {
     rd_tx *tx;
+    billing_step step;     /* the run's bounded commits */
     json_t *by_owner;      /* owner -> [tenure records] */
     json_t *items;         /* transfers posted by this run */
     int64_t fees, fees_ucr, payouts, payouts_ucr, already;
@@ -129,7 +131,9 @@ static rd_time after_cursor(const json_t *cursor, const char *field, rd_time fal
 static rd_code post_once(bill_state *b, const ledger_transfer *t, rd_err *err)
 {
     json_t *old = NULL;
-    rd_code rc = ledger_transfer_get(b->tx, t->id, &old, err);
+    rd_code rc = billing_step_room_transfers(&b->step, t, 1, err);
+    if (rc == RD_OK)
+        rc = ledger_transfer_get(b->tx, t->id, &old, err);
     if (rc == RD_OK && old) {
         /* Posted by an earlier run: final, even if its inputs were edited
          * since (a backdated device, a late charge). */
@@ -192,7 +196,9 @@ static rd_code post_payouts(bill_state *b, rd_time day, rd_err *err)
         if (!owner)
             continue;
         snprintf(id, sizeof id, "payout/%s/%s", owner, billing_day_name(day, dname));
-        if ((rc = ledger_transfer_get(b->tx, id, &old, err)) != RD_OK)
+        char key[RD_KEY_MAX];
+        if ((rc = billing_step_room_key(&b->step, tx_key(key, LEDGER_TRANSFERS_PREFIX "%s", id), err)) != RD_OK ||
+            (rc = ledger_transfer_get(b->tx, id, &old, err)) != RD_OK)
             break;
         if (old) {
             b->already++;
@@ -253,38 +259,57 @@ static rd_code first_earnings(bill_state *b, rd_time *first, rd_err *err)
     return rc;
 }
 
-static rd_code cursor_save(bill_state *b, json_t *cursor, rd_time fees_through, rd_time payouts_through,
-                           rd_time until, rd_err *err)
+/* Days as "YYYY-MM-DD" compare as strings. */
+static const char *later_day(const char *a, const char *b)
 {
-    char fees[11], pays[11], ts[RDTIME_BUFLEN];
-    json_t *doc = json_pack("{s:s, s:s, s:s, s:s}", "name", "billing", "device_fees_through",
-                            billing_day_name(fees_through, fees), "payouts_through",
-                            billing_day_name(payouts_through, pays), "until", rdtime_format(until, ts));
-    if (!doc)
-        return rd_fail(err, RD_ENOMEM, "out of memory");
-    if (cursor && strcmp(fees, day_field(cursor, "device_fees_through") ? day_field(cursor, "device_fees_through") : "") == 0 &&
-        strcmp(pays, day_field(cursor, "payouts_through") ? day_field(cursor, "payouts_through") : "") == 0) {
-        json_decref(doc);   /* nothing advanced: leave the store untouched */
-        return RD_OK;
-    }
-    return tx_put(b->tx, BILLING_CURSOR_KEY, doc, err);
+    return !b || (a && strcmp(a, b) > 0) ? a : b;
 }
 
-rd_code billing_run(rd_tx *tx, rd_time until, json_t **result, rd_err *err)
+/* Saves how far the run got.  Re-read (guarded) first: after a step's
+ * commit the first read no longer guards, and a concurrent run may have
+ * got further; the cursor never moves back. */
+static rd_code cursor_save(bill_state *b, rd_time fees_through, rd_time payouts_through, rd_time until, rd_err *err)
 {
-    bill_state b = { tx, json_object(), json_array(), 0, 0, 0, 0, 0 };
+    char fees[11], pays[11], ts[RDTIME_BUFLEN];
+    json_t *cursor = NULL;
+    rd_code rc = billing_step_room_key(&b->step, BILLING_CURSOR_KEY, err);
+    if (rc == RD_OK)
+        rc = tx_get(b->tx, BILLING_CURSOR_KEY, &cursor, err);
+    if (rc != RD_OK)
+        return rc;
+    billing_day_name(fees_through, fees);
+    billing_day_name(payouts_through, pays);
+    const char *old_fees = day_field(cursor, "device_fees_through"), *old_pays = day_field(cursor, "payouts_through");
+    const char *new_fees = later_day(fees, old_fees), *new_pays = later_day(pays, old_pays);
+    json_t *doc = NULL;
+    if (new_fees != old_fees || new_pays != old_pays) {   /* else nothing advanced: leave the store untouched */
+        doc = json_pack("{s:s, s:s, s:s, s:s}", "name", "billing", "device_fees_through", new_fees, "payouts_through",
+                        new_pays, "until", rdtime_format(until, ts));
+        rc = tx_put(b->tx, BILLING_CURSOR_KEY, doc, err);
+    }
+    json_decref(cursor);
+    return rc;
+}
+
+rd_code billing_run(rd_tx *tx, rd_time until, billing_commit_fn commit, void *arg, json_t **result, rd_err *err)
+{
+    bill_state b = { .tx = tx, .by_owner = json_object(), .items = json_array() };
     json_t *cursor = NULL;
     rd_time first_tenure = INT64_MAX, first_earning = INT64_MAX;
     char ts[RDTIME_BUFLEN];
     *result = NULL;
     rd_code rc = b.by_owner && b.items ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK)
+        rc = billing_step_init(&b.step, tx, commit, arg, err);
     if (rc == RD_OK)   /* guarded: two runs at once conflict here and on every id */
+        rc = billing_step_room_key(&b.step, BILLING_CURSOR_KEY, err);
+    if (rc == RD_OK)
         rc = tx_get(tx, BILLING_CURSOR_KEY, &cursor, err);
     /* Worker usage first: rentals earn the hosts what the payouts below
      * move to their wallets (each payout counts earnings before its 00:00). */
     int64_t usage_jobs = 0, usage_ucr = 0;
     if (rc == RD_OK)
-        rc = billing_usage_post_all(tx, until, &usage_jobs, &usage_ucr, err);
+        rc = billing_usage_post_all(&b.step, until, &usage_jobs, &usage_ucr, err);
     if (rc == RD_OK)
         rc = load_tenures(&b, &first_tenure, err);
     if (rc == RD_OK)
@@ -309,7 +334,7 @@ rd_code billing_run(rd_tx *tx, rd_time until, json_t **result, rd_err *err)
             rc = post_payouts(&b, boundary, err);
     }
     if (rc == RD_OK && from != INT64_MAX && boundary > from)
-        rc = cursor_save(&b, cursor, boundary - 2 * BILLING_DAY, boundary - BILLING_DAY, until, err);
+        rc = cursor_save(&b, boundary - 2 * BILLING_DAY, boundary - BILLING_DAY, until, err);
     if (rc == RD_OK) {
         *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:O}", "until", rdtime_format(until, ts),
                             "usage_jobs", (json_int_t)usage_jobs, "usage_ucr", (json_int_t)usage_ucr,
@@ -320,6 +345,7 @@ rd_code billing_run(rd_tx *tx, rd_time until, json_t **result, rd_err *err)
             rc = rd_fail(err, RD_ENOMEM, "out of memory");
     }
     json_decref(cursor);
+    billing_step_free(&b.step);
     json_decref(b.by_owner);
     json_decref(b.items);
     return rc;

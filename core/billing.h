@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "billing_step.h"
 #include "err.h"
 #include "rdtime.h"
 #include "tx.h"
@@ -48,13 +49,16 @@ char *billing_day_name(rd_time t, char buf[11]);
  * {added_at, removed_at|null} of one account. */
 int64_t billing_devices_on_day(const json_t *tenures, rd_time day);
 
-/* Posts every device fee and payout due at or before `until` into tx (the
- * caller commits, with its audit record).  Idempotent: every transfer id is
- * derived from what it pays for and read before it is staged, so a second
- * run, or a concurrent one (its commit conflicts and its retry finds the
- * transfers), posts nothing twice.  *result: {"until", "device_fees",
+/* Posts every usage charge, device fee and payout due at or before `until`
+ * into tx.  With commit (see billing_step.h) it commits in steps of at most
+ * BILLING_STEP_KEYS keys, each a whole number of transfer groups, and the
+ * caller commits the last step; with commit NULL everything stays in tx for
+ * the caller to commit.  Idempotent: every transfer id is derived from what
+ * it pays for and read before it is staged, so a second run, a concurrent
+ * one (its commit conflicts and its retry finds the transfers) or one after
+ * a crash between steps posts nothing twice.  *result: {"until", "device_fees",
  * "device_fees_ucr", "payouts", "payouts_ucr", "posted", "already_posted",
  * "items": [the transfers posted]}. */
-rd_code billing_run(rd_tx *tx, rd_time until, json_t **result, rd_err *err);
+rd_code billing_run(rd_tx *tx, rd_time until, billing_commit_fn commit, void *arg, json_t **result, rd_err *err);
 
 #endif

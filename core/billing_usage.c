@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "billing.h"
+#include "billing_step.h"
 #include "catalog.h"
 #include "ledger.h"
 
@@ -52,61 +53,73 @@ static int64_t worker_gpus_x100(const json_t *job)
     return x > 0 ? x : 100;   /* a CPU-only worker pays its hourly price once */
 }
 
-/* Stages the charges of one span [start, start + seconds). */
-static rd_code stage_span(rd_tx *tx, const json_t *job, size_t w, const json_t *worker, rd_time start,
+/* Stages the charges of one span [start, start + seconds), as one unit of
+ * the step (the rental's two parts are a linked group). */
+static rd_code stage_span(billing_step *st, const json_t *job, size_t w, const json_t *worker, rd_time start,
                           int64_t seconds, int64_t *posted, rd_err *err)
 {
-    char id[LEDGER_ID_MAX], id2[LEDGER_ID_MAX], payer[LEDGER_ACCOUNT_MAX], host[LEDGER_ACCOUNT_MAX];
+    char ids[3][LEDGER_ID_MAX], payer[LEDGER_ACCOUNT_MAX], host[LEDGER_ACCOUNT_MAX], creator[LEDGER_ACCOUNT_MAX];
     char ref[LEDGER_REF_MAX];
     const char *job_id = str(job, "id");
     int64_t gpus = worker_gpus_x100(job);
     int64_t price = json_integer_value(json_object_get(worker, "price_ucr"));
-    const char *gpu = str(worker, "gpu_type");
-    const gpu_type *g = catalog_gpu(gpu);
+    const gpu_type *g = catalog_gpu(str(worker, "gpu_type"));
     int64_t fee = g ? g->usage_fee_ucr : 0;
     int64_t paid = billing_span_charge(price, gpus, seconds);
-    rd_code rc = RD_OK;
+    int64_t fed = billing_span_charge(federated_rate(job), 100, seconds);
     rd_time at = start + seconds;
+    ledger_transfer t[3];
+    size_t n = 0, linked = 0;   /* t[0..linked) is the rental group when linked > 1 */
 
     ledger_wallet_id(payer, str(job, "project_owner"));
     snprintf(ref, sizeof ref, "job %s worker %zu on %s, %lld s from %lld", job_id, w, str(worker, "node"),
              (long long)seconds, (long long)start);
     if (json_is_true(json_object_get(worker, "own"))) {
         if (paid > 0) {
-            snprintf(id, sizeof id, "usage/%s/%zu/%lld", job_id, w, (long long)start);
-            ledger_transfer t = { id, payer, "platform", paid, "usage_fee", at, ref };
-            rc = ledger_stage(tx, &t, NULL, err);
-            *posted += paid;
+            snprintf(ids[n], LEDGER_ID_MAX, "usage/%s/%zu/%lld", job_id, w, (long long)start);
+            t[n] = (ledger_transfer){ ids[n], payer, "platform", paid, "usage_fee", at, ref };
+            n++;
         }
     } else if (paid > 0) {
         int64_t host_part = billing_host_share(price, fee, gpus, seconds);
         ledger_earnings_id(host, str(worker, "host"));
-        snprintf(id, sizeof id, "rental/%s/%zu/%lld/host", job_id, w, (long long)start);
-        snprintf(id2, sizeof id2, "rental/%s/%zu/%lld/platform", job_id, w, (long long)start);
-        ledger_transfer t[2] = {
-            { id, payer, host, host_part, "gpu_rental", at, ref },
-            { id2, payer, "platform", paid - host_part, "gpu_rental", at, ref },
-        };
         /* Zero parts are not transfers; the group is whatever is left. */
-        if (host_part > 0 && paid - host_part > 0)
-            rc = ledger_stage_linked(tx, t, 2, NULL, err);
-        else
-            rc = ledger_stage(tx, host_part > 0 ? &t[0] : &t[1], NULL, err);
-        *posted += paid;
+        if (host_part > 0) {
+            snprintf(ids[n], LEDGER_ID_MAX, "rental/%s/%zu/%lld/host", job_id, w, (long long)start);
+            t[n] = (ledger_transfer){ ids[n], payer, host, host_part, "gpu_rental", at, ref };
+            n++;
+        }
+        if (paid - host_part > 0) {
+            snprintf(ids[n], LEDGER_ID_MAX, "rental/%s/%zu/%lld/platform", job_id, w, (long long)start);
+            t[n] = (ledger_transfer){ ids[n], payer, "platform", paid - host_part, "gpu_rental", at, ref };
+            n++;
+        }
+        linked = n;
     }
-    int64_t fed = billing_span_charge(federated_rate(job), 100, seconds);
-    if (rc == RD_OK && fed > 0) {
-        char creator[LEDGER_ACCOUNT_MAX];
+    if (fed > 0) {
         ledger_wallet_id(creator, str(job, "creator"));
-        snprintf(id, sizeof id, "federated/%s/%zu/%lld", job_id, w, (long long)start);
-        ledger_transfer t = { id, creator, "platform", fed, "federated_fee", at, ref };
-        rc = ledger_stage(tx, &t, NULL, err);
-        *posted += fed;
+        snprintf(ids[n], LEDGER_ID_MAX, "federated/%s/%zu/%lld", job_id, w, (long long)start);
+        t[n] = (ledger_transfer){ ids[n], creator, "platform", fed, "federated_fee", at, ref };
+        n++;
     }
+    rd_code rc = billing_step_room_transfers(st, t, n, err);
+    if (rc == RD_OK && linked > 1)
+        rc = ledger_stage_linked(st->tx, t, linked, NULL, err);
+    for (size_t i = linked > 1 ? linked : 0; i < n && rc == RD_OK; i++)
+        rc = ledger_stage(st->tx, &t[i], NULL, err);
+    if (rc == RD_OK)
+        *posted += paid + fed;
     return rc;
 }
 
-rd_code billing_usage_worker(rd_tx *tx, json_t *job, size_t w, rd_time until, int64_t *posted, rd_err *err)
+static void set_billed(json_t *worker, rd_time billed)
+{
+    char ts[RDTIME_BUFLEN];
+    json_object_set_new(worker, "billed_until", json_string(rdtime_format(billed, ts)));
+}
+
+rd_code billing_usage_worker_step(billing_step *st, json_t *job, size_t w, rd_time until, int64_t *posted,
+                                  rd_err *err)
 {
     json_t *worker = json_array_get(json_object_get(job, "workers"), w);
     rd_time started = 0, ended = 0, billed = 0;
@@ -126,19 +139,29 @@ rd_code billing_usage_worker(rd_tx *tx, json_t *job, size_t w, rd_time until, in
         billed = started;
     rd_time stop = has_end && ended < until ? ended : until;
     rd_code rc = RD_OK;
-    /* Whole hours counted from the start, then the partial hour at the end. */
+    /* Whole hours counted from the start, then the partial hour at the end.
+     * billed_until moves with each span, so a step committed between two
+     * spans stores the job as far as it has been billed. */
     while (rc == RD_OK && billed + 3600 <= stop) {
-        rc = stage_span(tx, job, w, worker, billed, 3600, posted, err);
-        billed += 3600;
+        if ((rc = stage_span(st, job, w, worker, billed, 3600, posted, err)) == RD_OK)
+            set_billed(worker, billed += 3600);
     }
     if (rc == RD_OK && has_end && ended <= until && ended > billed) {
-        rc = stage_span(tx, job, w, worker, billed, ended - billed, posted, err);
-        billed = ended;
+        if ((rc = stage_span(st, job, w, worker, billed, ended - billed, posted, err)) == RD_OK)
+            set_billed(worker, billed = ended);
     }
-    if (rc == RD_OK) {
-        char ts[RDTIME_BUFLEN];
-        json_object_set_new(worker, "billed_until", json_string(rdtime_format(billed, ts)));
-    }
+    if (rc == RD_OK)
+        set_billed(worker, billed);
+    return rc;
+}
+
+rd_code billing_usage_worker(rd_tx *tx, json_t *job, size_t w, rd_time until, int64_t *posted, rd_err *err)
+{
+    billing_step st;
+    rd_code rc = billing_step_init(&st, tx, NULL, NULL, err);
+    if (rc == RD_OK)
+        rc = billing_usage_worker_step(&st, job, w, until, posted, err);
+    billing_step_free(&st);
     return rc;
 }
 
@@ -162,25 +185,29 @@ int billing_usage_due(const json_t *job, rd_time until)
     return 0;
 }
 
-rd_code billing_usage_post_all(rd_tx *tx, rd_time until, int64_t *jobs_billed, int64_t *posted, rd_err *err)
+rd_code billing_usage_post_all(billing_step *st, rd_time until, int64_t *jobs_billed, int64_t *posted, rd_err *err)
 {
     char key[RD_KEY_MAX];
     json_t *jobs = NULL, *j;
     size_t i;
-    rd_code rc = tx_list(tx, "/rigdeck/jobs/", &jobs, err);
+    rd_code rc = tx_list(st->tx, "/rigdeck/jobs/", &jobs, err);
     json_array_foreach(jobs, i, j) {
         if (rc != RD_OK)
             break;
         if (!billing_usage_due(j, until))
             continue;
         json_t *job = NULL;
+        tx_key(key, "/rigdeck/jobs/%s", str(j, "id"));
         /* Re-read guarded: a job stopped meanwhile has billed its own end. */
-        if ((rc = tx_get(tx, tx_key(key, "/rigdeck/jobs/%s", str(j, "id")), &job, err)) != RD_OK || !job)
+        if ((rc = billing_step_room_key(st, key, err)) != RD_OK || (rc = tx_get(st->tx, key, &job, err)) != RD_OK ||
+            !job)
             break;
+        billing_step_job(st, key, job);
         for (size_t w = 0; rc == RD_OK && w < json_array_size(json_object_get(job, "workers")); w++)
-            rc = billing_usage_worker(tx, job, w, until, posted, err);
+            rc = billing_usage_worker_step(st, job, w, until, posted, err);
+        billing_step_job(st, NULL, NULL);
         if (rc == RD_OK) {
-            rc = tx_put(tx, key, job, err);
+            rc = tx_put(st->tx, key, job, err);
             (*jobs_billed)++;
         } else {
             json_decref(job);

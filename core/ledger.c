@@ -348,6 +348,27 @@ rd_code ledger_stage_linked(rd_tx *tx, const ledger_transfer *t, size_t n, size_
     return rc;
 }
 
+static int set_add(json_t *set, const char *key)
+{
+    return json_object_set_new(set, key, json_true()) == 0;
+}
+
+rd_code ledger_keys_add(json_t *set, const ledger_transfer *t, rd_err *err)
+{
+    char key[RD_KEY_MAX], at[RDTIME_BUFLEN];
+    const char *side[2] = { t->debit, t->credit };
+    int ok = set_add(set, transfer_key(key, t->id));
+    rdtime_format(t->at, at);
+    for (int i = 0; i < 2 && ok; i++) {
+        const char *owner = ledger_account_owner(side[i]);
+        ok = set_add(set, account_key(key, side[i]));
+        if (ok && owner)
+            ok = set_add(set, tx_key(key, "/rigdeck/accounts/%s", owner)) &&
+                 set_add(set, tx_key(key, LEDGER_INDEX_PREFIX "%s/%s/%s", side[i], at, t->id));
+    }
+    return ok ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+}
+
 /* Resolves a pending transfer: post (1) or void (0). */
 static rd_code resolve_pending(rd_tx *tx, const char *id, rd_time at, int post, int *duplicate, rd_err *err)
 {

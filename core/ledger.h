@@ -111,6 +111,13 @@ rd_code ledger_post_pending(rd_tx *tx, const char *id, rd_time at, int *duplicat
  * no-op with *duplicate = 1; a posted one is refused. */
 rd_code ledger_void_pending(rd_tx *tx, const char *id, rd_time at, int *duplicate, rd_err *err);
 
+/* Adds to set (a JSON object used as a set of keys) every store key that
+ * staging t may read or write: the transfer, both account documents, the
+ * tenants' account documents and the index copies.  For callers that must
+ * keep one transaction under a backend's limit on compares and ops (each
+ * key costs at most one of each).  RD_ENOMEM on failure. */
+rd_code ledger_keys_add(json_t *set, const ledger_transfer *t, rd_err *err);
+
 /* ---- reading ----------------------------------------------------------- */
 
 /* Reads transfer id (guarded) into *doc, NULL when it does not exist. */

@@ -421,6 +421,12 @@ static rd_code verify_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_e
     return RD_OK;
 }
 
+/* A bill run's step: committed with its own audit record. */
+static rd_code bill_commit_step(void *ctx, rd_err *err)
+{
+    return cmd_commit_step(ctx, err);
+}
+
 static rd_code bill_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     rd_time until = ctx->now;
@@ -434,7 +440,7 @@ static rd_code bill_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         return rd_fail(err, RD_EINVAL, "--until %s is after the current time %s: nothing is due in the future",
                        rdtime_format(until, u), rdtime_format(ctx->now, n));
     }
-    return billing_run(ctx->tx, until, result, err);
+    return billing_run(ctx->tx, until, bill_commit_step, ctx, result, err);
 }
 
 /* ---- the table --------------------------------------------------------- */

@@ -54,11 +54,26 @@ static const char SQL_LEASE_DROP[] = "DELETE FROM lease WHERE id = ?1";
 
 #define KV_COLS "key, value, create_rev, mod_rev, version, lease"
 static const char SQL_CMP[] = "SELECT value, create_rev, mod_rev, version FROM kv WHERE key = ?1";
-static const char SQL_KV_PUT[] =
-    "INSERT OR REPLACE INTO kv (" KV_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+/* A put: insert when new (one statement, the common case for a ledger),
+ * else hand the old value to its history row and update in place. */
+static const char SQL_KV_NEW[] =
+    "INSERT INTO kv (" KV_COLS ") VALUES (?1, ?2, ?3, ?3, 1, ?4) ON CONFLICT (key) DO NOTHING";
+static const char SQL_LOG_KEEP[] =
+    "UPDATE kv_log INDEXED BY kv_log_by_key SET value = (SELECT value FROM kv WHERE key = ?1)"
+    " WHERE key = ?1 AND rev = (SELECT mod_rev FROM kv WHERE key = ?1) AND value IS NULL AND type = 0";
+static const char SQL_KV_SET[] =
+    "UPDATE kv SET value = ?2, mod_rev = ?3, version = version + 1, lease = ?4 WHERE key = ?1"
+    " RETURNING create_rev, version";
 static const char SQL_LOG_PUT[] =
     "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"
-    " VALUES (?4, ?7, ?1, 0, ?2, ?3, ?5, ?6)";
+    " VALUES (?4, ?7, ?1, 0, NULL, ?3, ?5, ?6)";
+
+/* One read of one key at the current revision, in one statement (so one
+ * snapshot): the revision, whether a lease has expired (then the slow path
+ * reaps it first), and the key's row if it exists. */
+static const char SQL_GET[] =
+    "SELECT m.rev, EXISTS (SELECT 1 FROM lease WHERE expires_at <= ?2), " KV_COLS
+    " FROM meta AS m LEFT JOIN kv ON kv.key = ?1 WHERE m.id = 1";
 
 /* Key ranges: [?1, ?2) or, when the prefix has no upper bound, [?1, end). */
 #define W_FROM "key >= ?1"
@@ -70,22 +85,32 @@ static const char *const SQL_RANGE_NOW[2] = {
 };
 
 /* The state at ?4: per key, the newest log row at or below ?4, if a PUT. */
+/* A history row whose value is NULL is its key's newest: the value is kv's. */
+#define LOG_VALUE(t) "CASE WHEN " t ".value IS NULL AND " t ".type = 0 THEN (SELECT value FROM kv" \
+    " WHERE kv.key = " t ".key) ELSE " t ".value END"
+
 #define RANGE_OLD(w)                                                              \
-    "SELECT key, value, create_rev, rev, version, lease FROM kv_log AS l WHERE " w \
+    "SELECT key, " LOG_VALUE("l") ", create_rev, rev, version, lease FROM kv_log AS l WHERE " w \
     " AND rev <= ?4 AND type = 0 AND NOT EXISTS (SELECT 1 FROM kv_log AS m"        \
     " WHERE m.key = l.key AND m.rev <= ?4 AND (m.rev > l.rev OR"                   \
     " (m.rev = l.rev AND m.sub > l.sub))) ORDER BY key LIMIT ?3"
 static const char *const SQL_RANGE_OLD[2] = { RANGE_OLD(W_FROM), RANGE_OLD(W_RANGE) };
 
 #define WATCH(w)                                                               \
-    "SELECT type, key, value, create_rev, rev, version, lease FROM kv_log"      \
+    "SELECT type, key, " LOG_VALUE("l") ", create_rev, rev, version, lease FROM kv_log AS l" \
     " WHERE rev > ?4 AND " w " ORDER BY rev, sub"
 static const char *const SQL_WATCH[2] = { WATCH(W_FROM), WATCH(W_RANGE) };
 
 /* Deleting keys: log a DELETE event per key at ?4 (subs from ?5), then drop them. */
 enum { DEL_FROM, DEL_RANGE, DEL_EXPIRED, DEL_LEASE };
-#define W_EXPIRED "lease IN (SELECT id FROM lease WHERE expires_at <= ?3)"
-#define W_LEASE "lease = ?3"
+#define W_EXPIRED "lease != 0 AND lease IN (SELECT id FROM lease WHERE expires_at <= ?3)"
+#define W_LEASE "lease != 0 AND lease = ?3"
+#define DEL_KEEP(w)                                                                  \
+    "UPDATE kv_log INDEXED BY kv_log_by_key SET value = (SELECT value FROM kv WHERE kv.key = kv_log.key)" \
+    " WHERE value IS NULL AND type = 0 AND (key, rev) IN (SELECT key, mod_rev FROM kv WHERE " w ")"
+static const char *const SQL_DEL_KEEP[4] = {
+    DEL_KEEP(W_FROM), DEL_KEEP(W_RANGE), DEL_KEEP(W_EXPIRED), DEL_KEEP(W_LEASE),
+};
 #define DEL_LOG(w)                                                                   \
     "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"     \
     " SELECT ?4, ?5 + row_number() OVER (ORDER BY key) - 1, key, 1, NULL, 0, 0, 0" \
@@ -170,8 +195,10 @@ static rd_code bump(sqlite_conn *c, int64_t *rev, int64_t sub, rd_err *err)
 static rd_code del_keys(sqlite_conn *c, int which, const char *lo, size_t lo_len, const char *hi,
                         size_t hi_len, int64_t arg, int64_t rev, int64_t *sub, rd_err *err)
 {
-    rd_code rc = sqlite_conn_exec(c, SQL_DEL_LOG[which], err, "bbiii", lo, lo_len, hi, hi_len,
-                                  arg, rev, *sub);
+    rd_code rc = sqlite_conn_exec(c, SQL_DEL_KEEP[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
+    if (rc == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_DEL_LOG[which], err, "bbiii", lo, lo_len, hi, hi_len, arg, rev,
+                              *sub);
     if (rc == RD_OK) {
         *sub += sqlite3_changes(c->db);
         rc = sqlite_conn_exec(c, SQL_DEL_KV[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
@@ -280,6 +307,31 @@ static rd_code range_impl(sqlite_conn *c, const char *lo, size_t lo_len, const c
     return rc;
 }
 
+/* The common read: one statement.  *slow = 1 (nothing filled in) when a
+ * lease has expired and the key might be one that should be gone. */
+static rd_code get_fast(sqlite_conn *c, const char *key, store_kv *out, int *found,
+                        int64_t *revision, int *slow, rd_err *err)
+{
+    sqlite3_stmt *q;
+    rd_code rc = sqlite_conn_prep(c, SQL_GET, &q, err, "ki", key, sqlite_conn_wall_ms());
+    if (rc)
+        return rc;
+    if (!sqlite_conn_step(c, q, &rc, err)) {
+        if (rc == RD_OK)
+            rc = rd_fail(err, RD_ECORRUPT, "store %s: the meta row is missing", c->path);
+    } else if ((*slow = sqlite3_column_int(q, 1))) {
+        ;
+    } else {
+        if (revision)
+            *revision = sqlite3_column_int64(q, 0);
+        if (sqlite3_column_type(q, 2) != SQLITE_NULL &&
+            (rc = sqlite_conn_copy_kv(q, 2, out, err)) == RD_OK)
+            *found = 1;
+    }
+    sqlite3_reset(q);
+    return rc;
+}
+
 static rd_code sqlite_store_get(store_t *st, const char *key, store_kv *out, int *found,
                                 int64_t *revision, rd_err *err)
 {
@@ -290,7 +342,12 @@ static rd_code sqlite_store_get(store_t *st, const char *key, store_kv *out, int
     *found = 0;
     if (!key || !*key)
         return rd_fail(err, RD_EINVAL, "store get: the key is empty");
-    /* Keys are NUL-free, so [key, key + NUL) holds exactly the key. */
+    int slow = 0;
+    RETRY(c, get_fast(c, key, out, found, revision, &slow, err));
+    if (rc || !slow)
+        return rc;
+    /* A lease has expired: the range path reaps it before reading.  Keys are
+     * NUL-free, so [key, key + NUL) holds exactly the key. */
     RETRY(c, range_impl(c, key, strlen(key), key, strlen(key) + 1, 1, 0, &rr, err));
     if (rc)
         return rc;
@@ -376,19 +433,25 @@ static rd_code apply_op(sqlite_conn *c, const store_op *op, int64_t rev, int64_t
         free(end);
         return rc;
     }
-    if ((rc = sqlite_conn_prep(c, SQL_CMP, &q, err, "k", op->key)))
+    if ((rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbii", op->key, op->value, op->value_len, rev,
+                               op->lease)))
         return rc;
-    if (sqlite_conn_step(c, q, &rc, err)) {
-        create = sqlite3_column_int64(q, 1);
-        version = sqlite3_column_int64(q, 3) + 1;
+    if (sqlite3_changes(c->db) == 0) {   /* the key exists: an update */
+        if ((rc = sqlite_conn_exec(c, SQL_LOG_KEEP, err, "k", op->key)) ||
+            (rc = sqlite_conn_prep(c, SQL_KV_SET, &q, err, "kbii", op->key, op->value,
+                                   op->value_len, rev, op->lease)))
+            return rc;
+        if (sqlite_conn_step(c, q, &rc, err)) {
+            create = sqlite3_column_int64(q, 0);
+            version = sqlite3_column_int64(q, 1);
+        }
+        while (rc == RD_OK && sqlite_conn_step(c, q, &rc, err))
+            ;
+        sqlite3_reset(q);
     }
-    sqlite3_reset(q);
     if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_KV_PUT, err, "kbiiii", op->key, op->value, op->value_len,
-                              create, rev, version, op->lease);
-    if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "kbiiiii", op->key, op->value, op->value_len,
-                              create, rev, version, op->lease, *sub);
+        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "k_iiiii", op->key, create, rev, version,
+                              op->lease, *sub);
     if (rc == RD_OK)
         (*sub)++;
     return rc;

@@ -17,7 +17,7 @@
 #include <time.h>
 
 enum {
-    SCHEMA_VERSION = 1,
+    SCHEMA_VERSION = 2,
     BUSY_WAIT_MS = 10000,   /* how long one lock wait may last inside sqlite */
     RETRY_MS = 30000        /* how long a whole operation is retried on contention */
 };
@@ -31,7 +31,7 @@ static const char SQL_SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL,"
     " create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL, version INTEGER NOT NULL,"
     " lease INTEGER NOT NULL) WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS kv_by_lease ON kv (lease);"
+    "CREATE INDEX IF NOT EXISTS kv_by_lease ON kv (lease) WHERE lease != 0;"
     "CREATE TABLE IF NOT EXISTS kv_log (rev INTEGER NOT NULL, sub INTEGER NOT NULL,"
     " key BLOB NOT NULL, type INTEGER NOT NULL, value BLOB, create_rev INTEGER NOT NULL,"
     " version INTEGER NOT NULL, lease INTEGER NOT NULL, PRIMARY KEY (rev, sub)) WITHOUT ROWID;"
@@ -39,7 +39,18 @@ static const char SQL_SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY, ttl INTEGER NOT NULL,"
     " expires_at INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS lease_by_expiry ON lease (expires_at);"
-    "PRAGMA user_version = 1;";
+    "PRAGMA user_version = 2;";
+
+/* Version 1 indexed every key by lease and kept a copy of the current value
+ * in the newest history row; version 2 indexes only keys with a lease and
+ * leaves the newest row's value NULL (it is the one in kv).  Both changes
+ * are made here, in the transaction that opens the file. */
+static const char SQL_UPGRADE_1[] =
+    "DROP INDEX IF EXISTS kv_by_lease;"
+    "CREATE INDEX kv_by_lease ON kv (lease) WHERE lease != 0;"
+    "UPDATE kv_log SET value = NULL WHERE type = 0 AND (key, rev) IN (SELECT key, mod_rev FROM kv)"
+    " AND sub = (SELECT max(sub) FROM kv_log AS m WHERE m.key = kv_log.key AND m.rev = kv_log.rev);"
+    "PRAGMA user_version = 2;";
 
 static const char SQL_COMMIT[] = "COMMIT";
 
@@ -283,8 +294,7 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
     int64_t v = 0;
     int found = 0;
     rd_code rc = RD_OK;
-    if (sqlite3_exec(c->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                     " BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(c->db, RD_SQLITE_PRAGMAS " BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return db_fail(c, "cannot open", err);
     /* Inside BEGIN IMMEDIATE, so two processes creating one new file take turns. */
     static const char user_version[] = "PRAGMA user_version";
@@ -292,8 +302,9 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
         v > SCHEMA_VERSION)
         rc = rd_fail(err, RD_ESTORE, "store %s: schema version %lld is newer than this rigdeck (%d)",
                      c->path, (long long)v, SCHEMA_VERSION);
-    if (rc == RD_OK && v < SCHEMA_VERSION &&
-        sqlite3_exec(c->db, SQL_SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
+    if (rc == RD_OK && v == 1 && sqlite3_exec(c->db, SQL_UPGRADE_1, NULL, NULL, NULL) != SQLITE_OK)
+        rc = db_fail(c, "cannot upgrade the schema", err);
+    else if (rc == RD_OK && v < 1 && sqlite3_exec(c->db, SQL_SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
         rc = db_fail(c, "cannot create the schema", err);
     return sqlite_conn_finish_txn(c, rc, err);
 }

@@ -21,6 +21,7 @@
 
 #include "ledger.h"
 #include "store.h"
+#include "store_sqlite_int.h"
 #include "tx.h"
 
 #define ACCOUNTS 1000
@@ -129,7 +130,7 @@ static double bench_raw(const char *dir, long n, long batch)
     snprintf(path, sizeof path, "%s/raw.db", dir);
     if (sqlite3_open(path, &db) != SQLITE_OK)
         die("sqlite3_open", NULL);
-    sql(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+    sql(db, RD_SQLITE_PRAGMAS   /* exactly the store's settings */
             "CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;");
     if (sqlite3_prepare_v2(db, "INSERT INTO kv (key, value) VALUES (?1, ?2)", -1, &ins, NULL) != SQLITE_OK)
         die("prepare", NULL);

@@ -190,7 +190,7 @@ static json_t *bill(store_t *st, rd_time until)
     rd_tx *tx = tx_new(st);
     json_t *res = NULL;
     rd_err err;
-    assert_int_equal(billing_run(tx, until, &res, &err), RD_OK);
+    assert_int_equal(billing_run(tx, until, NULL, NULL, &res, &err), RD_OK);
     assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
     tx_free(tx);
     return res;
@@ -290,8 +290,8 @@ static void test_bill_run_concurrent(void **state)
     rd_err err;
     (void)state;
     put_tenure(st, "alice", "cam-1", NOV_1, 0);
-    assert_int_equal(billing_run(a, NOV_1 + 2 * DAY, &ra, &err), RD_OK);
-    assert_int_equal(billing_run(b, NOV_1 + 2 * DAY, &rb, &err), RD_OK);
+    assert_int_equal(billing_run(a, NOV_1 + 2 * DAY, NULL, NULL, &ra, &err), RD_OK);
+    assert_int_equal(billing_run(b, NOV_1 + 2 * DAY, NULL, NULL, &rb, &err), RD_OK);
     assert_int_equal(field(ra, "device_fees"), 2);
     assert_int_equal(field(rb, "device_fees"), 2);
     json_decref(ra);
@@ -299,7 +299,7 @@ static void test_bill_run_concurrent(void **state)
     assert_int_equal(tx_commit(a, NULL, &err), RD_OK);
     assert_int_equal(tx_commit(b, NULL, &err), RD_ECONFLICT);
     tx_reset(b);   /* what the executor does: run again from scratch */
-    assert_int_equal(billing_run(b, NOV_1 + 2 * DAY, &rb, &err), RD_OK);
+    assert_int_equal(billing_run(b, NOV_1 + 2 * DAY, NULL, NULL, &rb, &err), RD_OK);
     assert_int_equal(field(rb, "posted"), 0);
     assert_int_equal(tx_write_count(b), 0);
     json_decref(rb);
@@ -350,6 +350,66 @@ static void test_bill_run_payouts(void **state)
     store_close(st);
 }
 
+/* A commit callback that records each step's size and can "crash" (fail
+ * without writing) at step crash_at, as a killed process would. */
+typedef struct {
+    rd_tx *tx;
+    int steps, crash_at;
+    size_t max_writes;
+} step_log;
+
+static rd_code commit_step(void *arg, rd_err *err)
+{
+    step_log *l = arg;
+    size_t n = tx_write_count(l->tx);
+    if (++l->steps == l->crash_at)
+        return rd_fail(err, RD_ESTORE, "crashed");
+    if (n > l->max_writes)
+        l->max_writes = n;
+    rd_code rc = tx_commit(l->tx, NULL, err);
+    tx_reset(l->tx);
+    return rc;
+}
+
+static void test_bill_run_steps(void **state)
+{
+    store_t *st = open_store("steps");
+    rd_err err;
+    json_t *res = NULL;
+    (void)state;
+    /* 120 days of devices of two accounts: 240 fees, too many for one etcd txn */
+    put_tenure(st, "alice", "cam-1", NOV_1 - 120 * DAY, 0);
+    put_tenure(st, "bob", "cam-2", NOV_1 - 120 * DAY, 0);
+
+    /* a run that dies at its third step keeps the first two, and only them */
+    rd_tx *tx = tx_new(st);
+    step_log l = { tx, 0, 3, 0 };
+    assert_int_equal(billing_run(tx, NOV_1, commit_step, &l, &res, &err), RD_ESTORE);
+    tx_free(tx);
+    int64_t partial = balance(st, "platform");
+    assert_true(partial > 0);
+    assert_true(partial < 240 * 5000000);
+    assert_verified(st);
+
+    /* the next run completes exactly what is missing, in bounded steps */
+    tx = tx_new(st);
+    l = (step_log){ tx, 0, 0, 0 };
+    assert_int_equal(billing_run(tx, NOV_1, commit_step, &l, &res, &err), RD_OK);
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+    tx_free(tx);
+    assert_true(l.steps >= 2);
+    assert_true(l.max_writes <= BILLING_STEP_KEYS);
+    assert_int_equal(field(res, "device_fees") + field(res, "already_posted"), 240);
+    json_decref(res);
+    int64_t want = 0;
+    for (rd_time d = NOV_1 - 120 * DAY; d < NOV_1; d += DAY)
+        want += 2 * billing_device_fee(1, billing_days_in_month(d));
+    assert_int_equal(balance(st, "platform"), want);
+    assert_int_equal(balance(st, "wallet:alice"), -want / 2);
+    assert_verified(st);
+    store_close(st);
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
@@ -361,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_bill_run_device_fees),
         cmocka_unit_test(test_bill_run_concurrent),
         cmocka_unit_test(test_bill_run_payouts),
+        cmocka_unit_test(test_bill_run_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
