@@ -14,10 +14,20 @@ typedef struct store_backend store_backend;
 struct store {
     const store_backend *be;
     char *url;
+    int in_housekeeping;     /* the revision-count compaction trigger is running */
 };
 
+/* The registration that keeps compaction behind a live watch (store.c):
+ * a key under STORE_WATCHERS_PREFIX, under a lease renewed by
+ * store_watch_next, naming the oldest revision the watch still needs. */
 struct store_watch {
     store_t *st;
+    int64_t reg_lease;       /* 0: not registered */
+    char reg_key[64];
+    int64_t reg_needed;      /* the revision registered */
+    int64_t pos;             /* the oldest revision not yet delivered */
+    int64_t reg_renewed_ms;  /* monotonic ms of the last renewal */
+    int reg_failed;          /* the store failed: close leaves the lease to expire */
 };
 
 struct store_backend {
@@ -46,6 +56,10 @@ struct store_backend {
 };
 
 extern const store_backend store_sqlite_backend;
+
+/* Runs the compaction policy when a write lands on a multiple of
+ * STORE_COMPACT_CHECK and the policy says it is time (store_compact.c). */
+void store_compact_maybe(store_t *st, int64_t revision);
 
 /* etcd's serializable-read fallback (store_etcd.c), behind store_allow_stale_reads. */
 void store_etcd_set_serializable_fallback(store_t *st, int on);
