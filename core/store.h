@@ -216,12 +216,14 @@ typedef struct {
     int64_t oldest_watch;    /* the oldest revision a live watch needs; 0: none */
     int64_t watchers;        /* live watch registrations */
     int64_t by_count, by_time; /* the bounds from keep_revisions and keep_seconds */
+    int64_t markers_deleted; /* idle etcd retry markers removed */
 } store_compact_report;
 
 /* One run of the compaction policy at unix time now: compacts to
  * min(revision - keep_revisions + 1, the newest revision sampled at least
  * keep_seconds ago, the oldest revision a live watch needs), never
- * backwards; records a clock sample; saves the policy (override fields
+ * backwards; records a clock sample; deletes retry markers (etcd) idle for
+ * ten minutes; saves the policy (override fields
  * >= 0 replace the saved ones; NULL keeps them).  RD_ECONFLICT when another
  * run changed the policy key meanwhile. */
 rd_code store_compact_run(store_t *st, const store_retention *override, int64_t now,

@@ -57,6 +57,11 @@ struct store_backend {
 
 extern const store_backend store_sqlite_backend;
 
+/* Where the etcd backend keeps each handle's retry marker (store_etcd.c);
+ * the compaction policy deletes those idle for STORE_MARKER_IDLE seconds. */
+#define STORE_MARKERS_PREFIX "~rigdeck/txn/"
+enum { STORE_MARKER_IDLE = 600 };
+
 /* Runs the compaction policy when a write lands on a multiple of
  * STORE_COMPACT_CHECK and the policy says it is time (store_compact.c). */
 void store_compact_maybe(store_t *st, int64_t revision);

@@ -106,6 +106,7 @@ static rd_code store_compact_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
                             "watchers", (json_int_t)r.watchers, "by_count", (json_int_t)r.by_count,
                             "by_time", (json_int_t)r.by_time, "policy", retention_json(&r.policy));
     json_object_set_new(res, "oldest_watch", r.oldest_watch ? json_integer(r.oldest_watch) : json_null());
+    json_object_set_new(res, "markers_deleted", json_integer(r.markers_deleted));
     *result = res;
     return RD_OK;
 }

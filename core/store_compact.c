@@ -15,6 +15,11 @@
  * multiple of STORE_COMPACT_CHECK revisions: one get, and a run when the
  * policy's `every` revisions have passed since the last one.  Both backends
  * implement store_compact itself; this file is backend-neutral.
+ *
+ * Runs also delete the etcd backend's retry markers (STORE_MARKERS_PREFIX,
+ * one per writing handle, kept without a lease so that a process costs no
+ * revision at exit) once a sample shows them idle for STORE_MARKER_IDLE:
+ * one revision per 64 markers instead of one per process.
  */
 #include "store_backend.h"
 
@@ -23,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { MAX_SAMPLES = 64, RUN_TRIES = 3 };
+enum { MAX_SAMPLES = 64, RUN_TRIES = 3, MARKER_BATCH = 64 };
 
 static const store_retention defaults = { STORE_KEEP_REVISIONS, STORE_KEEP_SECONDS, STORE_COMPACT_EVERY };
 
@@ -131,6 +136,46 @@ static json_t *samples_next(const json_t *samples, int64_t rev, int64_t now, int
     return out;
 }
 
+
+/* Deletes retry markers last written at or before revision bound, 64 to a
+ * txn, each guarded by the mod_revision seen so that a marker written again
+ * meanwhile stays (then its whole batch waits for the next run). */
+static rd_code markers_delete(store_t *st, int64_t bound, int64_t *deleted, rd_err *err)
+{
+    store_range_result res;
+    char *after = NULL;
+    rd_code rc = RD_OK;
+    *deleted = 0;
+    if (bound < 1)
+        return RD_OK;
+    for (;;) {
+        store_cmp cmps[MARKER_BATCH];
+        store_op ops[MARKER_BATCH];
+        size_t n = 0;
+        if ((rc = store_range(st, STORE_MARKERS_PREFIX, after, MARKER_BATCH, 0, &res, err)) != RD_OK)
+            break;
+        for (size_t i = 0; i < res.count; i++) {
+            if (res.kvs[i].mod_revision > bound)
+                continue;
+            store_cmp c = { res.kvs[i].key, STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL, res.kvs[i].mod_revision, NULL, 0 };
+            store_op o = { STORE_OP_DELETE, res.kvs[i].key, NULL, 0, 0 };
+            cmps[n] = c;
+            ops[n++] = o;
+        }
+        store_txn_result tr = { 0, 0 };
+        if (n && (rc = store_txn(st, cmps, n, ops, n, NULL, 0, &tr, err)) == RD_OK && tr.succeeded)
+            *deleted += (int64_t)n;
+        free(after);
+        after = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
+        int more = res.more && res.count;
+        store_range_free(&res);
+        if (rc != RD_OK || !more)
+            break;
+    }
+    free(after);
+    return rc;
+}
+
 static rd_code run_once(store_t *st, const store_retention *override, int64_t now,
                         store_compact_report *out, rd_err *err)
 {
@@ -159,6 +204,7 @@ static rd_code run_once(store_t *st, const store_retention *override, int64_t no
     json_t *samples = json_object_get(state, "samples");
     out->by_count = r - p.keep_revisions + 1;
     out->by_time = p.keep_seconds ? samples_bound(samples, now, p.keep_seconds) : r;
+    int64_t marker_bound = samples_bound(samples, now, STORE_MARKER_IDLE);
     int64_t target = out->by_count < out->by_time ? out->by_count : out->by_time;
     if (out->oldest_watch && out->oldest_watch < target)
         target = out->oldest_watch;
@@ -185,6 +231,8 @@ static rd_code run_once(store_t *st, const store_retention *override, int64_t no
         rc = rd_fail(err, RD_ECONFLICT, "store compact: another compaction ran at the same time; try again");
     if (rc == RD_OK && out->compacted > out->previous)
         rc = store_compact(st, out->compacted, err);
+    if (rc == RD_OK)
+        rc = markers_delete(st, marker_bound, &out->markers_deleted, err);
     return rc;
 }
 

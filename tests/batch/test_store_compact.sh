@@ -147,4 +147,28 @@ expect_status 0
 rd -c "store dump --revision $start"
 expect_status 0
 
+case_ "retry markers (etcd: one per writing process) are deleted once idle for ten minutes"
+rd --output json -c "store dump --prefix ~rigdeck/txn/"
+before=$(jget items.len)
+case $STORE in
+    etcd*) if [ "$before" -ge 3 ]; then pass; else fail "only $before markers on etcd"; fi ;;
+    *) if [ "$before" = 0 ]; then pass; else fail "$before markers on SQLite"; fi ;;
+esac
+# (earlier samples may already cover some of them: count over all three runs)
+rd --now 2027-01-01T00:00:00Z --output json -c "store compact"
+deleted=$(jget markers_deleted)
+rd --now 2027-01-01T00:09:00Z --output json -c "store compact"
+deleted=$((deleted + $(jget markers_deleted)))
+rd --output json -c "store dump --prefix ~rigdeck/txn/"
+mid=$(jget items.len)
+rd --now 2027-01-01T00:11:00Z --output json -c "store compact"
+deleted=$((deleted + $(jget markers_deleted)))
+if [ "$deleted" -ge "$before" ]; then pass; else fail "deleted $deleted of $before markers"; fi
+rd --output json -c "store dump --prefix ~rigdeck/txn/"
+left=$(jget items.len)
+case $STORE in   # left: the markers of the three runs' own processes at most
+    etcd*) if [ "$left" -le 3 ] && [ "$mid" -ge 2 ]; then pass; else fail "$mid then $left markers left"; fi ;;
+    *) if [ "$left" = 0 ]; then pass; else fail "$left markers on SQLite"; fi ;;
+esac
+
 finish
