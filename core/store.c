@@ -4,7 +4,8 @@
  * selects the embedded SQLite backend; "etcd://" and "etcds://" the etcd
  * backend (store_etcd.c), which is handed the whole URL.  Also here, for
  * every backend alike: the registration of live watches that keeps
- * compaction behind them, and the revision-count compaction trigger.
+ * compaction behind them, and the revision-count compaction trigger (run
+ * at close).
  */
 #include "store_backend.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 enum {
     WATCH_REG_TTL = 60,          /* seconds a dead watcher holds compaction back */
@@ -48,6 +50,7 @@ rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_er
     if (rc != RD_OK)
         return rc;
     st->be = be;
+    st->owner = (long)getpid();
     st->url = strdup(url);
     if (!st->url) {
         be->close(st);
@@ -62,6 +65,8 @@ void store_close(store_t *st)
     if (!st)
         return;
     char *url = st->url;
+    if (st->compact_due && st->owner == (long)getpid())
+        store_compact_maybe(st);
     st->be->close(st);
     free(url);
 }
@@ -92,8 +97,8 @@ rd_code store_txn(store_t *st, const store_cmp *cmps, size_t ncmps,
     if (!res)
         res = &local;
     rd_code rc = st->be->txn(st, cmps, ncmps, success, nsuccess, failure, nfailure, res, err);
-    if (rc == RD_OK && (res->succeeded ? nsuccess : nfailure) > 0)
-        store_compact_maybe(st, res->revision);
+    if (rc == RD_OK && (res->succeeded ? nsuccess : nfailure) > 0 && res->revision % STORE_COMPACT_CHECK == 0)
+        st->compact_due = 1;
     return rc;
 }
 

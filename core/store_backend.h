@@ -14,7 +14,9 @@ typedef struct store_backend store_backend;
 struct store {
     const store_backend *be;
     char *url;
-    int in_housekeeping;     /* the revision-count compaction trigger is running */
+    int in_housekeeping;     /* the compaction policy is running on this handle */
+    int compact_due;         /* a write landed on a multiple of STORE_COMPACT_CHECK */
+    long owner;              /* the pid that opened it: a forked copy runs nothing at close */
 };
 
 /* The registration that keeps compaction behind a live watch (store.c):
@@ -62,9 +64,10 @@ extern const store_backend store_sqlite_backend;
 #define STORE_MARKERS_PREFIX "~rigdeck/txn/"
 enum { STORE_MARKER_IDLE = 600 };
 
-/* Runs the compaction policy when a write lands on a multiple of
- * STORE_COMPACT_CHECK and the policy says it is time (store_compact.c). */
-void store_compact_maybe(store_t *st, int64_t revision);
+/* Runs the compaction policy if the policy says it is time (store_compact.c);
+ * store_close calls it when one of the handle's writes landed on a multiple
+ * of STORE_COMPACT_CHECK. */
+void store_compact_maybe(store_t *st);
 
 /* etcd's serializable-read fallback (store_etcd.c), behind store_allow_stale_reads. */
 void store_etcd_set_serializable_fallback(store_t *st, int on);

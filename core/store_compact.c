@@ -10,10 +10,12 @@
  * once a sample taken an hour ago is at or after it.  Until then nothing is
  * compacted by time, which errs on keeping history.
  *
- * Who runs it: `store compact` (operators, cron), and every writer through
- * store_compact_maybe(), which store_txn calls when a write lands on a
- * multiple of STORE_COMPACT_CHECK revisions: one get, and a run when the
- * policy's `every` revisions have passed since the last one.  Both backends
+ * Who runs it: `store compact` (operators, cron), and every writing process
+ * through store_compact_maybe(), which store_close calls when one of the
+ * handle's writes landed on a multiple of STORE_COMPACT_CHECK revisions: two
+ * reads, and a run when the policy's `every` revisions have passed since
+ * the last one.  At close, not in the middle of a command: the run's own
+ * writes never show up between a caller's txn and its next read.  Both backends
  * implement store_compact itself; this file is backend-neutral.
  *
  * Runs also delete the etcd backend's retry markers (STORE_MARKERS_PREFIX,
@@ -258,15 +260,15 @@ static int64_t unix_now(void)
     return (int64_t)ts.tv_sec;
 }
 
-void store_compact_maybe(store_t *st, int64_t revision)
+void store_compact_maybe(store_t *st)
 {
-    if (st->in_housekeeping || revision < 1 || revision % STORE_COMPACT_CHECK != 0)
-        return;
     json_t *state = NULL;
-    int64_t mod_rev = 0;
+    int64_t mod_rev = 0, revision = 0;
     rd_err err;
+    if (st->in_housekeeping)
+        return;
     st->in_housekeeping = 1;
-    if (state_read(st, &state, &mod_rev, &err) == RD_OK) {
+    if (store_revision(st, &revision, &err) == RD_OK && state_read(st, &state, &mod_rev, &err) == RD_OK) {
         store_retention p = state_policy(state);
         const json_t *samples = json_object_get(state, "samples");
         const json_t *last = json_array_get(samples, json_array_size(samples) - 1);
