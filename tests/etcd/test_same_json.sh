@@ -79,7 +79,7 @@ for pat, name in ((r'job-[0-9a-f]{8}', 'job'), (r'\b\d{16}-[0-9a-f]{8}\b', 'audi
 out, cmd = [], ''
 for line in text.split('\n'):
     if line.startswith('### '):
-        cmd = line.split('] ', 1)[1]
+        cmd = line.split('] ', 1)[-1]
     elif cmd.startswith(('job list', 'ledger entries')) and line.startswith('{"items"'):
         doc = json.loads(line)
         doc['items'].sort(key=lambda i: json.dumps(i, sort_keys=True))
@@ -97,8 +97,8 @@ fi
 run_scenario "$ETCD_URL" "$T/etcd.out"
 etcd_stop_all
 
-canon "$T/sqlite.out" >"$T/sqlite.canon"
-canon "$T/etcd.out" >"$T/etcd.canon"
+canon "$T/sqlite.out" >"$T/sqlite.canon" || fail "could not rewrite the SQLite transcript"
+canon "$T/etcd.out" >"$T/etcd.canon" || fail "could not rewrite the etcd transcript"
 lines=$(grep -c '^###' "$T/sqlite.canon")
 if [ "$lines" -ge 50 ]; then pass; else fail "the scenario ran only $lines lines"; fi
 if grep -q '"balance_ucr"' "$T/sqlite.canon" && grep -q '"state":"running"' "$T/sqlite.canon"; then pass; else
