@@ -26,6 +26,14 @@ static int has_prefix(const char *s, const char *p)
     return strncmp(s, p, strlen(p)) == 0;
 }
 
+/* Remembers whether the store answered the last call: after a failure to
+ * reach it, closing a watch does not wait on it again. */
+static rd_code seen(store_t *st, rd_code rc)
+{
+    st->unreachable = rc == RD_ESTORE;
+    return rc;
+}
+
 rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_err *err)
 {
     const store_backend *be = NULL;
@@ -65,7 +73,7 @@ void store_close(store_t *st)
     if (!st)
         return;
     char *url = st->url;
-    if (st->compact_due && st->owner == (long)getpid())
+    if (st->compact_due && !st->unreachable && st->owner == (long)getpid())
         store_compact_maybe(st);
     st->be->close(st);
     free(url);
@@ -79,13 +87,13 @@ const char *store_url(const store_t *st)
 rd_code store_get(store_t *st, const char *key, store_kv *out, int *found,
                   int64_t *revision, rd_err *err)
 {
-    return st->be->get(st, key, out, found, revision, err);
+    return seen(st, st->be->get(st, key, out, found, revision, err));
 }
 
 rd_code store_range(store_t *st, const char *prefix, const char *after, size_t limit,
                     int64_t at_rev, store_range_result *out, rd_err *err)
 {
-    return st->be->range(st, prefix, after, limit, at_rev, out, err);
+    return seen(st, st->be->range(st, prefix, after, limit, at_rev, out, err));
 }
 
 rd_code store_txn(store_t *st, const store_cmp *cmps, size_t ncmps,
@@ -96,7 +104,7 @@ rd_code store_txn(store_t *st, const store_cmp *cmps, size_t ncmps,
     store_txn_result local;
     if (!res)
         res = &local;
-    rd_code rc = st->be->txn(st, cmps, ncmps, success, nsuccess, failure, nfailure, res, err);
+    rd_code rc = seen(st, st->be->txn(st, cmps, ncmps, success, nsuccess, failure, nfailure, res, err));
     if (rc == RD_OK && (res->succeeded ? nsuccess : nfailure) > 0 && res->revision % STORE_COMPACT_CHECK == 0)
         st->compact_due = 1;
     return rc;
@@ -119,18 +127,18 @@ rd_code store_lease_grant(store_t *st, int64_t ttl, int64_t *id, rd_err *err)
 {
     if (ttl < 1)
         return rd_fail(err, RD_EINVAL, "lease ttl must be at least 1 second, got %lld", (long long)ttl);
-    return st->be->lease_grant(st, ttl, id, err);
+    return seen(st, st->be->lease_grant(st, ttl, id, err));
 }
 
 rd_code store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_left, rd_err *err)
 {
     int64_t local;
-    return st->be->lease_keepalive(st, id, ttl_left ? ttl_left : &local, err);
+    return seen(st, st->be->lease_keepalive(st, id, ttl_left ? ttl_left : &local, err));
 }
 
 rd_code store_lease_revoke(store_t *st, int64_t id, rd_err *err)
 {
-    return st->be->lease_revoke(st, id, err);
+    return seen(st, st->be->lease_revoke(st, id, err));
 }
 
 static int64_t mono_ms(void)
@@ -234,6 +242,8 @@ rd_code store_watch_next(store_watch *w, int timeout_ms, store_event **events,
     }
     if (rc == RD_ESTORE)
         w->reg_failed = 1;
+    else
+        seen(w->st, rc);
     return rc;
 }
 
@@ -242,11 +252,12 @@ void store_watch_close(store_watch *w)
     if (!w)
         return;
     store_t *st = w->st;
-    int64_t lease = w->reg_failed ? 0 : w->reg_lease;
+    int64_t lease = w->reg_failed || st->unreachable ? 0 : w->reg_lease;
     st->be->watch_close(w);
     /* Drops the registration now rather than at expiry; not once the store
-     * failed to answer, when close must not hang (the lease then expires by
-     * itself).  A watch refused for a compacted revision is revoked. */
+     * failed to answer (the watch or the handle's last call), when close
+     * must not hang: the lease then expires by itself.  A watch refused for
+     * a compacted revision is revoked. */
     if (lease) {
         rd_err ignored;
         store_lease_revoke(st, lease, &ignored);
@@ -255,12 +266,12 @@ void store_watch_close(store_watch *w)
 
 rd_code store_revision(store_t *st, int64_t *revision, rd_err *err)
 {
-    return st->be->revision(st, revision, err);
+    return seen(st, st->be->revision(st, revision, err));
 }
 
 rd_code store_compact(store_t *st, int64_t revision, rd_err *err)
 {
-    return st->be->compact(st, revision, err);
+    return seen(st, st->be->compact(st, revision, err));
 }
 
 void store_allow_stale_reads(store_t *st, int on)

@@ -17,6 +17,7 @@ struct store {
     int in_housekeeping;     /* the compaction policy is running on this handle */
     int compact_due;         /* a write landed on a multiple of STORE_COMPACT_CHECK */
     long owner;              /* the pid that opened it: a forked copy runs nothing at close */
+    int unreachable;         /* the last call failed with RD_ESTORE */
 };
 
 /* The registration that keeps compaction behind a live watch (store.c):
