@@ -418,12 +418,13 @@ static rd_code txn_plain(etcd_store *s, json_t *req, etcd_resend resend, store_t
     return RD_OK;
 }
 
-/* The marker's state as read back after a failed txn (kv: its KeyValue,
- * NULL when it is gone): 1 with the outcome when it names seq (our txn
- * applied earlier), else 0. */
-static int marker_says(etcd_store *s, const json_t *kv, const char *tag_s, const char *tag_f,
+/* The marker's state as the outer failure branch read it back: 1 with the
+ * outcome when it names seq (our txn applied earlier), else 0. */
+static int marker_says(etcd_store *s, const json_t *body, const char *tag_s, const char *tag_f,
                        store_txn_result *res)
 {
+    const json_t *rr = json_object_get(json_array_get(json_object_get(body, "responses"), 0), "response_range");
+    const json_t *kv = json_array_get(json_object_get(rr, "kvs"), 0);
     const char *v64 = json_string_value(json_object_get(kv, "value"));
     size_t n = 0;
     char *v = etcd_unb64(v64 ? v64 : "", &n);
@@ -439,15 +440,15 @@ static int marker_says(etcd_store *s, const json_t *kv, const char *tag_s, const
 
 /* The guarded request.  Flat when the failure branch is empty (the usual
  * shape: tx.c commits, store_put): the guard joins the user's compares and
- * the failure branch is empty.  Otherwise nested: the guard outside, the
- * user's whole txn inside.  Either way a failure is explained by reading
- * the marker afterwards (txn_marked). */
+ * the failure branch only reads the marker back, which tells a failed
+ * compare (marker unmoved) from a lost success (marker names our seq).
+ * Otherwise nested: the guard outside, the user's whole txn inside. */
 static json_t *marked_req(etcd_store *s, const store_cmp *cmps, size_t ncmps, const store_op *success,
                           size_t nsuccess, const store_op *failure, size_t nfailure, const char *tag_s,
                           const char *tag_f, int flat)
 {
     store_cmp guard = { s->mk_key, STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL, s->mk_rev, NULL, 0 };
-    json_t *read_back = json_array();   /* the failure branch: empty */
+    json_t *read_back = json_pack("[{s:{s:o}}]", "request_range", "key", etcd_jb64(s->mk_key, strlen(s->mk_key)));
     if (flat) {
         store_cmp *all = malloc((ncmps + 1) * sizeof *all);
         json_t *req = NULL;
@@ -500,22 +501,8 @@ static rd_code txn_marked(etcd_store *s, const store_cmp *cmps, size_t ncmps, co
             return RD_OK;
         }
         int64_t seen = s->mk_rev;
+        int ours = marker_says(s, r.body, tag_s, tag_f, res);
         etcd_reply_free(&r);
-        /* Why did it fail?  The marker tells: unmoved (the user's compares
-         * failed), naming our seq (an earlier attempt applied), or anything
-         * else (refresh M, resend).  Only this handle writes it (and a
-         * compaction run may delete it, which reads as "anything else"), so
-         * reading it now tells what it was at the txn.  Read apart rather
-         * than in the txn's failure branch: a range there made every txn
-         * about 15% slower on etcd 3.4, and failures are rare. */
-        etcd_reply m;
-        if ((rc = call(s, "kv/range", range_req(s->mk_key, strlen(s->mk_key), NULL, 0, 0, 0), ETCD_RESEND, &m,
-                       err)) != RD_OK)
-            return rc;
-        if (m.code)
-            return fail_grpc(s, &m, "txn marker", err);
-        int ours = marker_says(s, json_array_get(json_object_get(m.body, "kvs"), 0), tag_s, tag_f, res);
-        etcd_reply_free(&m);
         if (ours)
             return RD_OK;   /* an earlier attempt applied; this one changed nothing */
         if (flat && s->mk_rev == seen) {

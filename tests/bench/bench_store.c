@@ -223,7 +223,7 @@ static void raw_etcd_op(void *ctx, long n)
     } else {
         /* marked: the flat form the layer sends when the failure branch is
          * empty: a guard compare on the marker, the puts plus the marker
-         * put, an empty failure branch */
+         * put, the marker read back on failure */
         b64(mk, "~bench/marker", 13);
         len = (size_t)snprintf(r->body, r->cap, "{\"compare\":[");
         if (r->marked)
@@ -240,7 +240,7 @@ static void raw_etcd_op(void *ctx, long n)
         if (r->marked)
             len += (size_t)snprintf(r->body + len, r->cap - len,
                                     ",{\"request_put\":{\"key\":\"%s\",\"value\":\"MTIzcw==\"}}],"
-                                    "\"failure\":[]}", mk);
+                                    "\"failure\":[{\"request_range\":{\"key\":\"%s\"}}]}", mk, mk);
         else
             len += (size_t)snprintf(r->body + len, r->cap - len, "],\"failure\":[]}");
     }
