@@ -2,16 +2,36 @@
  *
  * The URL grammar lives here and nowhere else: "sqlite:PATH" or a bare PATH
  * selects the embedded SQLite backend; "etcd://" and "etcds://" the etcd
- * backend (store_etcd.c), which is handed the whole URL.
+ * backend (store_etcd.c), which is handed the whole URL.  Also here, for
+ * every backend alike: the registration of live watches that keeps
+ * compaction behind them, and the revision-count compaction trigger (run
+ * at close).
  */
 #include "store_backend.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+    WATCH_REG_TTL = 60,          /* seconds a dead watcher holds compaction back */
+    WATCH_REG_RENEW_MS = 20000   /* renewed when a third of it has passed */
+};
 
 static int has_prefix(const char *s, const char *p)
 {
     return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* Remembers whether the store answered the last call: after a failure to
+ * reach it, closing a watch does not wait on it again. */
+static rd_code seen(store_t *st, rd_code rc)
+{
+    st->unreachable = rc == RD_ESTORE;
+    return rc;
 }
 
 rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_err *err)
@@ -38,6 +58,7 @@ rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_er
     if (rc != RD_OK)
         return rc;
     st->be = be;
+    st->owner = (long)getpid();
     st->url = strdup(url);
     if (!st->url) {
         be->close(st);
@@ -52,6 +73,8 @@ void store_close(store_t *st)
     if (!st)
         return;
     char *url = st->url;
+    if (st->compact_due && !st->unreachable && st->owner == (long)getpid())
+        store_compact_maybe(st);
     st->be->close(st);
     free(url);
 }
@@ -64,13 +87,13 @@ const char *store_url(const store_t *st)
 rd_code store_get(store_t *st, const char *key, store_kv *out, int *found,
                   int64_t *revision, rd_err *err)
 {
-    return st->be->get(st, key, out, found, revision, err);
+    return seen(st, st->be->get(st, key, out, found, revision, err));
 }
 
 rd_code store_range(store_t *st, const char *prefix, const char *after, size_t limit,
                     int64_t at_rev, store_range_result *out, rd_err *err)
 {
-    return st->be->range(st, prefix, after, limit, at_rev, out, err);
+    return seen(st, st->be->range(st, prefix, after, limit, at_rev, out, err));
 }
 
 rd_code store_txn(store_t *st, const store_cmp *cmps, size_t ncmps,
@@ -79,8 +102,12 @@ rd_code store_txn(store_t *st, const store_cmp *cmps, size_t ncmps,
                   store_txn_result *res, rd_err *err)
 {
     store_txn_result local;
-    return st->be->txn(st, cmps, ncmps, success, nsuccess, failure, nfailure,
-                       res ? res : &local, err);
+    if (!res)
+        res = &local;
+    rd_code rc = seen(st, st->be->txn(st, cmps, ncmps, success, nsuccess, failure, nfailure, res, err));
+    if (rc == RD_OK && (res->succeeded ? nsuccess : nfailure) > 0 && res->revision % STORE_COMPACT_CHECK == 0)
+        st->compact_due = 1;
+    return rc;
 }
 
 rd_code store_put(store_t *st, const char *key, const char *value, size_t value_len,
@@ -100,27 +127,104 @@ rd_code store_lease_grant(store_t *st, int64_t ttl, int64_t *id, rd_err *err)
 {
     if (ttl < 1)
         return rd_fail(err, RD_EINVAL, "lease ttl must be at least 1 second, got %lld", (long long)ttl);
-    return st->be->lease_grant(st, ttl, id, err);
+    return seen(st, st->be->lease_grant(st, ttl, id, err));
 }
 
 rd_code store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_left, rd_err *err)
 {
     int64_t local;
-    return st->be->lease_keepalive(st, id, ttl_left ? ttl_left : &local, err);
+    return seen(st, st->be->lease_keepalive(st, id, ttl_left ? ttl_left : &local, err));
 }
 
 rd_code store_lease_revoke(store_t *st, int64_t id, rd_err *err)
 {
-    return st->be->lease_revoke(st, id, err);
+    return seen(st, st->be->lease_revoke(st, id, err));
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Writes the watch's registration: the oldest revision it still needs. */
+static rd_code watch_reg_put(store_t *st, store_watch *w, int64_t needed, rd_err *err)
+{
+    json_t *doc = json_pack("{s:I, s:I}", "revision", (json_int_t)needed, "lease", (json_int_t)w->reg_lease);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    if (!text)
+        return rd_fail(err, RD_ENOMEM, "store: out of memory");
+    rd_code rc = store_put(st, w->reg_key, text, strlen(text), w->reg_lease, err);
+    free(text);
+    if (rc == RD_OK)
+        w->reg_needed = needed;
+    return rc;
+}
+
+/* Registers a new watch under a fresh lease. */
+static rd_code watch_reg_open(store_t *st, store_watch *w, int64_t needed, rd_err *err)
+{
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
+        id = (uint64_t)mono_ms() * 2654435761u ^ (uint64_t)(uintptr_t)w;
+    snprintf(w->reg_key, sizeof w->reg_key, STORE_WATCHERS_PREFIX "%016llx", (unsigned long long)id);
+    rd_code rc = store_lease_grant(st, WATCH_REG_TTL, &w->reg_lease, err);
+    if (rc == RD_OK && (rc = watch_reg_put(st, w, needed, err)) != RD_OK) {
+        rd_err ignored;
+        store_lease_revoke(st, w->reg_lease, &ignored);
+    }
+    if (rc != RD_OK)
+        w->reg_lease = 0;
+    w->reg_renewed_ms = mono_ms();
+    return rc;
+}
+
+/* Keeps the registration alive and moves it up to what was delivered. */
+static rd_code watch_reg_renew(store_watch *w, rd_err *err)
+{
+    int64_t now = mono_ms();
+    if (now - w->reg_renewed_ms < WATCH_REG_RENEW_MS)
+        return RD_OK;
+    w->reg_renewed_ms = now;
+    rd_code rc = store_lease_keepalive(w->st, w->reg_lease, NULL, err);
+    if (rc == RD_ENOTFOUND)   /* expired while we were stopped: register anew */
+        return watch_reg_open(w->st, w, w->pos, err);
+    if (rc == RD_OK && w->pos > w->reg_needed)
+        rc = watch_reg_put(w->st, w, w->pos, err);
+    return rc;
 }
 
 rd_code store_watch_open(store_t *st, const char *prefix, int64_t after_rev,
                          store_watch **out, rd_err *err)
 {
-    rd_code rc = st->be->watch_open(st, prefix, after_rev, out, err);
+    store_watch reg = { 0 };
+    int64_t from = after_rev;
+    *out = NULL;
+    if (after_rev < 0)
+        return rd_fail(err, RD_EINVAL, "store watch: revision %lld is negative", (long long)after_rev);
+    /* Registered before the watch starts, at a revision no later than the
+     * one it will start from, so no compaction can slip in between. */
+    rd_code rc = after_rev ? RD_OK : store_revision(st, &from, err);
     if (rc == RD_OK)
-        (*out)->st = st;
-    return rc;
+        rc = watch_reg_open(st, &reg, from + 1, err);
+    if (rc == RD_OK)
+        rc = st->be->watch_open(st, prefix, after_rev, out, err);
+    if (rc != RD_OK) {
+        rd_err ignored;
+        if (reg.reg_lease)
+            store_lease_revoke(st, reg.reg_lease, &ignored);
+        return rc;
+    }
+    store_watch *w = *out;
+    w->st = st;
+    w->reg_lease = reg.reg_lease;
+    memcpy(w->reg_key, reg.reg_key, sizeof w->reg_key);
+    w->reg_needed = reg.reg_needed;
+    w->reg_renewed_ms = reg.reg_renewed_ms;
+    w->pos = from + 1;
+    return RD_OK;
 }
 
 rd_code store_watch_next(store_watch *w, int timeout_ms, store_event **events,
@@ -128,23 +232,46 @@ rd_code store_watch_next(store_watch *w, int timeout_ms, store_event **events,
 {
     *events = NULL;
     *count = 0;
-    return w->st->be->watch_next(w, timeout_ms, events, count, err);
+    rd_code rc = w->st->be->watch_next(w, timeout_ms, events, count, err);
+    if (rc == RD_OK && *count && (*events)[*count - 1].kv.mod_revision + 1 > w->pos)
+        w->pos = (*events)[*count - 1].kv.mod_revision + 1;
+    if (rc == RD_OK && (rc = watch_reg_renew(w, err)) != RD_OK) {
+        store_events_free(*events, *count);
+        *events = NULL;
+        *count = 0;
+    }
+    if (rc == RD_ESTORE)
+        w->reg_failed = 1;
+    else
+        seen(w->st, rc);
+    return rc;
 }
 
 void store_watch_close(store_watch *w)
 {
-    if (w)
-        w->st->be->watch_close(w);
+    if (!w)
+        return;
+    store_t *st = w->st;
+    int64_t lease = w->reg_failed || st->unreachable ? 0 : w->reg_lease;
+    st->be->watch_close(w);
+    /* Drops the registration now rather than at expiry; not once the store
+     * failed to answer (the watch or the handle's last call), when close
+     * must not hang: the lease then expires by itself.  A watch refused for
+     * a compacted revision is revoked. */
+    if (lease) {
+        rd_err ignored;
+        store_lease_revoke(st, lease, &ignored);
+    }
 }
 
 rd_code store_revision(store_t *st, int64_t *revision, rd_err *err)
 {
-    return st->be->revision(st, revision, err);
+    return seen(st, st->be->revision(st, revision, err));
 }
 
 rd_code store_compact(store_t *st, int64_t revision, rd_err *err)
 {
-    return st->be->compact(st, revision, err);
+    return seen(st, st->be->compact(st, revision, err));
 }
 
 void store_allow_stale_reads(store_t *st, int on)

@@ -184,6 +184,51 @@ rd_code store_revision(store_t *st, int64_t *revision, rd_err *err);
  * refused afterwards.  Current values are never lost. */
 rd_code store_compact(store_t *st, int64_t revision, rd_err *err);
 
+/* Live watches register, under a lease renewed by store_watch_next and
+ * revoked by store_watch_close, the oldest revision they still need:
+ * STORE_WATCHERS_PREFIX + a random id, value {"revision": N, "prefix": P}.
+ * The compaction policy never compacts past one.  Like the etcd backend's
+ * retry markers these keys live outside "/", out of rigdeck's key space. */
+#define STORE_WATCHERS_PREFIX "~rigdeck/watchers/"
+/* The compaction policy and its clock samples: {"keep_revisions",
+ * "keep_seconds", "every", "compacted", "samples": [[rev, unix time]...]}. */
+#define STORE_COMPACTION_KEY "~rigdeck/compaction"
+
+enum {
+    STORE_KEEP_REVISIONS = 10000,   /* default: the newest 10,000 revisions stay readable */
+    STORE_KEEP_SECONDS = 3600,      /* default: and every revision of the last hour */
+    STORE_COMPACT_EVERY = 1000,     /* default: run the policy every 1,000 revisions */
+    STORE_COMPACT_CHECK = 100       /* writers look at the policy every 100 revisions */
+};
+
+/* A retention policy; -1 in a field of an override means "as saved". */
+typedef struct {
+    int64_t keep_revisions;  /* >= 1 */
+    int64_t keep_seconds;    /* >= 0; 0: no time bound */
+    int64_t every;           /* revisions between automatic runs; 0: never */
+} store_retention;
+
+typedef struct {
+    store_retention policy;  /* the policy in force (saved by this run) */
+    int64_t revision;        /* the store revision the run read */
+    int64_t previous;        /* the compaction revision before the run (0: none) */
+    int64_t compacted;       /* the compaction revision after it */
+    int64_t oldest_watch;    /* the oldest revision a live watch needs; 0: none */
+    int64_t watchers;        /* live watch registrations */
+    int64_t by_count, by_time; /* the bounds from keep_revisions and keep_seconds */
+    int64_t markers_deleted; /* idle etcd retry markers removed */
+} store_compact_report;
+
+/* One run of the compaction policy at unix time now: compacts to
+ * min(revision - keep_revisions + 1, the newest revision sampled at least
+ * keep_seconds ago, the oldest revision a live watch needs), never
+ * backwards; records a clock sample; deletes retry markers (etcd) idle for
+ * ten minutes; saves the policy (override fields
+ * >= 0 replace the saved ones; NULL keeps them).  RD_ECONFLICT when another
+ * run changed the policy key meanwhile. */
+rd_code store_compact_run(store_t *st, const store_retention *override, int64_t now,
+                          store_compact_report *out, rd_err *err);
+
 /* ---- reading without quorum (the console) ----------------------------- */
 
 /* Lets reads fall back to one member's possibly stale view when the

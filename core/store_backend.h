@@ -14,10 +14,23 @@ typedef struct store_backend store_backend;
 struct store {
     const store_backend *be;
     char *url;
+    int in_housekeeping;     /* the compaction policy is running on this handle */
+    int compact_due;         /* a write landed on a multiple of STORE_COMPACT_CHECK */
+    long owner;              /* the pid that opened it: a forked copy runs nothing at close */
+    int unreachable;         /* the last call failed with RD_ESTORE */
 };
 
+/* The registration that keeps compaction behind a live watch (store.c):
+ * a key under STORE_WATCHERS_PREFIX, under a lease renewed by
+ * store_watch_next, naming the oldest revision the watch still needs. */
 struct store_watch {
     store_t *st;
+    int64_t reg_lease;       /* 0: not registered */
+    char reg_key[64];
+    int64_t reg_needed;      /* the revision registered */
+    int64_t pos;             /* the oldest revision not yet delivered */
+    int64_t reg_renewed_ms;  /* monotonic ms of the last renewal */
+    int reg_failed;          /* the store failed: close leaves the lease to expire */
 };
 
 struct store_backend {
@@ -46,6 +59,16 @@ struct store_backend {
 };
 
 extern const store_backend store_sqlite_backend;
+
+/* Where the etcd backend keeps each handle's retry marker (store_etcd.c);
+ * the compaction policy deletes those idle for STORE_MARKER_IDLE seconds. */
+#define STORE_MARKERS_PREFIX "~rigdeck/txn/"
+enum { STORE_MARKER_IDLE = 600 };
+
+/* Runs the compaction policy if the policy says it is time (store_compact.c);
+ * store_close calls it when one of the handle's writes landed on a multiple
+ * of STORE_COMPACT_CHECK. */
+void store_compact_maybe(store_t *st);
 
 /* etcd's serializable-read fallback (store_etcd.c), behind store_allow_stale_reads. */
 void store_etcd_set_serializable_fallback(store_t *st, int on);

@@ -19,9 +19,10 @@
  * original's outcome (branch and revision) is reported and nothing runs
  * twice; a late original fails its guard the same way.  With an empty
  * failure branch the guard simply joins the user's compares (flat); else
- * the user's txn runs nested inside the guard.  The marker lives under a
- * lease that this handle keeps alive and revokes at close, so markers never
- * pile up.  docs/etcd.md has the cases this leaves (deletes-only txns).
+ * the user's txn runs nested inside the guard.  The marker has no lease:
+ * removing it at close would cost every writing process one more revision,
+ * so the compaction policy (store_compact.c) deletes markers idle for ten
+ * minutes in bulk instead.  docs/etcd.md has the cases this leaves.
  *
  * Edge behaviours (where etcd differs from store_sqlite.c, documented in
  * docs/etcd.md): a txn may not touch one key twice (etcd refuses "duplicate
@@ -40,11 +41,10 @@
 enum {
     MAX_TXN_OPS = 128,              /* etcd's --max-txn-ops default */
     MAX_REQUEST_BYTES = 1572864,    /* etcd's --max-request-bytes default */
-    MARKER_TTL = 60,                /* seconds; renewed when a third of it has passed */
     MARKER_REFRESH = 5              /* outer-compare misses tolerated in one txn */
 };
 
-#define MARKER_PREFIX "~rigdeck/txn/"
+#define MARKER_PREFIX STORE_MARKERS_PREFIX
 
 typedef struct {
     store_t base;
@@ -52,9 +52,6 @@ typedef struct {
     char mk_key[48];        /* this handle's retry marker */
     int64_t mk_rev;         /* its mod_revision as last seen; 0: absent */
     uint64_t mk_seq;        /* the last seq used */
-    int64_t mk_lease;       /* the marker's lease; 0: none yet */
-    int64_t mk_renewed;     /* monotonic ms when that lease was last renewed */
-    pid_t owner;            /* the process that opened it (see close) */
 } etcd_store;
 
 #define ES(st) ((etcd_store *)(st))
@@ -114,25 +111,15 @@ static rd_code etcd_store_open(const char *location, const store_opts *opts, sto
         id = (uint64_t)etcd_now_ms() * 2654435761u ^ (uint64_t)getpid() << 32;
     snprintf(s->mk_key, sizeof s->mk_key, MARKER_PREFIX "%016llx", (unsigned long long)id);
     s->mk_seq = id >> 1;   /* any start works: seqs are only compared within this handle */
-    s->owner = getpid();
     *out = &s->base;
     return RD_OK;
 }
 
-static rd_code lease_revoke_impl(etcd_store *s, int64_t id, rd_err *err);
-
+/* The marker stays behind (no lease, so closing writes nothing and costs
+ * no revision); the compaction policy deletes idle markers in bulk. */
 static void etcd_store_close(store_t *st)
 {
     etcd_store *s = ES(st);
-    if (s->mk_lease && s->owner == getpid()) {
-        /* Drops the marker now rather than at lease expiry; best effort and
-         * short, since close must not hang on a dead cluster.  A forked child
-         * closing its copy of the handle leaves the parent's marker alone. */
-        rd_err ignored;
-        s->c.t.op_ms = s->c.t.op_ms < 2000 ? s->c.t.op_ms : 2000;
-        s->c.t.dead_ms = s->c.t.dead_ms < 500 ? s->c.t.dead_ms : 500;
-        lease_revoke_impl(s, s->mk_lease, &ignored);
-    }
     etcd_conn_free(&s->c);
     free(s);
 }
@@ -331,7 +318,7 @@ static json_t *branch_json(const store_op *ops, size_t n, const etcd_store *s, c
     for (size_t i = 0; arr && i < n; i++)
         if (json_array_append_new(arr, op_json(&ops[i])))
             goto fail;
-    if (arr && marker && json_array_append_new(arr, put_json(s->mk_key, marker, strlen(marker), s->mk_lease)))
+    if (arr && marker && json_array_append_new(arr, put_json(s->mk_key, marker, strlen(marker), 0)))
         goto fail;
     return arr;
 fail:
@@ -402,34 +389,6 @@ static int covers_marker(const etcd_store *s, const store_op *ops, size_t n)
         if (ops[i].kind == STORE_OP_DELETE_PREFIX && !strncmp(s->mk_key, ops[i].key, strlen(ops[i].key)))
             return 1;
     return 0;
-}
-
-static rd_code lease_keepalive_impl(etcd_store *s, int64_t id, int64_t *ttl, rd_err *err);
-static rd_code lease_grant_impl(etcd_store *s, int64_t ttl, int64_t *id, rd_err *err);
-
-/* Makes sure the marker's lease will outlive this txn and its retries
- * (op_ms is far below the two thirds of MARKER_TTL that remain at worst). */
-static rd_code marker_lease(etcd_store *s, rd_err *err)
-{
-    int64_t t0 = etcd_now_ms(), ttl;
-    if (s->mk_lease && t0 - s->mk_renewed < MARKER_TTL * 1000 / 3)
-        return RD_OK;
-    if (s->mk_lease) {
-        rd_code rc = lease_keepalive_impl(s, s->mk_lease, &ttl, err);
-        if (rc == RD_OK) {
-            s->mk_renewed = t0;
-            return RD_OK;
-        }
-        if (rc != RD_ENOTFOUND)
-            return rc;
-        /* it expired, and the marker went with it */
-        s->mk_lease = 0;
-        s->mk_rev = 0;
-    }
-    rd_code rc = lease_grant_impl(s, MARKER_TTL, &s->mk_lease, err);
-    if (rc == RD_OK)
-        s->mk_renewed = t0;
-    return rc;
 }
 
 static rd_code txn_error(etcd_store *s, const etcd_reply *r, rd_err *err)
@@ -523,24 +482,13 @@ static rd_code txn_marked(etcd_store *s, const store_cmp *cmps, size_t ncmps, co
     snprintf(tag_s, sizeof tag_s, "%llus", seq);
     snprintf(tag_f, sizeof tag_f, "%lluf", seq);
     for (int attempt = 0; attempt < MARKER_REFRESH; attempt++) {
-        rd_code rc = marker_lease(s, err);
-        if (rc)
-            return rc;
+        rd_code rc;
         etcd_reply r;
         json_t *req = marked_req(s, cmps, ncmps, success, nsuccess, failure, nfailure, tag_s, tag_f, flat);
         if ((rc = call(s, "kv/txn", req, ETCD_RESEND, &r, err)) != RD_OK)
             return rc;
-        if (r.code) {
-            /* Our own marker lease may have expired (a process stopped for a
-             * minute): then renew and go again, nothing was applied. */
-            int64_t ttl;
-            if (r.code == GRPC_NOT_FOUND && strstr(r.msg, "lease") &&
-                lease_keepalive_impl(s, s->mk_lease, &ttl, err) == RD_ENOTFOUND) {
-                s->mk_renewed = 0;
-                continue;
-            }
+        if (r.code)
             return txn_error(s, &r, err);
-        }
         int64_t rev = etcd_i64(header(&r), "revision");
         if (json_is_true(json_object_get(r.body, "succeeded"))) {
             const json_t *inner = json_object_get(json_array_get(json_object_get(r.body, "responses"), 0),

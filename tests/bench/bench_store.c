@@ -223,8 +223,7 @@ static void raw_etcd_op(void *ctx, long n)
     } else {
         /* marked: the flat form the layer sends when the failure branch is
          * empty: a guard compare on the marker, the puts plus the marker
-         * put, the marker read back on failure (the layer's marker also
-         * has a lease; this one has none, a small difference) */
+         * put, the marker read back on failure */
         b64(mk, "~bench/marker", 13);
         len = (size_t)snprintf(r->body, r->cap, "{\"compare\":[");
         if (r->marked)

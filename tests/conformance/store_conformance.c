@@ -873,6 +873,68 @@ static void test_watch_replay(void **state)
     store_watch_close(w);
 }
 
+
+/* Whether some watch registration names exactly revision need. */
+static int registered(store_t *st, int64_t need)
+{
+    rd_err e = { 0 };
+    store_range_result rr;
+    char want[64];
+    int hit = 0;
+    snprintf(want, sizeof want, "\"revision\":%lld,", (long long)need);
+    OK(store_range(st, STORE_WATCHERS_PREFIX, NULL, 0, 0, &rr, &e));
+    for (size_t i = 0; i < rr.count; i++)
+        hit |= strstr(rr.kvs[i].value, want) != NULL;
+    store_range_free(&rr);
+    return hit;
+}
+
+/* A live watch registers the revision it needs; the compaction policy stops
+ * there, the watch still gets every event; once closed, nothing holds it. */
+static void test_watch_holds_compaction(void **state)
+{
+    fx *f = begin(state, "wreg");
+    rd_err e = { 0 };
+    store_watch *w = NULL;
+    store_event *ev = NULL;
+    store_compact_report rep;
+    store_retention keep = { 1, 0, 0 };
+    put_s(f->st, K(f, "a"), "0");
+    int64_t r0 = rev_of(f->st);
+    OK(store_watch_open(f->st, f->pfx, r0, &w, &e));
+    assert_true(registered(f->st, r0 + 1));
+    put_s(f->st, K(f, "a"), "1");
+    put_s(f->st, K(f, "b"), "2");
+    OK(store_compact_run(f->st, &keep, 0, &rep, &e));
+    assert_true(rep.watchers >= 1);
+    assert_true(rep.oldest_watch >= 1 && rep.oldest_watch <= r0 + 1);
+    assert_true(rep.compacted <= r0 + 1);
+    assert_true(rep.by_count > r0 + 1);
+    size_t n = collect(w, &ev, 0, 2, 5000);
+    assert_int_equal(n, 2);
+    assert_string_equal(ev[0].kv.value, "1");
+    assert_true(ev[0].kv.mod_revision > r0);
+    assert_string_equal(ev[1].kv.value, "2");
+    store_events_free(ev, n);
+    store_watch_close(w);
+    assert_false(registered(f->st, r0 + 1));
+
+    OK(store_compact_run(f->st, &keep, 0, &rep, &e));
+    assert_true(rep.compacted > r0 + 1);
+    rd_code rc = store_watch_open(f->st, f->pfx, r0, &w, &e);
+    if (rc == RD_OK) {
+        ev = NULL;
+        n = 0;
+        rc = store_watch_next(w, 1000, &ev, &n, &e);
+        store_events_free(ev, n);
+        store_watch_close(w);
+    }
+    assert_int_equal(rc, RD_EINVAL);
+    assert_non_null(strstr(e.msg, "compacted"));
+    assert_false(registered(f->st, r0 + 1));   /* a refused watch leaves no registration */
+    OK(store_delete(f->st, STORE_COMPACTION_KEY, &e));
+}
+
 /* ---- several processes --------------------------------------------------- */
 
 typedef int (*child_fn)(store_t *st, int idx, const char *key, rd_err *e);
@@ -1056,6 +1118,7 @@ int main(int argc, char **argv)
         T(test_watch_prefix_filter),
         T(test_watch_timeout),
         T(test_watch_replay),
+        T(test_watch_holds_compaction),
         T(test_multiprocess_cas_2),
         T(test_multiprocess_cas_4),
         T(test_multiprocess_distinct_keys),
