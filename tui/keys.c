@@ -123,6 +123,7 @@ static size_t targets(console *c, const char **out, size_t max)
 /* Confirms lines "PREFIX KEY SUFFIX" for every target, naming them all. */
 static void confirm_each(console *c, const char *verb, const char *prefix, const char *suffix)
 {
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     const char *keys[CONFIRM_MAX_LINES];
     char *lines[CONFIRM_MAX_LINES];
     size_t n = targets(c, keys, CONFIRM_MAX_LINES);
@@ -135,7 +136,7 @@ static void confirm_each(console *c, const char *verb, const char *prefix, const
     for (size_t i = 0; i < n; i++) {
         char line[512];
         snprintf(line, sizeof line, "%s ", prefix);
-        form_quote(line, sizeof line, keys[i]);
+        pane_append_key(v, keys[i], line, sizeof line);
         if (suffix) {
             strncat(line, " ", sizeof line - strlen(line) - 1);
             strncat(line, suffix, sizeof line - strlen(line) - 1);
@@ -214,7 +215,7 @@ void keys_open_details(console *c)
     if (v->show_cmd) {
         char line[512];
         snprintf(line, sizeof line, "%s ", v->show_cmd);
-        form_quote(line, sizeof line, r->key);
+        pane_append_key(v, r->key, line, sizeof line);
         json_t *res = NULL;
         rd_err err;
         rd_err_clear(&err);

@@ -49,6 +49,8 @@ struct pane_view {
     int sort_col, sort_desc;    /* the initial sort (-1: command order) */
     pane_loader load;           /* NULL: run list_cmd, one row per item */
     int add_form, edit_form;    /* FORM_* (form.h) for 'a' and 'e', or -1 */
+    const char *key_prefix;     /* NULL, or a field that names a row together with key_field */
+    char key_sep;               /* ' ': two command arguments ("REGION NAME"); '/': one ("OWNER/NAME") */
 };
 
 typedef struct {
@@ -82,6 +84,12 @@ int panes_patch_nodes(console *c, const live_state *l);
 /* Counts node problems for the header ("2 rejected, 1 offline"), from the
  * Nodes table if it is loaded. */
 void panes_alerts(console *c, char *out, size_t len);
+
+/* The key a row of view v has for item ("gpu-07", "lab cfg1", "alice/default"). */
+void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len);
+
+/* Appends a row's key to a command line as its argument(s), quoted. */
+void pane_append_key(const pane_view *v, const char *key, char *line, size_t len);
 
 /* The JSON item of the row under the cursor, or NULL. */
 const json_t *pane_current_item(console *c);

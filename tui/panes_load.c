@@ -277,6 +277,21 @@ void panes_alerts(console *c, char *out, size_t len)
         snprintf(out + used, len - used, "%s%zu failed jobs", used ? ", " : "", failed);
 }
 
+/* The edge device models, from `device models` (no store involved). */
+static void model_names(console *c, void (*add)(const char *name, void *data), void *data)
+{
+    json_t *res = NULL;
+    rd_err err;
+    size_t i;
+    const json_t *m;
+    if (console_exec(c, "device models", &res, &err) != RD_OK)
+        return;
+    json_array_foreach(json_object_get(res, "items"), i, m)
+        if (json_is_string(json_object_get(m, "name")))
+            add(json_string_value(json_object_get(m, "name")), data);
+    json_decref(res);
+}
+
 void panes_names(names_kind kind, void (*add)(const char *name, void *data), void *data, void *ctx)
 {
     console *c = ctx;
@@ -284,14 +299,29 @@ void panes_names(names_kind kind, void (*add)(const char *name, void *data), voi
         { NAMES_NODE, PANE_NODES, 0 }, { NAMES_REGION, PANE_REGIONS, 0 },
         { NAMES_DEVICE, PANE_DEVICES, 0 }, { NAMES_JOB, PANE_JOBS, 0 },
         { NAMES_ACCOUNT, PANE_BILLING, 0 }, { NAMES_DATASTORE, PANE_STORES, 0 },
-        { NAMES_RESERVATION, PANE_STORES, 1 },
+        { NAMES_RESERVATION, PANE_STORES, 1 }, { NAMES_CONFIG, PANE_DEVICES, 1 },
+        { NAMES_PROJECT, PANE_JOBS, 1 },
     };
+    if (kind == NAMES_MODEL) {
+        model_names(c, add, data);
+        return;
+    }
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
         if (where[i].k != kind)
             continue;
         pane_state *ps = &c->ps[where[i].pane][where[i].view];
+        const pane_view *v = pane_view_get(where[i].pane, where[i].view);
         if (!ps->loaded)
             pane_load(c, where[i].pane, where[i].view);
+        /* A configuration is named within its region: offer the bare name. */
+        if (v->key_prefix && v->key_sep == ' ') {
+            size_t k;
+            const json_t *item;
+            json_array_foreach(ps->items, k, item)
+                if (json_is_string(json_object_get(item, v->key_field)))
+                    add(json_string_value(json_object_get(item, v->key_field)), data);
+            continue;
+        }
         for (size_t r = 0; r < ps->g.nrows; r++)
             add(ps->g.rows[r].key, data);
     }
