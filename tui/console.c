@@ -362,12 +362,14 @@ static int console_setup(console *c, const rd_options *opt)
     for (size_t i = 0; i < c->th.nwarnings; i++)
         fprintf(stderr, "rigdeck: theme warning: %s\n", c->th.warnings[i]);
     panes_init(c);
+    sync_init(&c->sync, console_now_ms());
     return 0;
 }
 
 static void console_teardown(console *c)
 {
     live_close(&c->live);
+    sync_close(&c->sync);
     cmd_ctx_close(&c->ctx);
     panes_free(c);
     textview_clear(&c->view_text);
@@ -397,9 +399,42 @@ static void terminal_start(console *c)
     bkgdset(' ' | (chtype)theme_attr(TH_NORMAL));
 }
 
+void console_sync(console *c, int manual)
+{
+    char why[256];
+    c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
+    if (sync_start(&c->sync, &c->ctx, console_now_ms(), why, sizeof why) != 0) {
+        if (manual)
+            console_error(c, "%s", why);
+        return;
+    }
+    if (manual)
+        console_status(c, "cloud sync started in the background");
+    c->dirty = 1;
+}
+
+/* Background cloud sync: a finished round's report, and the timer (which
+ * asks the same read-only guard as the S key). */
+static void follow_sync(console *c, long long now)
+{
+    if (sync_poll(&c->sync, now)) {
+        if (c->sync.error)
+            console_error(c, "%s", c->sync.message);
+        else
+            console_status(c, "%s", c->sync.message);
+    }
+    if (sync_due(&c->sync, now)) {
+        if (keys_allows(c, 'S', 0))
+            console_sync(c, 0);
+        else
+            c->sync.next_ms = 0;
+    }
+}
+
 static void loop_once(console *c)
 {
     long long now = console_now_ms();
+    follow_sync(c, now);
     int was_lost = c->live.lost;
     if (live_poll(&c->live, &c->ctx, now)) {
         /* On a large fleet re-reading a few changed nodes beats a full

@@ -16,6 +16,7 @@
 #include "live.h"
 #include "options.h"
 #include "prompt.h"
+#include "sync.h"
 #include "textview.h"
 #include "theme.h"
 
@@ -55,6 +56,7 @@ typedef struct console {
     int read_only;
     theme th;
     live_state live;
+    sync_state sync;                        /* background `cloud sync` rounds */
 
     int pane;                               /* 0..PANE_COUNT-1 */
     int view[PANE_COUNT];
@@ -106,6 +108,10 @@ void console_confirm(console *c, const char *question, char *const *lines, size_
 
 /* Data rows the table shows at the current terminal size. */
 int console_page(console *c);
+
+/* Starts a background `cloud sync` round; manual: say so (or why not) in
+ * the status line. */
+void console_sync(console *c, int manual);
 
 /* Monotonic milliseconds. */
 long long console_now_ms(void);
