@@ -153,7 +153,7 @@ static void confirm_run(console *c)
     if (!failed)
         console_status(c, "done: %s", done);
     grid_clear_marks(&console_current(c)->g);
-    console_mark_stale(c);
+    console_changed(c);
 }
 
 static void confirm_end(console *c)
@@ -192,9 +192,9 @@ static void prompt_run(console *c)
         c->mode = MODE_VIEW;
     }
     json_decref(res);
-    /* A mutating line shows up through the watch anyway; reading again now
+    /* A mutating line shows up through the watch anyway; following it now
      * makes it immediate. */
-    console_mark_stale(c);
+    console_changed(c);
 }
 
 static void key_prompt(console *c, int key)
@@ -331,6 +331,7 @@ static void theme_dirs(char store[4][4096], const char *dirs[5])
 static int console_setup(console *c, const rd_options *opt)
 {
     memset(c, 0, sizeof *c);
+    timing_init(&c->timing, console_now_ms());
     c->opt = opt;
     c->read_only = opt->read_only;
     c->sopts.cacert = opt->cacert;
@@ -399,6 +400,28 @@ static void terminal_start(console *c)
     bkgdset(' ' | (chtype)theme_attr(TH_NORMAL));
 }
 
+/* On a large fleet re-reading a few changed nodes beats a full `node
+ * list`, and a table whose kind of document did not change need not be
+ * read again at all; the stale ones are re-read when next shown. */
+static void follow_changes(console *c)
+{
+    panes_follow(c, &c->live);
+    if (!c->ps[PANE_NODES][0].stale)
+        panes_alerts(c, c->alerts, sizeof c->alerts);
+    live_forget_changes(&c->live);
+}
+
+void console_changed(console *c)
+{
+    if (!c->live.w || c->live.lost) {
+        console_mark_stale(c);
+        return;
+    }
+    if (live_poll(&c->live, &c->ctx, console_now_ms()))
+        follow_changes(c);
+    c->dirty = 1;
+}
+
 void console_sync(console *c, int manual)
 {
     char why[256];
@@ -436,17 +459,8 @@ static void loop_once(console *c)
     long long now = console_now_ms();
     follow_sync(c, now);
     int was_lost = c->live.lost;
-    if (live_poll(&c->live, &c->ctx, now)) {
-        /* On a large fleet re-reading a few changed nodes beats a full
-         * `node list`; everything else is re-read when next shown. */
-        int patched = panes_patch_nodes(c, &c->live);
-        console_mark_stale(c);
-        if (patched) {
-            c->ps[PANE_NODES][0].stale = 0;
-            panes_alerts(c, c->alerts, sizeof c->alerts);
-        }
-        live_forget_changes(&c->live);
-    }
+    if (live_poll(&c->live, &c->ctx, now))
+        follow_changes(c);
     if (was_lost != c->live.lost)
         c->dirty = 1;
     pane_state *ps = console_current(c);
@@ -460,8 +474,11 @@ static void loop_once(console *c)
     if (c->dirty) {
         draw_screen(c);
         c->dirty = 0;
+        timing_frame(&c->timing, console_now_ms());
     }
     int key = read_key();
+    if (key >= 0)
+        timing_key(&c->timing, key, console_now_ms());
     if (key == CK_FN(KEY_RESIZE)) {
         c->dirty = 1;
         return;
@@ -497,6 +514,7 @@ int console_run(const rd_options *opt)
     while (!c.quit && !stop_signal)
         loop_once(&c);
     endwin();
+    timing_write(&c.timing);
     console_teardown(&c);
     return stop_signal && stop_signal != SIGINT ? 128 + stop_signal : 0;
 }

@@ -17,6 +17,7 @@
 #include "options.h"
 #include "prompt.h"
 #include "sync.h"
+#include "timing.h"
 #include "textview.h"
 #include "theme.h"
 
@@ -57,6 +58,7 @@ typedef struct console {
     theme th;
     live_state live;
     sync_state sync;                        /* background `cloud sync` rounds */
+    timing timing;                          /* RIGDECK_CONSOLE_TIMING figures */
 
     int pane;                               /* 0..PANE_COUNT-1 */
     int view[PANE_COUNT];
@@ -99,6 +101,11 @@ pane_state *console_current(console *c);
 
 /* Marks every table stale (after a change to the store). */
 void console_mark_stale(console *c);
+
+/* After a command this console ran: shows what it changed, through the
+ * same watch that shows other writers' changes (everything is re-read if
+ * the watch is not running). */
+void console_changed(console *c);
 
 /* Reloads the current table now. */
 void console_reload(console *c);

@@ -387,7 +387,7 @@ static void submit(console *c, form_state *f, int *close)
     }
     json_decref(res);
     console_status(c, "done: %s", line);
-    console_mark_stale(c);
+    console_changed(c);
     *close = 1;
 }
 

@@ -153,6 +153,39 @@ static const pane_def panes[PANE_COUNT] = {
     { "Audit", "Audit", "Audit", COLS(audit_views) },
 };
 
+/* What each table shows, as LK_* kinds: a change of one of `kinds`, or a
+ * document of `births` created or deleted (a count it shows), makes it
+ * stale.  Nodes are patched row by row (panes_follow). */
+static const struct { int pane, view; unsigned kinds, births; } pane_deps[] = {
+    { PANE_PROVIDERS, 0, LK_PROVIDERS, 0 },
+    { PANE_REGIONS, 0, LK_REGIONS, LK_NODES | LK_DEVICES },
+    { PANE_NODES, 0, LK_NODES, 0 },
+    { PANE_DEVICES, 0, LK_DEVICES, 0 },
+    { PANE_DEVICES, 1, LK_CONFIGS, 0 },
+    { PANE_QUOTAS, 0, LK_QUOTAS | LK_REGIONS | LK_NODES, 0 },
+    { PANE_JOBS, 0, LK_JOBS | LK_NODES | LK_PRICES, 0 },
+    { PANE_JOBS, 1, LK_PROJECTS, 0 },
+    { PANE_BILLING, 0, LK_LEDGER | LK_ACCOUNTS, 0 },
+    { PANE_BILLING, 1, LK_LEDGER, 0 },
+    { PANE_BILLING, 2, LK_LEDGER, 0 },
+    { PANE_STORES, 0, LK_DATASTORES, 0 },
+    { PANE_STORES, 1, LK_RESERVATIONS, 0 },
+    { PANE_AUDIT, 0, LK_AUDIT, 0 },
+};
+
+void panes_follow(console *c, const live_state *l)
+{
+    pane_state *nodes = &c->ps[PANE_NODES][0];
+    int was_stale = nodes->stale;
+    int patched = !(l->kinds & LK_NODES) || panes_patch_nodes(c, l);
+    for (size_t i = 0; i < N(pane_deps); i++)
+        if ((l->kinds & pane_deps[i].kinds) || (l->births & pane_deps[i].births))
+            c->ps[pane_deps[i].pane][pane_deps[i].view].stale = 1;
+    if (patched)
+        nodes->stale = was_stale;
+    c->dirty = 1;
+}
+
 const pane_def *pane_get(int i)
 {
     return i >= 0 && i < PANE_COUNT ? &panes[i] : NULL;

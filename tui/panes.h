@@ -81,6 +81,11 @@ void pane_load(console *c, int pane, int view);
  * table is up to date that way, 0 when it needs a full reload. */
 int panes_patch_nodes(console *c, const live_state *l);
 
+/* Follows store changes (live_poll's kinds and node keys): patches the
+ * Nodes table row by row where it can, and marks stale just the tables
+ * that show a kind of document that changed. */
+void panes_follow(console *c, const live_state *l);
+
 /* Counts node problems for the header ("2 rejected, 1 offline"), from the
  * Nodes table if it is loaded. */
 void panes_alerts(console *c, char *out, size_t len);

@@ -16,7 +16,7 @@
 
 /* Up to this many changed nodes are re-read one by one; more, and one
  * `node list` is cheaper. */
-#define PATCH_MAX 32
+#define PATCH_MAX LIVE_MAX_KEYS
 
 static int ledger_missing(const pane_state *ps)
 {
@@ -349,7 +349,7 @@ static void patch_item(json_t *items, const char *name, json_t *fresh)
 int panes_patch_nodes(console *c, const live_state *l)
 {
     pane_state *ps = &c->ps[PANE_NODES][0];
-    const char *prefix = LIVE_PREFIX "nodes/";
+    const char *prefix = LIVE_NODES;
     const char *names[PATCH_MAX];
     size_t n = 0, plen = strlen(prefix);
     if (!ps->loaded || ps->stale || l->overflow || !json_is_array(ps->items))

@@ -1,0 +1,119 @@
+/* Unit tests of following the store: which kind a changed key is, and
+ * which tables a change makes stale (the rest are not re-read), and the
+ * background sync's summary of a `cloud sync` report. */
+#include "testutil.h"
+
+#include "live.h"
+#include "panes.h"
+#include "sync.h"
+
+static void test_key_kinds(void **state)
+{
+    (void)state;
+    assert_int_equal(live_key_kind("/rigdeck/nodes/gpu-01"), LK_NODES);
+    assert_int_equal(live_key_kind("/rigdeck/device-configs/edge/cam"), LK_CONFIGS);
+    assert_int_equal(live_key_kind("/rigdeck/devices/cam-01"), LK_DEVICES);
+    assert_int_equal(live_key_kind("/rigdeck/ledger/transfers/x"), LK_LEDGER);
+    assert_int_equal(live_key_kind("/rigdeck/audit/000123"), LK_AUDIT);
+    assert_int_equal(live_key_kind("/rigdeck/minions/m-01"), LK_OTHER);
+    assert_int_equal(live_key_kind("/elsewhere/nodes/x"), LK_OTHER);
+}
+
+static console *fresh(void)
+{
+    static console c;
+    panes_free(&c);
+    memset(&c, 0, sizeof c);
+    panes_init(&c);
+    for (int p = 0; p < PANE_COUNT; p++)
+        for (int v = 0; v < PANE_MAX_VIEWS; v++) {
+            c.ps[p][v].stale = 0;
+            c.ps[p][v].loaded = 1;
+        }
+    c.ps[PANE_NODES][0].items = json_array();
+    return &c;
+}
+
+static int stale_count(const console *c)
+{
+    int n = 0;
+    for (int p = 0; p < PANE_COUNT; p++)
+        for (int v = 0; v < PANE_MAX_VIEWS; v++)
+            n += pane_view_get(p, v) && c->ps[p][v].stale;
+    return n;
+}
+
+static void test_follow_marks_only_affected(void **state)
+{
+    (void)state;
+    live_state l;
+    memset(&l, 0, sizeof l);
+
+    /* A datastore added: only the Datastores table, and the audit trail. */
+    console *c = fresh();
+    l.kinds = LK_DATASTORES | LK_AUDIT;
+    l.births = LK_DATASTORES | LK_AUDIT;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_STORES][0].stale);
+    assert_true(c->ps[PANE_AUDIT][0].stale);
+    assert_int_equal(stale_count(c), 2);
+
+    /* A node changed (none listed to patch): Nodes is patched in place, the
+     * Jobs and Quotas tables that depend on nodes go stale, Regions not. */
+    c = fresh();
+    l.kinds = LK_NODES;
+    l.births = 0;
+    panes_follow(c, &l);
+    assert_false(c->ps[PANE_NODES][0].stale);
+    assert_true(c->ps[PANE_JOBS][0].stale);
+    assert_true(c->ps[PANE_QUOTAS][0].stale);
+    assert_false(c->ps[PANE_REGIONS][0].stale);
+    assert_int_equal(stale_count(c), 2);
+
+    /* A node created: the Regions table counts nodes, so it goes too. */
+    c = fresh();
+    l.births = LK_NODES;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_REGIONS][0].stale);
+
+    /* Too many nodes to patch: Nodes is read again. */
+    c = fresh();
+    l.overflow = 1;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_NODES][0].stale);
+
+    /* After a reconnect everything is. */
+    c = fresh();
+    l.kinds = l.births = LK_ALL;
+    panes_follow(c, &l);
+    assert_int_equal(stale_count(c), 14);
+    panes_free(c);
+}
+
+static void test_sync_describe(void **state)
+{
+    char out[256];
+    (void)state;
+    json_t *r = json_pack("{s:[{s:s}], s:[{s:s}], s:[{s:s}], s:[], s:[]}", "regions", "name", "burst", "created",
+                          "node", "burst-storage", "activated", "node", "burst-storage", "errors", "released");
+    assert_int_equal(sync_describe(r, out, sizeof out), 0);
+    assert_string_equal(out, "1 created, 1 activated");
+    json_array_append_new(json_object_get(r, "errors"), json_pack("{s:s}", "message", "quota exceeded"));
+    assert_int_equal(sync_describe(r, out, sizeof out), 1);
+    assert_string_equal(out, "1 created, 1 activated; 1 error: quota exceeded");
+    json_decref(r);
+    r = json_pack("{s:[{s:s}]}", "regions", "name", "burst");
+    sync_describe(r, out, sizeof out);
+    assert_string_equal(out, "1 GCP region, nothing to change");
+    json_decref(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_kinds),
+        cmocka_unit_test(test_follow_marks_only_affected),
+        cmocka_unit_test(test_sync_describe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
