@@ -32,6 +32,8 @@
  * batch writes costs one reload, not one per write. */
 #define RELOAD_MIN_MS 300
 #define ALERTS_MS 5000
+/* `job why` asked per idle loop on the Jobs pane: keys wait at most this. */
+#define WHY_IDLE_MS 60
 
 static volatile sig_atomic_t stop_signal;
 
@@ -466,6 +468,9 @@ static void loop_once(console *c)
     pane_state *ps = console_current(c);
     if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS))
         console_reload(c);
+    /* Idle time explains waiting jobs the load had no time for. */
+    if (c->pane == PANE_JOBS && c->mode == MODE_NORMAL && panes_jobs_explain_more(c, WHY_IDLE_MS))
+        c->dirty = 1;
     long long sec = (long long)time(NULL);
     if (sec != c->clock_shown) {
         c->clock_shown = sec;

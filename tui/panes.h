@@ -86,6 +86,11 @@ int panes_patch_nodes(console *c, const live_state *l);
  * that show a kind of document that changed. */
 void panes_follow(console *c, const live_state *l);
 
+/* Jobs the last load had no time to explain: asks `job why` for more of
+ * them within budget_ms and updates their rows; 1 when any changed.  The
+ * console calls it while idle, so the column fills in without a key. */
+int panes_jobs_explain_more(console *c, long long budget_ms);
+
 /* Counts node problems for the header ("2 rejected, 1 offline"), from the
  * Nodes table if it is loaded. */
 void panes_alerts(console *c, char *out, size_t len);

@@ -13,6 +13,7 @@
  * 10,000 nodes), so the table explains waiting jobs only within a time
  * budget per load; Enter explains any job. */
 #define WHY_BUDGET_MS 250
+#define WHY_PENDING "(asking job why...)"
 
 /* Up to this many changed nodes are re-read one by one; more, and one
  * `node list` is cheaper. */
@@ -132,10 +133,11 @@ static void explain_job(console *c, json_t *job)
     json_t *why = NULL;
     rd_err err;
     snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
-    if (console_exec(c, line, &why, &err) == RD_OK) {
+    if (console_exec(c, line, &why, &err) == RD_OK)
         why_text(why, text, sizeof text);
-        json_object_set_new(job, "why", json_string(text));
-    }
+    else   /* it may have started or stopped since the list: say nothing */
+        text[0] = '\0';
+    json_object_set_new(job, "why", json_string(text));
     json_decref(why);
 }
 
@@ -182,7 +184,7 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
         if (!state || strcmp(state, "waiting_gpus") != 0 || json_object_get(job, "why"))
             continue;
         const json_t *old = id ? json_object_get(known, id) : NULL;
-        json_object_set_new(job, "why", old ? json_deep_copy(old) : json_string("(Enter explains)"));
+        json_object_set_new(job, "why", old ? json_deep_copy(old) : json_string(WHY_PENDING));
     }
     json_decref(known);
     panes_fill_rows(v, ps, items);
@@ -190,6 +192,32 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
     snprintf(ps->summary, sizeof ps->summary,
              "%zu waiting, %zu running, %zu stopping, %zu finished, %zu stopped, %zu failed, %zu canceled",
              count[0], count[1], count[2], count[3], count[4], count[5], count[6]);
+}
+
+int panes_jobs_explain_more(console *c, long long budget_ms)
+{
+    pane_state *ps = &c->ps[PANE_JOBS][0];
+    if (!ps->loaded || ps->stale)
+        return 0;
+    long long deadline = console_now_ms() + budget_ms;
+    size_t i;
+    json_t *job;
+    int changed = 0;
+    json_array_foreach(ps->items, i, job) {
+        const char *why = json_string_value(json_object_get(job, "why"));
+        if (!why || strcmp(why, WHY_PENDING) != 0)
+            continue;
+        if (console_now_ms() > deadline)
+            break;
+        explain_job(c, job);
+        changed = 1;
+    }
+    if (changed) {
+        grid_clear_rows(&ps->g);
+        panes_fill_rows(pane_view_get(PANE_JOBS, 0), ps, ps->items);
+        grid_apply(&ps->g);
+    }
+    return changed;
 }
 
 void panes_load_quotas(console *c, const pane_view *v, pane_state *ps)

@@ -108,12 +108,60 @@ static void test_sync_describe(void **state)
     json_decref(r);
 }
 
+/* Waiting jobs the load left unexplained get their `job why` reason from
+ * idle time, against a real store. */
+static void test_jobs_explained_while_idle(void **state)
+{
+    (void)state;
+    char dir[512], url[600];
+    testutil_tmpdir(dir, sizeof dir);
+    snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
+    static rd_options opt;
+    static console c;
+    memset(&c, 0, sizeof c);
+    c.opt = &opt;
+    c.ctx.store_url = url;
+    c.ctx.actor = "default";
+    panes_init(&c);
+    static const char *const setup[] = {
+        "account deposit default 100", "job submit tests/specs/sched/a100-1.yaml",
+        "job submit tests/specs/sched/rtx-1.yaml",
+    };
+    for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
+        json_t *res = NULL;
+        rd_err err;
+        assert_int_equal(console_exec(&c, setup[i], &res, &err), RD_OK);
+        json_decref(res);
+    }
+    pane_load(&c, PANE_JOBS, 0);
+    pane_state *ps = &c.ps[PANE_JOBS][0];
+    assert_int_equal(ps->g.nrows, 2);
+    /* As a load that ran out of time leaves them. */
+    size_t i;
+    json_t *job;
+    json_array_foreach(ps->items, i, job)
+        json_object_set_new(job, "why", json_string("(asking job why...)"));
+    assert_int_equal(panes_jobs_explain_more(&c, 1000), 1);
+    json_array_foreach(ps->items, i, job) {
+        const char *why = json_string_value(json_object_get(job, "why"));
+        assert_non_null(why);
+        assert_true(strlen(why) > 0);
+        assert_null(strstr(why, "asking"));
+    }
+    /* The rows show it too, and nothing is left to ask. */
+    assert_null(strstr(ps->g.rows[0].cells[7], "asking"));
+    assert_int_equal(panes_jobs_explain_more(&c, 1000), 0);
+    panes_free(&c);
+    cmd_ctx_close(&c.ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_key_kinds),
         cmocka_unit_test(test_follow_marks_only_affected),
         cmocka_unit_test(test_sync_describe),
+        cmocka_unit_test(test_jobs_explained_while_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
