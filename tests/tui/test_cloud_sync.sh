@@ -75,6 +75,24 @@ if wait_for 'sync [0-9:]* ok' 2; then fail "a round ran with the timer off"; els
 keys S
 expect_screen 'sync [0-9:]* ok' 20
 expect_screen 'cloud sync [0-9:]* (.*): 1 GCP region, nothing to change'
+
+case_ "Quotas: e sets a metric's limit through a form that checks numbers"
+keys 5
+expect_screen 'burst .*us-central1 .*NVIDIA_A100_GPUS .*/2'
+keys /
+type_ "NVIDIA_A100_GPUS"
+keys Enter
+keys e
+expect_screen 'Set a quota'
+expect_screen 'runs: quota set burst NVIDIA_A100_GPUS 2 --usage'
+keys Down C-u
+type_ "four"
+expect_screen 'must be a whole number'
+keys C-u
+type_ "4"
+keys Enter
+expect_screen 'done: quota set burst NVIDIA_A100_GPUS 4'
+expect_screen 'NVIDIA_A100_GPUS .*/4'
 keys q
 expect_screen 'rigdeck-exit=0'
 summary
