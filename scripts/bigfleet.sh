@@ -72,7 +72,8 @@ step G; step g
 step s; step s
 step /; for ch in n 0 9 9; do step -l "$ch"; done; step Enter
 step /; step C-u; step Enter
-step 6; step 7; step 2; step 3
+step 6; sleep 2; step j; step j; step j; step j
+step 7; step 2; step 3
 # A change made by batch: from the write to the screen (tmux polling adds up to 50 ms).
 t0=$(now_ms)
 "$BIN" --batch --store "$STORE" -c "node maintenance n00001 toggle" >/dev/null

@@ -468,9 +468,6 @@ static void loop_once(console *c)
     pane_state *ps = console_current(c);
     if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS))
         console_reload(c);
-    /* Idle time explains waiting jobs the load had no time for. */
-    if (c->pane == PANE_JOBS && c->mode == MODE_NORMAL && panes_jobs_explain_more(c, WHY_IDLE_MS))
-        c->dirty = 1;
     long long sec = (long long)time(NULL);
     if (sec != c->clock_shown) {
         c->clock_shown = sec;
@@ -484,6 +481,10 @@ static void loop_once(console *c)
     int key = read_key();
     if (key >= 0)
         timing_key(&c->timing, key, console_now_ms());
+    /* A quiet moment (no key for LOOP_MS, the screen drawn): explain some
+     * of the waiting jobs the Jobs table shows. */
+    if (key < 0 && c->pane == PANE_JOBS && c->mode == MODE_NORMAL && panes_jobs_explain_more(c, WHY_IDLE_MS))
+        c->dirty = 1;
     if (key == CK_FN(KEY_RESIZE)) {
         c->dirty = 1;
         return;

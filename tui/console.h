@@ -45,7 +45,7 @@ typedef struct {
     char summary[256];      /* pane-specific figures for the summary line */
     char note[1024];        /* why the table is empty, or a load error */
     int note_error;
-    size_t rotate;          /* Jobs: where the next load starts asking `job why` */
+    int why_slow;           /* Jobs: one `job why` outlasts a keystroke; only Enter asks */
 } pane_state;
 
 struct form_state;

@@ -10,10 +10,14 @@
 #include "table.h"
 
 /* `job why` per waiting job costs a pass over the nodes (half a second on
- * 10,000 nodes), so the table explains waiting jobs only within a time
- * budget per load; Enter explains any job. */
-#define WHY_BUDGET_MS 250
+ * 10,000 nodes), so the table asks it in idle time, a little per loop, and
+ * not at all where one answer takes longer than a keystroke may wait;
+ * Enter explains any job. */
 #define WHY_PENDING "(asking job why...)"
+#define WHY_ENTER "(Enter explains)"
+/* A `job why` slower than this (a pass over a very large fleet) is not
+ * asked in idle time: a key pressed meanwhile would wait for it. */
+#define WHY_SLOW_MS 150
 
 /* Up to this many changed nodes are re-read one by one; more, and one
  * `node list` is cheaper. */
@@ -151,11 +155,11 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
     /* What the previous load learnt, by job id: reused for the jobs this
      * load has no time to ask about. */
     json_t *known = json_object();
-    size_t i, n = json_array_size(items);
+    size_t i;
     json_t *job;
     json_array_foreach(ps->items, i, job) {
         const char *id = json_string_value(json_object_get(job, "id"));
-        if (id && json_object_get(job, "why"))
+        if (id && json_is_string(json_object_get(job, "why")))
             json_object_set(known, id, json_object_get(job, "why"));
     }
     size_t count[8] = { 0 };
@@ -167,24 +171,21 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
             if (state && strcmp(state, states[s]) == 0)
                 count[s]++;
     }
-    /* Explain waiting jobs within the budget, starting where the previous
-     * load stopped, so on a large queue every job gets its turn. */
-    long long deadline = console_now_ms() + WHY_BUDGET_MS;
-    size_t start = n ? ps->rotate % n : 0, k;
-    for (k = 0; k < n && console_now_ms() <= deadline; k++) {
-        job = json_array_get(items, (start + k) % n);
-        const char *state = json_string_value(json_object_get(job, "state"));
-        if (state && strcmp(state, "waiting_gpus") == 0)
-            explain_job(c, job);
-    }
-    ps->rotate = start + k;
+    /* Nothing is asked here: `job why` is a pass over every node, so the
+     * reasons come in idle time (panes_jobs_explain_more); until then a
+     * job keeps what the previous load learnt, marked to be asked again. */
     json_array_foreach(items, i, job) {
         const char *state = json_string_value(json_object_get(job, "state"));
         const char *id = json_string_value(json_object_get(job, "id"));
-        if (!state || strcmp(state, "waiting_gpus") != 0 || json_object_get(job, "why"))
+        if (!state || strcmp(state, "waiting_gpus") != 0)
             continue;
         const json_t *old = id ? json_object_get(known, id) : NULL;
-        json_object_set_new(job, "why", old ? json_deep_copy(old) : json_string(WHY_PENDING));
+        if (old && strcmp(json_string_value(old), WHY_PENDING) != 0 && strcmp(json_string_value(old), WHY_ENTER) != 0) {
+            json_object_set(job, "why", (json_t *)old);
+            json_object_set_new(job, "why_again", json_true());
+        } else {
+            json_object_set_new(job, "why", json_string(ps->why_slow ? WHY_ENTER : WHY_PENDING));
+        }
     }
     json_decref(known);
     panes_fill_rows(v, ps, items);
@@ -192,6 +193,16 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
     snprintf(ps->summary, sizeof ps->summary,
              "%zu waiting, %zu running, %zu stopping, %zu finished, %zu stopped, %zu failed, %zu canceled",
              count[0], count[1], count[2], count[3], count[4], count[5], count[6]);
+}
+
+/* Whether job still needs asking: never asked (pass 0), or asked before
+ * the last load (pass 1). */
+static int why_wanted(const json_t *job, int pass)
+{
+    const char *why = json_string_value(json_object_get(job, "why"));
+    if (!why)
+        return 0;
+    return pass == 0 ? strcmp(why, WHY_PENDING) == 0 : json_is_true(json_object_get(job, "why_again"));
 }
 
 int panes_jobs_explain_more(console *c, long long budget_ms)
@@ -203,15 +214,29 @@ int panes_jobs_explain_more(console *c, long long budget_ms)
     size_t i;
     json_t *job;
     int changed = 0;
-    json_array_foreach(ps->items, i, job) {
-        const char *why = json_string_value(json_object_get(job, "why"));
-        if (!why || strcmp(why, WHY_PENDING) != 0)
-            continue;
-        if (console_now_ms() > deadline)
-            break;
-        explain_job(c, job);
-        changed = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        json_array_foreach(ps->items, i, job) {
+            if (!why_wanted(job, pass))
+                continue;
+            if (ps->why_slow) {
+                /* Too slow to ask while the operator may type: Enter asks. */
+                if (pass == 0) {
+                    json_object_set_new(job, "why", json_string(WHY_ENTER));
+                    changed = 1;
+                }
+                json_object_del(job, "why_again");
+                continue;
+            }
+            if (console_now_ms() > deadline)
+                goto done;
+            long long t0 = console_now_ms();
+            explain_job(c, job);
+            json_object_del(job, "why_again");
+            ps->why_slow = console_now_ms() - t0 > WHY_SLOW_MS;
+            changed = 1;
+        }
     }
+done:
     if (changed) {
         grid_clear_rows(&ps->g);
         panes_fill_rows(pane_view_get(PANE_JOBS, 0), ps, ps->items);

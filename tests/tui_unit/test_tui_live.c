@@ -151,6 +151,13 @@ static void test_jobs_explained_while_idle(void **state)
     /* The rows show it too, and nothing is left to ask. */
     assert_null(strstr(ps->g.rows[0].cells[7], "asking"));
     assert_int_equal(panes_jobs_explain_more(&c, 1000), 0);
+    /* Where one `job why` is slower than a keystroke may wait, idle time
+     * asks nothing and the rows say Enter explains. */
+    ps->why_slow = 1;
+    json_array_foreach(ps->items, i, job)
+        json_object_set_new(job, "why", json_string("(asking job why...)"));
+    assert_int_equal(panes_jobs_explain_more(&c, 1000), 1);
+    assert_string_equal(ps->g.rows[0].cells[7], "(Enter explains)");
     panes_free(&c);
     cmd_ctx_close(&c.ctx);
 }
