@@ -22,11 +22,20 @@ wait_for () { # wait_for PATTERN SECONDS
     echo "screens: the screen never showed '$1'" >&2
     exit 1
 }
+wait_gone () { # wait_gone PATTERN SECONDS
+    tries=$(( $2 * 10 ))
+    while [ "$tries" -gt 0 ]; do
+        T capture-pane -p -t s 2>/dev/null | grep -q -- "$1" || return 0
+        sleep 0.1
+        tries=$((tries - 1))
+    done
+}
 # capture NAME KEY PATTERN: switch with KEY, wait for PATTERN, save.
 capture () {
     T send-keys -t s "$2"
     wait_for "$3" 30
     sleep 0.5   # let a reload that the switch started finish drawing
+    wait_gone 'asking job why' 30   # the Jobs table explains waiting jobs while idle
     T capture-pane -p -t s >"$OUT/$1.txt"
     echo "screens: $OUT/$1.txt"
 }

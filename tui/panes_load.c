@@ -110,16 +110,35 @@ void panes_load_wallets(console *c, const pane_view *v, pane_state *ps)
     }
 }
 
-/* The core's own words for why a job waits, joined; else the counts. */
-static void why_text(const json_t *why, char *out, size_t len)
+static int by_count_desc(const void *a, const void *b)
 {
-    size_t used = 0, i;
+    long x = strtol(*(const char *const *)a, NULL, 10), y = strtol(*(const char *const *)b, NULL, 10);
+    return (y > x) - (y < x);
+}
+
+/* The core's own words for why a job waits, joined; else the counts.  In
+ * a narrow column the first words matter most: reasons that are not node
+ * counts (no credit, no quota) come first, then the counts, largest first. */
+void panes_why_text(const json_t *why, char *out, size_t len)
+{
+    size_t used = 0, i, n = 0, ncount = 0;
     const json_t *r;
+    const char *plain[32], *counts[32];
     out[0] = '\0';
     json_array_foreach(json_object_get(why, "reasons"), i, r) {
-        if (json_is_string(r) && used < len)
-            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "; " : "", json_string_value(r));
+        const char *t = json_string_value(r);
+        if (!t)
+            continue;
+        if (t[0] >= '0' && t[0] <= '9') {
+            if (ncount < 32)
+                counts[ncount++] = t;
+        } else if (n < 32) {
+            plain[n++] = t;
+        }
     }
+    qsort(counts, ncount, sizeof counts[0], by_count_desc);
+    for (i = 0; i < n + ncount && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "; " : "", i < n ? plain[i] : counts[i - n]);
     if (used > 0)
         return;
     json_array_foreach(json_object_get(why, "constraints"), i, r) {
@@ -138,7 +157,7 @@ static void explain_job(console *c, json_t *job)
     rd_err err;
     snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
     if (console_exec(c, line, &why, &err) == RD_OK)
-        why_text(why, text, sizeof text);
+        panes_why_text(why, text, sizeof text);
     else   /* it may have started or stopped since the list: say nothing */
         text[0] = '\0';
     json_object_set_new(job, "why", json_string(text));

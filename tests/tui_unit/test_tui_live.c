@@ -5,6 +5,7 @@
 
 #include "live.h"
 #include "panes.h"
+#include "panes_int.h"
 #include "sync.h"
 
 static void test_key_kinds(void **state)
@@ -162,6 +163,24 @@ static void test_jobs_explained_while_idle(void **state)
     cmd_ctx_close(&c.ctx);
 }
 
+/* The decisive reason first, then node counts, largest first. */
+static void test_why_text(void **state)
+{
+    char out[400];
+    (void)state;
+    json_t *why = json_pack("{s:[s, s, s, s]}", "reasons", "29 nodes not active compute nodes",
+                            "169 nodes of a GPU type the job does not accept", "8 nodes in other regions",
+                            "the paying account 'erik' has no credit left");
+    panes_why_text(why, out, sizeof out);
+    assert_string_equal(out, "the paying account 'erik' has no credit left; 169 nodes of a GPU type the job does not "
+                             "accept; 29 nodes not active compute nodes; 8 nodes in other regions");
+    json_decref(why);
+    why = json_pack("{s:[], s:[{s:s, s:i}]}", "reasons", "constraints", "constraint", "gpu_type", "ruled_out", 4);
+    panes_why_text(why, out, sizeof out);
+    assert_string_equal(out, "gpu_type rules out 4");
+    json_decref(why);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_follow_marks_only_affected),
         cmocka_unit_test(test_sync_describe),
         cmocka_unit_test(test_jobs_explained_while_idle),
+        cmocka_unit_test(test_why_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
