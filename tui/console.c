@@ -466,8 +466,15 @@ static void loop_once(console *c)
     if (was_lost != c->live.lost)
         c->dirty = 1;
     pane_state *ps = console_current(c);
-    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS))
+    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS)) {
+        /* A table never read yet: show the screen with "Loading..." first,
+         * since on a large fleet the read takes a noticeable moment. */
+        if (!ps->loaded && c->dirty) {
+            draw_screen(c);
+            timing_frame(&c->timing, console_now_ms(), 0);
+        }
         console_reload(c);
+    }
     long long sec = (long long)time(NULL);
     if (sec != c->clock_shown) {
         c->clock_shown = sec;
@@ -476,7 +483,7 @@ static void loop_once(console *c)
     if (c->dirty) {
         draw_screen(c);
         c->dirty = 0;
-        timing_frame(&c->timing, console_now_ms());
+        timing_frame(&c->timing, console_now_ms(), console_current(c)->loaded);
     }
     int key = read_key();
     if (key >= 0)

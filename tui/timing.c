@@ -12,6 +12,7 @@ void timing_init(timing *t, long long now_ms)
     t->path = p && *p ? p : NULL;
     t->start_ms = now_ms;
     t->first_frame_ms = -1;
+    t->first_table_ms = -1;
     t->key_at_ms = -1;
 }
 
@@ -23,12 +24,16 @@ void timing_key(timing *t, int key, long long now_ms)
     t->key = key;
 }
 
-void timing_frame(timing *t, long long now_ms)
+void timing_frame(timing *t, long long now_ms, int ready)
 {
     if (!t->path)
         return;
     if (t->first_frame_ms < 0)
         t->first_frame_ms = now_ms - t->start_ms;
+    if (!ready)
+        return;
+    if (t->first_table_ms < 0)
+        t->first_table_ms = now_ms - t->start_ms;
     if (t->key_at_ms >= 0 && t->nkeys < TIMING_MAX_KEYS) {
         t->key_ms[t->nkeys] = now_ms - t->key_at_ms;
         t->keys[t->nkeys++] = t->key;
@@ -61,6 +66,7 @@ void timing_write(const timing *t)
     memcpy(sorted, t->key_ms, t->nkeys * sizeof sorted[0]);
     qsort(sorted, t->nkeys, sizeof sorted[0], cmp_ll);
     fprintf(f, "first_frame_ms %lld ms\n", t->first_frame_ms);
+    fprintf(f, "first_table_ms %lld ms\n", t->first_table_ms);
     fprintf(f, "keys %zu count\n", t->nkeys);
     fprintf(f, "key_ms_p50 %lld ms\n", timing_percentile(sorted, t->nkeys, 50));
     fprintf(f, "key_ms_p90 %lld ms\n", timing_percentile(sorted, t->nkeys, 90));

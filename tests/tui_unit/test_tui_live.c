@@ -7,6 +7,7 @@
 #include "panes.h"
 #include "panes_int.h"
 #include "sync.h"
+#include "timing.h"
 
 static void test_key_kinds(void **state)
 {
@@ -181,6 +182,36 @@ static void test_why_text(void **state)
     json_decref(why);
 }
 
+/* First frame, first table, and a key timed to the frame that answers it
+ * (a "Loading..." frame does not). */
+static void test_timing(void **state)
+{
+    (void)state;
+    static timing t;
+    setenv("RIGDECK_CONSOLE_TIMING", "/dev/null", 1);
+    timing_init(&t, 1000);
+    timing_frame(&t, 1004, 0);
+    timing_frame(&t, 1600, 1);
+    assert_int_equal(t.first_frame_ms, 4);
+    assert_int_equal(t.first_table_ms, 600);
+    timing_key(&t, '2', 2000);
+    timing_key(&t, 'j', 2001);          /* typed ahead: shares the frame */
+    timing_frame(&t, 2003, 0);
+    assert_int_equal(t.nkeys, 0);
+    timing_frame(&t, 2450, 1);
+    assert_int_equal(t.nkeys, 1);
+    assert_int_equal(t.key_ms[0], 450);
+    assert_int_equal(t.keys[0], '2');
+    long long sorted[] = { 1, 2, 3, 4, 100 };
+    assert_int_equal(timing_percentile(sorted, 5, 50), 3);
+    assert_int_equal(timing_percentile(sorted, 5, 100), 100);
+    unsetenv("RIGDECK_CONSOLE_TIMING");
+    timing_init(&t, 0);
+    timing_key(&t, 'j', 5);
+    timing_frame(&t, 9, 1);
+    assert_int_equal(t.nkeys, 0);       /* not recording */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_sync_describe),
         cmocka_unit_test(test_jobs_explained_while_idle),
         cmocka_unit_test(test_why_text),
+        cmocka_unit_test(test_timing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
