@@ -11,6 +11,8 @@ void live_forget_changes(live_state *l)
         free(l->changed[i]);
     l->nchanged = 0;
     l->overflow = 0;
+    json_decref(l->seen);
+    l->seen = NULL;
     l->kinds = 0;
     l->births = 0;
 }
@@ -36,13 +38,18 @@ unsigned live_key_kind(const char *key)
 
 static void note_change(live_state *l, const char *key)
 {
-    for (size_t i = 0; i < l->nchanged; i++)
-        if (strcmp(l->changed[i], key) == 0)
-            return;
-    if (l->nchanged == LIVE_MAX_KEYS || !(l->changed[l->nchanged] = strdup(key)))
+    if (l->overflow)
+        return;
+    if (!l->seen)
+        l->seen = json_object();
+    if (json_object_get(l->seen, key))
+        return;
+    if (l->nchanged == LIVE_MAX_KEYS || !l->seen || !(l->changed[l->nchanged] = strdup(key))) {
         l->overflow = 1;
-    else
-        l->nchanged++;
+        return;
+    }
+    json_object_set_new(l->seen, key, json_true());
+    l->nchanged++;
 }
 
 void live_close(live_state *l)

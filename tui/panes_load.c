@@ -19,9 +19,6 @@
  * asked in idle time: a key pressed meanwhile would wait for it. */
 #define WHY_SLOW_MS 150
 
-/* Up to this many changed nodes are re-read one by one; more, and one
- * `node list` is cheaper. */
-#define PATCH_MAX LIVE_MAX_KEYS
 
 static int ledger_missing(const pane_state *ps)
 {
@@ -399,56 +396,56 @@ void panes_names(names_kind kind, void (*add)(const char *name, void *data), voi
     }
 }
 
-/* Replaces, adds or drops the item named name in items. */
-static void patch_item(json_t *items, const char *name, json_t *fresh)
-{
-    size_t i;
-    json_t *item;
-    json_array_foreach(items, i, item) {
-        const char *have = json_string_value(json_object_get(item, "name"));
-        if (have && strcmp(have, name) == 0) {
-            if (fresh)
-                json_array_set(items, i, fresh);
-            else
-                json_array_remove(items, i);
-            return;
-        }
-    }
-    if (fresh)
-        json_array_append(items, fresh);
-}
-
 int panes_patch_nodes(console *c, const live_state *l)
 {
     pane_state *ps = &c->ps[PANE_NODES][0];
-    const char *prefix = LIVE_NODES;
-    const char *names[PATCH_MAX];
-    size_t n = 0, plen = strlen(prefix);
+    size_t plen = strlen(LIVE_NODES);
     if (!ps->loaded || ps->stale || l->overflow || !json_is_array(ps->items))
         return 0;
-    for (size_t i = 0; i < l->nchanged; i++) {
-        const char *k = l->changed[i];
-        if (strncmp(k, prefix, plen) != 0 || strchr(k + plen, '/'))
-            continue;
-        if (n == PATCH_MAX)
-            return 0;
-        names[n++] = k + plen;
-    }
-    if (n == 0)
+    if (l->nchanged == 0)
         return 1;
-    for (size_t i = 0; i < n; i++) {
+    /* Where each node is in the table, by name; changed ones are re-read. */
+    json_t *where = json_object(), *item;
+    size_t i;
+    json_array_foreach(ps->items, i, item) {
+        const char *name = json_string_value(json_object_get(item, "name"));
+        if (name)
+            json_object_set_new(where, name, json_integer((json_int_t)i));
+    }
+    int gone = 0;
+    for (size_t k = 0; k < l->nchanged; k++) {
+        const char *name = l->changed[k] + plen;
         char line[200];
         json_t *node = NULL;
         rd_err err;
-        snprintf(line, sizeof line, "node show %s", names[i]);
+        if (strchr(name, '/'))
+            continue;
+        snprintf(line, sizeof line, "node show %s", name);
         rd_code rc = console_exec(c, line, &node, &err);
-        if (rc != RD_OK && rc != RD_ENOTFOUND)
+        if (rc != RD_OK && rc != RD_ENOTFOUND) {
+            json_decref(where);
             return 0;
+        }
         /* `node list` leaves removed nodes out; so does the patched table. */
         const char *state = json_string_value(json_object_get(node, "state"));
-        patch_item(ps->items, names[i], rc == RD_OK && !(state && strcmp(state, "removed") == 0) ? node : NULL);
+        int keep = rc == RD_OK && !(state && strcmp(state, "removed") == 0);
+        const json_t *at = json_object_get(where, name);
+        if (at && keep) {
+            json_array_set(ps->items, (size_t)json_integer_value(at), node);
+        } else if (at) {
+            json_array_set_new(ps->items, (size_t)json_integer_value(at), json_null());
+            gone = 1;
+        } else if (keep) {
+            json_object_set_new(where, name, json_integer((json_int_t)json_array_size(ps->items)));
+            json_array_append(ps->items, node);
+        }
         json_decref(node);
     }
+    json_decref(where);
+    /* Removed nodes left holes so the indexes above stayed true. */
+    for (i = json_array_size(ps->items); gone && i-- > 0;)
+        if (json_is_null(json_array_get(ps->items, i)))
+            json_array_remove(ps->items, i);
     const pane_view *v = pane_view_get(PANE_NODES, 0);
     grid_clear_rows(&ps->g);
     panes_fill_rows(v, ps, ps->items);

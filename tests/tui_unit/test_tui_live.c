@@ -212,6 +212,67 @@ static void test_timing(void **state)
     assert_int_equal(t.nkeys, 0);       /* not recording */
 }
 
+static void run_line(console *c, const char *line)
+{
+    json_t *res = NULL;
+    rd_err err;
+    if (console_exec(c, line, &res, &err) != RD_OK)
+        fail_msg("%s: %s", line, err.msg);
+    json_decref(res);
+}
+
+/* Changed nodes are re-read one by one into the loaded table: changed,
+ * added and removed, with the table and its summary right afterwards. */
+static void test_patch_nodes(void **state)
+{
+    (void)state;
+    char dir[512], url[600], line[256];
+    testutil_tmpdir(dir, sizeof dir);
+    snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
+    static rd_options opt;
+    static console c;
+    memset(&c, 0, sizeof c);
+    c.opt = &opt;
+    c.ctx.store_url = url;
+    c.ctx.actor = "default";
+    panes_init(&c);
+    run_line(&c, "provider enable physical");
+    run_line(&c, "region create lab --provider physical --storage local");
+    for (int i = 1; i <= 3; i++) {
+        snprintf(line, sizeof line, "node add lab n%d --minion m%d --inventory tests/inventories/a100x4.yaml", i, i);
+        run_line(&c, line);
+    }
+    pane_load(&c, PANE_NODES, 0);
+    pane_state *ps = &c.ps[PANE_NODES][0];
+    assert_int_equal(ps->g.nrows, 3);
+    run_line(&c, "node maintenance n1 off");
+    run_line(&c, "node remove n2");
+    run_line(&c, "node add lab n4 --minion m4 --inventory tests/inventories/a100x4.yaml");
+    live_state l;
+    memset(&l, 0, sizeof l);
+    static char *keys[] = { "/rigdeck/nodes/n1", "/rigdeck/nodes/n2", "/rigdeck/nodes/n4" };
+    for (size_t i = 0; i < 3; i++)
+        l.changed[l.nchanged++] = keys[i];
+    assert_int_equal(panes_patch_nodes(&c, &l), 1);
+    assert_int_equal(ps->g.nrows, 3);
+    assert_int_equal(json_array_size(ps->items), 3);
+    const char *names[3];
+    size_t i;
+    json_t *item;
+    json_array_foreach(ps->items, i, item)
+        names[i] = json_string_value(json_object_get(item, "name"));
+    assert_string_equal(names[0], "n1");
+    assert_string_equal(names[1], "n3");
+    assert_string_equal(names[2], "n4");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ps->items, 0), "state")), "active");
+    assert_non_null(strstr(ps->summary, "1 active"));
+    /* Too many to patch: the caller reads the table again. */
+    l.overflow = 1;
+    assert_int_equal(panes_patch_nodes(&c, &l), 0);
+    panes_free(&c);
+    cmd_ctx_close(&c.ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_jobs_explained_while_idle),
         cmocka_unit_test(test_why_text),
         cmocka_unit_test(test_timing),
+        cmocka_unit_test(test_patch_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
