@@ -217,46 +217,65 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     return tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", name), doc, err);
 }
 
-/* A region as shown: the document plus its node counts, and for GCP its
- * quotas and runnable jobs. */
-static rd_code region_view(cmd_ctx *ctx, json_t *region, rd_err *err)
+/* Sets a region's node and device counts from lists that may hold other
+ * regions' members too. */
+static void region_set_counts(json_t *region, const json_t *nodes, const json_t *devices)
 {
-    json_t *nodes = NULL, *devices = NULL, *n;
+    const char *name = fleet_str(region, "name");
+    const json_t *n;
     size_t i;
-    int compute = 0, storage = 0;
-    rd_code rc = fleet_region_nodes(ctx, fleet_str(region, "name"), NULL, &nodes, err);
-    if (rc == RD_OK)
-        rc = fleet_region_devices(ctx, fleet_str(region, "name"), &devices, err);
-    if (rc != RD_OK) {
-        json_decref(nodes);
-        return rc;
-    }
+    int compute = 0, storage = 0, ndev = 0;
     json_array_foreach(nodes, i, n) {
+        if (strcmp(fleet_str(n, "region"), name) != 0)
+            continue;
         if (strcmp(fleet_str(n, "role"), "storage") == 0)
             storage++;
         else
             compute++;
     }
+    json_array_foreach(devices, i, n)
+        ndev += strcmp(fleet_str(n, "region"), name) == 0;
     json_object_set_new(region, "compute_nodes", json_integer(compute));
     json_object_set_new(region, "storage_nodes", json_integer(storage));
-    json_object_set_new(region, "devices", json_integer((json_int_t)json_array_size(devices)));
+    json_object_set_new(region, "devices", json_integer(ndev));
+}
+
+/* A region as shown: the document plus its node counts, and for GCP its
+ * quotas and runnable jobs. */
+static rd_code region_view(cmd_ctx *ctx, json_t *region, rd_err *err)
+{
+    json_t *nodes = NULL, *devices = NULL;
+    rd_code rc = fleet_region_nodes(ctx, fleet_str(region, "name"), NULL, &nodes, err);
+    if (rc == RD_OK)
+        rc = fleet_region_devices(ctx, fleet_str(region, "name"), &devices, err);
+    if (rc == RD_OK)
+        region_set_counts(region, nodes, devices);
     json_decref(nodes);
     json_decref(devices);
-    return RD_OK;
+    return rc;
 }
 
 static rd_code region_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *items = NULL, *r;
+    json_t *items = NULL, *nodes = NULL, *devices = NULL, *r;
     size_t i;
     rd_code rc = tx_list(ctx->tx, "/rigdeck/regions/", &items, err);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "provider", cmd_opt(a, "provider"));
     fleet_filter(items, "owner", cmd_opt(a, "owner"));
-    json_array_foreach(items, i, r)
-        if ((rc = region_view(ctx, r, err)) != RD_OK)
-            break;
+    /* Every node and device read once for all regions, not once per
+     * region: on a large fleet that is the whole cost of the list. */
+    if (json_array_size(items) > 0) {
+        rc = fleet_region_nodes(ctx, NULL, NULL, &nodes, err);
+        if (rc == RD_OK)
+            rc = fleet_region_devices(ctx, NULL, &devices, err);
+    }
+    if (rc == RD_OK)
+        json_array_foreach(items, i, r)
+            region_set_counts(r, nodes, devices);
+    json_decref(nodes);
+    json_decref(devices);
     if (rc != RD_OK) {
         json_decref(items);
         return rc;

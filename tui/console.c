@@ -32,6 +32,8 @@
  * batch writes costs one reload, not one per write. */
 #define RELOAD_MIN_MS 300
 #define ALERTS_MS 5000
+/* `job why` asked per idle loop on the Jobs pane: keys wait at most this. */
+#define WHY_IDLE_MS 60
 
 static volatile sig_atomic_t stop_signal;
 
@@ -153,7 +155,7 @@ static void confirm_run(console *c)
     if (!failed)
         console_status(c, "done: %s", done);
     grid_clear_marks(&console_current(c)->g);
-    console_mark_stale(c);
+    console_changed(c);
 }
 
 static void confirm_end(console *c)
@@ -192,9 +194,9 @@ static void prompt_run(console *c)
         c->mode = MODE_VIEW;
     }
     json_decref(res);
-    /* A mutating line shows up through the watch anyway; reading again now
+    /* A mutating line shows up through the watch anyway; following it now
      * makes it immediate. */
-    console_mark_stale(c);
+    console_changed(c);
 }
 
 static void key_prompt(console *c, int key)
@@ -331,6 +333,7 @@ static void theme_dirs(char store[4][4096], const char *dirs[5])
 static int console_setup(console *c, const rd_options *opt)
 {
     memset(c, 0, sizeof *c);
+    timing_init(&c->timing, console_now_ms());
     c->opt = opt;
     c->read_only = opt->read_only;
     c->sopts.cacert = opt->cacert;
@@ -362,12 +365,14 @@ static int console_setup(console *c, const rd_options *opt)
     for (size_t i = 0; i < c->th.nwarnings; i++)
         fprintf(stderr, "rigdeck: theme warning: %s\n", c->th.warnings[i]);
     panes_init(c);
+    sync_init(&c->sync, console_now_ms());
     return 0;
 }
 
 static void console_teardown(console *c)
 {
     live_close(&c->live);
+    sync_close(&c->sync);
     cmd_ctx_close(&c->ctx);
     panes_free(c);
     textview_clear(&c->view_text);
@@ -397,26 +402,79 @@ static void terminal_start(console *c)
     bkgdset(' ' | (chtype)theme_attr(TH_NORMAL));
 }
 
+/* On a large fleet re-reading a few changed nodes beats a full `node
+ * list`, and a table whose kind of document did not change need not be
+ * read again at all; the stale ones are re-read when next shown. */
+static void follow_changes(console *c)
+{
+    panes_follow(c, &c->live);
+    if (!c->ps[PANE_NODES][0].stale)
+        panes_alerts(c, c->alerts, sizeof c->alerts);
+    live_forget_changes(&c->live);
+}
+
+void console_changed(console *c)
+{
+    if (!c->live.w || c->live.lost) {
+        console_mark_stale(c);
+        return;
+    }
+    if (live_poll(&c->live, &c->ctx, console_now_ms()))
+        follow_changes(c);
+    c->dirty = 1;
+}
+
+void console_sync(console *c, int manual)
+{
+    char why[256];
+    c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
+    if (sync_start(&c->sync, &c->ctx, console_now_ms(), why, sizeof why) != 0) {
+        if (manual)
+            console_error(c, "%s", why);
+        return;
+    }
+    if (manual)
+        console_status(c, "cloud sync started in the background");
+    c->dirty = 1;
+}
+
+/* Background cloud sync: a finished round's report, and the timer (which
+ * asks the same read-only guard as the S key). */
+static void follow_sync(console *c, long long now)
+{
+    if (sync_poll(&c->sync, now)) {
+        if (c->sync.error)
+            console_error(c, "%s", c->sync.message);
+        else
+            console_status(c, "%s", c->sync.message);
+    }
+    if (sync_due(&c->sync, now)) {
+        if (keys_allows(c, 'S', 0))
+            console_sync(c, 0);
+        else
+            c->sync.next_ms = 0;
+    }
+}
+
 static void loop_once(console *c)
 {
     long long now = console_now_ms();
+    follow_sync(c, now);
     int was_lost = c->live.lost;
-    if (live_poll(&c->live, &c->ctx, now)) {
-        /* On a large fleet re-reading a few changed nodes beats a full
-         * `node list`; everything else is re-read when next shown. */
-        int patched = panes_patch_nodes(c, &c->live);
-        console_mark_stale(c);
-        if (patched) {
-            c->ps[PANE_NODES][0].stale = 0;
-            panes_alerts(c, c->alerts, sizeof c->alerts);
-        }
-        live_forget_changes(&c->live);
-    }
+    if (live_poll(&c->live, &c->ctx, now))
+        follow_changes(c);
     if (was_lost != c->live.lost)
         c->dirty = 1;
     pane_state *ps = console_current(c);
-    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS))
+    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS)) {
+        /* A table never read yet: show the screen with "Loading..." first,
+         * since on a large fleet the read takes a noticeable moment. */
+        if (!ps->loaded && c->dirty) {
+            draw_screen(c);
+            timing_frame(&c->timing, console_now_ms(), 0);
+        }
         console_reload(c);
+    }
     long long sec = (long long)time(NULL);
     if (sec != c->clock_shown) {
         c->clock_shown = sec;
@@ -425,8 +483,15 @@ static void loop_once(console *c)
     if (c->dirty) {
         draw_screen(c);
         c->dirty = 0;
+        timing_frame(&c->timing, console_now_ms(), console_current(c)->loaded);
     }
     int key = read_key();
+    if (key >= 0)
+        timing_key(&c->timing, key, console_now_ms());
+    /* A quiet moment (no key for LOOP_MS, the screen drawn): explain some
+     * of the waiting jobs the Jobs table shows. */
+    if (key < 0 && c->pane == PANE_JOBS && c->mode == MODE_NORMAL && panes_jobs_explain_more(c, WHY_IDLE_MS))
+        c->dirty = 1;
     if (key == CK_FN(KEY_RESIZE)) {
         c->dirty = 1;
         return;
@@ -462,6 +527,7 @@ int console_run(const rd_options *opt)
     while (!c.quit && !stop_signal)
         loop_once(&c);
     endwin();
+    timing_write(&c.timing);
     console_teardown(&c);
     return stop_signal && stop_signal != SIGINT ? 128 + stop_signal : 0;
 }

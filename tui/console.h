@@ -16,6 +16,8 @@
 #include "live.h"
 #include "options.h"
 #include "prompt.h"
+#include "sync.h"
+#include "timing.h"
 #include "textview.h"
 #include "theme.h"
 
@@ -43,7 +45,7 @@ typedef struct {
     char summary[256];      /* pane-specific figures for the summary line */
     char note[1024];        /* why the table is empty, or a load error */
     int note_error;
-    size_t rotate;          /* Jobs: where the next load starts asking `job why` */
+    int why_slow;           /* Jobs: one `job why` outlasts a keystroke; only Enter asks */
 } pane_state;
 
 struct form_state;
@@ -55,6 +57,8 @@ typedef struct console {
     int read_only;
     theme th;
     live_state live;
+    sync_state sync;                        /* background `cloud sync` rounds */
+    timing timing;                          /* RIGDECK_CONSOLE_TIMING figures */
 
     int pane;                               /* 0..PANE_COUNT-1 */
     int view[PANE_COUNT];
@@ -98,6 +102,11 @@ pane_state *console_current(console *c);
 /* Marks every table stale (after a change to the store). */
 void console_mark_stale(console *c);
 
+/* After a command this console ran: shows what it changed, through the
+ * same watch that shows other writers' changes (everything is re-read if
+ * the watch is not running). */
+void console_changed(console *c);
+
 /* Reloads the current table now. */
 void console_reload(console *c);
 
@@ -106,6 +115,10 @@ void console_confirm(console *c, const char *question, char *const *lines, size_
 
 /* Data rows the table shows at the current terminal size. */
 int console_page(console *c);
+
+/* Starts a background `cloud sync` round; manual: say so (or why not) in
+ * the status line. */
+void console_sync(console *c, int manual);
 
 /* Monotonic milliseconds. */
 long long console_now_ms(void);

@@ -80,6 +80,14 @@ static void draw_header(console *c, lay_rect r)
             put(r.y, x, w, right, TH_HEADER_ALERT);
         }
     }
+    if (c->sync.label[0]) {
+        snprintf(right, sizeof right, " %s ", c->sync.label);
+        int w = text_cols(right);
+        if (x - w > r.w / 2) {
+            x -= w + 1;
+            put(r.y, x, w, right, c->sync.error ? TH_HEADER_ALERT : TH_HEADER);
+        }
+    }
     if (c->read_only) {
         const char *ro = " READ-ONLY ";
         x -= (int)strlen(ro) + 1;

@@ -51,7 +51,62 @@ static const form_field reservation_add_fields[] = {
     { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },
     { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
     { "Hostname", "hostname", FF_TEXT, 1, NAMES_NONE, NULL },
-    { "Port", "port", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Port", "port", FF_INT, 1, NAMES_NONE, NULL },
+};
+static const form_field provider_enable_fields[] = {
+    { "Provider", NULL, FF_CHOICE, 1, NAMES_NONE, NULL },
+    { "Key file (gcp)", "key-file", FF_TEXT, 0, NAMES_FILE, NULL },
+    { "Payment", "payment", FF_CHOICE, 0, NAMES_NONE, NULL },
+};
+static const form_field device_add_fields[] = {
+    { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Minion ID", "minion", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Model", "model", FF_TEXT, 1, NAMES_MODEL, NULL },
+};
+static const form_field device_set_config_fields[] = {
+    { "Device", NULL, FF_FIXED, 1, NAMES_DEVICE, "name" },
+    { "Config", NULL, FF_TEXT, 1, NAMES_CONFIG, "config" },
+};
+static const form_field config_create_fields[] = {
+    { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Image", "image", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Model", "model", FF_TEXT, 1, NAMES_MODEL, NULL },
+    { "Command", "command", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Checkpoints", "checkpoint", FF_MULTI, 0, NAMES_NONE, NULL },
+    { "Datastore", "datastore", FF_TEXT, 0, NAMES_DATASTORE, NULL },
+    { "Datastore path", "datastore-path", FF_TEXT, 0, NAMES_NONE, NULL },
+    { "Env K=V ...", "env", FF_MULTI, 0, NAMES_NONE, NULL },
+    { "Keys", "key", FF_MULTI, 0, NAMES_NONE, NULL },
+};
+static const form_field quota_set_fields[] = {
+    { "Region", NULL, FF_FIXED, 1, NAMES_REGION, "region" },
+    { "Metric", NULL, FF_TEXT, 1, NAMES_NONE, "metric" },
+    { "Limit", NULL, FF_INT, 1, NAMES_NONE, "limit" },
+    { "Usage", "usage", FF_INT, 0, NAMES_NONE, "usage" },
+};
+static const form_field job_submit_fields[] = {
+    { "Job spec file", NULL, FF_TEXT, 1, NAMES_FILE, NULL },
+    { "Project", "project", FF_TEXT, 0, NAMES_PROJECT, NULL },
+    { "Priority", "priority", FF_INT, 0, NAMES_NONE, NULL },
+};
+static const form_field project_create_fields[] = {
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Owner", "owner", FF_TEXT, 0, NAMES_ACCOUNT, NULL },
+};
+static const form_field project_set_fields[] = {
+    { "Project", NULL, FF_FIXED, 1, NAMES_PROJECT, "owner/name" },
+    { "Quota exhausted", "on-quota-exhausted", FF_CHOICE, 0, NAMES_NONE, "on_quota_exhausted" },
+};
+static const form_field account_create_fields[] = {
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Plan", "plan", FF_CHOICE, 0, NAMES_NONE, NULL },
+};
+static const form_field account_set_fields[] = {
+    { "Account", NULL, FF_FIXED, 1, NAMES_ACCOUNT, "account" },
+    { "Mining wallets", "mining-wallet", FF_MULTI, 0, NAMES_NONE, NULL },
+    { "Clear wallets", "clear-mining-wallets", FF_BOOL, 0, NAMES_NONE, NULL },
 };
 
 #define FORM(title, cmd, f) { title, cmd, f, sizeof f / sizeof f[0] }
@@ -61,6 +116,16 @@ static const form_def forms[FORM_COUNT] = {
     [FORM_NODE_SET] = FORM("Edit a node", "node set", node_set_fields),
     [FORM_DATASTORE_ADD] = FORM("Add a datastore", "datastore add", datastore_add_fields),
     [FORM_RESERVATION_ADD] = FORM("Add a reservation", "reservation add", reservation_add_fields),
+    [FORM_PROVIDER_ENABLE] = FORM("Enable a provider", "provider enable", provider_enable_fields),
+    [FORM_DEVICE_ADD] = FORM("Add a device", "device add", device_add_fields),
+    [FORM_DEVICE_SET_CONFIG] = FORM("Choose a device's configuration", "device set-config", device_set_config_fields),
+    [FORM_CONFIG_CREATE] = FORM("Create a device configuration", "device-config create", config_create_fields),
+    [FORM_QUOTA_SET] = FORM("Set a quota", "quota set", quota_set_fields),
+    [FORM_JOB_SUBMIT] = FORM("Submit a job", "job submit", job_submit_fields),
+    [FORM_PROJECT_CREATE] = FORM("Create a project", "project create", project_create_fields),
+    [FORM_PROJECT_SET] = FORM("Edit a project", "project set", project_set_fields),
+    [FORM_ACCOUNT_CREATE] = FORM("Create an account", "account create", account_create_fields),
+    [FORM_ACCOUNT_SET] = FORM("Edit an account", "account set", account_set_fields),
 };
 
 const form_def *form_get(int id)
@@ -80,6 +145,47 @@ static void find_def(const cmd_def *def, void *data)
         l->def = def;
 }
 
+/* The enumerated words ("physical|gcp") of the pos-th positional argument
+ * in a command's argument string, if it has them. */
+static void positional_choices(const char *args, size_t pos, char *out, size_t len)
+{
+    char buf[512];
+    size_t k = 0;
+    snprintf(buf, sizeof buf, "%s", args ? args : "");
+    for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        if (w[0] == '[')
+            continue;
+        if (k++ == pos && strchr(w, '|'))
+            snprintf(out, len, "%s", w);
+    }
+}
+
+/* The text that prefills a field from an edit form's item. */
+static void prefill_text(const json_t *item, const char *from, char *out, size_t len)
+{
+    const char *slash = strchr(from, '/');
+    out[0] = '\0';
+    if (slash) {
+        char a[128], b[128];
+        snprintf(a, sizeof a, "%.*s", (int)(slash - from), from);
+        prefill_text(item, a, out, len);
+        snprintf(b, sizeof b, "%s", out);
+        prefill_text(item, slash + 1, a, sizeof a);
+        if (b[0] && a[0])
+            snprintf(out, len, "%s/%s", b, a);
+        return;
+    }
+    const json_t *v = json_object_get(item, from);
+    if (json_is_string(v))
+        snprintf(out, len, "%s", json_string_value(v));
+    else if (json_is_boolean(v))
+        snprintf(out, len, "%s", json_is_true(v) ? "on" : "off");
+    else if (json_is_integer(v))
+        snprintf(out, len, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(out, len, "%.15g", json_real_value(v));
+}
+
 form_state *form_open(int id, const json_t *item)
 {
     const form_def *def = form_get(id);
@@ -92,6 +198,7 @@ form_state *form_open(int id, const json_t *item)
     /* Choices come from the command's own flag table, never a copy. */
     def_lookup l = { def->cmd, NULL };
     cmd_foreach(find_def, &l);
+    size_t pos = 0;
     for (size_t i = 0; i < def->nfields && i < FORM_MAX_FIELDS; i++) {
         const form_field *ff = &def->fields[i];
         if (ff->kind == FF_BOOL)
@@ -99,12 +206,20 @@ form_state *form_open(int id, const json_t *item)
         for (const cmd_flag *fl = l.def ? l.def->flags : NULL; ff->kind == FF_CHOICE && fl && fl->name; fl++)
             if (ff->flag && strcmp(fl->name, ff->flag) == 0 && fl->value)
                 snprintf(f->choices[i], sizeof f->choices[i], "%s", fl->value);
-        const json_t *v = ff->from && item ? json_object_get(item, ff->from) : NULL;
-        if (json_is_string(v))
-            ledit_set(&f->val[i], json_string_value(v));
-        else if (json_is_boolean(v))
-            ledit_set(&f->val[i], json_is_true(v) ? "on" : "off");
+        if (!ff->flag) {
+            if (ff->kind == FF_CHOICE && l.def)
+                positional_choices(l.def->args, pos, f->choices[i], sizeof f->choices[i]);
+            pos++;
+        }
+        if (ff->from && item) {
+            char text[PROMPT_MAX];
+            prefill_text(item, ff->from, text, sizeof text);
+            ledit_set(&f->val[i], text);
+        }
     }
+    /* Typing goes to the first field that can change. */
+    while ((size_t)f->focus + 1 < def->nfields && def->fields[f->focus].kind == FF_FIXED)
+        f->focus++;
     return f;
 }
 
@@ -152,6 +267,16 @@ int form_build_line(const form_state *f, char *out, size_t len, const char **mis
             if (ff->kind == FF_BOOL) {
                 if (strcmp(v, "yes") == 0)
                     snprintf(out + used, len - used, " --%s", ff->flag);
+                continue;
+            }
+            if (ff->kind == FF_MULTI && ff->flag) {
+                char words[PROMPT_MAX];
+                snprintf(words, sizeof words, "%s", v);
+                for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                    used = strlen(out);
+                    snprintf(out + used, len - used, " --%s ", ff->flag);
+                    form_quote(out, len, w);
+                }
                 continue;
             }
             if (ff->flag)
@@ -209,6 +334,8 @@ static void field_hint(console *c, const form_state *f, size_t i, char *out, siz
     }
     if (f->choices[i][0] && !choice_ok(f->choices[i], v)) {
         snprintf(out, len, "one of %s", f->choices[i]);
+    } else if (ff->kind == FF_INT && v[strspn(v, "0123456789")] != '\0') {
+        snprintf(out, len, "must be a whole number");
     } else if (ff->names == NAMES_FILE) {
         if (access(v, R_OK) != 0)
             snprintf(out, len, "no readable file here");
@@ -260,7 +387,7 @@ static void submit(console *c, form_state *f, int *close)
     }
     json_decref(res);
     console_status(c, "done: %s", line);
-    console_mark_stale(c);
+    console_changed(c);
     *close = 1;
 }
 
@@ -304,11 +431,11 @@ static void put(int y, int x, int w, const char *s, theme_elem e)
 void form_draw(console *c, const form_state *f, int rows, int cols)
 {
     int n = (int)f->def->nfields;
-    lay_rect r = layout_center(rows, cols, n + 8, 76);
+    lay_rect r = layout_center(rows, cols, n + 10, 76);
     draw_box(r, TH_DIALOG, f->def->title);
     int label_w = 16, field_w = 26;
     int cur_y = -1, cur_x = -1;
-    for (int i = 0; i < n && i + 2 < r.h - 5; i++) {
+    for (int i = 0; i < n && i + 2 < r.h - 6; i++) {
         const form_field *ff = &f->def->fields[i];
         int y = r.y + 2 + i;
         char label[64], hint[256];
@@ -320,7 +447,7 @@ void form_draw(console *c, const form_state *f, int rows, int cols)
         field_hint(c, f, (size_t)i, hint, sizeof hint);
         put(y, r.x + 3 + label_w + field_w, r.w - label_w - field_w - 6, hint,
             strcmp(hint, "required") == 0 || strncmp(hint, "one of", 6) == 0 || strncmp(hint, "unknown", 7) == 0 ||
-            strncmp(hint, "no ", 3) == 0 ? TH_STATUS_ERROR : TH_DIM);
+            strncmp(hint, "no ", 3) == 0 || strncmp(hint, "must", 4) == 0 ? TH_STATUS_ERROR : TH_DIM);
         if (i == f->focus) {
             char head[PROMPT_MAX];
             snprintf(head, sizeof head, "%.*s", (int)f->val[i].cur, f->val[i].buf);
@@ -333,9 +460,16 @@ void form_draw(console *c, const form_state *f, int rows, int cols)
     const char *missing;
     form_build_line(f, line, sizeof line, &missing);
     snprintf(preview, sizeof preview, "runs: %s", line);
-    put(r.y + r.h - 4, r.x + 2, r.w - 4, preview, TH_DIM);
-    if (f->error[0])
-        put(r.y + r.h - 3, r.x + 2, r.w - 4, f->error, TH_STATUS_ERROR);
+    put(r.y + r.h - 6, r.x + 2, r.w - 4, preview, TH_DIM);
+    /* The core's refusal in full: wrapped over up to three lines. */
+    const char *rest = f->error;
+    for (int k = 0; k < 3 && *rest; k++) {
+        const char *next = k < 2 ? text_skip(rest, r.w - 4) : "";
+        char chunk[600];
+        snprintf(chunk, sizeof chunk, "%.*s", *next ? (int)(next - rest) : (int)strlen(rest), rest);
+        put(r.y + r.h - 5 + k, r.x + 2, r.w - 4, chunk, TH_STATUS_ERROR);
+        rest = next;
+    }
     put(r.y + r.h - 2, r.x + 2, r.w - 4, "Tab/Down next  Up previous  Left/Right choices  Enter submit  Esc cancel",
         TH_DIM);
     if (cur_y >= 0 && f->def->fields[f->focus].kind != FF_FIXED) {

@@ -14,6 +14,8 @@
 #include "prompt.h"
 
 enum { FORM_NODE_ADD, FORM_REGION_CREATE, FORM_NODE_SET, FORM_DATASTORE_ADD, FORM_RESERVATION_ADD,
+       FORM_PROVIDER_ENABLE, FORM_DEVICE_ADD, FORM_DEVICE_SET_CONFIG, FORM_CONFIG_CREATE, FORM_QUOTA_SET,
+       FORM_JOB_SUBMIT, FORM_PROJECT_CREATE, FORM_PROJECT_SET, FORM_ACCOUNT_CREATE, FORM_ACCOUNT_SET,
        FORM_COUNT };
 
 #define FORM_MAX_FIELDS 10
@@ -22,7 +24,9 @@ typedef enum {
     FF_TEXT,        /* free text */
     FF_CHOICE,      /* one of the flag's words ("compute|storage"), cycled with Left/Right */
     FF_BOOL,        /* a flag without a value: "yes" adds it */
-    FF_FIXED        /* shown, not editable (the object an edit form changes) */
+    FF_FIXED,       /* shown, not editable (the object an edit form changes) */
+    FF_INT,         /* a whole number */
+    FF_MULTI        /* a repeatable flag: each blank-separated word becomes one --flag WORD */
 } form_kind;
 
 typedef struct {
@@ -31,7 +35,7 @@ typedef struct {
     form_kind kind;
     int required;
     names_kind names;       /* a hint when the value is not a known name */
-    const char *from;       /* edit forms: the item field that prefills it */
+    const char *from;       /* edit forms: the item field that prefills it ("owner/name": two joined) */
 } form_field;
 
 typedef struct {

@@ -123,6 +123,7 @@ static size_t targets(console *c, const char **out, size_t max)
 /* Confirms lines "PREFIX KEY SUFFIX" for every target, naming them all. */
 static void confirm_each(console *c, const char *verb, const char *prefix, const char *suffix)
 {
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     const char *keys[CONFIRM_MAX_LINES];
     char *lines[CONFIRM_MAX_LINES];
     size_t n = targets(c, keys, CONFIRM_MAX_LINES);
@@ -135,7 +136,7 @@ static void confirm_each(console *c, const char *verb, const char *prefix, const
     for (size_t i = 0; i < n; i++) {
         char line[512];
         snprintf(line, sizeof line, "%s ", prefix);
-        form_quote(line, sizeof line, keys[i]);
+        pane_append_key(v, keys[i], line, sizeof line);
         if (suffix) {
             strncat(line, " ", sizeof line - strlen(line) - 1);
             strncat(line, suffix, sizeof line - strlen(line) - 1);
@@ -214,7 +215,7 @@ void keys_open_details(console *c)
     if (v->show_cmd) {
         char line[512];
         snprintf(line, sizeof line, "%s ", v->show_cmd);
-        form_quote(line, sizeof line, r->key);
+        pane_append_key(v, r->key, line, sizeof line);
         json_t *res = NULL;
         rd_err err;
         rd_err_clear(&err);
@@ -276,6 +277,12 @@ static void act_help(console *c, int key)
     c->mode = MODE_HELP;
 }
 
+static void act_sync(console *c, int key)
+{
+    (void)key;
+    console_sync(c, 1);
+}
+
 static void act_quit(console *c, int key)
 {
     (void)key;
@@ -318,6 +325,8 @@ static const key_binding bindings[] = {
       KB_FOOTER, act_mark },
     { K(CK_ESC), "Esc", NULL, "clear the marks", ALL_PANES, 0, act_clear },
     { K('r', CK_FN(KEY_F(5)), CK_CTRL('l')), "r F5 ^L", NULL, "reload and repaint", ALL_PANES, 0, act_refresh },
+    { K('S'), "S", "sync", "run one round of 'cloud sync' for the GCP regions now, in the background "
+      "(it also runs every minute)", ALL_PANES, KB_MUTATES | KB_FOOTER, act_sync },
     { K('q', CK_FN(KEY_F(10))), "q F10", "quit", "quit and restore the terminal", ALL_PANES, KB_FOOTER, act_quit },
 };
 #define NBINDINGS (sizeof bindings / sizeof bindings[0])
@@ -349,12 +358,22 @@ static int binding_has_key(const key_binding *b, int key)
     return 0;
 }
 
-/* THE read-only guard: every mutating binding passes here, nowhere else. */
-static int guard_allows(console *c, const key_binding *b)
+/* THE read-only guard: every mutating binding, and the background sync
+ * timer, passes here, nowhere else. */
+static int guard_allows(console *c, const key_binding *b, int report)
 {
     if (!(b->flags & KB_MUTATES) || !c->read_only)
         return 1;
-    console_error(c, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
+    if (report)
+        console_error(c, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
+    return 0;
+}
+
+int keys_allows(console *c, int key, int report)
+{
+    for (size_t i = 0; i < NBINDINGS; i++)
+        if (binding_has_key(&bindings[i], key))
+            return guard_allows(c, &bindings[i], report);
     return 0;
 }
 
@@ -368,7 +387,7 @@ void keys_dispatch(console *c, int key)
             console_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->view[c->pane])->title);
             return;
         }
-        if (guard_allows(c, b))
+        if (guard_allows(c, b, 1))
             b->run(c, key);
         return;
     }
@@ -459,6 +478,6 @@ void keys_help(const console *c, textview *tv)
         "In a view (details, results, this help)\n"
         "  Up/Down/j/k PgUp/PgDn scroll, Left/Right pan, Esc or q closes\n");
     if (c->read_only)
-        textview_add_text(tv, "\nThis session is read-only (--read-only): a, e, d and m are refused, and so\n"
-                              "is any ':' line that would change the store.\n");
+        textview_add_text(tv, "\nThis session is read-only (--read-only): a, e, d, m and S are refused, no\n"
+                              "background cloud sync runs, and so is any ':' line that would change the store.\n");
 }

@@ -20,6 +20,10 @@
 #define CK_CTRL(c) ((c) & 0x1f)
 #define CK_ESC 27
 
+/* Whether the binding of key may run in this session (the read-only
+ * guard); report: say why not in the status line. */
+int keys_allows(console *c, int key, int report);
+
 /* Handles a key in MODE_NORMAL. */
 void keys_dispatch(console *c, int key);
 

@@ -11,17 +11,45 @@ void live_forget_changes(live_state *l)
         free(l->changed[i]);
     l->nchanged = 0;
     l->overflow = 0;
+    json_decref(l->seen);
+    l->seen = NULL;
+    l->kinds = 0;
+    l->births = 0;
+}
+
+unsigned live_key_kind(const char *key)
+{
+    static const struct { const char *prefix; unsigned kind; } kinds[] = {
+        { "providers/", LK_PROVIDERS }, { "regions/", LK_REGIONS }, { "nodes/", LK_NODES },
+        { "devices/", LK_DEVICES }, { "device-tenures/", LK_DEVICES }, { "device-configs/", LK_CONFIGS },
+        { "quotas/", LK_QUOTAS }, { "jobs/", LK_JOBS }, { "ledger", LK_LEDGER }, { "billing", LK_LEDGER },
+        { "accounts/", LK_ACCOUNTS }, { "projects/", LK_PROJECTS }, { "datastores/", LK_DATASTORES },
+        { "reservations/", LK_RESERVATIONS }, { "ports/", LK_RESERVATIONS }, { "audit", LK_AUDIT },
+        { "prices/", LK_PRICES },
+    };
+    size_t plen = strlen(LIVE_PREFIX);
+    if (strncmp(key, LIVE_PREFIX, plen) != 0)
+        return LK_OTHER;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strncmp(key + plen, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
+            return kinds[i].kind;
+    return LK_OTHER;
 }
 
 static void note_change(live_state *l, const char *key)
 {
-    for (size_t i = 0; i < l->nchanged; i++)
-        if (strcmp(l->changed[i], key) == 0)
-            return;
-    if (l->nchanged == LIVE_MAX_KEYS || !(l->changed[l->nchanged] = strdup(key)))
+    if (l->overflow)
+        return;
+    if (!l->seen)
+        l->seen = json_object();
+    if (json_object_get(l->seen, key))
+        return;
+    if (l->nchanged == LIVE_MAX_KEYS || !l->seen || !(l->changed[l->nchanged] = strdup(key))) {
         l->overflow = 1;
-    else
-        l->nchanged++;
+        return;
+    }
+    json_object_set_new(l->seen, key, json_true());
+    l->nchanged++;
 }
 
 void live_close(live_state *l)
@@ -80,6 +108,7 @@ int live_poll(live_state *l, cmd_ctx *ctx, long long now_ms)
         l->lost = 0;
         l->msg[0] = '\0';
         l->overflow = 1;
+        l->kinds = l->births = LK_ALL;
         return 1;   /* back: whatever happened meanwhile must be re-read */
     }
     if (!l->w && !live_open(l, ctx, now_ms))
@@ -104,8 +133,15 @@ int live_poll(live_state *l, cmd_ctx *ctx, long long now_ms)
             live_mark_lost(l, ctx, err.msg, now_ms);
             return 0;
         }
-        for (size_t i = 0; i < n; i++)
-            note_change(l, ev[i].kv.key);
+        for (size_t i = 0; i < n; i++) {
+            unsigned kind = live_key_kind(ev[i].kv.key);
+            l->kinds |= kind;
+            if (ev[i].type == STORE_EVENT_DELETE || ev[i].kv.version == 1)
+                l->births |= kind;
+            /* Only nodes are patched row by row; other kinds reload. */
+            if (kind == LK_NODES)
+                note_change(l, ev[i].kv.key);
+        }
         store_events_free(ev, n);
         if (n == 0)
             break;

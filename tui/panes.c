@@ -42,6 +42,17 @@ static const pane_col device_cols[] = {
     { "CONFIG", "config", 12, 6, 1, 0 }, { "DEPLOYMENT", "deployment", 10, 8, 0, COL_STATE },
     { "LAST DEPLOYED", "last_deployed_at", 20, 10, 2, 0 },
 };
+static const pane_col config_cols[] = {
+    { "NAME", "name", 14, 8, 0, 0 }, { "REGION", "region", 10, 6, 0, 0 },
+    { "MODEL", "model", 17, 8, 0, 0 }, { "IMAGE", "image", 22, 8, 0, 0 },
+    { "COMMAND", "command", 20, 8, 1, 0 }, { "DATASTORE", "datastore", 10, 8, 2, 0 },
+    { "ENV", "env", 24, 6, 3, 0 },
+};
+static const pane_col project_cols[] = {
+    { "OWNER", "owner", 12, 8, 0, 0 }, { "NAME", "name", 14, 8, 0, 0 },
+    { "ON QUOTA EXHAUSTED", "on_quota_exhausted", 18, 6, 0, 0 }, { "MEMBERS", "members", 30, 8, 1, 0 },
+    { "CREATED", "created_at", 20, 10, 2, 0 },
+};
 static const pane_col quota_cols[] = {
     { "REGION", "region", 12, 8, 0, 0 }, { "GCP REGION", "gcp_region", 14, 10, 2, 0 },
     { "METRIC", "metric", 22, 12, 0, 0 }, { "USAGE/LIMIT", "@usage", 12, 8, 0, COL_RIGHT },
@@ -83,46 +94,51 @@ static const pane_col audit_cols[] = {
 
 static const pane_view provider_views[] = {
     { "Providers", "provider list", COLS(provider_cols), "name", "provider show", NULL, NULL,
-      "No provider is enabled: ':provider enable physical' enables one.", -1, 0, NULL, -1, -1 },
+      "No provider is enabled: press a to enable one.", -1, 0, NULL, FORM_PROVIDER_ENABLE, -1, NULL, 0 },
 };
 static const pane_view region_views[] = {
     { "Regions", "region list", COLS(region_cols), "name", "region show", "region remove", "remove",
-      "No regions yet: press a to create one.", -1, 0, NULL, FORM_REGION_CREATE, -1 },
+      "No regions yet: press a to create one.", -1, 0, NULL, FORM_REGION_CREATE, -1, NULL, 0 },
 };
 static const pane_view node_views[] = {
     { "Nodes", "node list", COLS(node_cols), "name", "node show", "node remove", "remove",
-      "No nodes yet: press a to add one.", -1, 0, NULL, FORM_NODE_ADD, FORM_NODE_SET },
+      "No nodes yet: press a to add one.", -1, 0, NULL, FORM_NODE_ADD, FORM_NODE_SET, NULL, 0 },
 };
 static const pane_view device_views[] = {
     { "Devices", "device list", COLS(device_cols), "name", "device show", "device remove", "remove",
-      "No edge devices yet (':device add REGION NAME --minion ID --model MODEL').", -1, 0, NULL, -1, -1 },
+      "No edge devices yet: press a to add one (its region needs central storage).", -1, 0, NULL,
+      FORM_DEVICE_ADD, FORM_DEVICE_SET_CONFIG, NULL, 0 },
+    { "Configs", "device-config list", COLS(config_cols), "name", NULL, "device-config remove", "remove",
+      "No device configurations yet: press a to create one.", -1, 0, NULL, FORM_CONFIG_CREATE, -1, "region", ' ' },
 };
 static const pane_view quota_views[] = {
-    { "Quotas", NULL, COLS(quota_cols), "region", "quota show", NULL, NULL,
+    { "Quotas", NULL, COLS(quota_cols), "metric", NULL, NULL, NULL,
       "No GCP regions: quotas belong to GCP regions (':region create NAME --provider gcp ...').",
-      -1, 0, panes_load_quotas, -1, -1 },
+      -1, 0, panes_load_quotas, -1, FORM_QUOTA_SET, "region", ' ' },
 };
 static const pane_view job_views[] = {
     { "Jobs", "job list", COLS(job_cols), "id", "job show", "job stop", "stop",
-      "No jobs yet (':job submit FILE').", -1, 0, panes_load_jobs, -1, -1 },
+      "No jobs yet: press a to submit a job spec.", -1, 0, panes_load_jobs, FORM_JOB_SUBMIT, -1, NULL, 0 },
+    { "Projects", "project list", COLS(project_cols), "name", "project show", NULL, NULL,
+      "No projects you own or share.", -1, 0, NULL, FORM_PROJECT_CREATE, FORM_PROJECT_SET, "owner", '/' },
 };
 static const pane_view billing_views[] = {
     { "Wallets", NULL, COLS(wallet_cols), "account", "ledger balance", NULL, NULL,
-      "No accounts.", -1, 0, panes_load_wallets, -1, -1 },
+      "No accounts.", -1, 0, panes_load_wallets, FORM_ACCOUNT_CREATE, FORM_ACCOUNT_SET, NULL, 0 },
     { "Entries", "ledger entries", COLS(entry_cols), "id", NULL, NULL, NULL,
-      "No ledger entries yet.", 0, 1, panes_load_entries, -1, -1 },
+      "No ledger entries yet.", 0, 1, panes_load_entries, -1, -1, NULL, 0 },
     { "Device fees", "ledger entries --kind device_fee", COLS(entry_cols), "id", NULL, NULL, NULL,
-      "No device fees posted yet ('bill run' posts them).", 0, 1, panes_load_entries, -1, -1 },
+      "No device fees posted yet ('bill run' posts them).", 0, 1, panes_load_entries, -1, -1, NULL, 0 },
 };
 static const pane_view store_views[] = {
     { "Datastores", "datastore list", COLS(datastore_cols), "name", "datastore show", "datastore remove",
-      "remove", "No datastores yet: press a to add one.", -1, 0, NULL, FORM_DATASTORE_ADD, -1 },
+      "remove", "No datastores yet: press a to add one.", -1, 0, NULL, FORM_DATASTORE_ADD, -1, NULL, 0 },
     { "Reservations", "reservation list", COLS(reservation_cols), "name", "reservation show",
-      "reservation remove", "remove", "No reservations yet: press a to add one.", -1, 0, NULL, FORM_RESERVATION_ADD, -1 },
+      "reservation remove", "remove", "No reservations yet: press a to add one.", -1, 0, NULL, FORM_RESERVATION_ADD, -1, NULL, 0 },
 };
 static const pane_view audit_views[] = {
     { "Audit", "audit list --limit 2000", COLS(audit_cols), "id", NULL, NULL, NULL,
-      "The audit trail is empty.", 0, 1, NULL, -1, -1 },
+      "The audit trail is empty.", 0, 1, NULL, -1, -1, NULL, 0 },
 };
 
 static const pane_def panes[PANE_COUNT] = {
@@ -136,6 +152,39 @@ static const pane_def panes[PANE_COUNT] = {
     { "Datastores/Reservations", "Stores", "Store", COLS(store_views) },
     { "Audit", "Audit", "Audit", COLS(audit_views) },
 };
+
+/* What each table shows, as LK_* kinds: a change of one of `kinds`, or a
+ * document of `births` created or deleted (a count it shows), makes it
+ * stale.  Nodes are patched row by row (panes_follow). */
+static const struct { int pane, view; unsigned kinds, births; } pane_deps[] = {
+    { PANE_PROVIDERS, 0, LK_PROVIDERS, 0 },
+    { PANE_REGIONS, 0, LK_REGIONS, LK_NODES | LK_DEVICES },
+    { PANE_NODES, 0, LK_NODES, 0 },
+    { PANE_DEVICES, 0, LK_DEVICES, 0 },
+    { PANE_DEVICES, 1, LK_CONFIGS, 0 },
+    { PANE_QUOTAS, 0, LK_QUOTAS | LK_REGIONS | LK_NODES, 0 },
+    { PANE_JOBS, 0, LK_JOBS | LK_NODES | LK_PRICES, 0 },
+    { PANE_JOBS, 1, LK_PROJECTS, 0 },
+    { PANE_BILLING, 0, LK_LEDGER | LK_ACCOUNTS, 0 },
+    { PANE_BILLING, 1, LK_LEDGER, 0 },
+    { PANE_BILLING, 2, LK_LEDGER, 0 },
+    { PANE_STORES, 0, LK_DATASTORES, 0 },
+    { PANE_STORES, 1, LK_RESERVATIONS, 0 },
+    { PANE_AUDIT, 0, LK_AUDIT, 0 },
+};
+
+void panes_follow(console *c, const live_state *l)
+{
+    pane_state *nodes = &c->ps[PANE_NODES][0];
+    int was_stale = nodes->stale;
+    int patched = !(l->kinds & LK_NODES) || panes_patch_nodes(c, l);
+    for (size_t i = 0; i < N(pane_deps); i++)
+        if ((l->kinds & pane_deps[i].kinds) || (l->births & pane_deps[i].births))
+            c->ps[pane_deps[i].pane][pane_deps[i].view].stale = 1;
+    if (patched)
+        nodes->stale = was_stale;
+    c->dirty = 1;
+}
 
 const pane_def *pane_get(int i)
 {
@@ -321,6 +370,34 @@ static void computed_text(const json_t *item, const char *field, char *out, size
     }
 }
 
+void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len)
+{
+    char name[200], prefix[200];
+    panes_value_text(json_object_get(item, v->key_field), "", name, sizeof name);
+    if (!v->key_prefix) {
+        snprintf(out, len, "%s", name);
+        return;
+    }
+    panes_value_text(json_object_get(item, v->key_prefix), "", prefix, sizeof prefix);
+    snprintf(out, len, "%s%c%s", prefix, v->key_sep, name);
+}
+
+void pane_append_key(const pane_view *v, const char *key, char *line, size_t len)
+{
+    const char *sp = v && v->key_prefix && v->key_sep == ' ' ? strchr(key, ' ') : NULL;
+    if (!sp) {
+        form_quote(line, len, key);
+        return;
+    }
+    /* "REGION NAME": two arguments, each quoted on its own. */
+    char first[256];
+    snprintf(first, sizeof first, "%.*s", (int)(sp - key), key);
+    form_quote(line, len, first);
+    size_t used = strlen(line);
+    snprintf(line + used, len - used, " ");
+    form_quote(line, len, sp + 1);
+}
+
 /* One grid row per item. */
 void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items)
 {
@@ -342,7 +419,7 @@ void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items)
                 elem = (int)theme_state_elem(buf[k]);
         }
         char key[256];
-        panes_value_text(json_object_get(item, v->key_field), "", key, sizeof key);
+        pane_item_key(v, item, key, sizeof key);
         grid_row *r = grid_add_row(&ps->g, key, cells);
         if (r) {
             r->bar = bar;
@@ -422,7 +499,7 @@ const json_t *pane_current_item(console *c)
         return NULL;
     json_array_foreach(ps->items, i, item) {
         char key[256];
-        panes_value_text(json_object_get(item, v->key_field), "", key, sizeof key);
+        pane_item_key(v, item, key, sizeof key);
         if (strcmp(key, r->key) == 0)
             return item;
     }

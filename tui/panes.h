@@ -49,6 +49,8 @@ struct pane_view {
     int sort_col, sort_desc;    /* the initial sort (-1: command order) */
     pane_loader load;           /* NULL: run list_cmd, one row per item */
     int add_form, edit_form;    /* FORM_* (form.h) for 'a' and 'e', or -1 */
+    const char *key_prefix;     /* NULL, or a field that names a row together with key_field */
+    char key_sep;               /* ' ': two command arguments ("REGION NAME"); '/': one ("OWNER/NAME") */
 };
 
 typedef struct {
@@ -79,9 +81,25 @@ void pane_load(console *c, int pane, int view);
  * table is up to date that way, 0 when it needs a full reload. */
 int panes_patch_nodes(console *c, const live_state *l);
 
+/* Follows store changes (live_poll's kinds and node keys): patches the
+ * Nodes table row by row where it can, and marks stale just the tables
+ * that show a kind of document that changed. */
+void panes_follow(console *c, const live_state *l);
+
+/* Jobs the last load had no time to explain: asks `job why` for more of
+ * them within budget_ms and updates their rows; 1 when any changed.  The
+ * console calls it while idle, so the column fills in without a key. */
+int panes_jobs_explain_more(console *c, long long budget_ms);
+
 /* Counts node problems for the header ("2 rejected, 1 offline"), from the
  * Nodes table if it is loaded. */
 void panes_alerts(console *c, char *out, size_t len);
+
+/* The key a row of view v has for item ("gpu-07", "lab cfg1", "alice/default"). */
+void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len);
+
+/* Appends a row's key to a command line as its argument(s), quoted. */
+void pane_append_key(const pane_view *v, const char *key, char *line, size_t len);
 
 /* The JSON item of the row under the cursor, or NULL. */
 const json_t *pane_current_item(console *c);

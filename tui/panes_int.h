@@ -32,6 +32,9 @@ void panes_load_wallets(console *c, const pane_view *v, pane_state *ps);
 void panes_load_jobs(console *c, const pane_view *v, pane_state *ps);
 void panes_load_entries(console *c, const pane_view *v, pane_state *ps);
 
+/* A `job why` result as one line for the Jobs table. */
+void panes_why_text(const json_t *why, char *out, size_t len);
+
 /* Fills the Nodes summary from its items. */
 void panes_node_summary(pane_state *ps);
 

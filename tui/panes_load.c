@@ -10,13 +10,15 @@
 #include "table.h"
 
 /* `job why` per waiting job costs a pass over the nodes (half a second on
- * 10,000 nodes), so the table explains waiting jobs only within a time
- * budget per load; Enter explains any job. */
-#define WHY_BUDGET_MS 250
+ * 10,000 nodes), so the table asks it in idle time, a little per loop, and
+ * not at all where one answer takes longer than a keystroke may wait;
+ * Enter explains any job. */
+#define WHY_PENDING "(asking job why...)"
+#define WHY_ENTER "(Enter explains)"
+/* A `job why` slower than this (a pass over a very large fleet) is not
+ * asked in idle time: a key pressed meanwhile would wait for it. */
+#define WHY_SLOW_MS 150
 
-/* Up to this many changed nodes are re-read one by one; more, and one
- * `node list` is cheaper. */
-#define PATCH_MAX 32
 
 static int ledger_missing(const pane_state *ps)
 {
@@ -105,16 +107,35 @@ void panes_load_wallets(console *c, const pane_view *v, pane_state *ps)
     }
 }
 
-/* The core's own words for why a job waits, joined; else the counts. */
-static void why_text(const json_t *why, char *out, size_t len)
+static int by_count_desc(const void *a, const void *b)
 {
-    size_t used = 0, i;
+    long x = strtol(*(const char *const *)a, NULL, 10), y = strtol(*(const char *const *)b, NULL, 10);
+    return (y > x) - (y < x);
+}
+
+/* The core's own words for why a job waits, joined; else the counts.  In
+ * a narrow column the first words matter most: reasons that are not node
+ * counts (no credit, no quota) come first, then the counts, largest first. */
+void panes_why_text(const json_t *why, char *out, size_t len)
+{
+    size_t used = 0, i, n = 0, ncount = 0;
     const json_t *r;
+    const char *plain[32], *counts[32];
     out[0] = '\0';
     json_array_foreach(json_object_get(why, "reasons"), i, r) {
-        if (json_is_string(r) && used < len)
-            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "; " : "", json_string_value(r));
+        const char *t = json_string_value(r);
+        if (!t)
+            continue;
+        if (t[0] >= '0' && t[0] <= '9') {
+            if (ncount < 32)
+                counts[ncount++] = t;
+        } else if (n < 32) {
+            plain[n++] = t;
+        }
     }
+    qsort(counts, ncount, sizeof counts[0], by_count_desc);
+    for (i = 0; i < n + ncount && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "; " : "", i < n ? plain[i] : counts[i - n]);
     if (used > 0)
         return;
     json_array_foreach(json_object_get(why, "constraints"), i, r) {
@@ -132,10 +153,11 @@ static void explain_job(console *c, json_t *job)
     json_t *why = NULL;
     rd_err err;
     snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
-    if (console_exec(c, line, &why, &err) == RD_OK) {
-        why_text(why, text, sizeof text);
-        json_object_set_new(job, "why", json_string(text));
-    }
+    if (console_exec(c, line, &why, &err) == RD_OK)
+        panes_why_text(why, text, sizeof text);
+    else   /* it may have started or stopped since the list: say nothing */
+        text[0] = '\0';
+    json_object_set_new(job, "why", json_string(text));
     json_decref(why);
 }
 
@@ -149,11 +171,11 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
     /* What the previous load learnt, by job id: reused for the jobs this
      * load has no time to ask about. */
     json_t *known = json_object();
-    size_t i, n = json_array_size(items);
+    size_t i;
     json_t *job;
     json_array_foreach(ps->items, i, job) {
         const char *id = json_string_value(json_object_get(job, "id"));
-        if (id && json_object_get(job, "why"))
+        if (id && json_is_string(json_object_get(job, "why")))
             json_object_set(known, id, json_object_get(job, "why"));
     }
     size_t count[8] = { 0 };
@@ -165,24 +187,21 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
             if (state && strcmp(state, states[s]) == 0)
                 count[s]++;
     }
-    /* Explain waiting jobs within the budget, starting where the previous
-     * load stopped, so on a large queue every job gets its turn. */
-    long long deadline = console_now_ms() + WHY_BUDGET_MS;
-    size_t start = n ? ps->rotate % n : 0, k;
-    for (k = 0; k < n && console_now_ms() <= deadline; k++) {
-        job = json_array_get(items, (start + k) % n);
-        const char *state = json_string_value(json_object_get(job, "state"));
-        if (state && strcmp(state, "waiting_gpus") == 0)
-            explain_job(c, job);
-    }
-    ps->rotate = start + k;
+    /* Nothing is asked here: `job why` is a pass over every node, so the
+     * reasons come in idle time (panes_jobs_explain_more); until then a
+     * job keeps what the previous load learnt, marked to be asked again. */
     json_array_foreach(items, i, job) {
         const char *state = json_string_value(json_object_get(job, "state"));
         const char *id = json_string_value(json_object_get(job, "id"));
-        if (!state || strcmp(state, "waiting_gpus") != 0 || json_object_get(job, "why"))
+        if (!state || strcmp(state, "waiting_gpus") != 0)
             continue;
         const json_t *old = id ? json_object_get(known, id) : NULL;
-        json_object_set_new(job, "why", old ? json_deep_copy(old) : json_string("(Enter explains)"));
+        if (old && strcmp(json_string_value(old), WHY_PENDING) != 0 && strcmp(json_string_value(old), WHY_ENTER) != 0) {
+            json_object_set(job, "why", (json_t *)old);
+            json_object_set_new(job, "why_again", json_true());
+        } else {
+            json_object_set_new(job, "why", json_string(ps->why_slow ? WHY_ENTER : WHY_PENDING));
+        }
     }
     json_decref(known);
     panes_fill_rows(v, ps, items);
@@ -190,6 +209,56 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
     snprintf(ps->summary, sizeof ps->summary,
              "%zu waiting, %zu running, %zu stopping, %zu finished, %zu stopped, %zu failed, %zu canceled",
              count[0], count[1], count[2], count[3], count[4], count[5], count[6]);
+}
+
+/* Whether job still needs asking: never asked (pass 0), or asked before
+ * the last load (pass 1). */
+static int why_wanted(const json_t *job, int pass)
+{
+    const char *why = json_string_value(json_object_get(job, "why"));
+    if (!why)
+        return 0;
+    return pass == 0 ? strcmp(why, WHY_PENDING) == 0 : json_is_true(json_object_get(job, "why_again"));
+}
+
+int panes_jobs_explain_more(console *c, long long budget_ms)
+{
+    pane_state *ps = &c->ps[PANE_JOBS][0];
+    if (!ps->loaded || ps->stale)
+        return 0;
+    long long deadline = console_now_ms() + budget_ms;
+    size_t i;
+    json_t *job;
+    int changed = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        json_array_foreach(ps->items, i, job) {
+            if (!why_wanted(job, pass))
+                continue;
+            if (ps->why_slow) {
+                /* Too slow to ask while the operator may type: Enter asks. */
+                if (pass == 0) {
+                    json_object_set_new(job, "why", json_string(WHY_ENTER));
+                    changed = 1;
+                }
+                json_object_del(job, "why_again");
+                continue;
+            }
+            if (console_now_ms() > deadline)
+                goto done;
+            long long t0 = console_now_ms();
+            explain_job(c, job);
+            json_object_del(job, "why_again");
+            ps->why_slow = console_now_ms() - t0 > WHY_SLOW_MS;
+            changed = 1;
+        }
+    }
+done:
+    if (changed) {
+        grid_clear_rows(&ps->g);
+        panes_fill_rows(pane_view_get(PANE_JOBS, 0), ps, ps->items);
+        grid_apply(&ps->g);
+    }
+    return changed;
 }
 
 void panes_load_quotas(console *c, const pane_view *v, pane_state *ps)
@@ -277,6 +346,21 @@ void panes_alerts(console *c, char *out, size_t len)
         snprintf(out + used, len - used, "%s%zu failed jobs", used ? ", " : "", failed);
 }
 
+/* The edge device models, from `device models` (no store involved). */
+static void model_names(console *c, void (*add)(const char *name, void *data), void *data)
+{
+    json_t *res = NULL;
+    rd_err err;
+    size_t i;
+    const json_t *m;
+    if (console_exec(c, "device models", &res, &err) != RD_OK)
+        return;
+    json_array_foreach(json_object_get(res, "items"), i, m)
+        if (json_is_string(json_object_get(m, "name")))
+            add(json_string_value(json_object_get(m, "name")), data);
+    json_decref(res);
+}
+
 void panes_names(names_kind kind, void (*add)(const char *name, void *data), void *data, void *ctx)
 {
     console *c = ctx;
@@ -284,69 +368,84 @@ void panes_names(names_kind kind, void (*add)(const char *name, void *data), voi
         { NAMES_NODE, PANE_NODES, 0 }, { NAMES_REGION, PANE_REGIONS, 0 },
         { NAMES_DEVICE, PANE_DEVICES, 0 }, { NAMES_JOB, PANE_JOBS, 0 },
         { NAMES_ACCOUNT, PANE_BILLING, 0 }, { NAMES_DATASTORE, PANE_STORES, 0 },
-        { NAMES_RESERVATION, PANE_STORES, 1 },
+        { NAMES_RESERVATION, PANE_STORES, 1 }, { NAMES_CONFIG, PANE_DEVICES, 1 },
+        { NAMES_PROJECT, PANE_JOBS, 1 },
     };
+    if (kind == NAMES_MODEL) {
+        model_names(c, add, data);
+        return;
+    }
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
         if (where[i].k != kind)
             continue;
         pane_state *ps = &c->ps[where[i].pane][where[i].view];
+        const pane_view *v = pane_view_get(where[i].pane, where[i].view);
         if (!ps->loaded)
             pane_load(c, where[i].pane, where[i].view);
+        /* A configuration is named within its region: offer the bare name. */
+        if (v->key_prefix && v->key_sep == ' ') {
+            size_t k;
+            const json_t *item;
+            json_array_foreach(ps->items, k, item)
+                if (json_is_string(json_object_get(item, v->key_field)))
+                    add(json_string_value(json_object_get(item, v->key_field)), data);
+            continue;
+        }
         for (size_t r = 0; r < ps->g.nrows; r++)
             add(ps->g.rows[r].key, data);
     }
 }
 
-/* Replaces, adds or drops the item named name in items. */
-static void patch_item(json_t *items, const char *name, json_t *fresh)
-{
-    size_t i;
-    json_t *item;
-    json_array_foreach(items, i, item) {
-        const char *have = json_string_value(json_object_get(item, "name"));
-        if (have && strcmp(have, name) == 0) {
-            if (fresh)
-                json_array_set(items, i, fresh);
-            else
-                json_array_remove(items, i);
-            return;
-        }
-    }
-    if (fresh)
-        json_array_append(items, fresh);
-}
-
 int panes_patch_nodes(console *c, const live_state *l)
 {
     pane_state *ps = &c->ps[PANE_NODES][0];
-    const char *prefix = LIVE_PREFIX "nodes/";
-    const char *names[PATCH_MAX];
-    size_t n = 0, plen = strlen(prefix);
+    size_t plen = strlen(LIVE_NODES);
     if (!ps->loaded || ps->stale || l->overflow || !json_is_array(ps->items))
         return 0;
-    for (size_t i = 0; i < l->nchanged; i++) {
-        const char *k = l->changed[i];
-        if (strncmp(k, prefix, plen) != 0 || strchr(k + plen, '/'))
-            continue;
-        if (n == PATCH_MAX)
-            return 0;
-        names[n++] = k + plen;
-    }
-    if (n == 0)
+    if (l->nchanged == 0)
         return 1;
-    for (size_t i = 0; i < n; i++) {
+    /* Where each node is in the table, by name; changed ones are re-read. */
+    json_t *where = json_object(), *item;
+    size_t i;
+    json_array_foreach(ps->items, i, item) {
+        const char *name = json_string_value(json_object_get(item, "name"));
+        if (name)
+            json_object_set_new(where, name, json_integer((json_int_t)i));
+    }
+    int gone = 0;
+    for (size_t k = 0; k < l->nchanged; k++) {
+        const char *name = l->changed[k] + plen;
         char line[200];
         json_t *node = NULL;
         rd_err err;
-        snprintf(line, sizeof line, "node show %s", names[i]);
+        if (strchr(name, '/'))
+            continue;
+        snprintf(line, sizeof line, "node show %s", name);
         rd_code rc = console_exec(c, line, &node, &err);
-        if (rc != RD_OK && rc != RD_ENOTFOUND)
+        if (rc != RD_OK && rc != RD_ENOTFOUND) {
+            json_decref(where);
             return 0;
+        }
         /* `node list` leaves removed nodes out; so does the patched table. */
         const char *state = json_string_value(json_object_get(node, "state"));
-        patch_item(ps->items, names[i], rc == RD_OK && !(state && strcmp(state, "removed") == 0) ? node : NULL);
+        int keep = rc == RD_OK && !(state && strcmp(state, "removed") == 0);
+        const json_t *at = json_object_get(where, name);
+        if (at && keep) {
+            json_array_set(ps->items, (size_t)json_integer_value(at), node);
+        } else if (at) {
+            json_array_set_new(ps->items, (size_t)json_integer_value(at), json_null());
+            gone = 1;
+        } else if (keep) {
+            json_object_set_new(where, name, json_integer((json_int_t)json_array_size(ps->items)));
+            json_array_append(ps->items, node);
+        }
         json_decref(node);
     }
+    json_decref(where);
+    /* Removed nodes left holes so the indexes above stayed true. */
+    for (i = json_array_size(ps->items); gone && i-- > 0;)
+        if (json_is_null(json_array_get(ps->items, i)))
+            json_array_remove(ps->items, i);
     const pane_view *v = pane_view_get(PANE_NODES, 0);
     grid_clear_rows(&ps->g);
     panes_fill_rows(v, ps, ps->items);

@@ -183,11 +183,15 @@ names_kind prompt_names_kind(const char *group, const char *ph)
         return NAMES_FILE;
     if (strcmp(ph, "D") == 0)
         return NAMES_DATASTORE;
+    if (strcmp(ph, "CONFIG") == 0)
+        return NAMES_CONFIG;
+    if (strcmp(ph, "MODEL") == 0 || (strcmp(ph, "M") == 0 && strcmp(group, "device-config") == 0))
+        return NAMES_MODEL;
     if (strcmp(ph, "NAME") == 0) {
         static const struct { const char *group; names_kind k; } groups[] = {
             { "node", NAMES_NODE }, { "region", NAMES_REGION }, { "device", NAMES_DEVICE },
             { "datastore", NAMES_DATASTORE }, { "reservation", NAMES_RESERVATION },
-            { "account", NAMES_ACCOUNT },
+            { "account", NAMES_ACCOUNT }, { "project", NAMES_PROJECT },
         };
         for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
             if (strcmp(group, groups[i].group) == 0)

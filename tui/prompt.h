@@ -50,7 +50,8 @@ void lhistory_free(lhistory *h);
  * the tables it has loaded. */
 typedef enum {
     NAMES_NONE, NAMES_NODE, NAMES_REGION, NAMES_DEVICE, NAMES_JOB, NAMES_ACCOUNT,
-    NAMES_DATASTORE, NAMES_RESERVATION, NAMES_PROVIDER, NAMES_FILE
+    NAMES_DATASTORE, NAMES_RESERVATION, NAMES_PROVIDER, NAMES_FILE, NAMES_CONFIG, NAMES_PROJECT,
+    NAMES_MODEL
 } names_kind;
 
 /* Appends the names of a kind to a list via add(name, data). */

@@ -39,7 +39,7 @@ keys 2
 expect_screen 'Regions · 2 of 2'
 expect_screen 'lab  *default'
 keys Tab Tab
-expect_screen 'Devices · 0 of 0'
+expect_screen 'Devices: \[Devices\] Configs · 0 of 0'
 keys BTab
 expect_screen 'Nodes · 3 of 3'
 keys 7

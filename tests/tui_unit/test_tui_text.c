@@ -5,6 +5,7 @@
 #include <locale.h>
 
 #include "form.h"
+#include "panes.h"
 #include "text.h"
 
 static void test_widths(void **state)
@@ -109,6 +110,84 @@ static void test_form_line(void **state)
     form_close(f);
 }
 
+/* The forms added for every pane with an add or set command. */
+static void test_more_forms(void **state)
+{
+    char line[1024];
+    const char *missing;
+    (void)state;
+    /* A positional choice: from the command's argument string. */
+    form_state *f = form_open(FORM_PROVIDER_ENABLE, NULL);
+    assert_string_equal(f->choices[0], "physical|gcp");
+    assert_string_equal(f->choices[2], "credits");
+    ledit_set(&f->val[0], "gcp");
+    ledit_set(&f->val[1], "/tmp/sa key.json");
+    assert_int_equal(form_build_line(f, line, sizeof line, &missing), 0);
+    assert_string_equal(line, "provider enable gcp --key-file '/tmp/sa key.json'");
+    form_close(f);
+
+    /* Repeatable flags: one --env per word. */
+    f = form_open(FORM_CONFIG_CREATE, NULL);
+    ledit_set(&f->val[0], "edge");
+    ledit_set(&f->val[1], "cam");
+    ledit_set(&f->val[2], "img:1");
+    ledit_set(&f->val[3], "jetson-orin-nano");
+    ledit_set(&f->val[4], "python run.py");
+    ledit_set(&f->val[8], "A=1  B=2");
+    assert_int_equal(form_build_line(f, line, sizeof line, &missing), 0);
+    assert_string_equal(line, "device-config create edge cam --image img:1 --model jetson-orin-nano "
+                              "--command 'python run.py' --env A=1 --env B=2");
+    form_close(f);
+
+    /* Edit forms prefill from the row: numbers, and OWNER/NAME joined. */
+    json_t *item = json_pack("{s:s, s:s, s:i, s:i}", "region", "burst", "metric", "NVIDIA_A100_GPUS", "limit", 8,
+                             "usage", 2);
+    f = form_open(FORM_QUOTA_SET, item);
+    assert_int_equal(form_build_line(f, line, sizeof line, &missing), 0);
+    assert_string_equal(line, "quota set burst NVIDIA_A100_GPUS 8 --usage 2");
+    form_close(f);
+    json_decref(item);
+    item = json_pack("{s:s, s:s, s:s}", "owner", "alice", "name", "default", "on_quota_exhausted", "move");
+    f = form_open(FORM_PROJECT_SET, item);
+    assert_string_equal(f->choices[1], "fail|move");
+    ledit_set(&f->val[1], "fail");
+    assert_int_equal(form_build_line(f, line, sizeof line, &missing), 0);
+    assert_string_equal(line, "project set alice/default --on-quota-exhausted fail");
+    form_close(f);
+    json_decref(item);
+    item = json_pack("{s:s, s:s}", "name", "cam-01", "config", "cam");
+    f = form_open(FORM_DEVICE_SET_CONFIG, item);
+    assert_int_equal(form_build_line(f, line, sizeof line, &missing), 0);
+    assert_string_equal(line, "device set-config cam-01 cam");
+    ledit_set(&f->val[1], "");
+    assert_int_equal(form_build_line(f, line, sizeof line, &missing), -1);
+    assert_string_equal(missing, "Config");
+    form_close(f);
+    json_decref(item);
+}
+
+/* Rows named by two fields: keys and the arguments commands get. */
+static void test_composite_keys(void **state)
+{
+    char key[128], line[256];
+    (void)state;
+    const pane_view *configs = pane_view_get(PANE_DEVICES, 1);
+    const pane_view *projects = pane_view_get(PANE_JOBS, 1);
+    assert_string_equal(configs->title, "Configs");
+    json_t *item = json_pack("{s:s, s:s, s:s}", "region", "edge", "name", "cam", "owner", "alice");
+    pane_item_key(configs, item, key, sizeof key);
+    assert_string_equal(key, "edge cam");
+    snprintf(line, sizeof line, "%s ", configs->remove_cmd);
+    pane_append_key(configs, key, line, sizeof line);
+    assert_string_equal(line, "device-config remove edge cam");
+    pane_item_key(projects, item, key, sizeof key);
+    assert_string_equal(key, "alice/cam");
+    snprintf(line, sizeof line, "%s ", projects->show_cmd);
+    pane_append_key(projects, key, line, sizeof line);
+    assert_string_equal(line, "project show alice/cam");
+    json_decref(item);
+}
+
 int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
@@ -117,6 +196,8 @@ int main(void)
         cmocka_unit_test(test_bars),
         cmocka_unit_test(test_quote),
         cmocka_unit_test(test_form_line),
+        cmocka_unit_test(test_more_forms),
+        cmocka_unit_test(test_composite_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,288 @@
+/* Unit tests of following the store: which kind a changed key is, and
+ * which tables a change makes stale (the rest are not re-read), and the
+ * background sync's summary of a `cloud sync` report. */
+#include "testutil.h"
+
+#include "live.h"
+#include "panes.h"
+#include "panes_int.h"
+#include "sync.h"
+#include "timing.h"
+
+static void test_key_kinds(void **state)
+{
+    (void)state;
+    assert_int_equal(live_key_kind("/rigdeck/nodes/gpu-01"), LK_NODES);
+    assert_int_equal(live_key_kind("/rigdeck/device-configs/edge/cam"), LK_CONFIGS);
+    assert_int_equal(live_key_kind("/rigdeck/devices/cam-01"), LK_DEVICES);
+    assert_int_equal(live_key_kind("/rigdeck/ledger/transfers/x"), LK_LEDGER);
+    assert_int_equal(live_key_kind("/rigdeck/audit/000123"), LK_AUDIT);
+    assert_int_equal(live_key_kind("/rigdeck/minions/m-01"), LK_OTHER);
+    assert_int_equal(live_key_kind("/elsewhere/nodes/x"), LK_OTHER);
+}
+
+static console *fresh(void)
+{
+    static console c;
+    panes_free(&c);
+    memset(&c, 0, sizeof c);
+    panes_init(&c);
+    for (int p = 0; p < PANE_COUNT; p++)
+        for (int v = 0; v < PANE_MAX_VIEWS; v++) {
+            c.ps[p][v].stale = 0;
+            c.ps[p][v].loaded = 1;
+        }
+    c.ps[PANE_NODES][0].items = json_array();
+    return &c;
+}
+
+static int stale_count(const console *c)
+{
+    int n = 0;
+    for (int p = 0; p < PANE_COUNT; p++)
+        for (int v = 0; v < PANE_MAX_VIEWS; v++)
+            n += pane_view_get(p, v) && c->ps[p][v].stale;
+    return n;
+}
+
+static void test_follow_marks_only_affected(void **state)
+{
+    (void)state;
+    live_state l;
+    memset(&l, 0, sizeof l);
+
+    /* A datastore added: only the Datastores table, and the audit trail. */
+    console *c = fresh();
+    l.kinds = LK_DATASTORES | LK_AUDIT;
+    l.births = LK_DATASTORES | LK_AUDIT;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_STORES][0].stale);
+    assert_true(c->ps[PANE_AUDIT][0].stale);
+    assert_int_equal(stale_count(c), 2);
+
+    /* A node changed (none listed to patch): Nodes is patched in place, the
+     * Jobs and Quotas tables that depend on nodes go stale, Regions not. */
+    c = fresh();
+    l.kinds = LK_NODES;
+    l.births = 0;
+    panes_follow(c, &l);
+    assert_false(c->ps[PANE_NODES][0].stale);
+    assert_true(c->ps[PANE_JOBS][0].stale);
+    assert_true(c->ps[PANE_QUOTAS][0].stale);
+    assert_false(c->ps[PANE_REGIONS][0].stale);
+    assert_int_equal(stale_count(c), 2);
+
+    /* A node created: the Regions table counts nodes, so it goes too. */
+    c = fresh();
+    l.births = LK_NODES;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_REGIONS][0].stale);
+
+    /* Too many nodes to patch: Nodes is read again. */
+    c = fresh();
+    l.overflow = 1;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_NODES][0].stale);
+
+    /* After a reconnect everything is. */
+    c = fresh();
+    l.kinds = l.births = LK_ALL;
+    panes_follow(c, &l);
+    assert_int_equal(stale_count(c), 14);
+    panes_free(c);
+}
+
+static void test_sync_describe(void **state)
+{
+    char out[256];
+    (void)state;
+    json_t *r = json_pack("{s:[{s:s}], s:[{s:s}], s:[{s:s}], s:[], s:[]}", "regions", "name", "burst", "created",
+                          "node", "burst-storage", "activated", "node", "burst-storage", "errors", "released");
+    assert_int_equal(sync_describe(r, out, sizeof out), 0);
+    assert_string_equal(out, "1 created, 1 activated");
+    json_array_append_new(json_object_get(r, "errors"), json_pack("{s:s}", "message", "quota exceeded"));
+    assert_int_equal(sync_describe(r, out, sizeof out), 1);
+    assert_string_equal(out, "1 created, 1 activated; 1 error: quota exceeded");
+    json_decref(r);
+    r = json_pack("{s:[{s:s}]}", "regions", "name", "burst");
+    sync_describe(r, out, sizeof out);
+    assert_string_equal(out, "1 GCP region, nothing to change");
+    json_decref(r);
+}
+
+/* Waiting jobs the load left unexplained get their `job why` reason from
+ * idle time, against a real store. */
+static void test_jobs_explained_while_idle(void **state)
+{
+    (void)state;
+    char dir[512], url[600];
+    testutil_tmpdir(dir, sizeof dir);
+    snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
+    static rd_options opt;
+    static console c;
+    memset(&c, 0, sizeof c);
+    c.opt = &opt;
+    c.ctx.store_url = url;
+    c.ctx.actor = "default";
+    panes_init(&c);
+    static const char *const setup[] = {
+        "account deposit default 100", "job submit tests/specs/sched/a100-1.yaml",
+        "job submit tests/specs/sched/rtx-1.yaml",
+    };
+    for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
+        json_t *res = NULL;
+        rd_err err;
+        assert_int_equal(console_exec(&c, setup[i], &res, &err), RD_OK);
+        json_decref(res);
+    }
+    pane_load(&c, PANE_JOBS, 0);
+    pane_state *ps = &c.ps[PANE_JOBS][0];
+    assert_int_equal(ps->g.nrows, 2);
+    /* As a load that ran out of time leaves them. */
+    size_t i;
+    json_t *job;
+    json_array_foreach(ps->items, i, job)
+        json_object_set_new(job, "why", json_string("(asking job why...)"));
+    assert_int_equal(panes_jobs_explain_more(&c, 1000), 1);
+    json_array_foreach(ps->items, i, job) {
+        const char *why = json_string_value(json_object_get(job, "why"));
+        assert_non_null(why);
+        assert_true(strlen(why) > 0);
+        assert_null(strstr(why, "asking"));
+    }
+    /* The rows show it too, and nothing is left to ask. */
+    assert_null(strstr(ps->g.rows[0].cells[7], "asking"));
+    assert_int_equal(panes_jobs_explain_more(&c, 1000), 0);
+    /* Where one `job why` is slower than a keystroke may wait, idle time
+     * asks nothing and the rows say Enter explains. */
+    ps->why_slow = 1;
+    json_array_foreach(ps->items, i, job)
+        json_object_set_new(job, "why", json_string("(asking job why...)"));
+    assert_int_equal(panes_jobs_explain_more(&c, 1000), 1);
+    assert_string_equal(ps->g.rows[0].cells[7], "(Enter explains)");
+    panes_free(&c);
+    cmd_ctx_close(&c.ctx);
+}
+
+/* The decisive reason first, then node counts, largest first. */
+static void test_why_text(void **state)
+{
+    char out[400];
+    (void)state;
+    json_t *why = json_pack("{s:[s, s, s, s]}", "reasons", "29 nodes not active compute nodes",
+                            "169 nodes of a GPU type the job does not accept", "8 nodes in other regions",
+                            "the paying account 'erik' has no credit left");
+    panes_why_text(why, out, sizeof out);
+    assert_string_equal(out, "the paying account 'erik' has no credit left; 169 nodes of a GPU type the job does not "
+                             "accept; 29 nodes not active compute nodes; 8 nodes in other regions");
+    json_decref(why);
+    why = json_pack("{s:[], s:[{s:s, s:i}]}", "reasons", "constraints", "constraint", "gpu_type", "ruled_out", 4);
+    panes_why_text(why, out, sizeof out);
+    assert_string_equal(out, "gpu_type rules out 4");
+    json_decref(why);
+}
+
+/* First frame, first table, and a key timed to the frame that answers it
+ * (a "Loading..." frame does not). */
+static void test_timing(void **state)
+{
+    (void)state;
+    static timing t;
+    setenv("RIGDECK_CONSOLE_TIMING", "/dev/null", 1);
+    timing_init(&t, 1000);
+    timing_frame(&t, 1004, 0);
+    timing_frame(&t, 1600, 1);
+    assert_int_equal(t.first_frame_ms, 4);
+    assert_int_equal(t.first_table_ms, 600);
+    timing_key(&t, '2', 2000);
+    timing_key(&t, 'j', 2001);          /* typed ahead: shares the frame */
+    timing_frame(&t, 2003, 0);
+    assert_int_equal(t.nkeys, 0);
+    timing_frame(&t, 2450, 1);
+    assert_int_equal(t.nkeys, 1);
+    assert_int_equal(t.key_ms[0], 450);
+    assert_int_equal(t.keys[0], '2');
+    long long sorted[] = { 1, 2, 3, 4, 100 };
+    assert_int_equal(timing_percentile(sorted, 5, 50), 3);
+    assert_int_equal(timing_percentile(sorted, 5, 100), 100);
+    unsetenv("RIGDECK_CONSOLE_TIMING");
+    timing_init(&t, 0);
+    timing_key(&t, 'j', 5);
+    timing_frame(&t, 9, 1);
+    assert_int_equal(t.nkeys, 0);       /* not recording */
+}
+
+static void run_line(console *c, const char *line)
+{
+    json_t *res = NULL;
+    rd_err err;
+    if (console_exec(c, line, &res, &err) != RD_OK)
+        fail_msg("%s: %s", line, err.msg);
+    json_decref(res);
+}
+
+/* Changed nodes are re-read one by one into the loaded table: changed,
+ * added and removed, with the table and its summary right afterwards. */
+static void test_patch_nodes(void **state)
+{
+    (void)state;
+    char dir[512], url[600], line[256];
+    testutil_tmpdir(dir, sizeof dir);
+    snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
+    static rd_options opt;
+    static console c;
+    memset(&c, 0, sizeof c);
+    c.opt = &opt;
+    c.ctx.store_url = url;
+    c.ctx.actor = "default";
+    panes_init(&c);
+    run_line(&c, "provider enable physical");
+    run_line(&c, "region create lab --provider physical --storage local");
+    for (int i = 1; i <= 3; i++) {
+        snprintf(line, sizeof line, "node add lab n%d --minion m%d --inventory tests/inventories/a100x4.yaml", i, i);
+        run_line(&c, line);
+    }
+    pane_load(&c, PANE_NODES, 0);
+    pane_state *ps = &c.ps[PANE_NODES][0];
+    assert_int_equal(ps->g.nrows, 3);
+    run_line(&c, "node maintenance n1 off");
+    run_line(&c, "node remove n2");
+    run_line(&c, "node add lab n4 --minion m4 --inventory tests/inventories/a100x4.yaml");
+    live_state l;
+    memset(&l, 0, sizeof l);
+    static char *keys[] = { "/rigdeck/nodes/n1", "/rigdeck/nodes/n2", "/rigdeck/nodes/n4" };
+    for (size_t i = 0; i < 3; i++)
+        l.changed[l.nchanged++] = keys[i];
+    assert_int_equal(panes_patch_nodes(&c, &l), 1);
+    assert_int_equal(ps->g.nrows, 3);
+    assert_int_equal(json_array_size(ps->items), 3);
+    const char *names[3];
+    size_t i;
+    json_t *item;
+    json_array_foreach(ps->items, i, item)
+        names[i] = json_string_value(json_object_get(item, "name"));
+    assert_string_equal(names[0], "n1");
+    assert_string_equal(names[1], "n3");
+    assert_string_equal(names[2], "n4");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ps->items, 0), "state")), "active");
+    assert_non_null(strstr(ps->summary, "1 active"));
+    /* Too many to patch: the caller reads the table again. */
+    l.overflow = 1;
+    assert_int_equal(panes_patch_nodes(&c, &l), 0);
+    panes_free(&c);
+    cmd_ctx_close(&c.ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_kinds),
+        cmocka_unit_test(test_follow_marks_only_affected),
+        cmocka_unit_test(test_sync_describe),
+        cmocka_unit_test(test_jobs_explained_while_idle),
+        cmocka_unit_test(test_why_text),
+        cmocka_unit_test(test_timing),
+        cmocka_unit_test(test_patch_nodes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
