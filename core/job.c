@@ -72,7 +72,7 @@ void job_update_state(json_t *job)
     }
     const char *state;
     if (running)
-        state = "running";
+        state = *fleet_str(job, "stop_requested_at") ? "stopping" : "running";
     else if (waiting)
         state = started ? "running" : "waiting_gpus";
     else if (failed)
@@ -225,27 +225,57 @@ static rd_code job_require_actor(cmd_ctx *ctx, const json_t *job, const char *wh
                    fleet_str(job, "id"), fleet_str(job, "project_owner"), fleet_str(job, "project"), ctx->actor);
 }
 
+/* Running workers ended per commit.  Each ends with a node write and its
+ * last charges (a few transfers and account documents), so a step stays well
+ * inside etcd's 128-op txn however many workers the job has. */
+#define JOB_STOP_STEP 4
+
+/* Stops a job in steps of JOB_STOP_STEP running workers.  Waiting workers are
+ * canceled in the first step; until the last step commits the job is
+ * `stopping` (stop_requested_at set), and a crash leaves it so: `job stop`
+ * again finishes what is left, since every charge is posted under an id. */
 static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *job = NULL;
-    size_t i;
-    json_t *w;
-    rd_code rc = job_get(ctx, cmd_arg(a, 0), &job, err);
-    if (rc == RD_OK)
-        rc = job_require_actor(ctx, job, "job stop", err);
-    if (rc == RD_OK && worker_ended(fleet_str(job, "state")))
-        rc = rd_fail(err, RD_EINVAL, "job stop: job '%s' has ended already (%s)", cmd_arg(a, 0), fleet_str(job, "state"));
-    json_array_foreach(json_object_get(job, "workers"), i, w)
+    const char *reason = cmd_opt(a, "reason") ? cmd_opt(a, "reason") : "stopped_by_user";
+    char ts[RDTIME_BUFLEN];
+    rd_code rc = RD_OK;
+    for (int step = 0; rc == RD_OK; step++) {
+        json_t *job = NULL, *w;
+        size_t i, ended = 0;
+        int more = 0;
+        rc = job_get(ctx, cmd_arg(a, 0), &job, err);
         if (rc == RD_OK)
+            rc = job_require_actor(ctx, job, "job stop", err);
+        if (rc == RD_OK && step == 0 && worker_ended(fleet_str(job, "state")))
+            rc = rd_fail(err, RD_EINVAL, "job stop: job '%s' has ended already (%s)", cmd_arg(a, 0),
+                         fleet_str(job, "state"));
+        json_array_foreach(json_object_get(job, "workers"), i, w) {
+            if (rc != RD_OK)
+                break;
+            if (strcmp(fleet_str(w, "state"), "running") == 0) {
+                if (ended == JOB_STOP_STEP) {
+                    more = 1;
+                    continue;
+                }
+                ended++;
+            }
             rc = job_end_worker(ctx, job, i, "stopped", err);
-    if (rc == RD_OK) {
-        json_object_set_new(job, "reason", json_string(cmd_opt(a, "reason") ? cmd_opt(a, "reason") : "stopped_by_user"));
-        job_update_state(job);
-        *result = json_incref(job);
-        rc = job_put(ctx, job, err);
-        job = NULL;
+        }
+        if (rc == RD_OK) {
+            json_object_set_new(job, "reason", json_string(reason));
+            if (!*fleet_str(job, "stop_requested_at"))
+                json_object_set_new(job, "stop_requested_at", json_string(rdtime_format(ctx->now, ts)));
+            job_update_state(job);
+            if (!more)
+                *result = json_incref(job);
+            rc = job_put(ctx, job, err);
+            job = NULL;
+        }
+        json_decref(job);
+        if (rc != RD_OK || !more)
+            break;
+        rc = cmd_commit_step(ctx, err);
     }
-    json_decref(job);
     return rc;
 }
 

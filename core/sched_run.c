@@ -538,7 +538,8 @@ static int note_broke(const store_kv *kv, void *data)
         json_decref(doc);
         return rd_fail(bs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key);
     }
-    if (strcmp(fleet_str(doc, "state"), "running") == 0 && !wallet_cached(bs->p, fleet_str(doc, "project_owner")))
+    const char *state = fleet_str(doc, "state");
+    if ((strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0) && !wallet_cached(bs->p, fleet_str(doc, "project_owner")))
         json_array_append_new(bs->ids, json_string(fleet_str(doc, "id")));
     json_decref(doc);
     return 0;
