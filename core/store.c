@@ -96,6 +96,37 @@ rd_code store_range(store_t *st, const char *prefix, const char *after, size_t l
     return seen(st, st->be->range(st, prefix, after, limit, at_rev, out, err));
 }
 
+rd_code store_scan(store_t *st, const char *prefix, int64_t *revision, store_scan_fn fn, void *data, rd_err *err)
+{
+    char *after = NULL;
+    int64_t at_rev = *revision;
+    rd_code rc = RD_OK;
+    for (;;) {
+        store_range_result res;
+        if ((rc = store_range(st, prefix, after, 1000, at_rev, &res, err)) != RD_OK)
+            break;
+        at_rev = res.revision;
+        int stop = 0;
+        for (size_t i = 0; i < res.count && !stop; i++)
+            stop = fn(&res.kvs[i], data);
+        free(after);
+        after = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
+        int more = res.more && res.count > 0 && !stop;
+        store_range_free(&res);
+        if (stop)
+            rc = stop;
+        if (!more || rc != RD_OK)
+            break;
+        if (!after) {
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
+            break;
+        }
+    }
+    free(after);
+    *revision = at_rev;
+    return rc;
+}
+
 rd_code store_txn(store_t *st, const store_cmp *cmps, size_t ncmps,
                   const store_op *success, size_t nsuccess,
                   const store_op *failure, size_t nfailure,

@@ -76,6 +76,13 @@ typedef struct {
 rd_code store_range(store_t *st, const char *prefix, const char *after, size_t limit,
                     int64_t at_rev, store_range_result *out, rd_err *err);
 
+/* Calls fn for every key under prefix, in key order, paging through
+ * store_range at one revision: *revision in is the revision to read at (0:
+ * current), out the revision read.  fn returns 0 to go on; anything else
+ * stops the scan and is returned. */
+typedef int (*store_scan_fn)(const store_kv *kv, void *data);
+rd_code store_scan(store_t *st, const char *prefix, int64_t *revision, store_scan_fn fn, void *data, rd_err *err);
+
 /* Frees a store_kv's strings and zeroes it. */
 void store_kv_free(store_kv *kv);
 

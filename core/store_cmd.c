@@ -34,36 +34,24 @@ static rd_code store_info_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 /* Every key under --prefix with its document, in key order: for backups,
  * debugging and the tests that prove a refused command changed nothing.
  * Sealed secrets are dropped from the output like every other result. */
+static int dump_one(const store_kv *kv, void *items)
+{
+    json_t *doc = json_loadb(kv->value, kv->value_len, 0, NULL);
+    json_array_append_new(items, json_pack("{s:s, s:o, s:I}", "key", kv->key, "value",
+                                           doc ? doc : json_stringn(kv->value, kv->value_len), "mod_revision",
+                                           (json_int_t)kv->mod_revision));
+    return 0;
+}
+
 static rd_code store_dump_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     const char *prefix = cmd_opt(a, "prefix") ? cmd_opt(a, "prefix") : "/";
-    json_t *items;
-    char *after = NULL;
     int64_t rev = 0;
     rd_code rc = RD_OK;
     if (cmd_opt(a, "revision") && (rc = parse_count("--revision", cmd_opt(a, "revision"), 1, &rev, err)))
         return rc;
-    items = json_array();
-    for (;;) {
-        store_range_result res;
-        if ((rc = store_range(ctx->store, prefix, after, 1000, rev, &res, err)) != RD_OK)
-            break;
-        rev = res.revision;
-        for (size_t i = 0; i < res.count; i++) {
-            json_t *doc = json_loadb(res.kvs[i].value, res.kvs[i].value_len, 0, NULL);
-            json_array_append_new(items, json_pack("{s:s, s:o, s:I}", "key", res.kvs[i].key, "value",
-                                                   doc ? doc : json_stringn(res.kvs[i].value, res.kvs[i].value_len),
-                                                   "mod_revision", (json_int_t)res.kvs[i].mod_revision));
-        }
-        free(after);
-        after = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
-        int more = res.more && res.count;
-        store_range_free(&res);
-        if (!more)
-            break;
-    }
-    free(after);
-    if (rc != RD_OK) {
+    json_t *items = json_array();
+    if ((rc = store_scan(ctx->store, prefix, &rev, dump_one, items, err)) != RD_OK) {
         json_decref(items);
         return rc;
     }

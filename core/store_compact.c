@@ -69,39 +69,34 @@ static store_retention state_policy(const json_t *state)
     return p;
 }
 
+typedef struct {
+    int64_t oldest, count;
+} watch_need;
+
+static int watcher_one(const store_kv *kv, void *data)
+{
+    watch_need *w = data;
+    json_t *doc = json_loadb(kv->value, kv->value_len, 0, NULL);
+    /* A registration that cannot be read still holds compaction back: to
+     * the revision it was written at, which it surely needed. */
+    int64_t need = jint(doc, "revision", kv->create_revision);
+    json_decref(doc);
+    if (need < 1)
+        need = 1;
+    if (!w->oldest || need < w->oldest)
+        w->oldest = need;
+    w->count++;
+    return 0;
+}
+
 /* The oldest revision a registered watch needs (0: none) and how many there are. */
 static rd_code watchers_scan(store_t *st, int64_t *oldest, int64_t *count, int64_t *rev, rd_err *err)
 {
-    char *after = NULL;
-    rd_code rc = RD_OK;
-    *oldest = 0;
-    *count = 0;
+    watch_need w = { 0, 0 };
     *rev = 0;
-    for (;;) {
-        store_range_result res;
-        if ((rc = store_range(st, STORE_WATCHERS_PREFIX, after, 1000, *rev, &res, err)) != RD_OK)
-            break;
-        *rev = res.revision;
-        for (size_t i = 0; i < res.count; i++) {
-            json_t *doc = json_loadb(res.kvs[i].value, res.kvs[i].value_len, 0, NULL);
-            /* A registration that cannot be read still holds compaction back:
-             * to the revision it was written at, which it surely needed. */
-            int64_t need = jint(doc, "revision", res.kvs[i].create_revision);
-            json_decref(doc);
-            if (need < 1)
-                need = 1;
-            if (!*oldest || need < *oldest)
-                *oldest = need;
-            (*count)++;
-        }
-        free(after);
-        after = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
-        int more = res.more && res.count;
-        store_range_free(&res);
-        if (!more)
-            break;
-    }
-    free(after);
+    rd_code rc = store_scan(st, STORE_WATCHERS_PREFIX, rev, watcher_one, &w, err);
+    *oldest = w.oldest;
+    *count = w.count;
     return rc;
 }
 

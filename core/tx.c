@@ -287,32 +287,8 @@ out:
 
 rd_code tx_scan(rd_tx *tx, const char *prefix, tx_scan_fn fn, void *data, int64_t *revision, rd_err *err)
 {
-    char *after = NULL;
     int64_t at_rev = 0;
-    rd_code rc = RD_OK;
-    for (;;) {
-        store_range_result res;
-        rc = store_range(tx->st, prefix, after, 1000, at_rev, &res, err);
-        if (rc != RD_OK)
-            break;
-        at_rev = res.revision;
-        int stop = 0;
-        for (size_t i = 0; i < res.count && !stop; i++)
-            stop = fn(&res.kvs[i], data);
-        free(after);
-        after = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
-        int more = res.more && res.count > 0 && !stop;
-        store_range_free(&res);
-        if (stop)
-            rc = stop;
-        if (!more || rc != RD_OK)
-            break;
-        if (!after) {
-            rc = rd_fail(err, RD_ENOMEM, "out of memory");
-            break;
-        }
-    }
-    free(after);
+    rd_code rc = store_scan(tx->st, prefix, &at_rev, fn, data, err);
     if (rc == RD_OK && revision)
         *revision = at_rev;
     return rc;

@@ -67,7 +67,7 @@ json_t *tx_changes(const rd_tx *tx);
  * its mod_revision; fn returns 0 to go on, nonzero to stop (that code is
  * returned).  Reads past this transaction's own writes and guards nothing:
  * it is for passes that decode only what they need (the scheduler). */
-typedef int (*tx_scan_fn)(const store_kv *kv, void *data);
+typedef store_scan_fn tx_scan_fn;
 rd_code tx_scan(rd_tx *tx, const char *prefix, tx_scan_fn fn, void *data, int64_t *revision, rd_err *err);
 
 /* Records a guarded read made elsewhere (tx_scan): commit then holds only if
