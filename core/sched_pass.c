@@ -89,6 +89,9 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
         char buf[64];
         snprintf(buf, sizeof buf, "%lld.%06lld", (long long)(json_integer_value(maxp) / 1000000),
                  (long long)(json_integer_value(maxp) % 1000000));
+        /* as prices are written: 2.50, 0.125 - not 2.500000 */
+        for (size_t n = strlen(buf); n > 0 && buf[n - 1] == '0' && strchr(buf, '.') + 3 < buf + n; n--)
+            buf[n - 1] = '\0';
         json_array_append_new(reasons, json_sprintf("max_price is %s credits per GPU-hour (price list shows market prices)", buf));
     }
     size_t waiting = 0;

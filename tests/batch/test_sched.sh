@@ -106,7 +106,7 @@ rd --output json -c "sched run"
 rd --as bob --output json -c "job why $JOB"
 expect_out '"constraint":"price","ruled_out":2'
 expect_out "2 nodes costing more per GPU-hour than its max_price"
-expect_out "max_price is 1.000000 credits per GPU-hour"
+expect_out "max_price is 1.00 credits per GPU-hour"
 expect_json eligible 0
 rd --as bob -c "job stop $JOB"
 rd --as bob --output json -c "job show $JOB"
