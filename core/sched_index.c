@@ -295,7 +295,8 @@ rd_code sched_load(cmd_ctx *ctx, sched_snapshot *s, rd_err *err)
     }
     /* Key order is name order already; sorting keeps lookups right even if
      * a document's name and key ever disagreed. */
-    qsort(s->nodes, s->nnodes, sizeof *s->nodes, cmp_node_names);
+    if (s->nnodes)   /* qsort(NULL, 0, ...) is undefined */
+        qsort(s->nodes, s->nnodes, sizeof *s->nodes, cmp_node_names);
     for (i = 0; i < s->nnodes; i++) {
         node_parse(s, i);
         node_file(s, i);
