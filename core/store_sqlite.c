@@ -55,14 +55,16 @@ static const char SQL_LEASE_DROP[] = "DELETE FROM lease WHERE id = ?1";
 #define KV_COLS "key, value, create_rev, mod_rev, version, lease"
 static const char SQL_CMP[] = "SELECT value, create_rev, mod_rev, version FROM kv WHERE key = ?1";
 /* A put: insert when new (one statement, the common case for a ledger),
- * else hand the old value to its history row and update in place. */
+ * else hand the old value to its history row (found by kv's pointer to it,
+ * mod_rev and mod_sub) and update in place. */
 static const char SQL_KV_NEW[] =
-    "INSERT INTO kv (" KV_COLS ") VALUES (?1, ?2, ?3, ?3, 1, ?4) ON CONFLICT (key) DO NOTHING";
+    "INSERT INTO kv (" KV_COLS ", mod_sub) VALUES (?1, ?2, ?3, ?3, 1, ?4, ?5) ON CONFLICT (key) DO NOTHING";
 static const char SQL_LOG_KEEP[] =
-    "UPDATE kv_log INDEXED BY kv_log_by_key SET value = (SELECT value FROM kv WHERE key = ?1)"
-    " WHERE key = ?1 AND rev = (SELECT mod_rev FROM kv WHERE key = ?1) AND value IS NULL AND type = 0";
+    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE key = ?1)"
+    " WHERE rev = (SELECT mod_rev FROM kv WHERE key = ?1) AND sub = (SELECT mod_sub FROM kv WHERE key = ?1)"
+    " AND value IS NULL AND type = 0";
 static const char SQL_KV_SET[] =
-    "UPDATE kv SET value = ?2, mod_rev = ?3, version = version + 1, lease = ?4 WHERE key = ?1"
+    "UPDATE kv SET value = ?2, mod_rev = ?3, version = version + 1, lease = ?4, mod_sub = ?5 WHERE key = ?1"
     " RETURNING create_rev, version";
 static const char SQL_LOG_PUT[] =
     "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"
@@ -84,16 +86,26 @@ static const char *const SQL_RANGE_NOW[2] = {
     "SELECT " KV_COLS " FROM kv WHERE " W_RANGE " ORDER BY key LIMIT ?3",
 };
 
-/* The state at ?4: per key, the newest log row at or below ?4, if a PUT. */
 /* A history row whose value is NULL is its key's newest: the value is kv's. */
 #define LOG_VALUE(t) "CASE WHEN " t ".value IS NULL AND " t ".type = 0 THEN (SELECT value FROM kv" \
     " WHERE kv.key = " t ".key) ELSE " t ".value END"
 
-#define RANGE_OLD(w)                                                              \
-    "SELECT key, " LOG_VALUE("l") ", create_rev, rev, version, lease FROM kv_log AS l WHERE " w \
-    " AND rev <= ?4 AND type = 0 AND NOT EXISTS (SELECT 1 FROM kv_log AS m"        \
-    " WHERE m.key = l.key AND m.rev <= ?4 AND (m.rev > l.rev OR"                   \
-    " (m.rev = l.rev AND m.sub > l.sub))) ORDER BY key LIMIT ?3"
+/* The state at ?4: a key whose current row is no newer than ?4 has that row;
+ * any other key has, if a PUT, its newest superseded row at or below ?4.
+ * Superseded rows (and DELETE events) are the ones kv_log_old_by_key holds;
+ * OLD(t) is that index's condition, which a query must repeat to use it. */
+#define OLD(t) "(" t ".value IS NOT NULL OR " t ".type = 1)"
+#define NEWER_OLD(t, upto)                                                             \
+    "EXISTS (SELECT 1 FROM kv_log AS m INDEXED BY kv_log_old_by_key WHERE m.key = " t ".key" \
+    " AND m.rev <= " upto " AND " OLD("m") " AND (m.rev > " t ".rev OR"                     \
+    " (m.rev = " t ".rev AND m.sub > " t ".sub)))"
+#define CURRENT_BY(t, upto) "EXISTS (SELECT 1 FROM kv WHERE kv.key = " t ".key AND kv.mod_rev <= " upto ")"
+#define RANGE_OLD(w)                                                                   \
+    "SELECT " KV_COLS " FROM kv WHERE " w " AND mod_rev <= ?4 UNION ALL"                \
+    " SELECT key, value, create_rev, rev, version, lease FROM kv_log AS l"             \
+    " INDEXED BY kv_log_old_by_key WHERE " w " AND rev <= ?4 AND " OLD("l")             \
+    " AND type = 0 AND NOT " NEWER_OLD("l", "?4") " AND NOT " CURRENT_BY("l", "?4")     \
+    " ORDER BY 1 LIMIT ?3"
 static const char *const SQL_RANGE_OLD[2] = { RANGE_OLD(W_FROM), RANGE_OLD(W_RANGE) };
 
 #define WATCH(w)                                                               \
@@ -106,8 +118,8 @@ enum { DEL_FROM, DEL_RANGE, DEL_EXPIRED, DEL_LEASE };
 #define W_EXPIRED "lease != 0 AND lease IN (SELECT id FROM lease WHERE expires_at <= ?3)"
 #define W_LEASE "lease != 0 AND lease = ?3"
 #define DEL_KEEP(w)                                                                  \
-    "UPDATE kv_log INDEXED BY kv_log_by_key SET value = (SELECT value FROM kv WHERE kv.key = kv_log.key)" \
-    " WHERE value IS NULL AND type = 0 AND (key, rev) IN (SELECT key, mod_rev FROM kv WHERE " w ")"
+    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE kv.key = kv_log.key)"        \
+    " WHERE value IS NULL AND type = 0 AND (rev, sub) IN (SELECT mod_rev, mod_sub FROM kv WHERE " w ")"
 static const char *const SQL_DEL_KEEP[4] = {
     DEL_KEEP(W_FROM), DEL_KEEP(W_RANGE), DEL_KEEP(W_EXPIRED), DEL_KEEP(W_LEASE),
 };
@@ -124,11 +136,12 @@ static const char *const SQL_DEL_KV[4] = {
 };
 
 /* History below ?1 goes, except each key's newest row at or below ?1 when it
- * is a PUT: that row is the key's state as of ?1, so reads at ?1 still work. */
+ * is a PUT: that row is the key's state as of ?1, so reads at ?1 still work.
+ * A key's newest row of all is never superseded, so only superseded rows
+ * and DELETE events are candidates. */
 static const char SQL_COMPACT[] =
-    "DELETE FROM kv_log WHERE rev < ?1 AND NOT (type = 0 AND NOT EXISTS"
-    " (SELECT 1 FROM kv_log AS m WHERE m.key = kv_log.key AND m.rev <= ?1 AND"
-    " (m.rev > kv_log.rev OR (m.rev = kv_log.rev AND m.sub > kv_log.sub))))";
+    "DELETE FROM kv_log WHERE rev < ?1 AND " OLD("kv_log") " AND (type = 1 OR "
+    NEWER_OLD("kv_log", "?1") " OR " CURRENT_BY("kv_log", "?1") ")";
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -433,13 +446,13 @@ static rd_code apply_op(sqlite_conn *c, const store_op *op, int64_t rev, int64_t
         free(end);
         return rc;
     }
-    if ((rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbii", op->key, op->value, op->value_len, rev,
-                               op->lease)))
+    if ((rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbiii", op->key, op->value, op->value_len, rev,
+                               op->lease, *sub)))
         return rc;
     if (sqlite3_changes(c->db) == 0) {   /* the key exists: an update */
         if ((rc = sqlite_conn_exec(c, SQL_LOG_KEEP, err, "k", op->key)) ||
-            (rc = sqlite_conn_prep(c, SQL_KV_SET, &q, err, "kbii", op->key, op->value,
-                                   op->value_len, rev, op->lease)))
+            (rc = sqlite_conn_prep(c, SQL_KV_SET, &q, err, "kbiii", op->key, op->value,
+                                   op->value_len, rev, op->lease, *sub)))
             return rc;
         if (sqlite_conn_step(c, q, &rc, err)) {
             create = sqlite3_column_int64(q, 0);

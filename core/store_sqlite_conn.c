@@ -17,7 +17,7 @@
 #include <time.h>
 
 enum {
-    SCHEMA_VERSION = 2,
+    SCHEMA_VERSION = 3,
     BUSY_WAIT_MS = 10000,   /* how long one lock wait may last inside sqlite */
     RETRY_MS = 30000        /* how long a whole operation is retried on contention */
 };
@@ -30,16 +30,16 @@ static const char SQL_SCHEMA[] =
     "INSERT OR IGNORE INTO meta (id, rev, compact_rev) VALUES (1, 1, 0);"
     "CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL,"
     " create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL, version INTEGER NOT NULL,"
-    " lease INTEGER NOT NULL) WITHOUT ROWID;"
+    " lease INTEGER NOT NULL, mod_sub INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS kv_by_lease ON kv (lease) WHERE lease != 0;"
     "CREATE TABLE IF NOT EXISTS kv_log (rev INTEGER NOT NULL, sub INTEGER NOT NULL,"
     " key BLOB NOT NULL, type INTEGER NOT NULL, value BLOB, create_rev INTEGER NOT NULL,"
     " version INTEGER NOT NULL, lease INTEGER NOT NULL, PRIMARY KEY (rev, sub)) WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS kv_log_by_key ON kv_log (key, rev);"
+    "CREATE INDEX IF NOT EXISTS kv_log_old_by_key ON kv_log (key, rev) WHERE value IS NOT NULL OR type = 1;"
     "CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY, ttl INTEGER NOT NULL,"
     " expires_at INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS lease_by_expiry ON lease (expires_at);"
-    "PRAGMA user_version = 2;";
+    "PRAGMA user_version = 3;";
 
 /* Version 1 indexed every key by lease and kept a copy of the current value
  * in the newest history row; version 2 indexes only keys with a lease and
@@ -51,6 +51,16 @@ static const char SQL_UPGRADE_1[] =
     "UPDATE kv_log SET value = NULL WHERE type = 0 AND (key, rev) IN (SELECT key, mod_rev FROM kv)"
     " AND sub = (SELECT max(sub) FROM kv_log AS m WHERE m.key = kv_log.key AND m.rev = kv_log.rev);"
     "PRAGMA user_version = 2;";
+
+/* Version 3 points from each live key to its newest history row and
+ * indexes by key only the rows that are not a live key's newest. */
+static const char SQL_UPGRADE_2[] =
+    "ALTER TABLE kv ADD COLUMN mod_sub INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE kv SET mod_sub = coalesce((SELECT max(sub) FROM kv_log INDEXED BY kv_log_by_key"
+    " WHERE kv_log.key = kv.key AND kv_log.rev = kv.mod_rev), 0);"
+    "DROP INDEX kv_log_by_key;"
+    "CREATE INDEX kv_log_old_by_key ON kv_log (key, rev) WHERE value IS NOT NULL OR type = 1;"
+    "PRAGMA user_version = 3;";
 
 static const char SQL_COMMIT[] = "COMMIT";
 
@@ -303,6 +313,10 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
         rc = rd_fail(err, RD_ESTORE, "store %s: schema version %lld is newer than this rigdeck (%d)",
                      c->path, (long long)v, SCHEMA_VERSION);
     if (rc == RD_OK && v == 1 && sqlite3_exec(c->db, SQL_UPGRADE_1, NULL, NULL, NULL) != SQLITE_OK)
+        rc = db_fail(c, "cannot upgrade the schema", err);
+    else if (rc == RD_OK && v == 1)
+        v = 2;
+    if (rc == RD_OK && v == 2 && sqlite3_exec(c->db, SQL_UPGRADE_2, NULL, NULL, NULL) != SQLITE_OK)
         rc = db_fail(c, "cannot upgrade the schema", err);
     else if (rc == RD_OK && v < 1 && sqlite3_exec(c->db, SQL_SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
         rc = db_fail(c, "cannot create the schema", err);

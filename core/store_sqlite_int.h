@@ -6,17 +6,21 @@
  *                     and retry, cached statements and binding, COMMIT or
  *                     ROLLBACK, column copying, the clocks
  *
- * Schema (PRAGMA user_version = 2); keys and values are BLOBs so that every
+ * Schema (PRAGMA user_version = 3); keys and values are BLOBs so that every
  * comparison and ORDER BY is bytewise:
  *   meta(id = 1, rev, compact_rev)  current revision, oldest readable one
- *   kv(key, value, create_rev, mod_rev, version, lease)   live keys; only
+ *   kv(key, value, create_rev, mod_rev, version, lease, mod_sub)   live
+ *       keys; (mod_rev, mod_sub) is the key's newest history row; only
  *       keys with a lease are indexed by lease
  *   kv_log(rev, sub, key, type, value, create_rev, version, lease)
  *       one row per PUT (type 0) or DELETE (type 1); sub orders the rows of
  *       one revision; mod_revision of a row is its rev.  A key's newest PUT
  *       row has value NULL while the key is live (the value is kv's, so it
  *       is not written twice); it gets the value when the key is
- *       overwritten or deleted
+ *       overwritten or deleted.  Only those superseded rows and DELETE
+ *       events are indexed by key (kv_log_old_by_key): a key written once
+ *       costs one index entry (kv's), not two, and reads at an old
+ *       revision take an unchanged key from kv
  *   lease(id, ttl, expires_at)      expires_at in wall-clock milliseconds
  */
 #ifndef RD_STORE_SQLITE_INT_H
