@@ -61,8 +61,8 @@ static const pane_col quota_cols[] = {
 static const pane_col job_cols[] = {
     { "ID", "id", 13, 12, 0, 0 }, { "NAME", "name", 14, 8, 3, 0 },
     { "STATE", "state", 12, 8, 0, COL_STATE }, { "WORKERS", "@workers", 7, 5, 0, COL_RIGHT },
-    { "NODE", "node", 12, 6, 0, 0 }, { "PRICE/GPU-H", "@price", 11, 8, 1, COL_RIGHT | COL_MONEY },
-    { "PROJECT", "project", 10, 7, 2, 0 }, { "WAITING REASON", "@why", 44, 14, 0, 0 },
+    { "NODE", "node", 16, 6, 0, 0 }, { "PRICE/GPU-H", "@price", 11, 8, 1, COL_RIGHT | COL_MONEY },
+    { "PROJECT", "@project", 16, 7, 2, 0 }, { "WAITING REASON", "@why", 44, 14, 0, 0 },
 };
 static const pane_col wallet_cols[] = {
     { "ACCOUNT", "account", 14, 8, 0, 0 }, { "PLAN", "plan", 10, 6, 1, 0 },
@@ -293,11 +293,21 @@ static void computed_text(const json_t *item, const char *field, char *out, size
 {
     if (strcmp(field, "@gpus") == 0 || strcmp(field, "@util") == 0) {
         double used = number_of(item, "gpus_used"), total = number_of(item, "gpu_count");
+        const char *unit = "";
+        /* A CPU-only node's capacity is its cores: "0/0" GPUs and an empty
+         * bar would hide the jobs it runs. */
+        if (total <= 0 && number_of(item, "cpu_cores") > 0) {
+            used = number_of(item, "cpus_used");
+            total = number_of(item, "cpu_cores");
+            unit = " cpu";
+        }
         char u[32], t[32];
         panes_number_text(used, u, sizeof u);
         panes_number_text(total, t, sizeof t);
-        if (field[1] == 'g') {
-            snprintf(out, len, "%s/%s", u, t);
+        if (total <= 0) {
+            snprintf(out, len, "-");   /* no inventory yet: nothing to measure */
+        } else if (field[1] == 'g') {
+            snprintf(out, len, "%s/%s%s", u, t, unit);
         } else {
             *bar = total > 0 ? used / total : 0;
             snprintf(out, len, "%d%%", (int)(*bar * 100 + 0.5));
@@ -318,6 +328,11 @@ static void computed_text(const json_t *item, const char *field, char *out, size
             n += s && !seen;
         }
         snprintf(out, len, "%zu", n);
+    } else if (strcmp(field, "@project") == 0) {
+        /* Project names are per owner: every account has a "default". */
+        const char *owner = json_string_value(json_object_get(item, "project_owner"));
+        const char *name = json_string_value(json_object_get(item, "project"));
+        snprintf(out, len, "%s%s%s", owner ? owner : "", owner ? "/" : "", name ? name : "-");
     } else if (strcmp(field, "@workers") == 0) {
         snprintf(out, len, "%lld/%lld", (long long)number_of(item, "workers_running"),
                  (long long)number_of(item, "workers_total"));

@@ -273,6 +273,63 @@ static void test_patch_nodes(void **state)
     cmd_ctx_close(&c.ctx);
 }
 
+/* Node capacity cells: GPUs on a GPU node, cores on a CPU-only node, and
+ * nothing to measure on a node without an inventory. */
+static void test_node_capacity_cells(void **state)
+{
+    (void)state;
+    const pane_view *v = pane_view_get(PANE_NODES, 0);
+    size_t gpus = 0, util = 0;
+    for (size_t k = 0; k < v->ncols; k++) {
+        if (strcmp(v->cols[k].field, "@gpus") == 0)
+            gpus = k;
+        if (strcmp(v->cols[k].field, "@util") == 0)
+            util = k;
+    }
+    assert_true(gpus && util);
+    pane_state ps;
+    memset(&ps, 0, sizeof ps);
+    grid_init(&ps.g, v->ncols);
+    json_t *items = json_pack("[{s:s, s:i, s:f}, {s:s, s:i, s:i, s:i, s:i}, {s:s, s:i, s:i}]",
+                              "name", "gpu-01", "gpu_count", 8, "gpus_used", 2.5,
+                              "name", "cpu-01", "gpu_count", 0, "gpus_used", 0, "cpu_cores", 64, "cpus_used", 16,
+                              "name", "new-01", "gpu_count", 0, "gpus_used", 0);
+    panes_fill_rows(v, &ps, items);
+    assert_int_equal(ps.g.nrows, 3);
+    assert_string_equal(ps.g.rows[0].cells[gpus], "2.5/8");
+    assert_string_equal(ps.g.rows[0].cells[util], "31%");
+    assert_string_equal(ps.g.rows[1].cells[gpus], "16/64 cpu");
+    assert_string_equal(ps.g.rows[1].cells[util], "25%");
+    assert_true(ps.g.rows[1].bar > 0.24 && ps.g.rows[1].bar < 0.26);
+    assert_string_equal(ps.g.rows[2].cells[gpus], "-");
+    assert_string_equal(ps.g.rows[2].cells[util], "-");
+    assert_true(ps.g.rows[2].bar < 0);
+    json_decref(items);
+    grid_free(&ps.g);
+}
+
+/* Every account has a project called "default": the Jobs table names the
+ * owner too. */
+static void test_job_project_cell(void **state)
+{
+    (void)state;
+    const pane_view *v = pane_view_get(PANE_JOBS, 0);
+    size_t col = 0;
+    for (size_t k = 0; k < v->ncols; k++)
+        if (strcmp(v->cols[k].header, "PROJECT") == 0)
+            col = k;
+    assert_true(col);
+    pane_state ps;
+    memset(&ps, 0, sizeof ps);
+    grid_init(&ps.g, v->ncols);
+    json_t *items = json_pack("[{s:s, s:s, s:s, s:s}]", "id", "job-1", "state", "waiting_gpus", "project", "default",
+                              "project_owner", "erik");
+    panes_fill_rows(v, &ps, items);
+    assert_string_equal(ps.g.rows[0].cells[col], "erik/default");
+    json_decref(items);
+    grid_free(&ps.g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +340,8 @@ int main(void)
         cmocka_unit_test(test_why_text),
         cmocka_unit_test(test_timing),
         cmocka_unit_test(test_patch_nodes),
+        cmocka_unit_test(test_node_capacity_cells),
+        cmocka_unit_test(test_job_project_cell),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
