@@ -158,16 +158,6 @@ static void draw_summary(console *c, lay_rect r)
     }
 }
 
-/* Amounts show up to 6 decimals; padding the shorter fractions on the right
- * lines up the decimal points of a money column, as on a statement. */
-static int money_pad(const pane_col *col, const char *text)
-{
-    if (!(col->flags & COL_MONEY) || strspn(text, "-0123456789.") != strlen(text) || !strpbrk(text, "0123456789"))
-        return 0;
-    const char *dot = strchr(text, '.');
-    return dot ? 6 - (int)strlen(dot + 1) : 7;
-}
-
 static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *row, const char *text,
                       theme_elem base, int selected)
 {
@@ -193,7 +183,7 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
         return;
     }
     if (col->flags & COL_RIGHT) {
-        int tw = text_cols(text) + money_pad(col, text);
+        int tw = text_cols(text) + (col->flags & COL_MONEY ? text_money_pad(text) : 0);
         if (tw > w)
             tw = text_cols(text);
         if (tw < w)

@@ -153,3 +153,14 @@ int text_contains(const char *hay, const char *needle)
     }
     return 0;
 }
+
+/* As on a statement: amounts show up to 6 decimals, so the shorter
+ * fractions are padded on the right. */
+int text_money_pad(const char *amount)
+{
+    if (strspn(amount, "-0123456789.") != strlen(amount) || !strpbrk(amount, "0123456789"))
+        return 0;
+    const char *dot = strchr(amount, '.');
+    int decimals = dot ? (int)strlen(dot + 1) : -1;
+    return decimals > 6 ? 0 : 6 - decimals;
+}

@@ -42,4 +42,9 @@ void text_bar(double frac, int cols, char *out, size_t outlen, int *filled);
 /* Case-insensitive substring test (ASCII folding). */
 int text_contains(const char *hay, const char *needle);
 
+/* Columns of padding after an amount ("12.5", "-3", up to 6 decimals) that
+ * line its decimal point up with the others of a right-aligned column; 0
+ * for text that is not an amount. */
+int text_money_pad(const char *amount);
+
 #endif

@@ -188,6 +188,18 @@ static void test_composite_keys(void **state)
     json_decref(item);
 }
 
+static void test_money_pad(void **state)
+{
+    (void)state;
+    assert_int_equal(text_money_pad("30405.915834"), 0);
+    assert_int_equal(text_money_pad("85360.27718"), 1);
+    assert_int_equal(text_money_pad("-159.6"), 5);
+    assert_int_equal(text_money_pad("0"), 7);
+    assert_int_equal(text_money_pad("-"), 0);
+    assert_int_equal(text_money_pad("yes"), 0);
+    assert_int_equal(text_money_pad(""), 0);
+}
+
 int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
@@ -198,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_form_line),
         cmocka_unit_test(test_more_forms),
         cmocka_unit_test(test_composite_keys),
+        cmocka_unit_test(test_money_pad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
