@@ -2,7 +2,8 @@
  *
  * Scripts read this output too, so it never truncates: columns are padded to
  * their widest cell and separated by two spaces.  Money fields (names ending
- * in _ucr) are shown in credits under a header without the suffix.
+ * in _ucr) are shown in credits under a header without the suffix, or with
+ * _cr instead when the bare name is another field (a count beside its sum).
  */
 #include "table.h"
 
@@ -27,16 +28,36 @@ static int is_money(const char *key)
     return n > 4 && strcmp(key + n - 4, "_ucr") == 0;
 }
 
-static void header_of(const char *key, char *buf, size_t len)
+/* Has `key` without its _ucr suffix as a key of obj (or a name in cols)? */
+static int bare_name_taken(const char *key, const json_t *obj, const json_t *cols)
+{
+    char bare[128];
+    snprintf(bare, sizeof bare, "%.*s", (int)(strlen(key) - 4), key);
+    if (obj && json_object_get(obj, bare))
+        return 1;
+    for (size_t c = 0; cols && c < json_array_size(cols); c++)
+        if (strcmp(json_string_value(json_array_get(cols, c)), bare) == 0)
+            return 1;
+    return 0;
+}
+
+/* The name a field is shown under: money in credits loses the _ucr. */
+static void name_of(const char *key, const json_t *obj, const json_t *cols, char *buf, size_t len)
 {
     size_t n = strlen(key);
-    if (is_money(key))
-        n -= 4;
-    if (n >= len)
-        n = len - 1;
-    for (size_t i = 0; i < n; i++)
-        buf[i] = (char)toupper((unsigned char)key[i]);
-    buf[n] = '\0';
+    if (!is_money(key))
+        snprintf(buf, len, "%s", key);
+    else if (bare_name_taken(key, obj, cols))
+        snprintf(buf, len, "%.*s_cr", (int)(n - 4), key);
+    else
+        snprintf(buf, len, "%.*s", (int)(n - 4), key);
+}
+
+static void header_of(const char *key, const json_t *cols, char *buf, size_t len)
+{
+    name_of(key, NULL, cols, buf, len);
+    for (char *p = buf; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
 }
 
 /* A one-line rendering of any JSON value (malloc'd). */
@@ -148,7 +169,7 @@ static void print_items(FILE *out, const json_t *items, const char *columns, con
             const char *key = json_string_value(json_array_get(cols, c));
             if (r == 0) {
                 char h[128];
-                header_of(key, h, sizeof h);
+                header_of(key, cols, h, sizeof h);
                 cells[r][c] = strdup(h);
             } else {
                 cells[r][c] = cell_of(key, json_object_get(json_array_get(items, r - 1), key));
@@ -194,7 +215,7 @@ static void print_object(FILE *out, const json_t *obj)
     size_t width = 0;
     json_object_foreach((json_t *)obj, k, v) {
         char h[128];
-        header_of(k, h, sizeof h);
+        name_of(k, obj, NULL, h, sizeof h);
         if (!is_object_list(v) && !json_is_object(v) && strlen(h) > width)
             width = strlen(h);
     }
@@ -203,9 +224,7 @@ static void print_object(FILE *out, const json_t *obj)
             continue;
         char *cell = cell_of(k, v);
         char name[128];
-        snprintf(name, sizeof name, "%s", k);
-        if (is_money(k))
-            name[strlen(k) - 4] = '\0';
+        name_of(k, obj, NULL, name, sizeof name);
         fprintf(out, "%-*s  %s\n", (int)width, name, cell ? cell : "");
         free(cell);
     }
@@ -260,9 +279,7 @@ static void csv_header(FILE *out, const json_t *cols)
     for (size_t c = 0; c < json_array_size(cols); c++) {
         const char *key = json_string_value(json_array_get(cols, c));
         char name[128];
-        snprintf(name, sizeof name, "%s", key);
-        if (is_money(key))
-            name[strlen(key) - 4] = '\0';
+        name_of(key, NULL, cols, name, sizeof name);
         if (c)
             fputc(',', out);
         csv_field(out, name);

@@ -141,6 +141,12 @@ expect_json posted 0
 same_revision "$before"
 rd --output json -c "ledger balance alice"
 expect_json balance_ucr 87345678
+# the table names a sum in credits apart from the count beside it
+rd --now 2026-11-07T00:00:00Z -c "bill run"
+expect_status 0
+expect_out "^device_fees_cr  *0$"
+dups=$(cut -d' ' -f1 "$OUT" | sort | uniq -d)
+[ -z "$dups" ] && pass || fail "bill run's table repeats the names: $dups"
 
 case_ "bill run refusals"
 before=$(revision)
