@@ -295,6 +295,78 @@ void store_watch_close(store_watch *w)
     }
 }
 
+/* Appends src to *dst (taking its events); 0 when out of memory. */
+static int events_append(store_event **dst, size_t *n, store_event *src, size_t m)
+{
+    store_event *p = m ? realloc(*dst, (*n + m) * sizeof *p) : *dst;
+    if (!p)
+        return 0;
+    memcpy(p + *n, src, m * sizeof *p);
+    *dst = p;
+    *n += m;
+    free(src);
+    return 1;
+}
+
+rd_code store_history(store_t *st, int64_t after_rev, int64_t upto_rev, size_t max, int timeout_ms,
+                      store_event **events, size_t *count, int *more, rd_err *err)
+{
+    store_watch *w = NULL;
+    int64_t seen_rev = after_rev;
+    int waited = 0;
+    *events = NULL;
+    *count = 0;
+    *more = 0;
+    if (after_rev < 0 || upto_rev < after_rev)
+        return rd_fail(err, RD_EINVAL, "store history: revisions %lld..%lld are out of order", (long long)after_rev,
+                       (long long)upto_rev);
+    if (upto_rev == after_rev)
+        return RD_OK;
+    /* No registration: the read is over before a compaction would matter,
+     * and one that happens anyway only makes the read fail.  The whole key
+     * space, so that every revision has events. */
+    rd_code rc = seen(st, st->be->watch_open(st, "", after_rev, &w, err));
+    if (rc == RD_OK)
+        w->st = st;
+    /* Every event of one revision arrives in one batch (etcd never splits a
+     * revision between watch responses), so once the last wanted revision
+     * is seen, everything up to it is here. */
+    while (rc == RD_OK && seen_rev < upto_rev && !*more) {
+        store_event *ev = NULL;
+        size_t n = 0, keep = 0;
+        int slice = timeout_ms - waited < 100 ? timeout_ms - waited : 100;
+        if (slice <= 0) {
+            rc = rd_fail(err, RD_ECONFLICT, "store history: revisions up to %lld did not arrive in %d ms",
+                         (long long)upto_rev, timeout_ms);
+            break;
+        }
+        rc = seen(st, st->be->watch_next(w, slice, &ev, &n, err));
+        waited += n ? 0 : slice;
+        while (keep < n && ev[keep].kv.mod_revision <= upto_rev)
+            keep++;
+        if (n)
+            seen_rev = ev[n - 1].kv.mod_revision;
+        for (size_t i = keep; i < n; i++)   /* past upto_rev: not wanted */
+            store_kv_free(&ev[i].kv);
+        if (rc == RD_OK && *count + keep > max) {
+            *more = 1;
+            store_events_free(ev, keep);
+        } else if (rc != RD_OK || !events_append(events, count, ev, keep)) {
+            store_events_free(ev, keep);
+            if (rc == RD_OK)
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");
+        }
+    }
+    if (w)
+        st->be->watch_close(w);
+    if (rc != RD_OK || *more) {
+        store_events_free(*events, *count);
+        *events = NULL;
+        *count = 0;
+    }
+    return rc;
+}
+
 rd_code store_revision(store_t *st, int64_t *revision, rd_err *err)
 {
     return seen(st, st->be->revision(st, revision, err));

@@ -182,6 +182,14 @@ void store_watch_close(store_watch *w);
 /* Frees an event array returned by store_watch_next. */
 void store_events_free(store_event *events, size_t count);
 
+/* A one-off read of history: every event of revisions (after_rev,
+ * upto_rev], in revision order, without registering a watch.  More than max
+ * events (*count = 0, *more = 1) or history that is no longer there
+ * (compacted: RD_EINVAL) tell the caller to read the state instead; a
+ * backend gets at most timeout_ms to deliver them (else RD_ECONFLICT). */
+rd_code store_history(store_t *st, int64_t after_rev, int64_t upto_rev, size_t max, int timeout_ms,
+                      store_event **events, size_t *count, int *more, rd_err *err);
+
 /* ---- housekeeping ----------------------------------------------------- */
 
 /* The current store revision. */

@@ -874,6 +874,65 @@ static void test_watch_replay(void **state)
 }
 
 
+/* The events of the fixture's keys among a history read, checked to lie in
+ * (after, upto] and in revision order. */
+static size_t own_events(fx *f, store_event *ev, size_t n, int64_t after, int64_t upto, store_event **own)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        assert_true(ev[i].kv.mod_revision > after && ev[i].kv.mod_revision <= upto);
+        if (i)
+            assert_true(ev[i].kv.mod_revision >= ev[i - 1].kv.mod_revision);
+        if (strncmp(ev[i].kv.key, f->pfx, strlen(f->pfx)) == 0)
+            own[k++] = &ev[i];
+    }
+    return k;
+}
+
+/* A one-off read of the history between two revisions: exactly those
+ * events, a cap that tells the caller to give up, and compacted history
+ * refused. */
+static void test_history(void **state)
+{
+    fx *f = begin(state, "history");
+    rd_err e = { 0 };
+    store_event *ev = NULL, *own[16];
+    size_t n = 0;
+    int more = 0;
+    int64_t r0 = rev_of(f->st);
+    put_s(f->st, K(f, "a"), "1");
+    put_s(f->st, K(f, "b"), "2");
+    OK(store_delete(f->st, K(f, "a"), &e));
+    int64_t r3 = rev_of(f->st);
+    put_s(f->st, K(f, "c"), "3");   /* after the window: not read */
+
+    OK(store_history(f->st, r0, r3, 100, 5000, &ev, &n, &more, &e));
+    assert_int_equal(more, 0);
+    assert_int_equal(own_events(f, ev, n, r0, r3, own), 3);
+    assert_string_equal(own[0]->kv.key, K(f, "a"));
+    assert_int_equal(own[0]->type, STORE_EVENT_PUT);
+    assert_string_equal(own[1]->kv.key, K(f, "b"));
+    assert_int_equal(own[2]->type, STORE_EVENT_DELETE);
+    assert_int_equal(own[2]->kv.mod_revision, r3);
+    store_events_free(ev, n);
+
+    OK(store_history(f->st, r0 + 1, r0 + 2, 100, 5000, &ev, &n, &more, &e));
+    assert_int_equal(own_events(f, ev, n, r0 + 1, r0 + 2, own), 1);
+    assert_string_equal(own[0]->kv.value, "2");
+    store_events_free(ev, n);
+
+    OK(store_history(f->st, r3, r3, 100, 5000, &ev, &n, &more, &e));
+    assert_int_equal(n, 0);
+    OK(store_history(f->st, r0, r3, 1, 5000, &ev, &n, &more, &e));
+    assert_int_equal(more, 1);
+    assert_int_equal(n, 0);
+    assert_null(ev);
+
+    OK(store_compact(f->st, r3, &e));
+    FAILS(RD_EINVAL, store_history(f->st, r0, r3, 100, 5000, &ev, &n, &more, &e));
+    assert_int_equal(n, 0);
+}
+
 /* Whether some watch registration names exactly revision need. */
 static int registered(store_t *st, int64_t need)
 {
@@ -1119,6 +1178,7 @@ int main(int argc, char **argv)
         T(test_watch_timeout),
         T(test_watch_replay),
         T(test_watch_holds_compaction),
+        T(test_history),
         T(test_multiprocess_cas_2),
         T(test_multiprocess_cas_4),
         T(test_multiprocess_distinct_keys),
