@@ -16,10 +16,8 @@
  * Workers that fit nowhere may burst to GCP (burst.c) after the placements.
  *
  * An idle pass is cheap: a pass that ends with nothing more placeable and
- * saw no writer but itself records the store revision it ended at
- * (/rigdeck/sched/idle).  While the store revision is still that record's
- * own, nothing at all has changed since (no node, job, region, price, quota,
- * wallet or anything else), so the next pass answers from the record.
+ * saw no writer but itself leaves an idle record (sched_idle.c), and the
+ * next pass answers from it while nothing it reads has changed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +32,6 @@
 #define CONFLICT_RETRIES 20
 #define BATCH_MAX_SQLITE 512
 #define BATCH_MAX_ETCD 30   /* etcd takes at most 128 operations a transaction */
-#define IDLE_KEY "/rigdeck/sched/idle"
 
 /* ---- the pass's state ---------------------------------------------------- */
 
@@ -584,44 +581,6 @@ static rd_code stop_out_of_credit(pass *p, const broke_state *bs, size_t *stoppe
     return rc;
 }
 
-/* ---- the idle record ----------------------------------------------------- */
-
-/* The result of the last pass when nothing has been written since it
- * recorded that nothing more could be placed; NULL otherwise. */
-static json_t *idle_result(cmd_ctx *ctx)
-{
-    store_kv kv;
-    int found = 0;
-    int64_t now_rev = 0;
-    json_error_t jerr;
-    if (store_get(tx_store(ctx->tx), IDLE_KEY, &kv, &found, &now_rev, NULL) != RD_OK || !found)
-        return NULL;
-    json_t *rec = json_loadb(kv.value, kv.value_len, 0, &jerr);
-    int64_t seen = json_integer_value(json_object_get(rec, "revision"));
-    /* Valid only when the record was the one write after the pass it speaks
-     * for, and nothing has been written since. */
-    int valid = rec && kv.mod_revision == seen + 1 && now_rev == kv.mod_revision;
-    store_kv_free(&kv);
-    json_t *res = valid ? json_incref(json_object_get(rec, "result")) : NULL;
-    json_decref(rec);
-    return res;
-}
-
-/* Records that the pass ended at revision rev with nothing more placeable.
- * A plain put: a record that lost a race is simply not valid. */
-static void idle_record(cmd_ctx *ctx, int64_t rev, const counts *c)
-{
-    json_t *rec = json_pack("{s:I, s:{s:s, s:i, s:i, s:I, s:I, s:I, s:i, s:b, s:[]}}", "revision", (json_int_t)rev,
-                            "result", "name", "sched", "stopped_out_of_credits", 0, "placed", 0, "waiting",
-                            (json_int_t)c->waiting, "waiting_for_credit", (json_int_t)c->no_credit,
-                            "waiting_for_cloud", (json_int_t)c->bursting, "failed", 0, "dry_run", 0, "placements");
-    char *text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
-    if (text)
-        store_put(tx_store(ctx->tx), IDLE_KEY, text, strlen(text), 0, NULL);
-    free(text);
-    json_decref(rec);
-}
-
 /* ---- the command --------------------------------------------------------- */
 
 static void pass_free(pass *p)
@@ -649,7 +608,7 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
     memset(&p, 0, sizeof p);
     p.ctx = ctx;
     p.dry = cmd_opt_given(a, "dry-run");
-    if (!p.dry && (*result = idle_result(ctx)))
+    if (!p.dry && (*result = sched_idle_result(tx_store(ctx->tx))))
         return RD_OK;
     int64_t rev0 = 0;
     size_t commits0 = tx_commit_count(ctx->tx), stopped = 0;
@@ -698,7 +657,7 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
         int64_t rev_end = 0;
         if (!p.dry && !p.conflicts && store_revision(tx_store(ctx->tx), &rev_end, NULL) == RD_OK &&
             rev_end == rev0 + (int64_t)(tx_commit_count(ctx->tx) - commits0))
-            idle_record(ctx, rev_end, &p.c);
+            sched_idle_record(tx_store(ctx->tx), rev_end, p.c.waiting, p.c.no_credit, p.c.bursting);
     }
     (void)burst_wrote;
     pass_free(&p);

@@ -64,4 +64,16 @@ void sched_run_set_flush_hook(void (*fn)(void *data), void *data);
 /* 1 while the paying account has credit left (its wallet is above zero). */
 int sched_wallet_ok(cmd_ctx *ctx, const char *owner);
 
+/* ---- the idle record (sched_idle.c) ---------------------------------- */
+
+/* The result of the last pass when it recorded that nothing more could be
+ * placed and nothing a pass reads has been written since; NULL otherwise. */
+json_t *sched_idle_result(store_t *st);
+
+/* Records that a pass ended at revision rev with nothing more placeable. */
+void sched_idle_record(store_t *st, int64_t rev, size_t waiting, size_t no_credit, size_t bursting);
+
+/* 0 for a key no scheduling pass reads (an audit record, a device...). */
+int sched_idle_key_matters(const char *key);
+
 #endif

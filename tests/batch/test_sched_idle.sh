@@ -1,7 +1,7 @@
 #!/bin/sh
 # The idle record of `sched run`: a pass that leaves nothing placeable
 # records the store revision it ended at, and the next pass answers from it
-# only while nothing at all has been written since.  Each case makes a job
+# only while nothing a pass reads has been written since.  Each case makes a job
 # placeable by changing one thing (wallet, node, price, another job, an
 # unrelated write) after two idle passes, and the next pass must place it.
 . tests/batch/lib.sh
@@ -30,7 +30,8 @@ idle_twice () {
 rd -c "account create bob --plan team" -c "provider enable physical" \
    -c "region create dc --provider physical --storage local --public" \
    -c "node add dc gpu-a --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
-   -c "price set a100 2.78"
+   -c "price set a100 2.78" -c "region create edge --provider physical --storage central" \
+   -c "node add edge st-01 --minion m-st1 --role storage --inventory $INV/storage.yaml"
 expect_status 0
 
 case_ "a wallet deposit makes a waiting job placeable"
@@ -79,6 +80,7 @@ rd --as bob -c "job stop $JOB"
 case_ "a new job after an idle pass is placed"
 rd -c "node maintenance gpu-a on"
 submit a100-1
+FIRST=$JOB
 idle_twice 1
 rd -c "node maintenance gpu-a off"
 submit a100-2
@@ -96,5 +98,28 @@ expect_json waiting 1
 rd --output json -c "sched run --dry-run"
 expect_json waiting 1
 expect_json dry_run true
+
+case_ "writes no pass reads (a device added, a device reporting) keep the idle record"
+idle_twice 1
+rd -c "device add edge cam-01 --minion m-cam --model jetson-orin-nano"
+expect_status 0
+rd -c "device report cam-01 --status ready"
+expect_status 0
+before=$(revision)
+rd --output json -c "sched run"
+expect_json placed 0
+expect_json waiting 1
+[ "$(revision)" = "$before" ] && pass || fail "the pass after device writes read the queue again (it wrote a new record)"
+
+case_ "device writes around a job ending: the pass still sees the freed GPUs"
+idle_twice 1
+rd -c "device add edge cam-02 --minion m-cam2 --model jetson-orin-nano"
+rd --as bob -c "job stop $FIRST"
+expect_status 0
+rd -c "device remove cam-02"
+expect_status 0
+rd --output json -c "sched run"
+expect_json placed 1
+expect_json waiting 0
 
 finish

@@ -84,6 +84,24 @@ static void random_fleet(rd_tx *tx)
     }
 }
 
+/* Which writes an idle record survives: only keys no pass reads. */
+static void test_idle_keys(void **state)
+{
+    (void)state;
+    static const char *const unread[] = { "~rigdeck/txn/00ab", "/rigdeck/audit/0000000000000001-abcd",
+                                          "/rigdeck/devices/cam-01", "/rigdeck/device-tenures/alice/x",
+                                          "/rigdeck/ledger/transfers/usage/j/0/1", "/rigdeck/minions/m-1",
+                                          "/rigdeck/sched/idle", NULL };
+    static const char *const read[] = { "/rigdeck/jobs/job-1", "/rigdeck/nodes/gpu-01", "/rigdeck/regions/dc",
+                                        "/rigdeck/prices/a100", "/rigdeck/quotas/gcp/x", "/rigdeck/ledger/accounts/wallet:bob",
+                                        "/rigdeck/accounts/bob", "/rigdeck/projects/bob/default", "/rigdeck/sched/config",
+                                        "/rigdeck/datastores/lab-nfs", "/rigdeck/something-new/x", "/elsewhere", NULL };
+    for (const char *const *k = unread; *k; k++)
+        assert_int_equal(sched_idle_key_matters(*k), 0);
+    for (const char *const *k = read; *k; k++)
+        assert_int_equal(sched_idle_key_matters(*k), 1);
+}
+
 static void test_pick_matches_scan(void **state)
 {
     static const char *const jtypes[] = { "a100", "t4", "cpu", "any" };
@@ -248,6 +266,7 @@ int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_idle_keys),
         cmocka_unit_test(test_pick_matches_scan),
         cmocka_unit_test(test_batch_conflict),
     };

@@ -1,0 +1,94 @@
+/* sched_idle.c - the idle record of `sched run` (/rigdeck/sched/idle).
+ *
+ * A pass that ends with nothing more placeable, and saw no writer but
+ * itself, records the store revision it ended at and its counts.  The next
+ * pass answers from the record instead of reading the queue and the fleet
+ * again while it can prove that nothing that placement depends on has
+ * changed since: either nothing at all was written, or every write since
+ * (read back from the store's history) touched only keys that no placement
+ * reads — audit records, devices, finished ledger transfers, the store's
+ * own bookkeeping.  Any other key, known or not, counts as a change.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched_run.h"
+
+#define IDLE_KEY "/rigdeck/sched/idle"
+
+enum {
+    HISTORY_REVS = 256,      /* more revisions since the record: scan instead */
+    HISTORY_EVENTS = 4096,   /* more events than this: scan instead */
+    HISTORY_WAIT_MS = 2000   /* the longest a backend may take to send them */
+};
+
+/* Keys under these prefixes are never read by a scheduling pass. */
+static const char *const unread_prefixes[] = {
+    "~rigdeck/",                    /* the store's own: retry markers, watchers, compaction */
+    "/rigdeck/audit/",
+    "/rigdeck/devices/", "/rigdeck/device-configs/", "/rigdeck/device-tenures/",
+    "/rigdeck/minions/",            /* a node's own document changes with it */
+    "/rigdeck/ledger/transfers/",   /* wallets are /rigdeck/ledger/accounts/ */
+    "/rigdeck/ledger/by-account/",
+    "/rigdeck/billing/",
+    IDLE_KEY,
+    NULL,
+};
+
+int sched_idle_key_matters(const char *key)
+{
+    for (const char *const *p = unread_prefixes; *p; p++)
+        if (strncmp(key, *p, strlen(*p)) == 0)
+            return 0;
+    return 1;
+}
+
+/* 1 when every write of revisions (from, to] was to keys no pass reads. */
+static int nothing_read_changed(store_t *st, int64_t from, int64_t to)
+{
+    store_event *ev = NULL;
+    size_t n = 0;
+    int more = 0, quiet;
+    if (to - from > HISTORY_REVS ||
+        store_history(st, from, to, HISTORY_EVENTS, HISTORY_WAIT_MS, &ev, &n, &more, NULL) != RD_OK || more)
+        return 0;
+    quiet = 1;
+    for (size_t i = 0; i < n && quiet; i++)
+        quiet = !sched_idle_key_matters(ev[i].kv.key);
+    store_events_free(ev, n);
+    return quiet;
+}
+
+json_t *sched_idle_result(store_t *st)
+{
+    store_kv kv;
+    int found = 0;
+    int64_t now_rev = 0;
+    json_error_t jerr;
+    if (store_get(st, IDLE_KEY, &kv, &found, &now_rev, NULL) != RD_OK || !found)
+        return NULL;
+    json_t *rec = json_loadb(kv.value, kv.value_len, 0, &jerr);
+    int64_t seen = json_integer_value(json_object_get(rec, "revision"));
+    /* The record must have been the one write after the pass it speaks for. */
+    int valid = rec && kv.mod_revision == seen + 1 &&
+                (now_rev == kv.mod_revision || nothing_read_changed(st, kv.mod_revision, now_rev));
+    store_kv_free(&kv);
+    json_t *res = valid ? json_incref(json_object_get(rec, "result")) : NULL;
+    json_decref(rec);
+    return res;
+}
+
+void sched_idle_record(store_t *st, int64_t rev, size_t waiting, size_t no_credit, size_t bursting)
+{
+    json_t *rec = json_pack("{s:I, s:{s:s, s:i, s:i, s:I, s:I, s:I, s:i, s:b, s:[]}}", "revision", (json_int_t)rev,
+                            "result", "name", "sched", "stopped_out_of_credits", 0, "placed", 0, "waiting",
+                            (json_int_t)waiting, "waiting_for_credit", (json_int_t)no_credit, "waiting_for_cloud",
+                            (json_int_t)bursting, "failed", 0, "dry_run", 0, "placements");
+    char *text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
+    /* A plain put: a record that lost a race to another writer is simply
+     * not valid (its revision is not the one before it). */
+    if (text)
+        store_put(st, IDLE_KEY, text, strlen(text), 0, NULL);
+    free(text);
+    json_decref(rec);
+}
