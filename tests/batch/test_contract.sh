@@ -29,6 +29,9 @@ def conventions(doc):
         if k is None: continue
         if k.endswith('_ucr') and v is not None: assert is_int(v), f'{k}={v!r} is not an integer'
         if k.endswith('_at') and v is not None: assert is_time(v), f'{k}={v!r} is not RFC 3339 UTC'
+        if k in ('state', 'kind', 'role', 'plan', 'deployment') and v is not None:
+            assert isinstance(v, str) and re.match(r'^[a-z][a-z0-9_]*$', v), f'{k}={v!r} is not a lower-case word'
+        if isinstance(v, str) and re.match(r'^\d{4}-\d\d-\d\dT', v): assert is_time(v), f'{k}={v!r} is not RFC 3339 UTC'
 exec(sys.argv[2])
 EOF
     then pass; else fail "$1: $(tail -n 2 "$TMP/why" | tr '\n' ' ')"; fi
@@ -175,6 +178,11 @@ rd -c "account deposit bob -5"
 expect_refused 1 "$snap" "amount"
 rd -c "account deposit bob 1.0000001"
 expect_refused 1 "$snap" "amount"
+
+case_ "a refused line quoting a line break still prints one stderr line"
+rd -c "account create 'two
+lines'"
+expect_refused 1 "$snap" "account name"
 
 case_ "a refused line with --output json prints an error document"
 rd --output json -c "account create alice"
@@ -637,6 +645,87 @@ expect_json state maintenance
 rd --now 2026-11-02T02:00:00Z --as carol -c "sched run"
 rd --output json -c "job show $J5"
 expect_json state waiting_gpus
+
+case_ "the example of job-spec.md, as written, runs in its regional resources' region"
+cat >"$SPEC/example.yaml" <<'EOF'
+name: resnet50-sweep            # required; exposed to workers as RIGDECK_JOB_NAME
+type: training                  # notebook | training | inference | endpoint
+project: vision                 # optional; --project wins; default: the account's "default" project
+resources:
+  gpu_types: [rtx3090, a100]    # any of these satisfies; "cpu" for CPU-only
+  gpu_count: 1                  # per worker; fractional (e.g. 0.5) only on nodes that allow sharing
+  cpu_count: 8                  # CPU-only jobs: multiple of 4
+  max_price: 2.5                # credits per GPU-hour
+  disk_size: 50                 # GB, 10..1000, per worker
+data:
+  datasets: ["PASCAL VOC"]      # mounted under /opt/ml/input (own dir each when several)
+  input:  {type: aws, path: "s3://bucket/data/"}
+  output: {type: gcp, path: "gs://bucket/results"}
+model:
+  source: git                   # aws|azure|gcp|git|local|wasabi|web|rigdeck
+  location: "https://github.com/org/repo.git"
+  checkpoints: ["My Checkpoint"]
+workers:
+  count: 2                      # training jobs only
+  commands: ["python train.py --lr 0.1", "python train.py --lr 0.01"]   # one, or one per worker
+endpoint:                       # endpoint jobs only
+  routes:
+    - {verb: POST, path: /predict, file: serve.py, function: predict, positional: false,
+       params: [{name: image, type: string}, {name: top_k, type: integer, optional: true, default: "5"}]}
+environment:
+  python: "3.9"                 # 3.8 | 3.9
+  framework: pytorch            # deep_learning | pytorch | tensorflow | mxnet
+  framework_version: "1.13"
+  image: null                   # a customer image instead of a built-in environment
+  packages: {apt: [], conda: [], pip: ["wandb==0.15.0"]}
+  env: {WANDB_PROJECT: sweep}
+  keys: [aws, wandb]
+regional:                       # pins the job to the resource's region
+  datastore: lab-nfs
+  reservation: inference-port
+EOF
+sed -e 's/^name: resnet50-sweep .*/name: pinned-t4/' -e 's/gpu_types: \[rtx3090, a100\]/gpu_types: [t4]/' \
+    -e '/reservation:/d' "$SPEC/example.yaml" >"$SPEC/pinned-t4.yaml"
+rd --as alice --output json -c "datastore add home lab-nfs --type nfs --address nfs.home.local --root /srv" -c "reservation add home inference-port --hostname inference.home.local --port 8080"
+expect_status 0
+rd --now 2026-11-02T03:00:00Z --as alice --output json -c "job submit $SPEC/example.yaml" -c "job submit $SPEC/pinned-t4.yaml"
+expect_status 0
+JX=$(jget id 0)
+JT=$(jget id 1)
+check "submitted" 'assert docs[0]["type"] == "training" and docs[0]["project"] in ("vision", "alice/vision"), docs[0]
+assert [w["index"] for w in docs[0]["workers"]] == [0, 1], docs[0]["workers"]'
+rd --now 2026-11-02T03:00:00Z -c "sched run"
+expect_status 0
+rd --output json -c "job show $JX" -c "job show $JT" -c "node show ws-01"
+check "placed in home" 'jx, jt, node = docs
+assert jx["state"] == "running", jx
+for w in jx["workers"]:
+    assert w["node"] == "ws-01" and w["gpu_type"] == "rtx3090" and w["price_ucr"] == 50000, w
+assert jt["state"] == "waiting_gpus", jt
+assert node["gpus_used"] == 2, node'
+rd -c "job why $JT"
+expect_status 0
+expect_out "region"
+
+case_ "federated fee: inference 1.85 per worker-hour, notebooks none"
+printf 'name: nb-shared\ntype: notebook\nproject: vision\nresources: {gpu_types: [a100], max_price: 3, disk_size: 10}\n' >"$SPEC/nb-shared.yaml"
+printf 'name: score\ntype: inference\nproject: vision\nresources: {gpu_types: [a100], max_price: 3, disk_size: 10}\nworkers: {commands: ["python score.py"]}\n' >"$SPEC/inf-shared.yaml"
+rd --now 2026-11-02T03:00:00Z --as bob --output json -c "job submit $SPEC/nb-shared.yaml" -c "job submit $SPEC/inf-shared.yaml"
+expect_status 0
+JN=$(jget id 0)
+JI=$(jget id 1)
+export JI
+rd --now 2026-11-02T03:00:00Z -c "sched run"
+rd --output json -c "job show $JN" -c "job show $JI"
+check "running" 'assert [x["state"] for x in docs] == ["running", "running"], [x["state"] for x in docs]'
+rd --now 2026-11-02T04:00:00Z -c "bill run"
+expect_status 0
+rd --output json -c "ledger entries --kind federated_fee --account bob --since 2026-11-02T00:00:01Z"
+check "one inference fee" 'items = d["items"]
+assert len(items) == 1, items
+assert __import__("os").environ["JI"] in json.dumps(items[0]) and 1850000 in [v for k, v in walk(items[0]) if k and k.endswith("_ucr")], items' 
+rd -c "ledger verify"
+expect_status 0
 
 case_ "cloud sync with a region whose API cannot be reached"
 RIGDECK_GCP_ENDPOINT=http://127.0.0.1:1 rd --now 2026-11-02T02:00:00Z -c "cloud sync g1"
