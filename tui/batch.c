@@ -65,7 +65,9 @@ static void print_result(batch_state *b, const json_t *result, const cmd_def *de
     if (!result)
         return;
     if (b->opt->json) {
-        char *s = json_dumps(result, JSON_COMPACT);
+        /* 15 significant digits: 0.9 prints as 0.9, not 0.90000000000000002
+         * (reals here are catalog figures and GPU fractions, never money) */
+        char *s = json_dumps(result, JSON_COMPACT | JSON_REAL_PRECISION(15));
         if (s)
             printf("%s\n", s);
         free(s);

@@ -99,7 +99,7 @@ static char *cell_of(const char *key, const json_t *v)
         free(parts);
         return s;
     }
-    return json_dumps(v, JSON_COMPACT);
+    return json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15));
 }
 
 /* Columns: the given list, or every key of every item in first-seen order. */

@@ -314,6 +314,8 @@ for it in items: ids |= {it.get("id"), it.get("name")}
 missing = [w for w in want if w not in ids]
 assert not missing, missing
 conventions(d)'
+# reals print as written (0.9), not as 17-digit binary approximations
+expect_no_out '[0-9]\.[0-9]\{12,\}'
 
 # ---------------------------------------------------------------- regions, nodes
 case_ "providers and physical regions"
