@@ -415,6 +415,9 @@ expect_json name nas
 rd --output json -c "datastore add lab share --type smb --address smb.lab.local --root /share --username ml --password-file $TMP/pw"
 expect_status 0
 expect_no_out "s3cret"
+rd --output json -c "datastore add lab guest --type smb --address smb.lab.local --root /public"
+expect_status 0
+expect_json type smb
 rd --output json -c "datastore resolve nas /cams/front"
 expect_status 0
 check "resolve" 'assert d == {"path": "/exports/ml/cams/front"} or d["path"] == "/exports/ml/cams/front", d'
