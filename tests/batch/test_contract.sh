@@ -566,8 +566,11 @@ expect_out "max_price"
 rd --output json -c "quota show g1"
 expect_status 0
 
-case_ "billing: the first hour"
-rd --now 2026-11-01T01:00:00Z --output json -c "bill run"
+case_ "billing: the first hour, at the price locked at placement"
+rd --now 2026-11-01T00:30:00Z --output json -c "price set a100 5" -c "job show $J2"
+expect_status 0
+expect_json workers.0.price_ucr 2780000
+rd --now 2026-11-01T01:00:00Z --output json -c "bill run" -c "price set a100 2.78"
 expect_status 0
 rd --output json -c "ledger balance bob" -c "ledger balance alice"
 check "balances" 'assert docs[0]["balance_ucr"] == 100000000 - 2780000 - 2650000, docs[0]
