@@ -607,7 +607,7 @@ rd --output json -c "job show $J2"
 expect_json state stopped
 snap=$(snapshot)
 rd --now 2026-11-01T01:30:00Z -c "job report $J1 --worker 0 exploded"
-expect_refused 1 "$snap" ""
+expect_refused 1 "$snap" "exploded"
 rd -c "job show no-such-job"
 expect_status 1
 rd --output json -c "job list --state finished" -c "job list --state failed" -c "job list --state stopped" -c "job list --state canceled"
