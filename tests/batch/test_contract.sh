@@ -262,6 +262,12 @@ RC=$?
 expect_status 0
 check "stdin" 'assert [x["name"] for x in docs] == ["alice", "bob"], docs'
 
+case_ "-f - is stdin; CRLF line ends and a last line without a newline still run"
+printf 'account show alice\r\n# c\r\n\r\naccount show bob' | $WRAP "$BIN" --batch --store "$STORE" --output json -c "account show default" -f - >"$OUT" 2>"$ERR"
+RC=$?
+expect_status 0
+check "stdin via -f -" 'assert [x["name"] for x in docs] == ["default", "alice", "bob"], docs'
+
 case_ "words split like a POSIX shell"
 rd --output json -c "account create 'q1'" -c 'account create "q2"' -c 'account create q\3' -c "account show \"q\"'1'"
 expect_status 0
