@@ -212,6 +212,9 @@ assert docs[1]["account"] == "alice" and docs[1]["balance_ucr"] == 50000000, doc
 assert docs[2]["balance_ucr"] == 0, docs[2]'
 rd --as bob --output json -c "ledger balance"
 expect_json account bob
+rd --output json -c "account create twice" -c "account deposit twice 10" -c "account deposit twice 10" -c "ledger balance twice"
+expect_status 0
+expect_json balance_ucr 20000000
 rd -c "ledger balance alice"
 expect_status 0
 expect_out "50"
