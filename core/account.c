@@ -184,21 +184,29 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
     if ((rc = tx_get(ctx->tx, project_key(key, ctx->actor, ref), doc, err)) != RD_OK || *doc)
         return rc;
 
+    /* Not the actor's own: a project of that name shared with it; for an
+     * administering account (which creates projects with --owner and then
+     * shares them by the same bare name), any account's project of that name. */
     json_t *all = NULL, *p, *hit = NULL;
     size_t i, hits = 0;
     if ((rc = tx_list(ctx->tx, "/rigdeck/projects/", &all, err)) != RD_OK)
         return rc;
-    json_array_foreach(all, i, p) {
-        if (strcmp(json_string_value(json_object_get(p, "name")), ref) == 0 && members_has(p, ctx->actor)) {
-            hit = p;
-            hits++;
+    for (int any = 0; any <= 1 && hits == 0; any++) {
+        if (any && !account_actor_is_admin(ctx))
+            break;
+        json_array_foreach(all, i, p) {
+            if (strcmp(json_string_value(json_object_get(p, "name")), ref) == 0 &&
+                (any || members_has(p, ctx->actor))) {
+                hit = p;
+                hits++;
+            }
         }
     }
     if (hits == 1) {
         const char *owner = json_string_value(json_object_get(hit, "owner"));
         rc = tx_get(ctx->tx, project_key(key, owner, ref), doc, err);
     } else if (hits > 1) {
-        rc = rd_fail(err, RD_EINVAL, "project '%s' is ambiguous: several accounts share a project of that name with you; write OWNER/%s", ref, ref);
+        rc = rd_fail(err, RD_EINVAL, "project '%s' is ambiguous: several accounts have a project of that name; write OWNER/%s", ref, ref);
     } else {
         rc = rd_fail(err, RD_ENOTFOUND, "project '%s' does not exist for account '%s'", ref, ctx->actor);
     }

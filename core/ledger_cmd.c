@@ -475,7 +475,7 @@ const cmd_def ledger_cmd_table[] = {
     { "ledger statement", "ACCOUNT", statement_flags, 0,
       "a month's statement: opening balance, entries by kind, totals, closing balance", NULL, statement_cmd },
     { "ledger verify", "", NULL, 0, "check every ledger invariant; exit 1 on any violation", NULL, verify_cmd },
-    { "bill run", "", bill_run_flags, CMD_MUTATES, "post every device fee and payout due (idempotent)", NULL,
-      bill_run_cmd },
+    { "bill run", "", bill_run_flags, CMD_MUTATES,
+      "post every usage charge, device fee and payout due up to --until (idempotent)", NULL, bill_run_cmd },
     { 0 }
 };

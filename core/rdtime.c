@@ -96,35 +96,47 @@ char *rdtime_format(rd_time t, char buf[RDTIME_BUFLEN])
     return buf;
 }
 
+/* "90s", "10m", "2h", "1d", a bare number of seconds, or parts in
+ * descending units as Go and systemd write them ("1h30m", "1d12h"). */
 rd_code rdtime_parse_duration(const char *field, const char *text, int64_t *seconds, rd_err *err)
 {
+    static const char units[] = "dhms";
+    static const int64_t unit_seconds[] = { 86400, 3600, 60, 1 };
     const char *p = text;
-    int64_t v = 0;
+    int64_t total = 0;
+    size_t last = 0; /* units must descend: index into units of the next allowed */
 
     if (!isdigit((unsigned char)*p))
         goto bad;
-    while (isdigit((unsigned char)*p)) {
-        if (v > (INT64_MAX / 86400 - 9) / 10)
+    while (*p) {
+        int64_t v = 0;
+        if (!isdigit((unsigned char)*p))
             goto bad;
-        v = v * 10 + (*p++ - '0');
-    }
-    int64_t unit = 1;
-    if (*p) {
-        switch (*p++) {
-        case 's': unit = 1; break;
-        case 'm': unit = 60; break;
-        case 'h': unit = 3600; break;
-        case 'd': unit = 86400; break;
-        default: goto bad;
+        while (isdigit((unsigned char)*p)) {
+            if (v > (INT64_MAX / 86400 - 9) / 10)
+                goto bad;
+            v = v * 10 + (*p++ - '0');
         }
-        if (*p)
+        int64_t unit = 1;
+        if (*p) {
+            const char *u = strchr(units + last, *p);
+            if (!u)
+                goto bad;
+            last = (size_t)(u - units) + 1;
+            unit = unit_seconds[u - units];
+            p++;
+        } else if (p != text + strspn(text, "0123456789")) {
+            goto bad; /* a bare number is seconds only on its own */
+        }
+        if (v * unit > INT64_MAX / 2 - total)
             goto bad;
+        total += v * unit;
     }
-    if (v == 0)
+    if (total == 0)
         goto bad;
-    *seconds = v * unit;
+    *seconds = total;
     return RD_OK;
 bad:
-    return rd_fail(err, RD_EINVAL, "%s must be a positive duration such as 90s, 10m, 2h or 1d, got '%s'",
+    return rd_fail(err, RD_EINVAL, "%s must be a positive duration such as 90s, 10m, 2h, 1d or 1h30m, got '%s'",
                    field, text);
 }

@@ -127,8 +127,12 @@ static rd_code datastore_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         rc = dspath_resolve("/", cmd_opt(a, "root"), &root, err);
     if (rc == RD_OK && strcmp(type, "nfs") == 0 && (user || pwfile))
         rc = rd_fail(err, RD_EINVAL, "--username and --password-file are for smb datastores; nfs passes user ids through");
-    if (rc == RD_OK && strcmp(type, "smb") == 0 && (!user || !pwfile))
-        rc = rd_fail(err, RD_EINVAL, "datastore add --type smb: --username U and --password-file F are required");
+    /* commands.md: [--username U --password-file F], one optional pair: an
+     * smb share may take guests; a user without a password (or the
+     * reverse) is a mistake. */
+    if (rc == RD_OK && strcmp(type, "smb") == 0 && !user != !pwfile)
+        rc = rd_fail(err, RD_EINVAL, "datastore add --type smb: --username U and --password-file F go together "
+                                     "(give both, or neither for guest access)");
     if (rc == RD_OK && user && (!*user || strlen(user) > 256 || user[strcspn(user, " \t\r\n\"'")]))
         rc = rd_fail(err, RD_EINVAL, "--username must be 1-256 characters without spaces or quotes, got '%s'", user);
     if (rc == RD_OK && pwfile) {

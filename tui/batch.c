@@ -31,9 +31,24 @@ static int severity(int status)
     return status >= 0 && status <= 3 ? rank[status] : 3;
 }
 
+/* The contract is one stderr line per refused line: a message quoting input
+ * that holds a line break (-c "account create 'a<newline>b'") must not
+ * become two, so control characters print as '?'. */
+static void put_one_line(const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, stderr);
+}
+
 static void print_error(batch_state *b, const char *where, const rd_err *err)
 {
-    fprintf(stderr, "rigdeck: %s%s%s\n", where ? where : "", where ? ": " : "", err->msg);
+    fputs("rigdeck: ", stderr);
+    if (where) {
+        put_one_line(where);
+        fputs(": ", stderr);
+    }
+    put_one_line(err->msg);
+    fputc('\n', stderr);
     if (b->opt->json) {
         json_t *doc = json_pack("{s:{s:s, s:s}}", "error", "code", rd_code_name(err->code),
                                 "message", err->msg);
@@ -50,7 +65,9 @@ static void print_result(batch_state *b, const json_t *result, const cmd_def *de
     if (!result)
         return;
     if (b->opt->json) {
-        char *s = json_dumps(result, JSON_COMPACT);
+        /* 15 significant digits: 0.9 prints as 0.9, not 0.90000000000000002
+         * (reals here are catalog figures and GPU fractions, never money) */
+        char *s = json_dumps(result, JSON_COMPACT | JSON_REAL_PRECISION(15));
         if (s)
             printf("%s\n", s);
         free(s);

@@ -120,7 +120,7 @@ static char *cell_of(const char *key, const json_t *v)
         free(parts);
         return s;
     }
-    return json_dumps(v, JSON_COMPACT);
+    return json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15));
 }
 
 /* Columns: the given list, or every key of every item in first-seen order. */
@@ -237,8 +237,18 @@ static void print_object(FILE *out, const json_t *obj)
             json_t *rows = json_array();
             const char *sk;
             json_t *sv;
-            json_object_foreach(v, sk, sv)
-                json_array_append_new(rows, json_pack("{s:s, s:O}", "key", sk, "value", sv));
+            json_object_foreach(v, sk, sv) {
+                /* a nested money field (resources.max_price_ucr) is shown in
+                 * credits too: the cell's column is "value", not its name */
+                if (is_money(sk) && json_is_integer(sv)) {
+                    char name[128], credits[64];
+                    snprintf(name, sizeof name, "%.*s", (int)(strlen(sk) - 4), sk);
+                    table_format_credits(json_integer_value(sv), credits, sizeof credits);
+                    json_array_append_new(rows, json_pack("{s:s, s:s}", "key", name, "value", credits));
+                } else {
+                    json_array_append_new(rows, json_pack("{s:s, s:O}", "key", sk, "value", sv));
+                }
+            }
             print_items(out, rows, "key,value", "  ");
             json_decref(rows);
         }

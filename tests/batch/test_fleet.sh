@@ -319,10 +319,12 @@ before=$(snapshot)
 rd --as carol -c "reservation add empty web --hostname web.local --port 8080"
 expect_refused 1 "$before" "no compute node or device"
 
-case_ "rule: smb datastores need a username and a sealed password; nfs takes neither"
+case_ "rule: smb datastores take a username and a sealed password together (or neither: guests); nfs takes neither"
 before=$(snapshot)
-rd --as alice -c "datastore add lab nas --type smb --address nas.local --root /data"
-expect_refused 1 "$before" "\-\-username U and --password-file F are required"
+rd --as alice -c "datastore add lab nas --type smb --address nas.local --root /data --username lab"
+expect_refused 1 "$before" "\-\-username U and --password-file F go together"
+rd --as alice -c "datastore add lab nas --type smb --address nas.local --root /data --password-file $TMP/pw"
+expect_refused 1 "$before" "\-\-username U and --password-file F go together"
 rd --as alice -c "datastore add lab nas --type nfs --address nas.local --root /data --username u --password-file $TMP/pw"
 expect_refused 1 "$before" "are for smb datastores"
 rd --as alice -c "datastore add lab nas --type nfs --address nas.local --root data"

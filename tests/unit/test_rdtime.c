@@ -48,6 +48,20 @@ static void test_durations(void **state)
     assert_int_equal(rdtime_parse_duration("d", "-5m", &s, &err), RD_EINVAL);
     assert_int_equal(rdtime_parse_duration("d", "5y", &s, &err), RD_EINVAL);
     assert_int_equal(rdtime_parse_duration("d", "99999999999999999999s", &s, &err), RD_EINVAL);
+    /* compound durations, units descending, as Go and systemd write them */
+    assert_int_equal(rdtime_parse_duration("d", "2h30m", &s, &err), RD_OK);
+    assert_int_equal(s, 9000);
+    assert_int_equal(rdtime_parse_duration("d", "1d12h", &s, &err), RD_OK);
+    assert_int_equal(s, 129600);
+    assert_int_equal(rdtime_parse_duration("d", "1m30s", &s, &err), RD_OK);
+    assert_int_equal(s, 90);
+    assert_int_equal(rdtime_parse_duration("d", "30m2h", &s, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration("d", "1h1h", &s, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration("d", "1h30", &s, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration("d", "1h-30m", &s, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration("d", "0h0m", &s, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration("d", "", &s, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration("d", "h", &s, &err), RD_EINVAL);
 }
 
 static void test_names(void **state)
