@@ -35,6 +35,7 @@ capture () {
     T send-keys -t s "$2"
     wait_for "$3" 30
     sleep 0.5   # let a reload that the switch started finish drawing
+    wait_gone 'Loading\.\.\.' 60   # a busy machine reads a big table slowly
     wait_gone 'asking job why' 30   # the Jobs table explains waiting jobs while idle
     T capture-pane -p -t s >"$OUT/$1.txt"
     echo "screens: $OUT/$1.txt"
