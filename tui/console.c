@@ -12,6 +12,7 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -294,11 +295,23 @@ static void handle_key(console *c, int key)
     }
 }
 
+/* 1 when the terminal has hung up (the SSH session or the multiplexer
+ * went away): reads then fail at once, and not every way of losing the
+ * terminal sends SIGHUP to this process (a console started under make,
+ * say), so without this check the loop would spin forever. */
+static int terminal_gone(void)
+{
+    struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
 /* One key, or -1 after LOOP_MS without one. */
 static int read_key(void)
 {
     wint_t wc;
     int r = get_wch(&wc);
+    if (r == ERR && terminal_gone())
+        stop_signal = SIGHUP;
     if (r == ERR)
         return -1;
     if (r == KEY_CODE_YES)
