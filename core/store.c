@@ -298,7 +298,11 @@ void store_watch_close(store_watch *w)
 /* Appends src to *dst (taking its events); 0 when out of memory. */
 static int events_append(store_event **dst, size_t *n, store_event *src, size_t m)
 {
-    store_event *p = m ? realloc(*dst, (*n + m) * sizeof *p) : *dst;
+    if (m == 0) {   /* a poll that brought nothing wanted (or nothing yet) */
+        free(src);
+        return 1;
+    }
+    store_event *p = realloc(*dst, (*n + m) * sizeof *p);
     if (!p)
         return 0;
     memcpy(p + *n, src, m * sizeof *p);
