@@ -242,7 +242,7 @@ static void print_object(FILE *out, const json_t *obj)
                  * credits too: the cell's column is "value", not its name */
                 if (is_money(sk) && json_is_integer(sv)) {
                     char name[128], credits[64];
-                    snprintf(name, sizeof name, "%.*s", (int)(strlen(sk) - 4), sk);
+                    name_of(sk, v, NULL, name, sizeof name);
                     table_format_credits(json_integer_value(sv), credits, sizeof credits);
                     json_array_append_new(rows, json_pack("{s:s, s:s}", "key", name, "value", credits));
                 } else {
