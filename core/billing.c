@@ -307,9 +307,10 @@ rd_code billing_run(rd_tx *tx, rd_time until, billing_commit_fn commit, void *ar
         rc = tx_get(tx, BILLING_CURSOR_KEY, &cursor, err);
     /* Worker usage first: rentals earn the hosts what the payouts below
      * move to their wallets (each payout counts earnings before its 00:00). */
-    int64_t usage_jobs = 0, usage_ucr = 0;
+    int64_t usage_jobs = 0;
+    billing_tally u = { 0 };
     if (rc == RD_OK)
-        rc = billing_usage_post_all(&b.step, until, &usage_jobs, &usage_ucr, err);
+        rc = billing_usage_post_all(&b.step, until, &usage_jobs, &u, err);
     if (rc == RD_OK)
         rc = load_tenures(&b, &first_tenure, err);
     if (rc == RD_OK)
@@ -336,11 +337,21 @@ rd_code billing_run(rd_tx *tx, rd_time until, billing_commit_fn commit, void *ar
     if (rc == RD_OK && from != INT64_MAX && boundary > from)
         rc = cursor_save(&b, boundary - 2 * BILLING_DAY, boundary - BILLING_DAY, until, err);
     if (rc == RD_OK) {
-        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:O}", "until", rdtime_format(until, ts),
-                            "usage_jobs", (json_int_t)usage_jobs, "usage_ucr", (json_int_t)usage_ucr,
-                            "device_fees", (json_int_t)b.fees, "device_fees_ucr", (json_int_t)b.fees_ucr, "payouts",
-                            (json_int_t)b.payouts, "payouts_ucr", (json_int_t)b.payouts_ucr, "posted",
-                            (json_int_t)(b.fees + b.payouts), "already_posted", (json_int_t)b.already, "items", b.items);
+        /* Every transfer this run posted, by kind; "posted" is their count
+         * and "usage_ucr" what the workers' charges came to. */
+        int64_t usage_ucr = u.usage_fees_ucr + u.gpu_rentals_ucr + u.federated_fees_ucr - u.corrections_ucr;
+        int64_t posted = u.usage_fees + u.gpu_rentals + u.federated_fees + u.corrections + b.fees + b.payouts;
+        *result = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+                            "s:I, s:O}",
+                            "until", rdtime_format(until, ts), "usage_jobs", (json_int_t)usage_jobs, "usage_ucr",
+                            (json_int_t)usage_ucr, "usage_fees", (json_int_t)u.usage_fees, "usage_fees_ucr",
+                            (json_int_t)u.usage_fees_ucr, "gpu_rentals", (json_int_t)u.gpu_rentals, "gpu_rentals_ucr",
+                            (json_int_t)u.gpu_rentals_ucr, "federated_fees", (json_int_t)u.federated_fees,
+                            "federated_fees_ucr", (json_int_t)u.federated_fees_ucr, "corrections",
+                            (json_int_t)u.corrections, "corrections_ucr", (json_int_t)u.corrections_ucr, "device_fees",
+                            (json_int_t)b.fees, "device_fees_ucr", (json_int_t)b.fees_ucr, "payouts",
+                            (json_int_t)b.payouts, "payouts_ucr", (json_int_t)b.payouts_ucr, "posted", (json_int_t)posted,
+                            "already_posted", (json_int_t)b.already, "items", b.items);
         if (!*result)
             rc = rd_fail(err, RD_ENOMEM, "out of memory");
     }

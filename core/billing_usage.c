@@ -35,10 +35,9 @@ static const char *str(const json_t *o, const char *k)
     return s ? s : "";
 }
 
-static int64_t federated_rate(const json_t *job)
+int64_t billing_federated_rate(const char *type, const char *creator, const char *owner)
 {
-    const char *type = str(job, "type");
-    if (strcmp(str(job, "creator"), str(job, "project_owner")) == 0)
+    if (strcmp(creator, owner) == 0)
         return 0;
     if (strcmp(type, "training") == 0)
         return FEDERATED_TRAINING_UCR;
@@ -47,19 +46,24 @@ static int64_t federated_rate(const json_t *job)
     return 0;   /* notebooks pay no federated fee */
 }
 
+static int64_t federated_rate(const json_t *job)
+{
+    return billing_federated_rate(str(job, "type"), str(job, "creator"), str(job, "project_owner"));
+}
+
 static int64_t worker_gpus_x100(const json_t *job)
 {
     int64_t x = json_integer_value(json_object_get(json_object_get(job, "resources"), "gpus_x100"));
     return x > 0 ? x : 100;   /* a CPU-only worker pays its hourly price once */
 }
 
-/* Stages the charges of one span [start, start + seconds), as one unit of
- * the step (the rental's two parts are a linked group). */
-static rd_code stage_span(billing_step *st, const json_t *job, size_t w, const json_t *worker, rd_time start,
-                          int64_t seconds, int64_t *posted, rd_err *err)
+/* The transfers of one span [start, start + seconds) into t (ids in
+ * ids); *linked gets how many of t's first are the rental group (> 1 only
+ * for a group of two).  Zero parts are not transfers. */
+static size_t span_transfers(const json_t *job, size_t w, const json_t *worker, rd_time start, int64_t seconds,
+                             char ids[3][LEDGER_ID_MAX], char accts[3][LEDGER_ACCOUNT_MAX], const char *ref,
+                             ledger_transfer t[3], size_t *linked)
 {
-    char ids[3][LEDGER_ID_MAX], payer[LEDGER_ACCOUNT_MAX], host[LEDGER_ACCOUNT_MAX], creator[LEDGER_ACCOUNT_MAX];
-    char ref[LEDGER_REF_MAX];
     const char *job_id = str(job, "id");
     int64_t gpus = worker_gpus_x100(job);
     int64_t price = json_integer_value(json_object_get(worker, "price_ucr"));
@@ -67,13 +71,11 @@ static rd_code stage_span(billing_step *st, const json_t *job, size_t w, const j
     int64_t fee = g ? g->usage_fee_ucr : 0;
     int64_t paid = billing_span_charge(price, gpus, seconds);
     int64_t fed = billing_span_charge(federated_rate(job), 100, seconds);
+    const char *payer = ledger_wallet_id(accts[0], str(job, "project_owner"));
     rd_time at = start + seconds;
-    ledger_transfer t[3];
-    size_t n = 0, linked = 0;   /* t[0..linked) is the rental group when linked > 1 */
+    size_t n = 0;
 
-    ledger_wallet_id(payer, str(job, "project_owner"));
-    snprintf(ref, sizeof ref, "job %s worker %zu on %s, %lld s from %lld", job_id, w, str(worker, "node"),
-             (long long)seconds, (long long)start);
+    *linked = 0;
     if (json_is_true(json_object_get(worker, "own"))) {
         if (paid > 0) {
             snprintf(ids[n], LEDGER_ID_MAX, "usage/%s/%zu/%lld", job_id, w, (long long)start);
@@ -82,8 +84,7 @@ static rd_code stage_span(billing_step *st, const json_t *job, size_t w, const j
         }
     } else if (paid > 0) {
         int64_t host_part = billing_host_share(price, fee, gpus, seconds);
-        ledger_earnings_id(host, str(worker, "host"));
-        /* Zero parts are not transfers; the group is whatever is left. */
+        const char *host = ledger_earnings_id(accts[1], str(worker, "host"));
         if (host_part > 0) {
             snprintf(ids[n], LEDGER_ID_MAX, "rental/%s/%zu/%lld/host", job_id, w, (long long)start);
             t[n] = (ledger_transfer){ ids[n], payer, host, host_part, "gpu_rental", at, ref };
@@ -94,22 +95,137 @@ static rd_code stage_span(billing_step *st, const json_t *job, size_t w, const j
             t[n] = (ledger_transfer){ ids[n], payer, "platform", paid - host_part, "gpu_rental", at, ref };
             n++;
         }
-        linked = n;
+        *linked = n;
     }
     if (fed > 0) {
-        ledger_wallet_id(creator, str(job, "creator"));
+        const char *creator = ledger_wallet_id(accts[2], str(job, "creator"));
         snprintf(ids[n], LEDGER_ID_MAX, "federated/%s/%zu/%lld", job_id, w, (long long)start);
         t[n] = (ledger_transfer){ ids[n], creator, "platform", fed, "federated_fee", at, ref };
         n++;
     }
+    return n;
+}
+
+void billing_tally_add(billing_tally *tally, const char *kind, int correction, int64_t amount)
+{
+    if (!tally)
+        return;
+    if (correction) {
+        tally->corrections++;
+        tally->corrections_ucr += amount;
+    } else if (strcmp(kind, "usage_fee") == 0) {
+        tally->usage_fees++;
+        tally->usage_fees_ucr += amount;
+    } else if (strcmp(kind, "gpu_rental") == 0) {
+        tally->gpu_rentals++;
+        tally->gpu_rentals_ucr += amount;
+    } else {
+        tally->federated_fees++;
+        tally->federated_fees_ucr += amount;
+    }
+}
+
+/* Stages t[0..n) (t[0..linked) as one group when linked > 1) as one unit
+ * of the step, tallying what was not posted already. */
+static rd_code stage_group(billing_step *st, const ledger_transfer *t, size_t n, size_t linked, int correction,
+                           billing_tally *tally, rd_err *err)
+{
+    size_t dups = 0;
+    int dup = 0;
     rd_code rc = billing_step_room_transfers(st, t, n, err);
-    if (rc == RD_OK && linked > 1)
-        rc = ledger_stage_linked(st->tx, t, linked, NULL, err);
+    if (rc == RD_OK && linked > 1 && (rc = ledger_stage_linked(st->tx, t, linked, &dups, err)) == RD_OK && !dups)
+        for (size_t i = 0; i < linked; i++)
+            billing_tally_add(tally, t[i].kind, correction, t[i].amount_ucr);
     for (size_t i = linked > 1 ? linked : 0; i < n && rc == RD_OK; i++)
-        rc = ledger_stage(st->tx, &t[i], NULL, err);
-    if (rc == RD_OK)
-        *posted += paid + fed;
+        if ((rc = ledger_stage(st->tx, &t[i], &dup, err)) == RD_OK && !dup)
+            billing_tally_add(tally, t[i].kind, correction, t[i].amount_ucr);
     return rc;
+}
+
+/* Stages the charges of one span [start, start + seconds). */
+static rd_code stage_span(billing_step *st, const json_t *job, size_t w, const json_t *worker, rd_time start,
+                          int64_t seconds, billing_tally *tally, rd_err *err)
+{
+    char ids[3][LEDGER_ID_MAX], accts[3][LEDGER_ACCOUNT_MAX], ref[LEDGER_REF_MAX];
+    ledger_transfer t[3];
+    size_t linked;
+    snprintf(ref, sizeof ref, "job %s worker %zu on %s, %lld s from %lld", str(job, "id"), w, str(worker, "node"),
+             (long long)seconds, (long long)start);
+    size_t n = span_transfers(job, w, worker, start, seconds, ids, accts, ref, t, &linked);
+    return stage_group(st, t, n, linked, 0, tally, err);
+}
+
+/* Gives back what the whole hours from `hour` to `billed` cost beyond the
+ * span [hour, ended) they should have been, the worker having been reported
+ * ended at `ended` after a run billed past it.  Posted transfers are never
+ * edited: each part (usage fee; the rental's host and platform parts; the
+ * federated fee) gets one correcting transfer for all those hours, from the
+ * account it reached to the one it left, so the step stays the same size
+ * however late the report came.  The amounts are the same arithmetic the
+ * hours were billed with (their locked price and shares): billed_until on
+ * the stored job proves they were posted, as they commit together.  A
+ * worker ends once, so its correction ids ("<part>/<job>/<worker>/correction")
+ * are posted once. */
+static rd_code correct_after_end(billing_step *st, const json_t *job, size_t w, const json_t *worker, rd_time hour,
+                                 rd_time ended, rd_time billed, billing_tally *tally, rd_err *err)
+{
+    char ids[3][LEDGER_ID_MAX], accts[3][LEDGER_ACCOUNT_MAX], ref[LEDGER_REF_MAX], ts[RDTIME_BUFLEN];
+    char fids[3][LEDGER_ID_MAX], faccts[3][LEDGER_ACCOUNT_MAX], cids[3][LEDGER_ID_MAX];
+    char cdebit[3][LEDGER_ACCOUNT_MAX], ccredit[3][LEDGER_ACCOUNT_MAX];
+    ledger_transfer due[3], full[3], fix[3];
+    int64_t back[3] = { 0 };
+    size_t linked, nfix = 0, fix_linked = 0;
+    const char *parts[3] = { NULL, NULL, NULL };   /* the id without its span start, per slot */
+
+    snprintf(ref, sizeof ref, "correction: job %s worker %zu ended at %s; %lld s billed after it", str(job, "id"), w,
+             rdtime_format(ended, ts), (long long)(billed - ended));
+    for (rd_time h = hour; h < billed; h += 3600) {
+        size_t ndue = ended > h ? span_transfers(job, w, worker, h, ended - h, ids, accts, ref, due, &linked) : 0;
+        size_t nfull = span_transfers(job, w, worker, h, 3600, fids, faccts, ref, full, &linked);
+        /* A span's transfers come in a fixed order (usage or host, platform,
+         * federated): the slot is the part, found by kind and credit. */
+        for (size_t i = 0; i < nfull; i++) {
+            size_t k;
+            for (k = 0; k < nfix; k++)
+                if (strcmp(fix[k].kind, full[i].kind) == 0 && strcmp(ccredit[k], full[i].debit) == 0 &&
+                    strcmp(cdebit[k], full[i].credit) == 0)
+                    break;
+            if (k == nfix) {
+                if (nfix == 3)
+                    continue;
+                snprintf(cdebit[k], sizeof cdebit[k], "%s", full[i].credit);
+                snprintf(ccredit[k], sizeof ccredit[k], "%s", full[i].debit);
+                fix[k] = (ledger_transfer){ cids[k], cdebit[k], ccredit[k], 0, full[i].kind, ended, ref };
+                parts[k] = strcmp(full[i].kind, "usage_fee") == 0       ? "usage"
+                           : strcmp(full[i].kind, "federated_fee") == 0 ? "federated"
+                           : strcmp(full[i].credit, "platform") == 0    ? "rental-platform"
+                                                                         : "rental-host";
+                nfix++;
+            }
+            back[k] += full[i].amount_ucr;
+            for (size_t d = 0; d < ndue; d++)
+                if (strcmp(due[d].id, full[i].id) == 0)
+                    back[k] -= due[d].amount_ucr;
+        }
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < nfix; k++) {
+        if (back[k] <= 0)
+            continue;
+        if (strncmp(parts[k], "rental-", 7) == 0) {
+            snprintf(cids[n], sizeof cids[n], "rental/%s/%zu/correction/%s", str(job, "id"), w, parts[k] + 7);
+            fix_linked++;
+        } else {
+            snprintf(cids[n], sizeof cids[n], "%s/%s/%zu/correction", parts[k], str(job, "id"), w);
+        }
+        fix[n] = fix[k];
+        fix[n].id = cids[n];
+        fix[n].amount_ucr = back[k];
+        n++;
+    }
+    /* The rental's parts come first and are given back together, as they
+     * were posted. */
+    return n ? stage_group(st, fix, n, fix_linked > 1 ? fix_linked : 0, 1, tally, err) : RD_OK;
 }
 
 static void set_billed(json_t *worker, rd_time billed)
@@ -118,15 +234,12 @@ static void set_billed(json_t *worker, rd_time billed)
     json_object_set_new(worker, "billed_until", json_string(rdtime_format(billed, ts)));
 }
 
-rd_code billing_usage_worker_step(billing_step *st, json_t *job, size_t w, rd_time until, int64_t *posted,
+rd_code billing_usage_worker_step(billing_step *st, json_t *job, size_t w, rd_time until, billing_tally *tally,
                                   rd_err *err)
 {
     json_t *worker = json_array_get(json_object_get(job, "workers"), w);
     rd_time started = 0, ended = 0, billed = 0;
     int has_end = json_is_string(json_object_get(worker, "ended_at"));
-    int64_t local = 0;
-    if (!posted)
-        posted = &local;
     if (!json_is_string(json_object_get(worker, "started_at")))
         return RD_OK;   /* a worker that never ran costs nothing */
     if (rdtime_parse("started_at", str(worker, "started_at"), &started, err) != RD_OK ||
@@ -137,17 +250,28 @@ rd_code billing_usage_worker_step(billing_step *st, json_t *job, size_t w, rd_ti
         rdtime_parse("billed_until", str(worker, "billed_until"), &billed, NULL);
     if (billed < started)
         billed = started;
-    rd_time stop = has_end && ended < until ? ended : until;
+    if (has_end && ended < started)
+        ended = started;   /* an end reported before the start: it ran for nothing */
     rd_code rc = RD_OK;
+    /* Hours billed past the end (a report that came after a bill run):
+     * billed_until only ever stands on an hour from the start here. */
+    if (has_end && billed > ended) {
+        rc = correct_after_end(st, job, w, worker, started + (ended - started) / 3600 * 3600, ended, billed, tally,
+                               err);
+        if (rc == RD_OK)
+            set_billed(worker, ended);
+        return rc;
+    }
+    rd_time stop = has_end && ended < until ? ended : until;
     /* Whole hours counted from the start, then the partial hour at the end.
      * billed_until moves with each span, so a step committed between two
      * spans stores the job as far as it has been billed. */
     while (rc == RD_OK && billed + 3600 <= stop) {
-        if ((rc = stage_span(st, job, w, worker, billed, 3600, posted, err)) == RD_OK)
+        if ((rc = stage_span(st, job, w, worker, billed, 3600, tally, err)) == RD_OK)
             set_billed(worker, billed += 3600);
     }
     if (rc == RD_OK && has_end && ended <= until && ended > billed) {
-        if ((rc = stage_span(st, job, w, worker, billed, ended - billed, posted, err)) == RD_OK)
+        if ((rc = stage_span(st, job, w, worker, billed, ended - billed, tally, err)) == RD_OK)
             set_billed(worker, billed = ended);
     }
     if (rc == RD_OK)
@@ -155,12 +279,12 @@ rd_code billing_usage_worker_step(billing_step *st, json_t *job, size_t w, rd_ti
     return rc;
 }
 
-rd_code billing_usage_worker(rd_tx *tx, json_t *job, size_t w, rd_time until, int64_t *posted, rd_err *err)
+rd_code billing_usage_worker(rd_tx *tx, json_t *job, size_t w, rd_time until, billing_tally *tally, rd_err *err)
 {
     billing_step st;
     rd_code rc = billing_step_init(&st, tx, NULL, NULL, err);
     if (rc == RD_OK)
-        rc = billing_usage_worker_step(&st, job, w, until, posted, err);
+        rc = billing_usage_worker_step(&st, job, w, until, tally, err);
     billing_step_free(&st);
     return rc;
 }
@@ -185,7 +309,8 @@ int billing_usage_due(const json_t *job, rd_time until)
     return 0;
 }
 
-rd_code billing_usage_post_all(billing_step *st, rd_time until, int64_t *jobs_billed, int64_t *posted, rd_err *err)
+rd_code billing_usage_post_all(billing_step *st, rd_time until, int64_t *jobs_billed, billing_tally *tally,
+                               rd_err *err)
 {
     char key[RD_KEY_MAX];
     json_t *jobs = NULL, *j;
@@ -204,7 +329,7 @@ rd_code billing_usage_post_all(billing_step *st, rd_time until, int64_t *jobs_bi
             break;
         billing_step_job(st, key, job);
         for (size_t w = 0; rc == RD_OK && w < json_array_size(json_object_get(job, "workers")); w++)
-            rc = billing_usage_worker_step(st, job, w, until, posted, err);
+            rc = billing_usage_worker_step(st, job, w, until, tally, err);
         billing_step_job(st, NULL, NULL);
         if (rc == RD_OK) {
             rc = tx_put(st->tx, key, job, err);

@@ -203,7 +203,10 @@ rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, r
         sched_node_release(node, job, w, ctx->now);
         if ((rc = node_put(ctx, node, err)) != RD_OK)
             return rc;
-        json_object_set_new(worker, "ended_at", json_string(rdtime_format(ctx->now, ts)));
+        /* An end reported before the start (a clock behind) ran for nothing. */
+        rd_time started = ctx->now;
+        rdtime_parse("started_at", fleet_str(worker, "started_at"), &started, NULL);
+        json_object_set_new(worker, "ended_at", json_string(rdtime_format(ctx->now > started ? ctx->now : started, ts)));
         /* Whatever the worker still owes (whole hours not yet billed and the
          * partial hour) is posted with the stop, in the same transaction. */
         if ((rc = billing_usage_worker(ctx->tx, job, w, ctx->now, NULL, err)) != RD_OK)

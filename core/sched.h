@@ -85,6 +85,7 @@ typedef struct {
 typedef struct {
     const json_t *doc;
     const char *id, *owner, *pin;
+    const char *fed_payer;  /* the creator when it pays a federated fee, else NULL */
     const json_t *types;  /* resources.gpu_types */
     int cpu_job;
     int64_t want_x100, disk, cpus;

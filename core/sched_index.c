@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "billing_usage.h"
 #include "catalog.h"
 #include "fleet.h"
 #include "sched.h"
@@ -48,6 +49,9 @@ void sched_job_view(const json_t *job, sched_job *j)
     j->doc = job;
     j->id = fleet_str(job, "id");
     j->owner = fleet_str(job, "project_owner");
+    j->fed_payer = billing_federated_rate(fleet_str(job, "type"), fleet_str(job, "creator"), j->owner)
+                       ? fleet_str(job, "creator")
+                       : NULL;
     j->pin = fleet_str(job, "region_pin");
     j->types = json_object_get(res, "gpu_types");
     j->cpu_job = accepts(j, "cpu");

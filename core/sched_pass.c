@@ -51,7 +51,7 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
             sched_job qv;
             sched_plan plan;
             rdtime_parse("submitted_at", fleet_str(q, "submitted_at"), &submitted, NULL);
-            if (ctx->now - submitted <= s.max_wait_s || !sched_wallet_ok(ctx, fleet_str(q, "project_owner")))
+            if (ctx->now - submitted <= s.max_wait_s || !sched_payers_ok(ctx, q, NULL))
                 continue;
             sched_job_view(q, &qv);
             sched_plan_build(&s, &qv, &plan);
@@ -98,10 +98,11 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
     json_t *w;
     json_array_foreach(json_object_get(job, "workers"), i, w)
         waiting += strcmp(fleet_str(w, "state"), "waiting_gpus") == 0;
-    int credit = sched_wallet_ok(ctx, fleet_str(job, "project_owner"));
+    const char *broke = NULL;
+    int credit = sched_payers_ok(ctx, job, &broke);
     if (!credit)
         json_array_append_new(reasons, json_sprintf("the paying account '%s' has no credit left (its wallet is at or below zero)",
-                                                    fleet_str(job, "project_owner")));
+                                                    broke));
     if (*fleet_str(job, "region_pin")) {
         const json_t *rg = json_object_get(job, "regional");
         const char *by = json_string_value(json_object_get(rg, "datastore"));
@@ -110,8 +111,10 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
                                                     by ? by : json_string_value(json_object_get(rg, "reservation")),
                                                     pin_usable ? "" : ", which has no active node of a GPU type it accepts"));
     }
-    if (waiting && counts[SCHED_OK])
+    if (waiting && counts[SCHED_OK] && credit)
         json_array_append_new(reasons, json_sprintf("%zu node(s) could take it now: the next sched run places it", counts[SCHED_OK]));
+    else if (waiting && counts[SCHED_OK])
+        json_array_append_new(reasons, json_sprintf("%zu node(s) could take it once '%s' has credit", counts[SCHED_OK], broke));
     else if (waiting && !s.nnodes)
         json_array_append_new(reasons, json_string("there are no compute nodes in the fleet"));
     *result = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:o, s:o}", "id", fleet_str(job, "id"), "state",

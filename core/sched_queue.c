@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "billing_usage.h"
 #include "fleet.h"
 #include "ledger.h"
+#include "sched.h"
 #include "sched_run.h"
 
 /* ---- the reader ---------------------------------------------------------- */
@@ -207,22 +209,26 @@ void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev)
     queue_fields(q);
 }
 
-/* The shape key: resources, region pin and paying account as stored. */
-static char *shape_key(const char *const *vs, const char *const *ve)
+/* The shape key: resources, region pin and paying account as stored, and
+ * the creator when it pays a federated fee (fed_payer, "" when none): two
+ * jobs of one shape are placed, or not, alike. */
+static char *shape_key(const char *const *vs, const char *const *ve, const char *fed_payer)
 {
-    size_t len = 1;
+    size_t len = strlen(fed_payer) + 1;
     for (int k = 0; k < 3; k++) {
         if (!vs[k])
             return NULL;
         len += (size_t)(ve[k] - vs[k]) + 1;
     }
     char *key = malloc(len), *p = key;
+    if (!key)
+        return NULL;
     for (int k = 0; k < 3; k++) {
         memcpy(p, vs[k], (size_t)(ve[k] - vs[k]));
         p += ve[k] - vs[k];
         *p++ = '\x1f';
     }
-    *p = '\0';
+    strcpy(p, fed_payer);
     return key;
 }
 
@@ -232,17 +238,18 @@ static char *shape_key(const char *const *vs, const char *const *ve)
 static int queue_fields(sched_qjob *j)
 {
     static const char *const keys[] = { "resources", "region_pin", "project_owner", "id", "priority", "submitted_at",
-                                        "workers" };
-    const char *vs[7], *ve[7];
-    char buf[64], num[32] = "x", *stop = num;
+                                        "workers", "creator", "type" };
+    const char *vs[9], *ve[9];
+    char buf[64], num[32] = "x", *stop = num, owner[128], creator[128], type[32];
     free(j->shape);
     j->shape = NULL;
     j->waiting = j->pending = 0;
     if (!j->text)
         return 0;
-    if (raw_members(j->text, j->text + j->len, keys, 7, vs, ve) >= 0 && span_waiting(vs[6], ve[6], &j->waiting, &j->pending) &&
+    if (raw_members(j->text, j->text + j->len, keys, 9, vs, ve) >= 0 && span_waiting(vs[6], ve[6], &j->waiting, &j->pending) &&
         span_string(vs[3], ve[3], j->id, sizeof j->id) && vs[4] && (size_t)(ve[4] - vs[4]) < sizeof num &&
-        span_string(vs[5], ve[5], buf, sizeof buf)) {
+        span_string(vs[5], ve[5], buf, sizeof buf) && span_string(vs[2], ve[2], owner, sizeof owner) &&
+        span_string(vs[7], ve[7], creator, sizeof creator) && span_string(vs[8], ve[8], type, sizeof type)) {
         snprintf(num, sizeof num, "%.*s", (int)(ve[4] - vs[4]), vs[4]);
         j->priority = strtoll(num, &stop, 10);
     }
@@ -251,7 +258,7 @@ static int queue_fields(sched_qjob *j)
             return 0;
         free(j->submitted);
         j->submitted = strdup(buf);
-        j->shape = shape_key(vs, ve);
+        j->shape = shape_key(vs, ve, billing_federated_rate(type, creator, owner) ? creator : "");
         return 1;
     }
     json_t *doc = sched_qjob_doc(j);
@@ -288,6 +295,7 @@ static int queue_add(const store_kv *kv, void *data)
     j->text[kv->value_len] = '\0';
     j->len = kv->value_len;
     j->rev = kv->mod_revision;
+    j->created = kv->create_revision;
     int ok = queue_fields(j);
     if (ok == 1) {
         qs->n++;
@@ -305,8 +313,11 @@ static int cmp_queue(const void *pa, const void *pb)
     const sched_qjob *a = pa, *b = pb;
     if (a->priority != b->priority)
         return a->priority > b->priority ? -1 : 1;
-    int c = strcmp(a->submitted, b->submitted);
-    return c ? c : strcmp(a->id, b->id);
+    /* Not submitted_at: it has one-second steps, and jobs of one instant
+     * would then go in the order of their random ids. */
+    if (a->created != b->created)
+        return a->created < b->created ? -1 : 1;
+    return strcmp(a->id, b->id);
 }
 
 rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, tx_scan_fn also, void *also_data, rd_err *err)
@@ -332,6 +343,18 @@ void sched_queue_free(sched_qjob *q, size_t n)
         free(q[i].shape);
     }
     free(q);
+}
+
+int sched_payers_ok(cmd_ctx *ctx, const json_t *job, const char **broke)
+{
+    sched_job j;
+    sched_job_view(job, &j);
+    const char *who = !sched_wallet_ok(ctx, j.owner)                      ? j.owner
+                      : j.fed_payer && !sched_wallet_ok(ctx, j.fed_payer) ? j.fed_payer
+                                                                          : NULL;
+    if (broke)
+        *broke = who;
+    return who == NULL;
 }
 
 int sched_wallet_ok(cmd_ctx *ctx, const char *owner)

@@ -38,6 +38,7 @@
 typedef struct {
     sched_plan plan;
     char *owner;          /* the paying account */
+    char *fed_payer;      /* the creator, when it pays a federated fee too; else NULL */
     int burst;            /* its owner has a GCP region the job may burst to */
     int failed;           /* a worker of this shape found no node this pass */
     int claimed;          /* an aged job of this shape has claimed its nodes */
@@ -81,6 +82,12 @@ static int wallet_cached(pass *p, const char *owner)
     return json_is_true(v);
 }
 
+/* 1 while every account paying for a job has credit (see sched_payers_ok). */
+static int payers_cached(pass *p, const char *owner, const char *fed_payer)
+{
+    return wallet_cached(p, owner) && (!fed_payer || wallet_cached(p, fed_payer));
+}
+
 static int burst_region(const pass *p, const sched_job *j);
 
 /* The shape record of q, made from its view j when new; NULL when q has no
@@ -102,6 +109,7 @@ static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_p
         memset(sh, 0, sizeof *sh);
         sched_plan_build(&p->s, j, &sh->plan);
         sh->owner = strdup(j->owner);
+        sh->fed_payer = j->fed_payer ? strdup(j->fed_payer) : NULL;
         sh->burst = burst_region(p, j);
         json_object_set_new(p->shape_ids, key, json_integer((json_int_t)p->nshapes++));
     }
@@ -378,7 +386,7 @@ static int count_known(pass *p, sched_qjob *q, int aged)
     shape *sh = shape_of(p, q, NULL, NULL);
     if (!sh)
         return 0;
-    int credit = wallet_cached(p, sh->owner);
+    int credit = payers_cached(p, sh->owner, sh->fed_payer);
     if (credit && (!sh->failed || (aged && !sh->claimed) || sh->burst || q->pending))
         return 0;
     p->c.waiting += q->waiting;
@@ -401,7 +409,7 @@ static void place_job(pass *p, size_t qi)
     if (!doc)
         return;
     sched_job_view(doc, &j);
-    int credit = wallet_cached(p, j.owner);
+    int credit = payers_cached(p, j.owner, j.fed_payer);
     shape *sh = shape_of(p, q, &j, &own_plan);
     const sched_plan *plan = sh ? &sh->plan : &own_plan;
     int failed = 0, left_waiting = 0;
@@ -527,8 +535,10 @@ static int note_broke(const store_kv *kv, void *data)
         return 0;
     /* the owner read raw only lets a paying account's job be skipped; the
      * decoded document decides everything else */
+    char creator[256];
     if (sched_raw_string(kv->value, kv->value + kv->value_len, "project_owner", owner, sizeof owner) &&
-        wallet_cached(bs->p, owner))
+        sched_raw_string(kv->value, kv->value + kv->value_len, "creator", creator, sizeof creator) &&
+        strcmp(owner, creator) == 0 && wallet_cached(bs->p, owner))
         return 0;
     json_t *doc = json_loadb(kv->value, kv->value_len, 0, &jerr);
     if (!json_is_object(doc)) {
@@ -536,7 +546,9 @@ static int note_broke(const store_kv *kv, void *data)
         return rd_fail(bs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key);
     }
     const char *state = fleet_str(doc, "state");
-    if ((strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0) && !wallet_cached(bs->p, fleet_str(doc, "project_owner")))
+    sched_job j;
+    sched_job_view(doc, &j);
+    if ((strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0) && !payers_cached(bs->p, j.owner, j.fed_payer))
         json_array_append_new(bs->ids, json_string(fleet_str(doc, "id")));
     json_decref(doc);
     return 0;
@@ -589,6 +601,7 @@ static void pass_free(pass *p)
     for (size_t i = 0; i < p->nshapes; i++) {
         sched_plan_free(&p->shapes[i].plan);
         free(p->shapes[i].owner);
+        free(p->shapes[i].fed_payer);
     }
     free(p->shapes);
     free(p->bnodes);

@@ -19,18 +19,19 @@ typedef struct {
     char *text;           /* the stored value (NUL-terminated), NULL once done with */
     size_t len;
     int64_t rev;          /* its mod_revision */
+    int64_t created;      /* its create_revision: the exact submission order */
     json_t *doc;          /* decoded text, or NULL until needed */
     json_t *work;         /* with this batch's placements, or NULL */
     int64_t priority;
     char *submitted;      /* submitted_at */
-    char *shape;          /* resources, region pin, paying account as stored; NULL: decode */
+    char *shape;          /* resources, region pin, paying accounts as stored; NULL: decode */
     size_t waiting;       /* workers waiting (from the text) */
     size_t pending;       /* of those, waiting on a provisioning node */
     char id[64];
 } sched_qjob;
 
-/* Jobs with a waiting worker in queue order (priority, then submit time,
- * then id) into *q (free with sched_queue_free).  also (may be NULL) sees
+/* Jobs with a waiting worker in queue order (priority, then the order
+ * they were submitted in: the store revision that created each) into *q (free with sched_queue_free).  also (may be NULL) sees
  * every job in the same scan; a nonzero return stops it with that code. */
 rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, tx_scan_fn also, void *also_data, rd_err *err);
 void sched_queue_free(sched_qjob *q, size_t n);
@@ -63,6 +64,11 @@ void sched_run_set_flush_hook(void (*fn)(void *data), void *data);
 
 /* 1 while the paying account has credit left (its wallet is above zero). */
 int sched_wallet_ok(cmd_ctx *ctx, const char *owner);
+
+/* 1 while every account that pays for job has credit left: the project's
+ * owner and, for a job that pays a federated fee, its creator.  Else 0, and
+ * *broke (may be NULL) names the first that has none. */
+int sched_payers_ok(cmd_ctx *ctx, const json_t *job, const char **broke);
 
 /* ---- the idle record (sched_idle.c) ---------------------------------- */
 
