@@ -22,6 +22,7 @@
 #include "fleet.h"
 #include "hwreq.h"
 #include "names.h"
+#include "sched.h"
 
 static const char *node_key(char buf[RD_KEY_MAX], const char *name)
 {
@@ -55,6 +56,20 @@ static json_t *node_new_doc(cmd_ctx *ctx, const json_t *region, const char *name
                      "created_at", ts, "state_changed_at", ts, "last_used_at");
 }
 
+/* 1 when the node's unmet list has an entry of sched_node_check_held. */
+static int node_unmet_held(const json_t *node)
+{
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(node, "unmet"), i, u) {
+        const char *req = fleet_str(u, "requirement");
+        size_t n = strlen(req);
+        if (n > 5 && strcmp(req + n - 5, "_held") == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Checks inv against the requirements for the node's role and region and
  * sets state, unmet, gpu_type and gpu_count accordingly. */
 static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, const hw_inventory *inv)
@@ -78,6 +93,15 @@ static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, cons
         set_state(node, "rejected", ctx->now);
     } else if (strcmp(state, "provisioning") == 0 || strcmp(state, "rejected") == 0) {
         set_state(node, storage ? "active" : "maintenance", ctx->now);
+    }
+    /* A machine that lost hardware its running workers hold: they keep
+     * running (the agent decides their fate), but the node takes no new
+     * work until they end, and says why. */
+    if (unmet && sched_node_check_held(node, unmet) > 0) {
+        if (strcmp(fleet_str(node, "state"), "rejected") != 0)
+            set_state(node, "draining", ctx->now);
+    } else if (node_unmet_held(node) && strcmp(fleet_str(node, "state"), "draining") == 0) {
+        set_state(node, "active", ctx->now);   /* the hardware came back */
     }
     json_object_set_new(node, "unmet", unmet ? unmet : json_array());
 }

@@ -72,6 +72,80 @@ static void worker_ref(const json_t *job, size_t worker, char *buf, size_t len)
     snprintf(buf, len, "%s/%zu", fleet_str(job, "id"), worker);
 }
 
+/* Holds a slot for each GPU index up to count (new slots free). */
+static void slots_cover(json_t *node, size_t count)
+{
+    json_t *slots = json_object_get(node, "gpu_alloc");
+    if (!json_is_array(slots))
+        return;
+    while (json_array_size(slots) < count)
+        json_array_append_new(slots, json_integer(0));
+}
+
+/* Sizes the slots to the node's GPUs: new GPUs get free slots; slots past
+ * them go once no worker holds them (GPUs the machine no longer has). */
+static void slots_fit(json_t *node)
+{
+    json_t *slots = json_object_get(node, "gpu_alloc");
+    int64_t count = jint(node, "gpu_count");
+    size_t n = count > 0 ? (size_t)count : 0;
+    slots_cover(node, n);
+    while (json_array_size(slots) > n && slot_used(node, json_array_size(slots) - 1) == 0)
+        json_array_remove(slots, json_array_size(slots) - 1);
+}
+
+size_t sched_node_check_held(json_t *node, json_t *unmet)
+{
+    json_t *slots = json_object_get(node, "gpu_alloc");
+    int64_t count = jint(node, "gpu_count"), held_beyond = 0;
+    size_t added = 0;
+    if (count < 0)
+        count = 0;
+    slots_fit(node);
+    for (size_t i = (size_t)count; i < json_array_size(slots); i++)
+        held_beyond += slot_used(node, i) > 0;
+    int64_t used_x100 = 0;
+    for (size_t i = 0; i < json_array_size(slots); i++)
+        used_x100 += slot_used(node, i);
+    if (json_array_size(json_object_get(node, "workers")) == 0)
+        return 0;
+    if (held_beyond > 0 || used_x100 > count * 100) {
+        json_array_append_new(unmet, json_pack("{s:s, s:O, s:I, s:s}", "requirement", "gpus_held", "required",
+                                               json_object_get(node, "gpus_used"), "actual", (json_int_t)count,
+                                               "message",
+                                               "running workers hold more GPUs than the node reports; it takes no new "
+                                               "work until they end"));
+        added++;
+    }
+    if (jint(node, "disk_used_gb") > jint(node, "disk_gb")) {
+        json_array_append_new(unmet, json_pack("{s:s, s:I, s:I, s:s}", "requirement", "disk_held", "required",
+                                               (json_int_t)jint(node, "disk_used_gb"), "actual",
+                                               (json_int_t)jint(node, "disk_gb"), "message",
+                                               "running workers hold more NVMe disk (GB) than the node reports"));
+        added++;
+    }
+    if (jint(node, "cpus_used") > jint(node, "cpu_cores") * 2) {
+        json_array_append_new(unmet, json_pack("{s:s, s:I, s:I, s:s}", "requirement", "vcpus_held", "required",
+                                               (json_int_t)jint(node, "cpus_used"), "actual",
+                                               (json_int_t)(jint(node, "cpu_cores") * 2), "message",
+                                               "running workers hold more vCPUs than the node reports"));
+        added++;
+    }
+    return added;
+}
+
+/* Drops the "_held" entries of unmet: they last while workers run. */
+static void unmet_drop_held(json_t *node)
+{
+    json_t *unmet = json_object_get(node, "unmet");
+    for (size_t i = json_array_size(unmet); i-- > 0;) {
+        const char *req = fleet_str(json_array_get(unmet, i), "requirement");
+        size_t n = strlen(req);
+        if (n > 5 && strcmp(req + n - 5, "_held") == 0)
+            json_array_remove(unmet, i);
+    }
+}
+
 void sched_node_take(json_t *node, const json_t *job, size_t worker, const json_t *alloc, rd_time now)
 {
     const json_t *res = json_object_get(job, "resources");
@@ -83,6 +157,8 @@ void sched_node_take(json_t *node, const json_t *job, size_t worker, const json_
             json_array_append_new(slots, json_integer(0));
         json_object_set_new(node, "gpu_alloc", slots);
     }
+    /* a node that reported more GPUs than it had slots for */
+    slots_cover(node, (size_t)(jint(node, "gpu_count") > 0 ? jint(node, "gpu_count") : 0));
     size_t i;
     json_t *a;
     json_array_foreach(alloc, i, a) {
@@ -121,6 +197,7 @@ void sched_node_release(json_t *node, const json_t *job, size_t worker, rd_time 
         int64_t left = slot_used(node, g) - jint(a, "x100");
         json_array_set_new(slots, g, json_integer(left > 0 ? left : 0));
     }
+    slots_fit(node);
     node_set_gpus_used(node);
     int64_t disk = jint(node, "disk_used_gb") - jint(res, "disk_size");
     json_object_set_new(node, "disk_used_gb", json_integer(disk > 0 ? disk : 0));
@@ -130,6 +207,7 @@ void sched_node_release(json_t *node, const json_t *job, size_t worker, rd_time 
     }
     json_object_set_new(node, "last_used_at", json_string(rdtime_format(now, ts)));
     if (strcmp(fleet_str(node, "state"), "draining") == 0 && json_array_size(workers) == 0) {
+        unmet_drop_held(node);
         json_object_set_new(node, "state", json_string("maintenance"));
         json_object_set_new(node, "state_changed_at", json_string(ts));
     }

@@ -158,6 +158,13 @@ void sched_node_take(json_t *node, const json_t *job, size_t worker, const json_
  * a draining node with nothing left becomes maintenance. */
 void sched_node_release(json_t *node, const json_t *job, size_t worker, rd_time now);
 
+/* After a new inventory (gpu_count, disk_gb, cpu_cores) of a node whose
+ * workers still run: sizes "gpu_alloc" to the GPUs it has now (keeping
+ * every slot a worker holds) and appends to unmet one entry per resource
+ * the running workers hold more of than the node now has ("gpus_held",
+ * "disk_held", "vcpus_held").  Returns how many it appended. */
+size_t sched_node_check_held(json_t *node, json_t *unmet);
+
 /* The usage fee per GPU-hour of a GPU type (0 for cpu). */
 int64_t sched_usage_fee(const char *gpu_type);
 

@@ -152,4 +152,61 @@ rd --as carol --now 2026-11-06T16:00:00Z -c "job stop $F2"
 rd --output json -c "ledger verify"
 expect_json ok true
 
+case_ "a node reporting fewer GPUs than its workers hold drains and says why"
+sed 's/count: 4/count: 2/' $INV/a100x4.yaml >"$TMP/a100x2.yaml"
+grep -q 'count: 2' "$TMP/a100x2.yaml" && pass || fail "the 2-GPU inventory was not made"
+rd --as alice --output json --now 2026-11-07T00:00:00Z -c "job submit $SP/a100-4.yaml"; BIG=$(jget id)
+rd --now 2026-11-07T00:00:00Z -c "sched run"
+[ "$(job_state "$BIG")" = running ] && pass || fail "the 4-GPU job should run: $(job_state "$BIG")"
+rd --output json --now 2026-11-07T01:00:00Z -c "node report gpu-a --inventory $TMP/a100x2.yaml"
+expect_status 0
+expect_json state draining
+expect_json gpu_count 2
+expect_json gpus_used 4
+expect_json unmet.0.requirement gpus_held
+expect_json unmet.0.actual 2
+[ "$(job_state "$BIG")" = running ] && pass || fail "its workers keep running: $(job_state "$BIG")"
+rd --as alice --output json --now 2026-11-07T01:00:00Z -c "job submit $SP/a100-1.yaml"; SMALL=$(jget id)
+rd --now 2026-11-07T01:00:00Z -c "sched run"
+[ "$(job_state "$SMALL")" = waiting_gpus ] && pass || fail "no new work on the draining node: $(job_state "$SMALL")"
+# The GPUs come back: the node takes work again.
+rd --output json --now 2026-11-07T01:10:00Z -c "node report gpu-a --inventory $INV/a100x4.yaml"
+expect_json state active
+expect_json unmet.len 0
+rd --output json --now 2026-11-07T01:20:00Z -c "node report gpu-a --inventory $TMP/a100x2.yaml"
+expect_json state draining
+# The workers end: the node rests in maintenance with 2 free GPUs.
+rd --as alice --now 2026-11-07T02:00:00Z -c "job stop $BIG"
+rd --output json -c "node show gpu-a"
+expect_json state maintenance
+expect_json gpus_used 0
+expect_json unmet.len 0
+expect_json gpu_alloc.len 2
+rd --now 2026-11-07T02:00:00Z -c "node maintenance gpu-a off" -c "sched run"
+[ "$(job_state "$SMALL")" = running ] && pass || fail "the active 2-GPU node takes the 1-GPU job: $(job_state "$SMALL")"
+rd --as alice --now 2026-11-07T02:00:00Z -c "job stop $SMALL"
+
+case_ "a node reporting more GPUs gives out the new ones exactly once"
+# A node added with 2 GPUs keeps 2 slots; the agent then finds 4.
+rd --now 2026-11-07T03:00:00Z -c "node maintenance gpu-a on" \
+   -c "node add dc grow --minion m-grow --inventory $TMP/a100x2.yaml" -c "node maintenance grow off"
+rd --as alice --output json --now 2026-11-07T03:00:00Z -c "job submit $SP/a100-1.yaml"; ONE=$(jget id)
+rd --now 2026-11-07T03:00:00Z -c "sched run"
+rd --output json -c "node show grow"
+expect_json gpus_used 1
+expect_json gpu_alloc.len 2
+rd --output json -c "node report grow --inventory $INV/a100x4.yaml"
+expect_json gpu_count 4
+rd --as alice --output json --now 2026-11-07T03:00:00Z -c "job submit $SP/a100-2.yaml"; TWO_A=$(jget id)
+rd --as alice --output json --now 2026-11-07T03:00:00Z -c "job submit $SP/a100-2.yaml"; TWO_B=$(jget id)
+rd --now 2026-11-07T03:00:00Z -c "sched run"
+rd --output json -c "node show grow"
+expect_json gpus_used 3
+expect_json gpu_alloc.len 4
+[ "$(job_state "$TWO_A")" = running ] && pass || fail "the first 2-GPU job fits: $(job_state "$TWO_A")"
+[ "$(job_state "$TWO_B")" = waiting_gpus ] && pass || fail "no GPU is given twice: $(job_state "$TWO_B")"
+rd --as alice --now 2026-11-07T04:00:00Z -c "job stop $ONE" -c "job stop $TWO_A" -c "job stop $TWO_B"
+rd --output json -c "ledger verify"
+expect_json ok true
+
 finish
