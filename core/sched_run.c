@@ -421,7 +421,15 @@ static void place_job(pass *p, size_t qi)
             continue;
         long ni = -1;
         sched_offer offer;
-        if (credit && !(sh ? sh->failed : failed)) {
+        /* A worker that waited for a cloud node made for it takes that node
+         * once it is up, so bursting never hands one job's node to another. */
+        const char *mine = fleet_str(w, "pending_node");
+        if (credit && *mine) {
+            long pi = sched_node_find(&p->s, mine);
+            if (pi >= 0 && sched_check(&p->s, &j, (size_t)pi, &offer) == SCHED_OK)
+                ni = pi;
+        }
+        if (ni < 0 && credit && !(sh ? sh->failed : failed)) {
             /* the job view follows the working copy, which only the
              * placed workers' fields differ in */
             ni = sched_pick(&p->s, &j, plan, &offer);
