@@ -1,7 +1,8 @@
 #!/bin/sh
 # Values outside the rules are refused, each with one line naming the field
 # and the rule, and the store left as it was: payment modes (seed 000: only
-# credits; Stripe is "coming soon").
+# credits; Stripe is "coming soon") and market prices below the GPU's usage
+# fee (billing.md).
 . tests/batch/lib.sh
 export RIGDECK_MASTER_KEY="$TMP/master.key"
 
@@ -39,5 +40,30 @@ expect_json payment credits
 rd --as alice --output json -c "provider enable gcp --key-file $TMP/sa.json"
 expect_status 0
 expect_json payment credits
+
+case_ "rule: a market price below the GPU's usage fee is refused"
+before=$(snapshot)
+rd -c "price set a100 0.1"
+expect_refused 1 "$before" "PRICE must be at least the usage fee of a100 (datacenter GPUs: 0.25 credits per GPU-hour), got '0.1'"
+rd -c "price set a100-80gb 0.249999"
+expect_refused 1 "$before" "PRICE must be at least the usage fee of a100-80gb"
+rd -c "price set rtx-a6000 0.05"
+expect_refused 1 "$before" "usage fee of rtx-a6000 (professional GPUs: 0.10 credits per GPU-hour)"
+rd -c "price set rtx3090 0.01"
+expect_refused 1 "$before" "usage fee of rtx3090 (development GPUs: 0.05 credits per GPU-hour)"
+rd -c "price set v100 0"
+expect_refused 1 "$before" "PRICE must be an amount of credits"
+
+case_ "a price equal to the usage fee is allowed (the host earns 0), above it too"
+rd --output json -c "price set a100 0.25" -c "price set rtx3090 0.05" -c "price set cpu 0.000001"
+expect_status 0
+rd --output json -c "price list"
+check_price () {
+    got=$(python3 -c "import json,sys; d=json.load(sys.stdin); print({i['name']: i['price_ucr'] for i in d['items']}['$1'])" <"$OUT")
+    if [ "$got" = "$2" ]; then pass; else fail "price of $1: expected $2, got $got"; fi
+}
+check_price a100 250000
+check_price rtx3090 50000
+check_price cpu 1
 
 finish
