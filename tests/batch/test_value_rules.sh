@@ -1,8 +1,9 @@
 #!/bin/sh
 # Values outside the rules are refused, each with one line naming the field
 # and the rule, and the store left as it was: payment modes (seed 000: only
-# credits; Stripe is "coming soon") and market prices below the GPU's usage
-# fee (billing.md).
+# credits; Stripe is "coming soon"), market prices below the GPU's usage fee
+# (billing.md), and an endpoint section on a job that is not an endpoint
+# (job-spec.md: "endpoint jobs only").
 . tests/batch/lib.sh
 export RIGDECK_MASTER_KEY="$TMP/master.key"
 
@@ -65,5 +66,51 @@ check_price () {
 check_price a100 250000
 check_price rtx3090 50000
 check_price cpu 1
+
+case_ "rule: an endpoint section is only for endpoint jobs"
+ROUTES='endpoint:
+  routes:
+    - {verb: POST, path: /predict, file: serve.py, function: predict}'
+cat >"$TMP/train.yaml" <<YAML
+name: sweep
+type: training
+resources: {gpu_types: [a100], disk_size: 50}
+workers: {count: 1, commands: ["python train.py"]}
+$ROUTES
+YAML
+cat >"$TMP/infer.yaml" <<YAML
+name: score
+type: inference
+resources: {gpu_types: [t4], disk_size: 50}
+workers: {commands: ["python score.py"]}
+endpoint: {start_command: "uvicorn app:app --port 80"}
+YAML
+cat >"$TMP/notebook.yaml" <<YAML
+name: nb
+type: notebook
+resources: {gpu_types: [t4], disk_size: 50}
+endpoint: {}
+YAML
+before=$(snapshot)
+rd -c "job submit $TMP/train.yaml"
+expect_refused 1 "$before" "endpoint is only for endpoint jobs, not training jobs"
+rd -c "job submit $TMP/infer.yaml"
+expect_refused 1 "$before" "endpoint is only for endpoint jobs, not inference jobs"
+rd -c "job submit $TMP/notebook.yaml"
+expect_refused 1 "$before" "endpoint is only for endpoint jobs, not notebook jobs"
+
+case_ "the same section on an endpoint job is accepted; absent or null elsewhere is fine"
+cat >"$TMP/serve.yaml" <<YAML
+name: api
+type: endpoint
+resources: {gpu_types: [t4], disk_size: 50}
+$ROUTES
+YAML
+sed -e '/^endpoint:/,$d' "$TMP/train.yaml" >"$TMP/train-plain.yaml"
+printf 'endpoint: null\n' >>"$TMP/train-plain.yaml"
+rd --output json -c "job submit $TMP/serve.yaml" -c "job submit $TMP/train-plain.yaml"
+expect_status 0
+expect_json type endpoint 0
+expect_json type training 1
 
 finish
