@@ -335,11 +335,16 @@ rd_code js_endpoint(js_ctx *c, const json_t *v, json_t **out)
     rd_code rc;
 
     *out = NULL;
-    /* Required for endpoint jobs.  Other jobs may carry the section (the
-     * example of spec/job-spec.md does, on a training job): it is checked
-     * by the same rules and stored, though only an endpoint serves it. */
-    if (strcmp(c->type, "endpoint") != 0 && !v)
+    /* Required for endpoint jobs, refused on any other: seed 001 shows the
+     * section only for endpoints, and job-spec.md marks it "endpoint jobs
+     * only".  Stored on another job it would describe routes nothing ever
+     * serves, so a spec that carries it most likely has the wrong type. */
+    if (strcmp(c->type, "endpoint") != 0) {
+        if (v)
+            return js_fail(c->err, "endpoint", "is only for endpoint jobs, not %s jobs (type: endpoint to serve routes)",
+                           c->type);
         return (*out = json_null()) ? RD_OK : js_nomem(c->err);
+    }
     if (v && ((rc = js_want_object(v, "endpoint", c->err)) != RD_OK ||
               (rc = js_keys(v, "endpoint", keys, c->err)) != RD_OK))
         return rc;

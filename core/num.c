@@ -2,6 +2,7 @@
 #include "num.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 static rd_code parse_scaled(const char *text, int places, int64_t *out)
@@ -74,4 +75,17 @@ rd_code num_parse_credits(const char *field, const char *text, int64_t min_ucr, 
                        field, min_ucr > 0 ? ", above zero" : min_ucr == 0 ? ", not negative" : "", text);
     *out = v;
     return RD_OK;
+}
+
+char *num_format_credits(int64_t ucr, char buf[NUM_CREDITS_BUFLEN])
+{
+    /* unsigned: -INT64_MIN does not fit an int64_t */
+    uint64_t mag = ucr < 0 ? (uint64_t)0 - (uint64_t)ucr : (uint64_t)ucr;
+    snprintf(buf, NUM_CREDITS_BUFLEN, "%s%llu.%06llu", ucr < 0 ? "-" : "",
+             (unsigned long long)(mag / NUM_UCR_PER_CREDIT), (unsigned long long)(mag % NUM_UCR_PER_CREDIT));
+    size_t n = strlen(buf);
+    const char *dot = strchr(buf, '.');
+    while (n > (size_t)(dot - buf) + 3 && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    return buf;
 }

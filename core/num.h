@@ -24,4 +24,10 @@ rd_code num_parse_credits(const char *field, const char *text, int64_t min_ucr, 
 rd_code num_parse_fixed(const char *field, const char *text, int places, int64_t min, int64_t max, int64_t *out,
                         rd_err *err);
 
+#define NUM_CREDITS_BUFLEN 32
+
+/* Formats µcr as credits the way operators write prices: at least two
+ * decimals, no trailing zeros beyond them ("2.50", "0.125", "1.265"). */
+char *num_format_credits(int64_t ucr, char buf[NUM_CREDITS_BUFLEN]);
+
 #endif

@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "catalog.h"
 #include "fleet.h"
@@ -29,14 +30,29 @@ static const char *provider_key(char buf[RD_KEY_MAX], const char *owner, const c
 
 /* ---- providers --------------------------------------------------------- */
 
+/* Seed 000 names two payment modes: credits (daily payouts to the wallet)
+ * and Stripe, "coming soon".  Only credits is implemented, so anything else
+ * would record a payout the billing run can never make. */
+static rd_code provider_check_payment(const char *payment, rd_err *err)
+{
+    if (strcmp(payment, "credits") == 0)
+        return RD_OK;
+    if (strcasecmp(payment, "stripe") == 0)
+        return rd_fail(err, RD_EINVAL, "--payment stripe is not available yet: the only payment mode is credits");
+    return rd_fail(err, RD_EINVAL, "--payment must be credits (the only payment mode), got '%s'", payment);
+}
+
 static rd_code provider_enable_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     const char *type = cmd_arg(a, 0);
     const char *key_file = cmd_opt(a, "key-file");
     char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
     json_t *doc = NULL;
+    const char *payment = cmd_opt(a, "payment") ? cmd_opt(a, "payment") : "credits";
     rd_code rc;
 
+    if ((rc = provider_check_payment(payment, err)) != RD_OK)
+        return rc;
     if (strcmp(type, "physical") == 0 && key_file)
         return rd_fail(err, RD_EINVAL, "--key-file is only for the gcp provider");
     if (strcmp(type, "gcp") == 0 && !key_file)
@@ -46,7 +62,7 @@ static rd_code provider_enable_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
     int existed = doc != NULL;
     json_decref(doc);
     doc = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", type, "type", type, "owner", ctx->actor,
-                    "payment", cmd_opt(a, "payment") ? cmd_opt(a, "payment") : "credits",
+                    "payment", payment,
                     "enabled_at", rdtime_format(ctx->now, ts));
     if (!doc)
         return rd_fail(err, RD_ENOMEM, "out of memory");
@@ -495,7 +511,7 @@ static rd_code quota_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 
 static const cmd_flag provider_enable_flags[] = {
     { "key-file", "FILE", CMD_FLAG_VALUE, "gcp: the service account's JSON key (sealed at rest)" },
-    { "payment", "credits", CMD_FLAG_VALUE, "how earnings are paid out (credits: daily, free)" },
+    { "payment", "credits", CMD_FLAG_VALUE, "how earnings are paid out: credits (daily, free; the only mode so far)" },
     { 0 }
 };
 static const cmd_flag provider_show_flags[] = {

@@ -86,13 +86,9 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
         }
     json_t *maxp = json_object_get(json_object_get(job, "resources"), "max_price_ucr");
     if (counts[SCHED_PRICE] && json_is_integer(maxp)) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%lld.%06lld", (long long)(json_integer_value(maxp) / 1000000),
-                 (long long)(json_integer_value(maxp) % 1000000));
-        /* as prices are written: 2.50, 0.125 - not 2.500000 */
-        for (size_t n = strlen(buf); n > 0 && buf[n - 1] == '0' && strchr(buf, '.') + 3 < buf + n; n--)
-            buf[n - 1] = '\0';
-        json_array_append_new(reasons, json_sprintf("max_price is %s credits per GPU-hour (price list shows market prices)", buf));
+        char buf[NUM_CREDITS_BUFLEN];
+        json_array_append_new(reasons, json_sprintf("max_price is %s credits per GPU-hour (price list shows market prices)",
+                                                    num_format_credits(json_integer_value(maxp), buf)));
     }
     size_t waiting = 0;
     json_t *w;
@@ -138,6 +134,16 @@ static rd_code price_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
     rd_code rc = catalog_check_gpu("GPU_TYPE", cmd_arg(a, 0), err);
     if (rc == RD_OK)
         rc = num_parse_credits("PRICE", cmd_arg(a, 1), 1, 1000 * NUM_UCR_PER_CREDIT, &price, err);
+    /* billing.md: a market price below the usage fee is refused, since the
+     * platform keeps the fee first and the host would earn less than
+     * nothing.  At exactly the fee the host earns 0: allowed, as only
+     * "below" is refused. */
+    const gpu_type *g = rc == RD_OK ? catalog_gpu(cmd_arg(a, 0)) : NULL;
+    if (g && price < g->usage_fee_ucr) {
+        char fee[NUM_CREDITS_BUFLEN];
+        rc = rd_fail(err, RD_EINVAL, "PRICE must be at least the usage fee of %s (%s GPUs: %s credits per GPU-hour), got '%s'",
+                     g->id, catalog_class_name(g->cls), num_format_credits(g->usage_fee_ucr, fee), cmd_arg(a, 1));
+    }
     if (rc == RD_OK && !account_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "price set: market prices are set by an administering account; --as is '%s'", ctx->actor);
     if (rc != RD_OK)

@@ -5,7 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "cmd.h"
+
+/* The store holds every tenant's jobs (their environments), ledgers and
+ * audit trail, and its history policy is shared by all.  Until tenants and
+ * roles exist, reading it whole, watching it or compacting it belongs to
+ * the accounts that administer it. */
+static rd_code store_check_admin(cmd_ctx *ctx, const char *command, const char *why, rd_err *err)
+{
+    if (account_actor_is_admin(ctx))
+        return RD_OK;
+    return rd_fail(err, RD_EPERM, "%s: only an administering account may %s; --as is '%s'", command, why, ctx->actor);
+}
 
 /* A whole number >= min from a flag, or the flag's rule in err. */
 static rd_code parse_count(const char *flag, const char *text, int64_t min, int64_t *out, rd_err *err)
@@ -47,7 +59,9 @@ static rd_code store_dump_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 {
     const char *prefix = cmd_opt(a, "prefix") ? cmd_opt(a, "prefix") : "/";
     int64_t rev = 0;
-    rd_code rc = RD_OK;
+    rd_code rc = store_check_admin(ctx, "store dump", "read the whole store (every tenant's jobs and accounts)", err);
+    if (rc != RD_OK)
+        return rc;
     if (cmd_opt(a, "revision") && (rc = parse_count("--revision", cmd_opt(a, "revision"), 1, &rev, err)))
         return rc;
     json_t *items = json_array();
@@ -78,7 +92,9 @@ static rd_code store_compact_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     store_retention o = { -1, -1, -1 };
     store_compact_report r;
     const char *keep_for = cmd_opt(a, "keep-for");
-    rd_code rc = RD_OK;
+    rd_code rc = store_check_admin(ctx, "store compact", "change the store-wide history policy", err);
+    if (rc != RD_OK)
+        return rc;
     if (cmd_opt(a, "keep") && (rc = parse_count("--keep", cmd_opt(a, "keep"), 1, &o.keep_revisions, err)))
         return rc;
     if (cmd_opt(a, "every") && (rc = parse_count("--every", cmd_opt(a, "every"), 0, &o.every, err)))
@@ -106,7 +122,9 @@ static rd_code store_watch_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 {
     const char *prefix = cmd_opt(a, "prefix") ? cmd_opt(a, "prefix") : "/";
     int64_t after = 0, count = 1, timeout_s = 10;
-    rd_code rc = RD_OK;
+    rd_code rc = store_check_admin(ctx, "store watch", "watch the whole store (every tenant's changes)", err);
+    if (rc != RD_OK)
+        return rc;
     if (cmd_opt(a, "after") && (rc = parse_count("--after", cmd_opt(a, "after"), 1, &after, err)))
         return rc;
     if (cmd_opt(a, "count") && (rc = parse_count("--count", cmd_opt(a, "count"), 1, &count, err)))
@@ -159,12 +177,12 @@ static const cmd_flag store_watch_flags[] = {
 
 const cmd_def store_cmd_table[] = {
     { "store compact", "", store_compact_flags, CMD_MUTATES,
-      "forget old history, keeping what the retention policy and live watchers need", NULL,
+      "forget old history, keeping what the retention policy and live watchers need (administrators)", NULL,
       store_compact_cmd },
-    { "store dump", "", store_dump_flags, 0, "every key and document in the store (secrets left out)",
+    { "store dump", "", store_dump_flags, 0, "every key and document in the store, secrets left out (administrators)",
       "key,mod_revision", store_dump_cmd },
     { "store info", "", NULL, 0, "show the store URL and its current revision", NULL, store_info_cmd },
-    { "store watch", "", store_watch_flags, 0, "changes under a prefix as they happen (keys and revisions)",
+    { "store watch", "", store_watch_flags, 0, "changes under a prefix as they happen: keys and revisions (administrators)",
       "type,key,mod_revision", store_watch_cmd },
     { 0 }
 };

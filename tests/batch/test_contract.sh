@@ -663,7 +663,7 @@ rd --now 2026-11-02T02:00:00Z --as carol -c "sched run"
 rd --output json -c "job show $J5"
 expect_json state waiting_gpus
 
-case_ "the example of job-spec.md, as written, runs in its regional resources' region"
+case_ "the example of job-spec.md, less the endpoint section it marks 'endpoint jobs only', runs in its regional resources' region"
 cat >"$SPEC/example.yaml" <<'EOF'
 name: resnet50-sweep            # required; exposed to workers as RIGDECK_JOB_NAME
 type: training                  # notebook | training | inference | endpoint
@@ -701,6 +701,11 @@ regional:                       # pins the job to the resource's region
   datastore: lab-nfs
   reservation: inference-port
 EOF
+# As written it is a training job with an endpoint section: refused for that.
+before=$(snapshot)
+rd --as alice -c "job submit $SPEC/example.yaml"
+expect_refused 1 "$before" "endpoint is only for endpoint jobs, not training jobs"
+sed -i -e '/^endpoint:/,/^environment:/{/^environment:/!d}' "$SPEC/example.yaml"
 sed -e 's/^name: resnet50-sweep .*/name: pinned-t4/' -e 's/gpu_types: \[rtx3090, a100\]/gpu_types: [t4]/' \
     -e '/reservation:/d' "$SPEC/example.yaml" >"$SPEC/pinned-t4.yaml"
 rd --as alice --output json -c "datastore add home lab-nfs --type nfs --address nfs.home.local --root /srv" -c "reservation add home inference-port --hostname inference.home.local --port 8080"

@@ -68,7 +68,13 @@ expect_json project_id lab-project
 expect_json client_email rigdeck@lab-project.iam.gserviceaccount.com
 expect_no_out "PRIVATE KEY"
 expect_no_out "secret"
-rd --as alice --output json -c "provider show gcp" -c "audit list" -c "store dump"
+rd --as alice --output json -c "provider show gcp" -c "audit list"
+expect_status 0
+expect_no_out "PRIVATE KEY"
+# store dump belongs to administering accounts: the whole store, as they see it
+rd --output json -c "store dump"
+expect_status 0
+expect_out "/rigdeck/providers/alice/gcp"
 expect_no_out "PRIVATE KEY"
 if grep -a -q "PRIVATE KEY" "${STORE#sqlite:}" "${STORE#sqlite:}-wal" 2>/dev/null; then fail "key in clear in the store file"; else pass; fi
 ls -l "$RIGDECK_MASTER_KEY" | grep -q '^-rw-------' && pass || fail "master key is not mode 0600"

@@ -154,8 +154,7 @@ static void test_full_example_parses(void **state)
     assert_string_equal(str_at(doc, "data.output.type"), "gcp");
     assert_int_equal(int_at(doc, "workers.count"), 2);
     assert_string_equal(str_at(doc, "workers.commands.1"), "python train.py --lr 0.01");
-    assert_string_equal(str_at(doc, "endpoint.routes.0.params.1.default"), "5");
-    assert_true(json_is_true(at(doc, "endpoint.routes.0.params.1.optional")));
+    assert_true(json_is_null(at(doc, "endpoint")));
     assert_string_equal(str_at(doc, "environment.framework_version"), "1.13");
     assert_true(json_is_null(at(doc, "environment.image")));
     assert_string_equal(str_at(doc, "environment.env.WANDB_PROJECT"), "sweep");
@@ -695,6 +694,14 @@ static void test_rule_endpoint_required_for_endpoint_jobs(void **state)
     assert_true(json_is_null(at(doc, "endpoint")));
     json_decref(doc);
     bad(ENDPOINT, "endpoint is required for endpoint jobs");
+    /* and refused on every other type, routes or a server command alike */
+    bad(TRAINING ROUTE("[]"), "endpoint is only for endpoint jobs, not training jobs");
+    bad(INFERENCE "endpoint: {start_command: 'uvicorn app:app --port 80'}\n",
+        "endpoint is only for endpoint jobs, not inference jobs");
+    bad(NOTEBOOK "endpoint: {}\n", "endpoint is only for endpoint jobs, not notebook jobs");
+    doc = ok(TRAINING "endpoint: null\n");
+    assert_true(json_is_null(at(doc, "endpoint")));
+    json_decref(doc);
     bad(ENDPOINT "endpoint: {routes: []}\n", "endpoint.routes must hold at least one route");
     bad(ENDPOINT "endpoint: {start_command: x, routes: [{path: /p, file: s.py, function: f}]}\n",
         "endpoint.routes cannot be used with endpoint.start_command");
