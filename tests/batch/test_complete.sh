@@ -136,6 +136,13 @@ if command -v bash >/dev/null 2>&1; then
     expect_line "node maintenance ws-01  "
     bash_comp 3 "$BIN" --batch -c "\"job submit x --pro"
     expect_line "job submit x --project "
+    # bash splits a URL at each ':' (sqlite:PATH, etcd://HOST:PORT) as it splits COMP_WORDS
+    bash -c '. "$1"; IFS=: read -ra parts <<<"$3"; words=("$2" --store "${parts[0]}")
+             for p in "${parts[@]:1}"; do words+=(: "$p"); done
+             COMP_WORDS=("${words[@]}" --batch -c "$4"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+             _rigdeck; printf "%s\n" "${COMPREPLY[@]}"' sh "$SCRIPT" "$BIN" "$STORE" "'region show " >"$OUT" 2>"$ERR"
+    RC=$?
+    expect_line "region show lab "
     # bash splits --output=json at '='
     bash_comp 3 "$BIN" --output = j
     expect_line "json"
