@@ -44,7 +44,7 @@ help:
 	@echo "make asan       the same tests under AddressSanitizer + UBSan"
 	@echo "make valgrind   the same tests under valgrind (zero leaks, zero errors)"
 	@echo "make bench      optimised build, print benchmark figures"
-	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes, bash completion"
 	@echo "make deps       install the Debian packages (as root) or print the command"
 
 $(BUILD)/obj/%.o: %.c $(wildcard core/*.h tui/*.h tests/*.h)
@@ -120,9 +120,11 @@ bench: deps
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	  $(DESTDIR)$(PREFIX)/share/rigdeck/themes
+	  $(DESTDIR)$(PREFIX)/share/rigdeck/themes $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/rigdeck
 	install -m 0644 docs/rigdeck.1 $(DESTDIR)$(PREFIX)/share/man/man1/rigdeck.1
+	install -m 0644 scripts/rigdeck.bash-completion \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rigdeck
 	for t in themes/*.yaml; do [ -e "$$t" ] && install -m 0644 $$t $(DESTDIR)$(PREFIX)/share/rigdeck/themes/ || true; done
 
 clean:

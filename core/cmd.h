@@ -141,6 +141,12 @@ void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data);
  * malloc'd. */
 char *cmd_usage(const cmd_def *def);
 
+/* The result of `help` as text for a reader, in lines of at most width
+ * columns (20 at least): the command list with descriptions in a column
+ * and wrapped under it, or one command's fields and flags.  malloc'd; NULL
+ * when result is not a help result (or memory ran out). */
+char *cmd_help_text(const json_t *result, size_t width);
+
 /* Tables contributed by subsystems (each terminated by {0}). */
 extern const cmd_def cmd_help_table[];
 extern const cmd_def account_cmd_table[];

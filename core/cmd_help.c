@@ -1,8 +1,10 @@
-/* cmd_help.c - `help` and `help COMMAND`, printed from the command tables. */
+/* cmd_help.c - `help` and `help COMMAND`, printed from the command tables,
+ * and their text for a reader: wrapped to a width the front end chooses. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "wrap.h"
 
 typedef struct {
     const cmd_args *args;
@@ -78,3 +80,111 @@ const cmd_def cmd_help_table[] = {
     { "help", "[COMMAND...]", NULL, CMD_NO_STORE, "list commands, or explain one", "command,help", help_cmd },
     { 0 }
 };
+
+/* ---- text ---------------------------------------------------------------- */
+
+#define HELP_MIN_WIDTH 20
+
+/* The column where descriptions start beside names of up to `widest`
+ * columns: the table's own (name + 2) when every row fits on one line at
+ * that width, else at most 2/5 of the width so descriptions keep room;
+ * a name too long for it puts its description on the next line. */
+static size_t help_desc_column(size_t lead, size_t widest, size_t longest_desc, size_t width)
+{
+    size_t full = lead + widest + 2, cap = width * 2 / 5;
+    if (full + longest_desc <= width || full <= cap)
+        return full;
+    return cap > lead + 4 ? cap : lead + 4;
+}
+
+/* One row: name (wrapped, keeping [...] groups together) then its
+ * description from column desc_col, continuation lines indented under it.
+ * The description shares the name's line only when the name took one line
+ * and ends two columns short of desc_col. */
+static void help_row(wrap_buf *b, size_t lead, const char *name, const char *desc,
+                     size_t desc_col, size_t width)
+{
+    size_t col = lead, start = b->len;
+    wrap_pad(b, lead);
+    wrap_text(b, name, &col, lead + 4, width, 1);
+    int wrapped = b->text && memchr(b->text + start, '\n', b->len - start) != NULL;
+    if (desc && *desc) {
+        if (!wrapped && col + 2 <= desc_col) {
+            wrap_pad(b, desc_col - col);
+        } else {
+            wrap_puts(b, "\n");
+            wrap_pad(b, desc_col);
+        }
+        col = desc_col;
+        wrap_text(b, desc, &col, desc_col, width, 0);
+    }
+    wrap_puts(b, "\n");
+}
+
+/* The widest value of field `key` (at least the header's) and the longest
+ * of field `desc` over a list of objects. */
+static void help_measure(const json_t *list, const char *key, const char *desc, size_t *widest,
+                         size_t *longest)
+{
+    size_t i;
+    const json_t *item;
+    json_array_foreach(list, i, item) {
+        const char *k = json_string_value(json_object_get(item, key));
+        const char *d = json_string_value(json_object_get(item, desc));
+        if (k && wrap_cols(k) > *widest)
+            *widest = wrap_cols(k);
+        if (d && wrap_cols(d) > *longest)
+            *longest = wrap_cols(d);
+    }
+}
+
+/* A list of objects as two columns under a header, from column lead. */
+static void help_table(wrap_buf *b, const json_t *list, size_t lead, const char *key,
+                       const char *desc, const char *key_head, const char *desc_head, size_t width)
+{
+    size_t widest = strlen(key_head), longest = strlen(desc_head);
+    help_measure(list, key, desc, &widest, &longest);
+    size_t col = help_desc_column(lead, widest, longest, width);
+    help_row(b, lead, key_head, desc_head, col, width);
+    size_t i;
+    const json_t *item;
+    json_array_foreach(list, i, item)
+        help_row(b, lead, json_string_value(json_object_get(item, key)),
+                 json_string_value(json_object_get(item, desc)), col, width);
+}
+
+/* One command's details: its fields, then its flags as a table. */
+static void help_detail_text(wrap_buf *b, const json_t *doc, size_t width)
+{
+    static const char *const fields[] = { "name", "usage", "help", "mutates" };
+    const size_t label = strlen("mutates") + 2;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const json_t *v = json_object_get(doc, fields[i]);
+        const char *text = json_is_boolean(v) ? (json_is_true(v) ? "yes" : "no") : json_string_value(v);
+        size_t col = label;
+        wrap_puts(b, fields[i]);
+        wrap_pad(b, label - strlen(fields[i]));
+        wrap_text(b, text, &col, label, width, strcmp(fields[i], "usage") == 0);
+        wrap_puts(b, "\n");
+    }
+    const json_t *flags = json_object_get(doc, "flags");
+    if (json_array_size(flags) > 0) {
+        wrap_puts(b, "flags:\n");
+        help_table(b, flags, 2, "flag", "help", "FLAG", "HELP", width);
+    }
+}
+
+char *cmd_help_text(const json_t *result, size_t width)
+{
+    wrap_buf b = { 0 };
+    const json_t *items = json_object_get(result, "items");
+    if (width < HELP_MIN_WIDTH)
+        width = HELP_MIN_WIDTH;
+    if (json_is_array(items))
+        help_table(&b, items, 0, "command", "help", "COMMAND", "HELP", width);
+    else if (json_is_string(json_object_get(result, "usage")))
+        help_detail_text(&b, result, width);
+    else
+        return NULL;
+    return b.text;
+}

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "table.h"
@@ -60,6 +62,42 @@ static void print_error(batch_state *b, const char *where, const rd_err *err)
     }
 }
 
+size_t batch_text_width(const char *columns_env, int tty_cols)
+{
+    if (columns_env && *columns_env) {
+        char *end;
+        errno = 0;
+        long n = strtol(columns_env, &end, 10);
+        if (*end == '\0' && errno == 0 && n > 0 && n < 100000)
+            return (size_t)n;
+    }
+    return tty_cols > 0 ? (size_t)tty_cols : 80;
+}
+
+/* The terminal's width on stdout, 0 when stdout is not a terminal. */
+static int stdout_cols(void)
+{
+    struct winsize ws;
+    if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0)
+        return 0;
+    return ws.ws_col;
+}
+
+/* help reads as prose for a person, so it is wrapped to the terminal (SSH
+ * sessions are often 80 columns) instead of printed as a table whose lines
+ * run to the longest usage; any other result is a table. */
+static void print_table(const json_t *result, const cmd_def *def)
+{
+    char *text = NULL;
+    if (def && strcmp(def->words, "help") == 0)
+        text = cmd_help_text(result, batch_text_width(getenv("COLUMNS"), stdout_cols()));
+    if (text)
+        fputs(text, stdout);
+    else
+        table_print(stdout, result, def ? def->columns : NULL);
+    free(text);
+}
+
 static void print_result(batch_state *b, const json_t *result, const cmd_def *def)
 {
     if (!result)
@@ -77,7 +115,7 @@ static void print_result(batch_state *b, const json_t *result, const cmd_def *de
         /* A blank line between the tables of consecutive commands. */
         if (b->printed++)
             putchar('\n');
-        table_print(stdout, result, def ? def->columns : NULL);
+        print_table(result, def);
     }
     fflush(stdout);
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "batch.h"
+#include "complete.h"
 #include "console.h"
 #include "options.h"
 
@@ -13,7 +14,9 @@ int main(int argc, char **argv)
         options_free(&opt);
         return status < 0 ? 0 : status;
     }
-    if (opt.batch) {
+    if (opt.complete) {
+        status = complete_run(opt.words, opt.nwords);
+    } else if (opt.batch) {
         status = batch_run(&opt);
     } else {
         status = console_run(&opt);

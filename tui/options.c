@@ -37,7 +37,10 @@ static void usage(FILE *out)
           out);
 }
 
-static char *default_store(void)
+/* The default store: $XDG_DATA_HOME/rigdeck/rigdeck.db.  With create, its
+ * directory is made for the operator; completion only looks (never makes
+ * files or directories in the user's home on a Tab). */
+static char *default_store(int create)
 {
     const char *xdg = getenv("XDG_DATA_HOME");
     const char *home = getenv("HOME");
@@ -49,19 +52,25 @@ static char *default_store(void)
         snprintf(dir, sizeof dir, "%s/.local/share/rigdeck", home && *home ? home : ".");
     /* Only the default location is created for the operator; an explicit
      * --store in a missing directory is an error (exit 3), not a surprise. */
-    for (char *p = dir + 1; *p; p++) {
+    for (char *p = dir + 1; create && *p; p++) {
         if (*p == '/') {
             *p = '\0';
             mkdir(dir, 0755);
             *p = '/';
         }
     }
-    mkdir(dir, 0700);
+    if (create)
+        mkdir(dir, 0700);
     size_t n = strlen(dir) + sizeof "/rigdeck.db";
     char *url = malloc(n);
     if (url)
         snprintf(url, n, "%s/rigdeck.db", dir);
     return url;
+}
+
+char *options_default_store(void)
+{
+    return default_store(0);
 }
 
 static int push(const char ***list, size_t *n, const char *v)
@@ -74,45 +83,99 @@ static int push(const char ***list, size_t *n, const char *v)
     return 1;
 }
 
+#define OUTPUT_CHOICES "table|json|csv"
+
+enum { O_BATCH = 256, O_STORE, O_AS, O_NOW, O_OUTPUT, O_KEEP, O_RO, O_CACERT, O_CERT,
+       O_KEY, O_THEME, O_ASCII, O_VERSION, O_MASTER };
+
+/* Every global option, once: the parser's getopt table is built from it and
+ * completion offers it, so the two cannot disagree. */
+static const struct {
+    options_global g;
+    int code;
+} options_table[] = {
+    { { "--batch", NULL }, O_BATCH },
+    { { "--store", "URL" }, O_STORE },
+    { { "--as", "ACCOUNT" }, O_AS },
+    { { "--now", "TIME" }, O_NOW },
+    { { "--output", OUTPUT_CHOICES }, O_OUTPUT },
+    { { "--keep-going", NULL }, O_KEEP },
+    { { "--read-only", NULL }, O_RO },
+    { { "--cacert", "FILE" }, O_CACERT },
+    { { "--cert", "FILE" }, O_CERT },
+    { { "--key", "FILE" }, O_KEY },
+    { { "--master-key", "FILE" }, O_MASTER },
+    { { "--theme", "NAME" }, O_THEME },
+    { { "--ascii", NULL }, O_ASCII },
+    { { "--help", NULL }, 'h' },
+    { { "--version", NULL }, O_VERSION },
+    { { "-c", "LINE" }, 'c' },
+    { { "-f", "FILE" }, 'f' },
+    { { "-h", NULL }, 'h' },
+};
+
+#define OPTIONS_COUNT (sizeof options_table / sizeof options_table[0])
+
+const options_global *options_global_at(size_t i)
+{
+    return i < OPTIONS_COUNT ? &options_table[i].g : NULL;
+}
+
+/* 1 when value is one of "a|b|c". */
+static int options_choice_ok(const char *choices, const char *value)
+{
+    size_t n = strlen(value);
+    for (const char *p = choices; *p;) {
+        size_t k = strcspn(p, "|");
+        if (k == n && strncmp(p, value, n) == 0)
+            return 1;
+        p += k + (p[k] == '|');
+    }
+    return 0;
+}
+
 int options_parse(int argc, char **argv, rd_options *opt)
 {
-    enum { O_BATCH = 256, O_STORE, O_AS, O_NOW, O_OUTPUT, O_KEEP, O_RO, O_CACERT, O_CERT,
-           O_KEY, O_THEME, O_ASCII, O_VERSION, O_MASTER };
-    static const struct option longopts[] = {
-        { "batch", no_argument, NULL, O_BATCH },
-        { "store", required_argument, NULL, O_STORE },
-        { "as", required_argument, NULL, O_AS },
-        { "now", required_argument, NULL, O_NOW },
-        { "output", required_argument, NULL, O_OUTPUT },
-        { "keep-going", no_argument, NULL, O_KEEP },
-        { "read-only", no_argument, NULL, O_RO },
-        { "cacert", required_argument, NULL, O_CACERT },
-        { "cert", required_argument, NULL, O_CERT },
-        { "key", required_argument, NULL, O_KEY },
-        { "master-key", required_argument, NULL, O_MASTER },
-        { "theme", required_argument, NULL, O_THEME },
-        { "ascii", no_argument, NULL, O_ASCII },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, O_VERSION },
-        { 0, 0, 0, 0 }
-    };
+    struct option longopts[OPTIONS_COUNT + 1];
+    char shortopts[2 * OPTIONS_COUNT + 2] = ":";     /* ':' reports a missing value */
+    size_t nlong = 0, nshort = 1;
+    for (size_t i = 0; i < OPTIONS_COUNT; i++) {
+        const options_global *g = &options_table[i].g;
+        if (g->name[1] != '-') {
+            shortopts[nshort++] = g->name[1];
+            if (g->value)
+                shortopts[nshort++] = ':';
+            continue;
+        }
+        longopts[nlong++] = (struct option){ g->name + 2, g->value ? required_argument : no_argument,
+                                             NULL, options_table[i].code };
+    }
+    longopts[nlong] = (struct option){ 0, 0, 0, 0 };
+    shortopts[nshort] = '\0';
     const char *store = getenv("RIGDECK_STORE");
     int c;
 
     memset(opt, 0, sizeof *opt);
+    /* The completion script's call: the rest is the words typed so far. */
+    if (argc >= 2 && strcmp(argv[1], "--complete") == 0) {
+        opt->complete = 1;
+        opt->words = (const char *const *)argv + 2;
+        opt->nwords = (size_t)(argc - 2);
+        return 0;
+    }
     opt->actor = getenv("RIGDECK_ACCOUNT");
     opt->now_text = getenv("RIGDECK_NOW");
     opt->master_key = getenv("RIGDECK_MASTER_KEY");
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":c:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
         case O_BATCH: opt->batch = 1; break;
         case O_STORE: store = optarg; break;
         case O_AS: opt->actor = optarg; break;
         case O_NOW: opt->now_text = optarg; break;
         case O_OUTPUT:
-            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "table") != 0 && strcmp(optarg, "csv") != 0) {
+            if (!options_choice_ok(OUTPUT_CHOICES, optarg)) {
                 fprintf(stderr, "rigdeck: --output must be one of table, json, csv, got '%s'\n", optarg);
                 return 2;
             }
@@ -165,7 +228,7 @@ int options_parse(int argc, char **argv, rd_options *opt)
     } else {
         opt->now_text = NULL;
     }
-    opt->store_url = store && *store ? strdup(store) : default_store();
+    opt->store_url = store && *store ? strdup(store) : default_store(1);
     return opt->store_url ? 0 : 3;
 }
 

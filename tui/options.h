@@ -24,9 +24,27 @@ typedef struct {
     const char *master_key;  /* --master-key / RIGDECK_MASTER_KEY */
     const char *theme;
     int ascii;
+    int complete;            /* --complete WORD...: print completion candidates */
+    const char *const *words;/* the words after --complete */
+    size_t nwords;
 } rd_options;
 
-/* Parses argv and the environment.  Returns 0 to go on, -1 to exit 0 (after
+/* A global option: its name with dashes ("--store", "-c") and its value's
+ * placeholder or choices ("URL", "table|json|csv"), NULL for a switch. */
+typedef struct {
+    const char *name;
+    const char *value;
+} options_global;
+
+/* The i-th global option options_parse accepts, NULL past the last. */
+const options_global *options_global_at(size_t i);
+
+/* The default store URL ($XDG_DATA_HOME/rigdeck/rigdeck.db), malloc'd,
+ * without creating its directory. */
+char *options_default_store(void);
+
+/* Parses argv and the environment (not after a leading --complete: then
+ * only opt->complete and the words are set).  Returns 0 to go on, -1 to exit 0 (after
  * --help or --version), or the exit status to leave with (2 after a usage
  * error), having printed what to print. */
 int options_parse(int argc, char **argv, rd_options *opt);

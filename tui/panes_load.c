@@ -347,17 +347,19 @@ void panes_alerts(console *c, char *out, size_t len)
 }
 
 /* The edge device models, from `device models` (no store involved). */
-static void model_names(console *c, void (*add)(const char *name, void *data), void *data)
+/* Names from a list command's items (catalogs the panes do not show). */
+static void listed_names(console *c, const char *line, const char *field,
+                         void (*add)(const char *name, void *data), void *data)
 {
     json_t *res = NULL;
     rd_err err;
     size_t i;
     const json_t *m;
-    if (console_exec(c, "device models", &res, &err) != RD_OK)
+    if (console_exec(c, line, &res, &err) != RD_OK)
         return;
     json_array_foreach(json_object_get(res, "items"), i, m)
-        if (json_is_string(json_object_get(m, "name")))
-            add(json_string_value(json_object_get(m, "name")), data);
+        if (json_is_string(json_object_get(m, field)))
+            add(json_string_value(json_object_get(m, field)), data);
     json_decref(res);
 }
 
@@ -371,8 +373,9 @@ void panes_names(names_kind kind, void (*add)(const char *name, void *data), voi
         { NAMES_RESERVATION, PANE_STORES, 1 }, { NAMES_CONFIG, PANE_DEVICES, 1 },
         { NAMES_PROJECT, PANE_JOBS, 1 },
     };
-    if (kind == NAMES_MODEL) {
-        model_names(c, add, data);
+    if (kind == NAMES_MODEL || kind == NAMES_GPU_TYPE) {
+        listed_names(c, kind == NAMES_MODEL ? "device models" : "gpu list",
+                     kind == NAMES_MODEL ? "name" : "id", add, data);
         return;
     }
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {

@@ -187,6 +187,10 @@ names_kind prompt_names_kind(const char *group, const char *ph)
         return NAMES_CONFIG;
     if (strcmp(ph, "MODEL") == 0 || (strcmp(ph, "M") == 0 && strcmp(group, "device-config") == 0))
         return NAMES_MODEL;
+    if (strcmp(ph, "GPU_TYPE") == 0)
+        return NAMES_GPU_TYPE;
+    if (strcmp(ph, "P") == 0 && strcmp(group, "job") == 0)
+        return NAMES_PROJECT;
     if (strcmp(ph, "NAME") == 0) {
         static const struct { const char *group; names_kind k; } groups[] = {
             { "node", NAMES_NODE }, { "region", NAMES_REGION }, { "device", NAMES_DEVICE },
@@ -233,9 +237,29 @@ static void add_names(names_kind k, names_fn names, void *ctx, adder *a)
         names(k, add_candidate, a, ctx);
 }
 
+static void compl_list_sort(compl_list *l);
+
+/* Choices "a|b|c", or the names a placeholder of group means. */
+static void add_value(const char *group, const char *value, names_fn names, void *ctx, adder *a)
+{
+    if (strchr(value, '|'))
+        add_choices(value, a);
+    else
+        add_names(prompt_names_kind(group, value), names, ctx, a);
+}
+
+void prompt_value_candidates(const char *group, const char *value, const char *prefix,
+                             names_fn names, void *names_ctx, compl_list *list)
+{
+    adder a = { list, prefix };
+    add_value(group, value, names, names_ctx, &a);
+    compl_list_sort(list);
+}
+
 typedef struct {
     char **typed;           /* complete words before the one being completed */
     size_t nt;
+    int words_only;         /* after "help": command words, never arguments */
     adder *a;
     names_fn names;
     void *names_ctx;
@@ -295,6 +319,8 @@ static void complete_def(const cmd_def *def, void *data)
         add_candidate(dw[s->nt], s->a);
         return;
     }
+    if (s->words_only)
+        return;
     /* The command is complete: an argument, a flag or a flag's value. */
     size_t pos = 0;
     const cmd_flag *value_of = NULL;
@@ -314,10 +340,8 @@ static void complete_def(const cmd_def *def, void *data)
     }
     const char *prefix = s->a->prefix;
     if (value_of) {
-        if (value_of->value && strchr(value_of->value, '|'))
-            add_choices(value_of->value, s->a);
-        else if (value_of->value)
-            add_names(prompt_names_kind(dw[0], value_of->value), s->names, s->names_ctx, s->a);
+        if (value_of->value)
+            add_value(dw[0], value_of->value, s->names, s->names_ctx, s->a);
         return;
     }
     if (prefix[0] == '-') {
@@ -331,10 +355,7 @@ static void complete_def(const cmd_def *def, void *data)
     char ph[128];
     if (!placeholder(def->args, pos, ph, sizeof ph))
         return;
-    if (strchr(ph, '|'))
-        add_choices(ph, s->a);
-    else
-        add_names(prompt_names_kind(dw[0], ph), s->names, s->names_ctx, s->a);
+    add_value(dw[0], ph, s->names, s->names_ctx, s->a);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -342,17 +363,20 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-size_t prompt_complete(ledit *e, names_fn names, void *names_ctx, compl_list *out)
+static void compl_list_sort(compl_list *l)
+{
+    if (l->count > 1)
+        qsort(l->items, l->count, sizeof *l->items, cmp_str);
+}
+
+size_t prompt_candidates(const char *text, names_fn names, void *names_ctx, compl_list *list)
 {
     char head[PROMPT_MAX];
     char *typed[CMD_MAX_WORDS];
     size_t nt = 0;
-    compl_list local = { 0 };
-    compl_list *list = out ? out : &local;
 
-    memcpy(head, e->buf, e->cur);
-    head[e->cur] = '\0';
-    size_t start = e->cur;
+    snprintf(head, sizeof head, "%s", text);
+    size_t start = strlen(head);
     while (start > 0 && head[start - 1] != ' ')
         start--;
     char current[PROMPT_MAX];
@@ -363,12 +387,32 @@ size_t prompt_complete(ledit *e, names_fn names, void *names_ctx, compl_list *ou
         typed[nt++] = w;
 
     adder a = { list, current };
-    compl_state s = { typed, nt, &a, names, names_ctx };
+    compl_state s = { typed, nt, 0, &a, names, names_ctx };
+    /* "help node ma" completes like "node ma": help takes command words. */
+    if (nt > 0 && strcmp(typed[0], "help") == 0) {
+        s.typed++;
+        s.nt--;
+        s.words_only = 1;
+    }
     cmd_foreach(complete_def, &s);
-    if (list->count > 1)
-        qsort(list->items, list->count, sizeof *list->items, cmp_str);
+    compl_list_sort(list);
+    return list->count;
+}
 
-    size_t n = list->count;
+size_t prompt_complete(ledit *e, names_fn names, void *names_ctx, compl_list *out)
+{
+    char head[PROMPT_MAX];
+    compl_list local = { 0 };
+    compl_list *list = out ? out : &local;
+
+    memcpy(head, e->buf, e->cur);
+    head[e->cur] = '\0';
+    size_t start = e->cur;
+    while (start > 0 && head[start - 1] != ' ')
+        start--;
+    char current[PROMPT_MAX];
+    snprintf(current, sizeof current, "%s", head + start);
+    size_t n = prompt_candidates(head, names, names_ctx, list);
     if (n > 0) {
         /* Longest common prefix of every candidate. */
         size_t lcp = strlen(list->items[0]);

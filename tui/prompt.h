@@ -51,7 +51,7 @@ void lhistory_free(lhistory *h);
 typedef enum {
     NAMES_NONE, NAMES_NODE, NAMES_REGION, NAMES_DEVICE, NAMES_JOB, NAMES_ACCOUNT,
     NAMES_DATASTORE, NAMES_RESERVATION, NAMES_PROVIDER, NAMES_FILE, NAMES_CONFIG, NAMES_PROJECT,
-    NAMES_MODEL
+    NAMES_MODEL, NAMES_GPU_TYPE
 } names_kind;
 
 /* Appends the names of a kind to a list via add(name, data). */
@@ -68,6 +68,17 @@ typedef struct {
  * and fills list (may be NULL) with the candidates, sorted.  names (may be
  * NULL) supplies object names.  Returns the number of candidates. */
 size_t prompt_complete(ledit *e, names_fn names, void *names_ctx, compl_list *list);
+
+/* The candidates, sorted, for the last word of text (a command line up to
+ * the cursor; words end at blanks), as prompt_complete finds them; after
+ * "help" the words of a command.  Appended to list; returns its count. */
+size_t prompt_candidates(const char *text, names_fn names, void *names_ctx, compl_list *list);
+
+/* Appends the candidates starting with prefix, sorted, for a value
+ * described as choices ("table|json|csv") or a placeholder ("ACCOUNT",
+ * "FILE") of command group group. */
+void prompt_value_candidates(const char *group, const char *value, const char *prefix,
+                             names_fn names, void *names_ctx, compl_list *list);
 
 /* Frees a candidate list. */
 void compl_list_free(compl_list *l);

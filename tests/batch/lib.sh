@@ -11,7 +11,7 @@ WRAP=${RIGDECK_WRAP:-}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rdbatch.XXXXXX")
 STORE=${RIGDECK_TEST_STORE_URL:-sqlite:$TMP/store.db}
 export RIGDECK_NOW=${RIGDECK_NOW:-2026-11-01T00:00:00Z}
-unset RIGDECK_ACCOUNT RIGDECK_STORE
+unset RIGDECK_ACCOUNT RIGDECK_STORE COLUMNS   # help wraps to $COLUMNS: scenarios see the default 80
 PASSED=0
 FAILED=0
 CASE=""

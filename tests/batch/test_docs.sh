@@ -1,6 +1,7 @@
 #!/bin/sh
 # The man page keeps in step with the command table: every command that
-# `help` lists appears in docs/rigdeck.1.
+# `help` lists appears in docs/rigdeck.1; `make install` installs it with
+# the binary and the bash completion.
 . tests/batch/lib.sh
 
 case_ "every command of the table is in the man page"
@@ -14,6 +15,23 @@ while [ "$i" -lt "$n" ]; do
     if sed 's/\\-/-/g' docs/rigdeck.1 | grep -q "^\.B $words\( \|$\)"; then pass; else fail "docs/rigdeck.1 lacks '$words'"; fi
     i=$((i + 1))
 done
+
+case_ "make install puts the binary, the man page and the bash completion in place"
+# A make of its own: not the jobserver of a `make -j test` that runs this.
+root=$TMP/root
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install BUILD="$BUILD" PREFIX=/usr DESTDIR="$root" \
+    >"$OUT" 2>"$ERR"; RC=$?
+expect_status 0
+for f in bin/rigdeck share/man/man1/rigdeck.1 share/bash-completion/completions/rigdeck; do
+    if [ -s "$root/usr/$f" ]; then pass; else fail "make install did not install usr/$f"; fi
+done
+if cmp -s scripts/rigdeck.bash-completion "$root/usr/share/bash-completion/completions/rigdeck"; then
+    pass; else fail "the installed completion differs from scripts/rigdeck.bash-completion"; fi
+if command -v bash >/dev/null 2>&1; then
+    bash -c '. "$1" && complete -p rigdeck' sh "$root/usr/share/bash-completion/completions/rigdeck" >"$OUT" 2>"$ERR"
+    RC=$?
+    expect_out "complete -F _rigdeck rigdeck"
+fi
 
 case_ "the man page is well-formed"
 if command -v groff >/dev/null 2>&1; then

@@ -71,6 +71,12 @@ static void names(names_kind kind, void (*add)(const char *, void *), void *data
     } else if (kind == NAMES_REGION) {
         add("dc-east", data);
         add("lab", data);
+    } else if (kind == NAMES_PROJECT) {
+        add("vision", data);
+        add("bob/nlp", data);
+    } else if (kind == NAMES_GPU_TYPE) {
+        add("a100", data);
+        add("t4", data);
     }
 }
 
@@ -140,6 +146,63 @@ static void test_complete_arguments(void **state)
     compl_list_free(&l);
 }
 
+/* The candidates for text, joined by spaces, into out. */
+static size_t candidates(const char *text, char *out, size_t len)
+{
+    compl_list l = { 0 };
+    size_t n = prompt_candidates(text, names, NULL, &l);
+    out[0] = '\0';
+    for (size_t i = 0; i < l.count; i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", l.items[i]);
+    compl_list_free(&l);
+    return n;
+}
+
+static void test_candidates(void **state)
+{
+    char out[4096];
+    (void)state;
+    /* the last word of a line, sorted; the line itself is left alone */
+    assert_int_equal(candidates("node maintenance ws-01 ", out, sizeof out), 3);
+    assert_string_equal(out, "off on toggle");
+    assert_int_equal(candidates("job submit spec.yaml --p", out, sizeof out), 2);
+    assert_string_equal(out, "--priority --project");
+    /* a job's --project P names projects, another account's as OWNER/NAME */
+    candidates("job submit spec.yaml --project ", out, sizeof out);
+    assert_string_equal(out, "bob/nlp vision");
+    candidates("job list --project v", out, sizeof out);
+    assert_string_equal(out, "vision");
+    /* GPU types for price set */
+    candidates("price set ", out, sizeof out);
+    assert_string_equal(out, "a100 t4");
+    /* help takes command words, never a command's arguments */
+    candidates("help no", out, sizeof out);
+    assert_string_equal(out, "node");
+    candidates("help node ma", out, sizeof out);
+    assert_string_equal(out, "maintenance");
+    assert_int_equal(candidates("help node maintenance ", out, sizeof out), 0);
+}
+
+static void test_value_candidates(void **state)
+{
+    compl_list l = { 0 };
+    (void)state;
+    prompt_value_candidates("", "table|json|csv", "", names, NULL, &l);
+    assert_int_equal(l.count, 3);
+    assert_string_equal(l.items[0], "csv");         /* sorted */
+    compl_list_free(&l);
+    prompt_value_candidates("", "table|json|csv", "j", names, NULL, &l);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.items[0], "json");
+    compl_list_free(&l);
+    prompt_value_candidates("node", "NAME", "ws", names, NULL, &l);
+    assert_int_equal(l.count, 1);
+    assert_string_equal(l.items[0], "ws-01");
+    compl_list_free(&l);
+    prompt_value_candidates("", "TIME", "", names, NULL, &l);
+    assert_int_equal(l.count, 0);
+}
+
 static void test_names_kind(void **state)
 {
     (void)state;
@@ -150,6 +213,9 @@ static void test_names_kind(void **state)
     assert_int_equal(prompt_names_kind("device", "DEVICE"), NAMES_DEVICE);
     assert_int_equal(prompt_names_kind("job", "FILE"), NAMES_FILE);
     assert_int_equal(prompt_names_kind("node", "NEW_NAME"), NAMES_NONE);
+    assert_int_equal(prompt_names_kind("price", "GPU_TYPE"), NAMES_GPU_TYPE);
+    assert_int_equal(prompt_names_kind("job", "P"), NAMES_PROJECT);
+    assert_int_equal(prompt_names_kind("datastore", "P"), NAMES_NONE);
 }
 
 int main(void)
@@ -160,6 +226,8 @@ int main(void)
         cmocka_unit_test(test_history),
         cmocka_unit_test(test_complete_words),
         cmocka_unit_test(test_complete_arguments),
+        cmocka_unit_test(test_candidates),
+        cmocka_unit_test(test_value_candidates),
         cmocka_unit_test(test_names_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
