@@ -266,6 +266,12 @@ static void key_view(console *c, textview *tv, int key)
 
 static void handle_key(console *c, int key)
 {
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    /* One guard for every mode: a confirmation or form opened before the
+     * terminal shrank is as invisible as the table. */
+    if (!keys_allows_size(rows, cols, key))
+        return;
     c->dirty = 1;
     switch (c->mode) {
     case MODE_PROMPT: key_prompt(c, key); break;

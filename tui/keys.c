@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "form.h"
+#include "layout.h"
 #include "panes.h"
 #include "text.h"
 
@@ -375,6 +376,17 @@ int keys_allows(console *c, int key, int report)
         if (binding_has_key(&bindings[i], key))
             return guard_allows(c, &bindings[i], report);
     return 0;
+}
+
+/* THE too-small guard: the message that replaces the screen hides every
+ * table, question and form, so a key acting there would act unseen (m then
+ * y toggled maintenance behind it).  Resize and quit must still work, and
+ * '?' is harmless: help only reads. */
+int keys_allows_size(int rows, int cols, int key)
+{
+    if (!layout_compute(rows, cols, 0, 0).too_small)
+        return 1;
+    return key == CK_FN(KEY_RESIZE) || key == '?' || key == 'q';
 }
 
 void keys_dispatch(console *c, int key)

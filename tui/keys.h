@@ -24,6 +24,10 @@
  * guard); report: say why not in the status line. */
 int keys_allows(console *c, int key, int report);
 
+/* Whether key may act at all on a rows x cols terminal, in any mode: below
+ * the minimum size only a message shows, so only resize, '?' and 'q' do. */
+int keys_allows_size(int rows, int cols, int key);
+
 /* Handles a key in MODE_NORMAL. */
 void keys_dispatch(console *c, int key);
 

@@ -3,7 +3,8 @@
 # Each scenario runs the real binary against a real store in a fresh temp
 # directory.  `rd ARGS...` runs `rigdeck --batch --store $STORE ARGS...` and
 # leaves stdout in $OUT, stderr in $ERR and the exit status in $RC; the
-# expect_* helpers record one check each.  `finish` prints the counts.
+# expect_* helpers record one check each.  `finish` prints the counts;
+# `skip REASON` ends a scenario that cannot run on this store or machine.
 set -u
 BUILD=${BUILD:-build}
 BIN=${RIGDECK_BIN:-$BUILD/rigdeck}
@@ -65,6 +66,15 @@ revision () {
 finish () {
     echo "batch-summary: passed=$PASSED failed=$FAILED"
     [ "$FAILED" = 0 ]
+}
+
+# skip REASON: this scenario cannot run here; says why in the line
+# "batch-skip: REASON" (tests/run.sh then reports "skipped (REASON)"
+# instead of a program that ran no check) and ends the script.
+skip () {
+    echo "batch-skip: $*"
+    finish
+    exit
 }
 
 # A digest of every key and document: a refused command must leave it equal.

@@ -6,10 +6,10 @@
 # SQLite only: scenarios start from a copied template store file.
 . tests/batch/lib.sh
 
-case_ "every balance matches the independent model, and the ledger verifies"
 case "$STORE" in
-etcd*) echo "batch-summary: passed=0 failed=0"; exit 0 ;;
+etcd*) skip "SQLite only: scenarios start from a copied template store file" ;;
 esac
+case_ "every balance matches the independent model, and the ledger verifies"
 n=200
 [ -n "$WRAP" ] && n=5   # under valgrind every command is slow; a few scenarios still check for errors
 if python3 tests/ledger_model.py "$BIN" "$TMP" "$n" 20261122 >"$TMP/model.log" 2>&1; then

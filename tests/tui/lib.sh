@@ -6,9 +6,9 @@
 # `wait_for` polls it for a basic regular expression with a timeout instead
 # of sleeping.  `rd ARGS...` runs rigdeck --batch on $STORE.  `summary`
 # prints "batch-summary: passed=N failed=M" like tests/batch/lib.sh, which
-# tests/run.sh counts.  Under RIGDECK_WRAP (make valgrind) every test is
-# skipped: valgrind inside a terminal multiplexer is too slow for
-# interactive timeouts.
+# tests/run.sh counts; `skip REASON` ends a test that cannot run here.
+# Under RIGDECK_WRAP (make valgrind) every test is skipped: valgrind inside
+# a terminal multiplexer is too slow for interactive timeouts.
 set -u
 BUILD=${BUILD:-build}
 BIN=${RIGDECK_BIN:-$BUILD/rigdeck}
@@ -17,15 +17,18 @@ FAILED=0
 CASE=""
 
 summary () { echo "batch-summary: passed=$PASSED failed=$FAILED"; }
-if [ -n "${RIGDECK_WRAP:-}" ]; then
-    echo "skipped: the tmux tests do not run under RIGDECK_WRAP ($RIGDECK_WRAP)"
+# skip REASON: the test cannot run here; "batch-skip: REASON" makes
+# tests/run.sh report "skipped (REASON)" rather than a test that ran no check.
+skip () {
+    echo "batch-skip: $*"
     summary
-    exit 0
+    exit $((FAILED != 0))
+}
+if [ -n "${RIGDECK_WRAP:-}" ]; then
+    skip "tmux tests do not run under RIGDECK_WRAP, too slow for interactive timeouts"
 fi
 if ! command -v tmux >/dev/null 2>&1; then
-    echo "skipped: tmux is not installed"
-    summary
-    exit 0
+    skip "tmux is not installed"
 fi
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rdtui.XXXXXX")
