@@ -9,14 +9,20 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "audit.h"
 #include "account.h"
 
+/* A conflicting command is retried at least CMD_RETRIES times and for at
+ * least CMD_RETRY_MS: on a loaded machine twenty quick tries can all lose
+ * to the same busy writers, so the limit is time as much as count. */
 #define CMD_RETRIES 20
+#define CMD_RETRY_MS 10000
 
 struct cmd_args {
     const cmd_def *def;
@@ -530,13 +536,41 @@ static void cmd_strip_secrets(json_t *v)
     }
 }
 
+/* A per-thread random sequence for the jitter, seeded from the kernel:
+ * with rand() unseeded every process waited the same amounts and the same
+ * writers kept colliding. */
+static uint64_t jitter_next(void)
+{
+    static _Thread_local uint64_t state;
+    if (!state) {
+        if (getrandom(&state, sizeof state, GRND_NONBLOCK) != (ssize_t)sizeof state)
+            state = (uint64_t)(uintptr_t)&state ^ (uint64_t)clock();
+        state |= 1;
+    }
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+}
+
 static void backoff(int attempt)
 {
-    /* Spread retrying writers apart: 1, 2, 4 ... ms, capped, with jitter. */
-    long ms = 1L << (attempt < 6 ? attempt : 6);
-    struct timespec ts = { 0, (ms * 1000000L) + (rand() % 1000000L) };
+    /* Spread retrying writers apart: half of 1, 2, 4 ... 128 ms, plus a
+     * random part of the same size. */
+    long cap_us = 1000L << (attempt < 7 ? attempt : 7);
+    long us = cap_us / 2 + (long)(jitter_next() % (uint64_t)(cap_us / 2 + 1));
+    struct timespec ts = { us / 1000000L, (us % 1000000L) * 1000L };
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
         ;
+}
+
+/* Milliseconds on the monotonic clock (retry deadlines, never the
+ * business clock: that is ctx->now). */
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 rd_code cmd_commit_step(cmd_ctx *ctx, rd_err *err)
@@ -613,9 +647,10 @@ rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
     }
     ctx->line = line;
     ctx->tx = tx;
+    int64_t started = monotonic_ms();
     for (int attempt = 0;; attempt++) {
         rc = run_attempt(ctx, def, args, result, err);
-        if (rc != RD_ECONFLICT || attempt >= CMD_RETRIES)
+        if (rc != RD_ECONFLICT || (attempt >= CMD_RETRIES && monotonic_ms() - started >= CMD_RETRY_MS))
             break;
         json_decref(*result);
         *result = NULL;
