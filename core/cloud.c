@@ -59,7 +59,7 @@ static int metric_kept(const char *m, const json_t *old)
     return json_object_get(old, m) != NULL;
 }
 
-/* What nodes recorded but not yet created in GCP will use (burst.c's
+/* What nodes recorded but not yet created in GCP will use (sched_burst.c's
  * accounting), so the scheduler's arithmetic keeps holding. */
 static void add_pending_usage(cloud_round *r, const json_t *nodes, json_t *metrics)
 {

@@ -204,7 +204,7 @@ static void note(cloud_round *r, const char *name, json_t *fields)
 }
 
 /* Gives back what an ephemeral node counted against the region's quotas
- * (burst.c counted it when the node was recorded). */
+ * (sched_burst.c counted it when the node was recorded). */
 static rd_code quota_give_back(cloud_round *r, const json_t *node, rd_err *err)
 {
     const gpu_type *g = catalog_gpu(fleet_str(node, "gpu_type"));

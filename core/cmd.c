@@ -45,6 +45,7 @@ static const cmd_def *const cmd_tables[] = {
     regional_cmd_table,
     job_cmd_table,
     sched_cmd_table,
+    price_cmd_table,
     ledger_cmd_table,
     audit_cmd_table,
     store_cmd_table,

@@ -160,6 +160,7 @@ extern const cmd_def device_cmd_table[];
 extern const cmd_def regional_cmd_table[];
 extern const cmd_def job_cmd_table[];
 extern const cmd_def sched_cmd_table[];
+extern const cmd_def price_cmd_table[];
 extern const cmd_def ledger_cmd_table[];
 
 #endif

@@ -1,4 +1,5 @@
-/* job.h - job documents, shared by job.c (life cycle) and the scheduler (sched_run.c, sched_pass.c). */
+/* job.h - job documents (job.c), shared by the job commands (job_cmd.c,
+ * job_why.c) and the scheduler (sched_run.c). */
 #ifndef RD_JOB_H
 #define RD_JOB_H
 
@@ -19,8 +20,12 @@ void job_update_state(json_t *job);
  * what it holds on its node; a no-op for a worker that has ended already. */
 rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_err *err);
 
-/* `sched run` (sched_run.c) and `job why` (sched_pass.c). */
-rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err);
-rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err);
+/* 1 for a state a worker (or job) never leaves: finished, failed, stopped,
+ * canceled. */
+int job_state_ended(const char *state);
+
+/* RD_OK when the acting account may act on job: its creator, the project's
+ * owner or an administrator; else RD_EPERM naming `what`. */
+rd_code job_require_actor(cmd_ctx *ctx, const json_t *job, const char *what, rd_err *err);
 
 #endif

@@ -22,7 +22,7 @@
 #include "fleet.h"
 #include "hwreq.h"
 #include "names.h"
-#include "sched.h"
+#include "node_capacity.h"
 
 static const char *node_key(char buf[RD_KEY_MAX], const char *name)
 {
@@ -56,7 +56,7 @@ static json_t *node_new_doc(cmd_ctx *ctx, const json_t *region, const char *name
                      "created_at", ts, "state_changed_at", ts, "last_used_at");
 }
 
-/* 1 when the node's unmet list has an entry of sched_node_check_held. */
+/* 1 when the node's unmet list has an entry of node_capacity_check_held. */
 static int node_unmet_held(const json_t *node)
 {
     size_t i;
@@ -97,7 +97,7 @@ static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, cons
     /* A machine that lost hardware its running workers hold: they keep
      * running (the agent decides their fate), but the node takes no new
      * work until they end, and says why. */
-    if (unmet && sched_node_check_held(node, unmet) > 0) {
+    if (unmet && node_capacity_check_held(node, unmet) > 0) {
         if (strcmp(fleet_str(node, "state"), "rejected") != 0)
             set_state(node, "draining", ctx->now);
     } else if (node_unmet_held(node) && strcmp(fleet_str(node, "state"), "draining") == 0) {

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched_run.h"
+#include "sched_idle.h"
 
 #define IDLE_KEY "/rigdeck/sched/idle"
 

@@ -1,6 +1,6 @@
 /* sched_index.c - the pass's index of the fleet and the placement rules.
  *
- * Owns the snapshot (sched.h): loading nodes as C records next to their
+ * Owns the snapshot (sched_index.h): loading nodes as C records next to their
  * documents, filing each active node into its group (region, GPU type,
  * sharing) and, inside the group, into the bucket of its free capacity kept
  * in least-recently-used order; judging a node for a worker (sched_check),
@@ -15,7 +15,23 @@
 #include "billing_usage.h"
 #include "catalog.h"
 #include "fleet.h"
-#include "sched.h"
+#include "sched_index.h"
+
+static const char *const verdict_names[SCHED_NVERDICTS] = {
+    "eligible", "node_state", "gpu_type", "region_private", "region_pin", "no_market_price",
+    "price", "gpu_sharing", "free_gpus", "free_disk", "free_cpus", "claimed_by_older_job",
+};
+
+const char *sched_verdict_name(sched_verdict v)
+{
+    return v < SCHED_NVERDICTS ? verdict_names[v] : "unknown";
+}
+
+int64_t sched_usage_fee(const char *gpu_id)
+{
+    const gpu_type *g = catalog_gpu(gpu_id);
+    return g ? g->usage_fee_ucr : 0;
+}
 
 #define DEFAULT_MAX_WAIT_S 3600
 

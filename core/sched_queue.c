@@ -14,8 +14,8 @@
 #include "billing_usage.h"
 #include "fleet.h"
 #include "ledger.h"
-#include "sched.h"
-#include "sched_run.h"
+#include "sched_index.h"
+#include "sched_queue.h"
 
 /* ---- the reader ---------------------------------------------------------- */
 

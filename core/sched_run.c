@@ -13,21 +13,26 @@
  * Once a worker of some shape found no node, later workers of that shape
  * are not tried (capacity only shrinks during a pass), and an aged job that
  * stays waiting claims the nodes it lacks only capacity on (no starvation).
- * Workers that fit nowhere may burst to GCP (burst.c) after the placements.
+ * Workers that fit nowhere may burst to GCP (sched_burst.c) after the placements.
  *
  * An idle pass is cheap: a pass that ends with nothing more placeable and
  * saw no writer but itself leaves an idle record (sched_idle.c), and the
  * next pass answers from it while nothing it reads has changed.
  */
+#include "sched_run.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "burst.h"
+#include "account.h"
 #include "fleet.h"
 #include "job.h"
 #include "ledger.h"
-#include "sched.h"
-#include "sched_run.h"
+#include "node_capacity.h"
+#include "sched_burst.h"
+#include "sched_idle.h"
+#include "sched_index.h"
+#include "sched_queue.h"
 
 #define CONFLICT_RETRIES 20
 #define BATCH_MAX_SQLITE 512
@@ -161,7 +166,7 @@ static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *of
     }
     json_t *alloc = sched_alloc(&p->s, ni, json_integer_value(json_object_get(json_object_get(q->work, "resources"),
                                                                               "gpus_x100")));
-    sched_node_take(node, q->work, k, alloc, ctx->now);
+    node_capacity_take(node, q->work, k, alloc, ctx->now);
     sched_node_reset(&p->s, ni, node, NULL, 0);
     json_t *worker = json_array_get(json_object_get(q->work, "workers"), k);
     json_object_set_new(worker, "state", json_string("running"));
@@ -365,7 +370,7 @@ static rd_code batch_flush(pass *p, rd_err *err)
     return RD_OK;
 }
 
-/* 1 when the job's owner has a GCP region it may burst to (burst.c
+/* 1 when the job's owner has a GCP region it may burst to (sched_burst.c
  * decides the rest). */
 static int burst_region(const pass *p, const sched_job *j)
 {
@@ -507,20 +512,20 @@ static rd_code place_all(pass *p, rd_err *err)
     return RD_OK;
 }
 
-/* Bursts, in queue order, the workers that found no node (burst.c). */
+/* Bursts, in queue order, the workers that found no node (sched_burst.c). */
 static rd_code burst_all(pass *p, int *wrote, rd_err *err)
 {
     for (size_t b = 0; b < p->nburst; b++) {
-        burst_outcome out = BURST_NONE;
-        rd_code rc = burst_worker(p->ctx, &p->s, p->q[p->burst[b][0]].id, p->burst[b][1], p->dry, &out, err);
+        sched_burst_outcome out = SCHED_BURST_NONE;
+        rd_code rc = sched_burst_worker(p->ctx, &p->s, p->q[p->burst[b][0]].id, p->burst[b][1], p->dry, &out, err);
         if (rc != RD_OK)
             return rc;
-        *wrote |= out == BURST_STARTED || out == BURST_FAILED;
-        if (out == BURST_FAILED) {
+        *wrote |= out == SCHED_BURST_STARTED || out == SCHED_BURST_FAILED;
+        if (out == SCHED_BURST_FAILED) {
             p->c.failed++;
         } else {
             p->c.waiting++;
-            p->c.bursting += out == BURST_STARTED || out == BURST_PENDING;
+            p->c.bursting += out == SCHED_BURST_STARTED || out == SCHED_BURST_PENDING;
         }
     }
     return RD_OK;
@@ -684,3 +689,49 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
     pass_free(&p);
     return rc;
 }
+
+/* ---- the sched commands ------------------------------------------------- */
+
+static rd_code sched_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *cfg = NULL;
+    int64_t age = 0;
+    rd_code rc = tx_get(ctx->tx, "/rigdeck/sched/config", &cfg, err);
+    if (rc != RD_OK)
+        return rc;
+    if (!cfg)
+        cfg = json_pack("{s:s, s:I}", "name", "sched", "max_wait_s", (json_int_t)3600);
+    if (cmd_opt(a, "max-wait")) {
+        if (!account_actor_is_admin(ctx))
+            rc = rd_fail(err, RD_EPERM, "sched config: only an administering account changes scheduler settings");
+        if (rc == RD_OK)
+            rc = rdtime_parse_duration("--max-wait", cmd_opt(a, "max-wait"), &age, err);
+        if (rc == RD_OK) {
+            json_object_set_new(cfg, "max_wait_s", json_integer(age));
+            rc = tx_put(ctx->tx, "/rigdeck/sched/config", json_incref(cfg), err);
+        }
+    }
+    if (rc == RD_OK)
+        *result = cfg;
+    else
+        json_decref(cfg);
+    return rc;
+}
+
+static const cmd_flag sched_config_flags[] = {
+    { "max-wait", "DURATION", CMD_FLAG_VALUE, "a job waiting longer claims capacity first (default 1h)" },
+    { 0 }
+};
+
+static const cmd_flag sched_run_flags[] = {
+    { "dry-run", NULL, 0, "show what would be placed, change nothing" },
+    { 0 }
+};
+
+const cmd_def sched_cmd_table[] = {
+    { "sched run", "", sched_run_flags, CMD_MUTATES, "one scheduling pass: place waiting workers", NULL,
+      sched_run_cmd },
+    { "sched config", "", sched_config_flags, CMD_MUTATES, "show or change the scheduler's settings", NULL,
+      sched_config_cmd },
+    { 0 }
+};

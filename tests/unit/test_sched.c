@@ -3,11 +3,14 @@
  * the fleet on random fleets, and a batch of placements that loses a race
  * is re-read and re-placed without giving a GPU twice or undoing the other
  * writer's change. */
+#include "node_capacity.h"
 #include "testutil.h"
 
 #include "cmd.h"
 #include "ledger.h"
-#include "sched.h"
+#include "sched_index.h"
+#include "sched_idle.h"
+#include "sched_queue.h"
 #include "sched_run.h"
 #include "tx.h"
 
@@ -150,7 +153,7 @@ static void test_pick_matches_scan(void **state)
                 assert_int_equal(sched_check(&s, &j, (size_t)pi, &b), SCHED_OK);
                 json_t *alloc = sched_alloc(&s, (size_t)pi, j.want_x100);
                 json_t *node = json_deep_copy(s.nodes[pi].doc);
-                sched_node_take(node, doc, 0, alloc, ctx.now + n);
+                node_capacity_take(node, doc, 0, alloc, ctx.now + n);
                 sched_node_reset(&s, (size_t)pi, node, NULL, 0);
                 for (int k = 0; k < s.nodes[pi].gpu_count; k++)
                     assert_true(s.nodes[pi].slots[k] >= 0 && s.nodes[pi].slots[k] <= 100);

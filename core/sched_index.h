@@ -1,4 +1,4 @@
-/* sched.h - placement: which node may run a job's worker, at what price.
+/* sched_index.h - placement: which node may run a job's worker, at what price.
  *
  * The scheduler works on a snapshot of the fleet read once per pass: every
  * compute node as a C record (capacity, region, GPU type, last use) next to
@@ -15,8 +15,8 @@
  * own regions first, then lowest cost per GPU-hour, then best fit (fewest GPUs
  * left over), then the least recently used node (seed 004), then the name.
  */
-#ifndef RD_SCHED_H
-#define RD_SCHED_H
+#ifndef RD_SCHED_INDEX_H
+#define RD_SCHED_INDEX_H
 
 #include <jansson.h>
 #include <stdint.h>
@@ -149,21 +149,6 @@ void sched_claim_for(sched_snapshot *s, const sched_job *j, const sched_plan *p,
  * (new reference), whole GPUs entirely free or, for a fraction, the fullest
  * GPU that still fits it. */
 json_t *sched_alloc(const sched_snapshot *s, size_t i, int64_t want_x100);
-
-/* Applies a placement to a node document: GPU slots, gpus_used, disk, CPUs,
- * the worker reference, last_used_at. */
-void sched_node_take(json_t *node, const json_t *job, size_t worker, const json_t *alloc, rd_time now);
-
-/* Releases what a worker holds on a node (the reverse of sched_node_take);
- * a draining node with nothing left becomes maintenance. */
-void sched_node_release(json_t *node, const json_t *job, size_t worker, rd_time now);
-
-/* After a new inventory (gpu_count, disk_gb, cpu_cores) of a node whose
- * workers still run: sizes "gpu_alloc" to the GPUs it has now (keeping
- * every slot a worker holds) and appends to unmet one entry per resource
- * the running workers hold more of than the node now has ("gpus_held",
- * "disk_held", "vcpus_held").  Returns how many it appended. */
-size_t sched_node_check_held(json_t *node, json_t *unmet);
 
 /* The usage fee per GPU-hour of a GPU type (0 for cpu). */
 int64_t sched_usage_fee(const char *gpu_type);

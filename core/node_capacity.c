@@ -1,4 +1,4 @@
-/* sched.c - keeping node capacity books in node documents.
+/* node_capacity.c - keeping node capacity books in node documents.
  *
  * A node's capacity is kept in its own document: "gpu_alloc" holds the used
  * hundredths of each physical GPU, so fractional requests (seed 002) pack
@@ -8,29 +8,12 @@
  * rewrites the node document in the same transaction as the job, guarded by
  * the revision the scheduler read, so no GPU is ever given twice.
  */
-#include "sched.h"
+#include "node_capacity.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
 #include "fleet.h"
-
-static const char *const verdict_names[SCHED_NVERDICTS] = {
-    "eligible", "node_state", "gpu_type", "region_private", "region_pin", "no_market_price",
-    "price", "gpu_sharing", "free_gpus", "free_disk", "free_cpus", "claimed_by_older_job",
-};
-
-const char *sched_verdict_name(sched_verdict v)
-{
-    return v < SCHED_NVERDICTS ? verdict_names[v] : "unknown";
-}
-
-int64_t sched_usage_fee(const char *gpu_id)
-{
-    const gpu_type *g = catalog_gpu(gpu_id);
-    return g ? g->usage_fee_ucr : 0;
-}
 
 static int64_t jint(const json_t *o, const char *k)
 {
@@ -94,7 +77,7 @@ static void slots_fit(json_t *node)
         json_array_remove(slots, json_array_size(slots) - 1);
 }
 
-size_t sched_node_check_held(json_t *node, json_t *unmet)
+size_t node_capacity_check_held(json_t *node, json_t *unmet)
 {
     json_t *slots = json_object_get(node, "gpu_alloc");
     int64_t count = jint(node, "gpu_count"), held_beyond = 0;
@@ -146,7 +129,7 @@ static void unmet_drop_held(json_t *node)
     }
 }
 
-void sched_node_take(json_t *node, const json_t *job, size_t worker, const json_t *alloc, rd_time now)
+void node_capacity_take(json_t *node, const json_t *job, size_t worker, const json_t *alloc, rd_time now)
 {
     const json_t *res = json_object_get(job, "resources");
     char ref[160], ts[RDTIME_BUFLEN];
@@ -176,7 +159,7 @@ void sched_node_take(json_t *node, const json_t *job, size_t worker, const json_
     json_object_set_new(node, "last_used_at", json_string(rdtime_format(now, ts)));
 }
 
-void sched_node_release(json_t *node, const json_t *job, size_t worker, rd_time now)
+void node_capacity_release(json_t *node, const json_t *job, size_t worker, rd_time now)
 {
     const json_t *res = json_object_get(job, "resources");
     const json_t *w = json_array_get(json_object_get(job, "workers"), worker);

@@ -1,4 +1,4 @@
-/* burst.c - cloud bursting: a worker that fits nowhere on existing nodes may
+/* sched_burst.c - cloud bursting: a worker that fits nowhere on existing nodes may
  * get an ephemeral compute node in one of its project owner's GCP regions.
  *
  * "Own the base, rent the burst" (seed 003): the scheduler records the node
@@ -11,7 +11,7 @@
  * setting decides (seed 000): the job fails, or it keeps waiting for another
  * location (the default).
  */
-#include "burst.h"
+#include "sched_burst.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,11 +106,11 @@ static rd_code fail_job(cmd_ctx *ctx, json_t *job, rd_err *err)
     return job_put(ctx, json_incref(job), err);
 }
 
-rd_code burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size_t w, int dry_run, burst_outcome *out,
+rd_code sched_burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size_t w, int dry_run, sched_burst_outcome *out,
                      rd_err *err)
 {
     json_t *job = NULL;
-    *out = BURST_NONE;
+    *out = SCHED_BURST_NONE;
     rd_code rc = job_get(ctx, id, &job, err);
     if (rc != RD_OK)
         return rc;
@@ -120,7 +120,7 @@ rd_code burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size_t w, 
     int64_t gpus = (jint(res, "gpus_x100") + 99) / 100;
     int offered = 0;
     if (*fleet_str(worker, "pending_node")) {
-        *out = BURST_PENDING;
+        *out = SCHED_BURST_PENDING;
         goto done;
     }
     if (strcmp(fleet_str(worker, "state"), "waiting_gpus") != 0 || gpus == 0)
@@ -159,26 +159,26 @@ rd_code burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size_t w, 
                     rc = cmd_commit_step(ctx, err);
             }
             json_decref(quota);
-            *out = rc == RD_OK ? BURST_STARTED : BURST_NONE;
+            *out = rc == RD_OK ? SCHED_BURST_STARTED : SCHED_BURST_NONE;
             goto done;
         }
     }
     if (offered) {
         int fail = 0;
-        *out = BURST_EXHAUSTED;
+        *out = SCHED_BURST_EXHAUSTED;
         rc = exhausted_policy(ctx, job, &fail, err);
         if (rc == RD_OK && fail && !dry_run) {
             rc = fail_job(ctx, job, err);
             if (rc == RD_OK)
                 rc = cmd_commit_step(ctx, err);
-            *out = BURST_FAILED;
+            *out = SCHED_BURST_FAILED;
         }
     }
 done:
     json_decref(job);
     tx_reset(ctx->tx);
     if (rc == RD_ECONFLICT) {   /* a concurrent pass decided for this worker: leave it to the next one */
-        *out = BURST_NONE;
+        *out = SCHED_BURST_NONE;
         rc = RD_OK;
     }
     return rc;

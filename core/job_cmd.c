@@ -1,0 +1,276 @@
+/* job_cmd.c - the `job` commands: submit, list, show, stop, report.
+ *
+ * Submission normalises the spec (jobspec.c), resolves the project and its
+ * regional pin and stores one waiting worker per spec worker.  Stopping
+ * ends running workers in steps (each with its last charges); a report is
+ * what an on-node agent sends when a worker ends.  `job why` is
+ * job_why.c's; the pass that places workers is sched_run.c's.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "account.h"
+#include "fleet.h"
+#include "job.h"
+#include "job_why.h"
+#include "jobspec.h"
+#include "num.h"
+
+/* ---- submit ------------------------------------------------------------ */
+
+/* The region a regional resource pins the job to; both resources, when
+ * given, must be in the same region and belong to the project's owner. */
+static rd_code job_region_pin(cmd_ctx *ctx, json_t *job, rd_err *err)
+{
+    static const char *const kinds[] = { "datastore", "reservation" };
+    const json_t *regional = json_object_get(job, "regional");
+    const char *pin = NULL;
+    char key[RD_KEY_MAX], pin_buf[128];
+    for (size_t k = 0; k < 2; k++) {
+        const char *name = json_string_value(json_object_get(regional, kinds[k]));
+        json_t *res = NULL;
+        if (!name)
+            continue;
+        rd_code rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/%ss/%s", kinds[k], name), &res, err);
+        if (rc != RD_OK)
+            return rc;
+        if (!res)
+            return rd_fail(err, RD_EINVAL, "regional.%s: %s '%s' does not exist", kinds[k], kinds[k], name);
+        if (strcmp(fleet_str(res, "owner"), fleet_str(job, "project_owner")) != 0)
+            rc = rd_fail(err, RD_EPERM, "regional.%s: %s '%s' belongs to account '%s', not to the project owner '%s'",
+                         kinds[k], kinds[k], name, fleet_str(res, "owner"), fleet_str(job, "project_owner"));
+        else if (pin && strcmp(pin, fleet_str(res, "region")) != 0)
+            rc = rd_fail(err, RD_EINVAL, "regional: datastore and reservation are in different regions ('%s' and '%s'); a job runs in one",
+                         pin, fleet_str(res, "region"));
+        snprintf(pin_buf, sizeof pin_buf, "%s", fleet_str(res, "region"));
+        pin = pin_buf;
+        json_decref(res);
+        if (rc != RD_OK)
+            return rc;
+    }
+    if (pin)
+        json_object_set_new(job, "region_pin", json_string(pin));
+    return RD_OK;
+}
+
+static json_t *worker_new(size_t index, int64_t gpus_x100)
+{
+    return json_pack("{s:I, s:s, s:n, s:n, s:o, s:n, s:n, s:n, s:[], s:n, s:n}", "index", (json_int_t)index, "state",
+                     "waiting_gpus", "node", "gpu_type", "gpus",
+                     gpus_x100 % 100 == 0 ? json_integer(gpus_x100 / 100) : json_real((double)gpus_x100 / 100.0),
+                     "price_ucr", "started_at", "ended_at", "alloc", "region", "billed_until");
+}
+
+static rd_code job_submit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    char *text = NULL, ts[RDTIME_BUFLEN], id[32];
+    size_t len = 0;
+    json_t *job = NULL, *project = NULL;
+    int64_t priority = 0;
+    uint32_t nonce = 0;
+    rd_code rc = fleet_read_file("job submit", cmd_arg(a, 0), &text, &len, err);
+    if (rc == RD_OK)
+        rc = jobspec_parse(text, len, cmd_arg(a, 0), &job, err);
+    free(text);
+    if (rc == RD_OK && cmd_opt(a, "priority"))
+        rc = num_parse_int("--priority", cmd_opt(a, "priority"), -1000, 1000, &priority, err);
+    const char *pref = cmd_opt(a, "project");
+    if (rc == RD_OK && !pref)
+        pref = json_string_value(json_object_get(job, "project"));
+    if (rc == RD_OK)
+        rc = account_project_resolve(ctx, pref ? pref : "default", &project, err);
+    if (rc == RD_OK) {
+        if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+            nonce = (uint32_t)rand();
+        snprintf(id, sizeof id, "job-%08x", nonce);
+        json_object_set_new(job, "id", json_string(id));
+        json_object_set_new(job, "project", json_string(fleet_str(project, "name")));
+        json_object_set_new(job, "project_owner", json_string(fleet_str(project, "owner")));
+        json_object_set_new(job, "creator", json_string(ctx->actor));
+        json_object_set_new(job, "priority", json_integer(priority));
+        json_object_set_new(job, "submitted_at", json_string(rdtime_format(ctx->now, ts)));
+        json_object_set_new(job, "reason", json_null());
+        rc = job_region_pin(ctx, job, err);
+    }
+    if (rc == RD_OK) {
+        json_t *existing = NULL;
+        rc = job_get(ctx, id, &existing, NULL);
+        json_decref(existing);
+        rc = rc == RD_ENOTFOUND ? RD_OK : rd_fail(err, RD_ECONFLICT, "job id %s collided; try again", id);
+    }
+    if (rc == RD_OK) {
+        int64_t count = json_integer_value(json_object_get(json_object_get(job, "workers"), "count"));
+        int64_t gpus = json_integer_value(json_object_get(json_object_get(job, "resources"), "gpus_x100"));
+        json_t *workers = json_array();
+        for (int64_t i = 0; i < (count > 0 ? count : 1); i++)
+            json_array_append_new(workers, worker_new((size_t)i, gpus));
+        json_object_set_new(job, "workers_spec", json_incref(json_object_get(job, "workers")));
+        json_object_set_new(job, "workers", workers);
+        job_update_state(job);
+        *result = json_incref(job);
+        rc = job_put(ctx, job, err);
+        job = NULL;
+    }
+    json_decref(project);
+    json_decref(job);
+    return rc;
+}
+
+/* Running workers ended per commit.  Each ends with a node write and its
+ * last charges (a few transfers and account documents), so a step stays well
+ * inside etcd's 128-op txn however many workers the job has. */
+#define JOB_STOP_STEP 4
+
+/* Stops a job in steps of JOB_STOP_STEP running workers.  Waiting workers are
+ * canceled in the first step; until the last step commits the job is
+ * `stopping` (stop_requested_at set), and a crash leaves it so: `job stop`
+ * again finishes what is left, since every charge is posted under an id. */
+static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *reason = cmd_opt(a, "reason") ? cmd_opt(a, "reason") : "stopped_by_user";
+    char ts[RDTIME_BUFLEN];
+    rd_code rc = RD_OK;
+    for (int step = 0; rc == RD_OK; step++) {
+        json_t *job = NULL, *w;
+        size_t i, ended = 0;
+        int more = 0;
+        rc = job_get(ctx, cmd_arg(a, 0), &job, err);
+        if (rc == RD_OK)
+            rc = job_require_actor(ctx, job, "job stop", err);
+        if (rc == RD_OK && step == 0 && job_state_ended(fleet_str(job, "state")))
+            rc = rd_fail(err, RD_EINVAL, "job stop: job '%s' has ended already (%s)", cmd_arg(a, 0),
+                         fleet_str(job, "state"));
+        json_array_foreach(json_object_get(job, "workers"), i, w) {
+            if (rc != RD_OK)
+                break;
+            if (strcmp(fleet_str(w, "state"), "running") == 0) {
+                if (ended == JOB_STOP_STEP) {
+                    more = 1;
+                    continue;
+                }
+                ended++;
+            }
+            rc = job_end_worker(ctx, job, i, "stopped", err);
+        }
+        if (rc == RD_OK) {
+            json_object_set_new(job, "reason", json_string(reason));
+            if (!*fleet_str(job, "stop_requested_at"))
+                json_object_set_new(job, "stop_requested_at", json_string(rdtime_format(ctx->now, ts)));
+            job_update_state(job);
+            if (!more)
+                *result = json_incref(job);
+            rc = job_put(ctx, job, err);
+            job = NULL;
+        }
+        json_decref(job);
+        if (rc != RD_OK || !more)
+            break;
+        rc = cmd_commit_step(ctx, err);
+    }
+    return rc;
+}
+
+static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *job = NULL;
+    int64_t w = 0;
+    rd_code rc = job_get(ctx, cmd_arg(a, 0), &job, err);
+    if (rc == RD_OK)
+        rc = num_parse_int("--worker", cmd_opt(a, "worker"), 0,
+                           (int64_t)json_array_size(json_object_get(job, "workers")) - 1, &w, err);
+    if (rc == RD_OK) {
+        json_t *worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
+        if (strcmp(fleet_str(worker, "state"), "running") != 0)
+            rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s, not running", (long long)w,
+                         cmd_arg(a, 0), fleet_str(worker, "state"));
+    }
+    if (rc == RD_OK)
+        rc = job_end_worker(ctx, job, (size_t)w, cmd_arg(a, 1), err);
+    if (rc == RD_OK) {
+        job_update_state(job);
+        *result = json_incref(job);
+        rc = job_put(ctx, job, err);
+        job = NULL;
+    }
+    json_decref(job);
+    return rc;
+}
+
+/* A job as listed: the first worker's node and the locked price. */
+static void job_summary(json_t *job)
+{
+    json_t *w0 = json_array_get(json_object_get(job, "workers"), 0);
+    size_t i, running = 0;
+    json_t *w;
+    json_array_foreach(json_object_get(job, "workers"), i, w)
+        running += strcmp(fleet_str(w, "state"), "running") == 0;
+    json_object_set_new(job, "workers_running", json_integer((json_int_t)running));
+    json_object_set_new(job, "workers_total", json_integer((json_int_t)json_array_size(json_object_get(job, "workers"))));
+    json_object_set(job, "node", json_object_get(w0, "node") ? json_object_get(w0, "node") : json_null());
+}
+
+static rd_code job_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *items = NULL, *j;
+    size_t i;
+    rd_code rc = tx_list(ctx->tx, "/rigdeck/jobs/", &items, err);
+    if (rc != RD_OK)
+        return rc;
+    fleet_filter(items, "state", cmd_opt(a, "state"));
+    fleet_filter(items, "project", cmd_opt(a, "project"));
+    int admin = account_actor_is_admin(ctx);
+    for (i = json_array_size(items); i-- > 0;) {
+        j = json_array_get(items, i);
+        if (!admin && strcmp(fleet_str(j, "creator"), ctx->actor) != 0 &&
+            strcmp(fleet_str(j, "project_owner"), ctx->actor) != 0)
+            json_array_remove(items, i);
+        else
+            job_summary(j);
+    }
+    *result = json_pack("{s:o}", "items", items);
+    return RD_OK;
+}
+
+static rd_code job_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    rd_code rc = job_get(ctx, cmd_arg(a, 0), result, err);
+    if (rc == RD_OK && (rc = job_require_actor(ctx, *result, "job show", err)) != RD_OK) {
+        json_decref(*result);
+        *result = NULL;
+    }
+    return rc;
+}
+
+static const cmd_flag job_submit_flags[] = {
+    { "project", "P", CMD_FLAG_VALUE, "the project (NAME or OWNER/NAME); default: the spec's, else 'default'" },
+    { "priority", "N", CMD_FLAG_VALUE, "queue priority, -1000..1000 (default 0; higher goes first)" },
+    { 0 }
+};
+static const cmd_flag job_list_flags[] = {
+    { "state", "waiting_gpus|running|stopping|finished|stopped|failed|canceled", CMD_FLAG_VALUE, "only jobs in this state" },
+    { "project", "P", CMD_FLAG_VALUE, "only jobs of this project" },
+    { 0 }
+};
+static const cmd_flag job_stop_flags[] = {
+    { "reason", "WORD", CMD_FLAG_VALUE, "recorded as the job's reason (default stopped_by_user)" },
+    { 0 }
+};
+static const cmd_flag job_report_flags[] = {
+    { "worker", "N", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the worker's index (0 first)" },
+    { 0 }
+};
+
+const cmd_def job_cmd_table[] = {
+    { "job submit", "FILE", job_submit_flags, CMD_MUTATES, "submit a job spec (YAML); answers with the job", NULL,
+      job_submit_cmd },
+    { "job list", "", job_list_flags, 0, "list jobs",
+      "id,name,type,project,creator,state,workers_running,workers_total,node,reason", job_list_cmd },
+    { "job show", "ID", NULL, 0, "show a job and its workers", NULL, job_show_cmd },
+    { "job why", "ID", NULL, 0, "why a job waits: how many nodes each constraint rules out", NULL, job_why_cmd },
+    { "job stop", "ID", job_stop_flags, CMD_MUTATES, "stop a job (its waiting workers are canceled)", NULL,
+      job_stop_cmd },
+    { "job report", "ID finished|failed", job_report_flags, CMD_MUTATES,
+      "what an on-node agent sends when a worker ends", NULL, job_report_cmd },
+    { 0 }
+};

@@ -1,0 +1,69 @@
+/* sched_queue.h - the waiting queue (sched_queue.c) that `sched run`
+ * (sched_run.c) and `job why` (job_why.c) share, and the paying
+ * accounts' credit.
+ *
+ * A queue entry keeps the job's stored text and decodes it only when the
+ * pass needs the document: in a long queue most jobs share a shape that
+ * already found no node, and for those the few fields the pass needs are
+ * read from the text directly (sched_raw_*), which must agree with decoding.
+ */
+#ifndef RD_SCHED_QUEUE_H
+#define RD_SCHED_QUEUE_H
+
+#include <jansson.h>
+
+#include "cmd.h"
+
+/* One job with a waiting worker, as the pass read it. */
+typedef struct {
+    char *text;           /* the stored value (NUL-terminated), NULL once done with */
+    size_t len;
+    int64_t rev;          /* its mod_revision */
+    int64_t created;      /* its create_revision: the exact submission order */
+    json_t *doc;          /* decoded text, or NULL until needed */
+    json_t *work;         /* with this batch's placements, or NULL */
+    int64_t priority;
+    char *submitted;      /* submitted_at */
+    char *shape;          /* resources, region pin, paying accounts as stored; NULL: decode */
+    size_t waiting;       /* workers waiting (from the text) */
+    size_t pending;       /* of those, waiting on a provisioning node */
+    char id[64];
+} sched_qjob;
+
+/* Jobs with a waiting worker in queue order (priority, then the order
+ * they were submitted in: the store revision that created each) into *q (free with sched_queue_free).  also (may be NULL) sees
+ * every job in the same scan; a nonzero return stops it with that code. */
+rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, tx_scan_fn also, void *also_data, rd_err *err);
+void sched_queue_free(sched_qjob *q, size_t n);
+
+/* The entry's decoded document (kept in q->doc), or NULL when its text is
+ * not a JSON object. */
+json_t *sched_qjob_doc(sched_qjob *q);
+
+/* Replaces the entry's text (a fresh read, or NULL: gone), drops the
+ * decoded forms and reads its fields again. */
+void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev);
+
+/* ---- reading compact JSON text without decoding it ------------------- */
+
+/* The value of member key of the JSON object in [p, end) as a span
+ * [*vs, *ve); 0 when it has no such member or the text is not an object. */
+int sched_raw_member(const char *p, const char *end, const char *key, const char **vs, const char **ve);
+
+/* The plain string value (no escapes) of member key into buf; 0 otherwise. */
+int sched_raw_string(const char *p, const char *end, const char *key, char *buf, size_t len);
+
+/* Counts the workers in state waiting_gpus and, of those, the ones waiting
+ * on a provisioning node (pending_node set); 0 when "workers" is not an
+ * array of objects. */
+int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *pending);
+
+/* 1 while the paying account has credit left (its wallet is above zero). */
+int sched_wallet_ok(cmd_ctx *ctx, const char *owner);
+
+/* 1 while every account that pays for job has credit left: the project's
+ * owner and, for a job that pays a federated fee, its creator.  Else 0, and
+ * *broke (may be NULL) names the first that has none. */
+int sched_payers_ok(cmd_ctx *ctx, const json_t *job, const char **broke);
+
+#endif
