@@ -1,4 +1,5 @@
-/* account.c - accounts, projects, and the initial contents of a new store.
+/* account.c - accounts, project documents, and the initial contents of a
+ * new store.  The project commands are project.c's.
  *
  * The account named "default" administers the store: only it (or another
  * account with "admin": true) creates accounts and acts on others' behalf.
@@ -7,10 +8,14 @@
  */
 #include "account.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "audit.h"
+#include "ledger.h"
 #include "names.h"
+#include "num.h"
 
 #define META_KEY "/rigdeck/meta/store"
 #define ADMIN_ACCOUNT "default"
@@ -22,7 +27,7 @@ static const char *account_key(char buf[RD_KEY_MAX], const char *name)
     return tx_key(buf, "/rigdeck/accounts/%s", name);
 }
 
-static const char *project_key(char buf[RD_KEY_MAX], const char *owner, const char *name)
+const char *account_project_key(char buf[RD_KEY_MAX], const char *owner, const char *name)
 {
     return tx_key(buf, "/rigdeck/projects/%s/%s", owner, name);
 }
@@ -34,7 +39,7 @@ static json_t *account_new(const char *name, const char *plan, int admin, rd_tim
                      "created_at", rdtime_format(now, ts));
 }
 
-static json_t *project_new(const char *name, const char *owner, rd_time now)
+json_t *account_project_new(const char *name, const char *owner, rd_time now)
 {
     char ts[RDTIME_BUFLEN];
     return json_pack("{s:s, s:s, s:[], s:s, s:s}", "name", name, "owner", owner, "members", "on_quota_exhausted",
@@ -51,7 +56,7 @@ static rd_code account_stage(cmd_ctx *ctx, const char *name, const char *plan, i
     /* Guard both keys: they must still be free when this commits. */
     rd_code rc = tx_get(ctx->tx, account_key(akey, name), &old_account, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, project_key(pkey, name, "default"), &old_project, err);
+        rc = tx_get(ctx->tx, account_project_key(pkey, name, "default"), &old_project, err);
     if (rc == RD_OK && old_account)
         rc = rd_fail(err, RD_EEXISTS, "account '%s' exists already", name);
     json_decref(old_account);
@@ -65,7 +70,7 @@ static rd_code account_stage(cmd_ctx *ctx, const char *name, const char *plan, i
         *account = json_incref(acct);
     rc = tx_put(ctx->tx, akey, acct, err);
     if (rc == RD_OK)
-        rc = tx_put(ctx->tx, pkey, project_new("default", name, ctx->now), err);
+        rc = tx_put(ctx->tx, pkey, account_project_new("default", name, ctx->now), err);
     return rc;
 }
 
@@ -143,7 +148,7 @@ int account_actor_is_admin(cmd_ctx *ctx)
     return admin;
 }
 
-static int members_has(const json_t *project, const char *account)
+int account_project_has_member(const json_t *project, const char *account)
 {
     size_t i;
     json_t *m;
@@ -168,10 +173,10 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
         if ((rc = names_check("project owner", owner, err)) != RD_OK ||
             (rc = names_check("project name", slash + 1, err)) != RD_OK)
             return rc;
-        rc = tx_get(ctx->tx, project_key(key, owner, slash + 1), doc, err);
+        rc = tx_get(ctx->tx, account_project_key(key, owner, slash + 1), doc, err);
         if (rc == RD_OK && !*doc)
             return rd_fail(err, RD_ENOTFOUND, "project '%s' does not exist", ref);
-        if (rc == RD_OK && strcmp(owner, ctx->actor) != 0 && !members_has(*doc, ctx->actor) &&
+        if (rc == RD_OK && strcmp(owner, ctx->actor) != 0 && !account_project_has_member(*doc, ctx->actor) &&
             !account_actor_is_admin(ctx)) {
             json_decref(*doc);
             *doc = NULL;
@@ -181,7 +186,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
     }
     if ((rc = names_check("project name", ref, err)) != RD_OK)
         return rc;
-    if ((rc = tx_get(ctx->tx, project_key(key, ctx->actor, ref), doc, err)) != RD_OK || *doc)
+    if ((rc = tx_get(ctx->tx, account_project_key(key, ctx->actor, ref), doc, err)) != RD_OK || *doc)
         return rc;
 
     /* Not the actor's own: a project of that name shared with it; for an
@@ -196,7 +201,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
             break;
         json_array_foreach(all, i, p) {
             if (strcmp(json_string_value(json_object_get(p, "name")), ref) == 0 &&
-                (any || members_has(p, ctx->actor))) {
+                (any || account_project_has_member(p, ctx->actor))) {
                 hit = p;
                 hits++;
             }
@@ -204,7 +209,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
     }
     if (hits == 1) {
         const char *owner = json_string_value(json_object_get(hit, "owner"));
-        rc = tx_get(ctx->tx, project_key(key, owner, ref), doc, err);
+        rc = tx_get(ctx->tx, account_project_key(key, owner, ref), doc, err);
     } else if (hits > 1) {
         rc = rd_fail(err, RD_EINVAL, "project '%s' is ambiguous: several accounts have a project of that name; write OWNER/%s", ref, ref);
     } else {
@@ -216,7 +221,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
 
 /* ---- commands ---------------------------------------------------------- */
 
-static rd_code require_admin(cmd_ctx *ctx, const char *what, rd_err *err)
+rd_code account_require_admin(cmd_ctx *ctx, const char *what, rd_err *err)
 {
     if (account_actor_is_admin(ctx))
         return RD_OK;
@@ -235,7 +240,7 @@ static rd_code account_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     for (const char *const *r = reserved_names; *r; r++)
         if (strcmp(name, *r) == 0)
             return rd_fail(err, RD_EINVAL, "account name '%s' is reserved", name);
-    if ((rc = require_admin(ctx, "account create", err)) != RD_OK)
+    if ((rc = account_require_admin(ctx, "account create", err)) != RD_OK)
         return rc;
     return account_stage(ctx, name, plan, 0, result, err);
 }
@@ -312,7 +317,7 @@ static rd_code account_projects(cmd_ctx *ctx, const char *name, json_t **owned, 
         const char *pname = json_string_value(json_object_get(p, "name"));
         if (owner && strcmp(owner, name) == 0)
             json_array_append_new(*owned, json_string(pname));
-        else if (members_has(p, name))
+        else if (account_project_has_member(p, name))
             json_array_append_new(*shared, json_sprintf("%s/%s", owner, pname));
     }
     json_decref(all);
@@ -335,113 +340,66 @@ static rd_code account_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     return RD_OK;
 }
 
-static rd_code project_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+/* ---- account deposit --------------------------------------------------- */
+
+static rd_code deposit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    const char *name = cmd_arg(a, 0);
-    const char *owner = cmd_opt(a, "owner") ? cmd_opt(a, "owner") : ctx->actor;
-    char key[RD_KEY_MAX];
-    json_t *doc = NULL;
+    const char *name = cmd_arg(a, 0), *ref = cmd_opt(a, "ref");
+    char id[LEDGER_ID_MAX + 1], wallet[LEDGER_ACCOUNT_MAX], refbuf[LEDGER_REF_MAX];
+    json_t *acct = NULL, *doc = NULL;
+    int64_t amount = 0, balance = 0;
+    int dup = 0;
     rd_code rc;
-
-    if ((rc = names_check("project name", name, err)) != RD_OK)
+    if (!account_actor_is_admin(ctx))
+        return rd_fail(err, RD_EPERM, "account deposit: only an administering account (such as '%s') may deposit credits; --as is '%s'", ADMIN_ACCOUNT, ctx->actor);
+    if ((rc = account_get(ctx, "account", name, &acct, err)) != RD_OK)
         return rc;
-    if ((rc = account_get(ctx, "--owner", owner, &doc, err)) != RD_OK)
-        return rc;
-    json_decref(doc);
-    if (strcmp(owner, ctx->actor) != 0 && (rc = require_admin(ctx, "project create --owner", err)) != RD_OK)
-        return rc;
-    if ((rc = tx_get(ctx->tx, project_key(key, owner, name), &doc, err)) != RD_OK)
-        return rc;
-    if (doc) {
-        json_decref(doc);
-        return rd_fail(err, RD_EEXISTS, "project '%s' of account '%s' exists already", name, owner);
-    }
-    doc = project_new(name, owner, ctx->now);
-    *result = json_incref(doc);
-    return tx_put(ctx->tx, key, doc, err);
-}
-
-static rd_code project_share_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    const char *with = cmd_arg(a, 1);
-    json_t *project = NULL, *acct = NULL;
-    char key[RD_KEY_MAX];
-    rd_code rc;
-
-    if ((rc = account_project_resolve(ctx, cmd_arg(a, 0), &project, err)) != RD_OK)
-        return rc;
-    const char *owner = json_string_value(json_object_get(project, "owner"));
-    const char *name = json_string_value(json_object_get(project, "name"));
-    if (strcmp(owner, ctx->actor) != 0 && !account_actor_is_admin(ctx))
-        rc = rd_fail(err, RD_EPERM, "project share: only the owner '%s' may share project '%s'", owner, name);
-    if (rc == RD_OK)
-        rc = account_get(ctx, "account", with, &acct, err);
-    if (rc == RD_OK && strcmp(with, owner) == 0)
-        rc = rd_fail(err, RD_EINVAL, "project share: account '%s' owns project '%s' already", with, name);
-    if (rc == RD_OK && strcmp(with, "platform") == 0)
-        rc = rd_fail(err, RD_EINVAL, "project share: '%s' is the platform account and cannot create jobs", with);
-    if (rc == RD_OK && !members_has(project, with))
-        json_array_append_new(json_object_get(project, "members"), json_string(with));
-    if (rc == RD_OK) {
-        *result = json_incref(project);
-        rc = tx_put(ctx->tx, project_key(key, owner, name), project, err);
-        project = NULL;
-    }
-    json_decref(project);
     json_decref(acct);
-    return rc;
-}
-
-static rd_code project_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    char key[RD_KEY_MAX];
-    json_t *project = NULL;
-    rd_code rc = account_project_resolve(ctx, cmd_arg(a, 0), &project, err);
-    if (rc != RD_OK)
+    if (strcmp(name, "platform") == 0)
+        return rd_fail(err, RD_EINVAL, "account deposit: 'platform' is the installation's revenue account and has no wallet");
+    if ((rc = num_parse_credits("AMOUNT", cmd_arg(a, 1), 1, LEDGER_AMOUNT_MAX, &amount, err)) != RD_OK)
         return rc;
-    const char *owner = json_string_value(json_object_get(project, "owner"));
-    if (strcmp(owner, ctx->actor) != 0 && !account_actor_is_admin(ctx))
-        rc = rd_fail(err, RD_EPERM, "project set: only the owner '%s' may change project '%s'", owner, cmd_arg(a, 0));
-    if (rc == RD_OK && !cmd_opt(a, "on-quota-exhausted"))
-        rc = rd_fail(err, RD_EUSAGE, "project set: give --on-quota-exhausted fail|move");
-    if (rc == RD_OK) {
-        json_object_set_new(project, "on_quota_exhausted", json_string(cmd_opt(a, "on-quota-exhausted")));
-        *result = json_incref(project);
-        rc = tx_put(ctx->tx, project_key(key, owner, json_string_value(json_object_get(project, "name"))), project, err);
-        project = NULL;
+    if (ref) {
+        /* A caller-chosen reference makes the deposit idempotent: the same
+         * --ref posts once, whatever the number of retries. */
+        if (!*ref || strchr(ref, '/') || ledger_id_check(ref, NULL) != RD_OK || strlen(ref) > 128)
+            return rd_fail(err, RD_EINVAL, "--ref must be 1-128 characters of A-Z, a-z, 0-9, '.', '_', '-' or ':', got '%s'", ref);
+        snprintf(id, sizeof id, "deposit/%s/%s", name, ref);
+        snprintf(refbuf, sizeof refbuf, "%s", ref);
+    } else {
+        char ts[RDTIME_BUFLEN], stamp[20];
+        uint32_t nonce = 0;
+        if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
+            nonce = (uint32_t)rand();
+        rdtime_format(ctx->now, ts);   /* 2026-11-01T00:00:00Z -> 20261101T000000Z */
+        size_t j = 0;
+        for (const char *p = ts; *p && j + 1 < sizeof stamp; p++)
+            if (*p != '-' && *p != ':')
+                stamp[j++] = *p;
+        stamp[j] = '\0';
+        snprintf(id, sizeof id, "deposit/%s/%s-%08x", name, stamp, nonce);
+        snprintf(refbuf, sizeof refbuf, "deposit by %s", ctx->actor);
     }
-    json_decref(project);
-    return rc;
-}
-
-static rd_code project_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    json_t *all = NULL, *items = json_array(), *p;
-    const char *owner = cmd_opt(a, "owner");
-    size_t i;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/projects/", &all, err);
+    ledger_transfer t = { id, "external", ledger_wallet_id(wallet, name), amount, "deposit", ctx->now, refbuf };
+    if ((rc = ledger_stage(ctx->tx, &t, &dup, err)) == RD_OK)
+        rc = ledger_transfer_get(ctx->tx, id, &doc, err);
+    if (rc == RD_OK)
+        rc = ledger_balance(ctx->tx, wallet, &balance, NULL, err);
     if (rc != RD_OK) {
-        json_decref(items);
+        json_decref(doc);
         return rc;
     }
-    int admin = account_actor_is_admin(ctx);
-    json_array_foreach(all, i, p) {
-        const char *o = json_string_value(json_object_get(p, "owner"));
-        if (owner && strcmp(o, owner) != 0)
-            continue;
-        if (admin || strcmp(o, ctx->actor) == 0 || members_has(p, ctx->actor))
-            json_array_append(items, p);
-    }
-    json_decref(all);
-    *result = json_pack("{s:o}", "items", items);
+    json_object_set_new(doc, "account", json_string(name));
+    json_object_set_new(doc, "balance_ucr", json_integer(balance));
+    json_object_set_new(doc, "duplicate", json_boolean(dup));
+    *result = doc;
     return RD_OK;
 }
 
-static rd_code project_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    return account_project_resolve(ctx, cmd_arg(a, 0), result, err);
-}
-
+static const cmd_flag deposit_flags[] = {
+    { "ref", "REF", CMD_FLAG_VALUE, "idempotency reference: the same REF deposits once" },
+    { 0 }
+};
 static const cmd_flag account_create_flags[] = {
     { "plan", "free|team|enterprise", CMD_FLAG_VALUE, "feature plan (default free)" },
     { 0 }
@@ -451,20 +409,6 @@ static const cmd_flag account_set_flags[] = {
     { "clear-mining-wallets", NULL, 0, "remove every mining wallet address first" },
     { 0 }
 };
-static const cmd_flag project_create_flags[] = {
-    { "owner", "ACCOUNT", CMD_FLAG_VALUE, "owning account (default: --as)" },
-    { 0 }
-};
-static const cmd_flag project_set_flags[] = {
-    { "on-quota-exhausted", "fail|move", CMD_FLAG_VALUE,
-      "when its GCP regions' quota runs out: fail the job, or wait for another location (default move)" },
-    { 0 }
-};
-static const cmd_flag project_list_flags[] = {
-    { "owner", "ACCOUNT", CMD_FLAG_VALUE, "only projects of this owner" },
-    { 0 }
-};
-
 const cmd_def account_cmd_table[] = {
     { "account create", "NAME", account_create_flags, CMD_MUTATES,
       "create a tenant account with its 'default' project", NULL, account_create_cmd },
@@ -472,13 +416,7 @@ const cmd_def account_cmd_table[] = {
     { "account show", "NAME", NULL, 0, "show an account and its projects", NULL, account_show_cmd },
     { "account set", "NAME", account_set_flags, CMD_MUTATES, "change an account's mining wallet addresses", NULL,
       account_set_cmd },
-    { "project create", "NAME", project_create_flags, CMD_MUTATES,
-      "create a project owned by --owner (default: --as)", NULL, project_create_cmd },
-    { "project share", "NAME ACCOUNT", NULL, CMD_MUTATES,
-      "let ACCOUNT create jobs in project NAME (NAME or OWNER/NAME)", NULL, project_share_cmd },
-    { "project set", "NAME", project_set_flags, CMD_MUTATES, "change a project's settings", NULL, project_set_cmd },
-    { "project list", "", project_list_flags, 0, "list the projects you own or share",
-      "owner,name,members,created_at", project_list_cmd },
-    { "project show", "NAME", NULL, 0, "show a project (NAME or OWNER/NAME)", NULL, project_show_cmd },
+    { "account deposit", "NAME AMOUNT", deposit_flags, CMD_MUTATES,
+      "add AMOUNT credits (up to 6 decimals) to the account's wallet from outside", NULL, deposit_cmd },
     { 0 }
 };

@@ -32,4 +32,17 @@ int account_has_mining_wallet(cmd_ctx *ctx, const char *name);
  * *doc gets the project (new reference). */
 rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_err *err);
 
+/* The key of project name of owner. */
+const char *account_project_key(char buf[RD_KEY_MAX], const char *owner, const char *name);
+
+/* A new project document (no members, on_quota_exhausted move). */
+json_t *account_project_new(const char *name, const char *owner, rd_time now);
+
+/* 1 when account is one of the project's members (it was shared with it). */
+int account_project_has_member(const json_t *project, const char *account);
+
+/* RD_OK when the acting account administers the store, else RD_EPERM
+ * naming `what`. */
+rd_code account_require_admin(cmd_ctx *ctx, const char *what, rd_err *err);
+
 #endif

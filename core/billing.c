@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
+#include "cmd.h"
 #include "ledger.h"
 
 __extension__ typedef __int128 billing_wide;
@@ -361,3 +363,37 @@ rd_code billing_run(rd_tx *tx, rd_time until, billing_commit_fn commit, void *ar
     json_decref(b.items);
     return rc;
 }
+
+/* ---- the bill command ----------------------------------------------------- */
+
+static rd_code bill_commit_step(void *ctx, rd_err *err)
+{
+    return cmd_commit_step(ctx, err);
+}
+
+static rd_code bill_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    rd_time until = ctx->now;
+    rd_code rc;
+    if (!account_actor_is_admin(ctx))
+        return rd_fail(err, RD_EPERM, "bill run: only an administering account (such as 'default') may run billing; --as is '%s'", ctx->actor);
+    if (cmd_opt(a, "until") && (rc = rdtime_parse("--until", cmd_opt(a, "until"), &until, err)) != RD_OK)
+        return rc;
+    if (until > ctx->now) {
+        char u[RDTIME_BUFLEN], n[RDTIME_BUFLEN];
+        return rd_fail(err, RD_EINVAL, "--until %s is after the current time %s: nothing is due in the future",
+                       rdtime_format(until, u), rdtime_format(ctx->now, n));
+    }
+    return billing_run(ctx->tx, until, bill_commit_step, ctx, result, err);
+}
+
+static const cmd_flag bill_run_flags[] = {
+    { "until", "TIME", CMD_FLAG_VALUE, "post what is due at or before TIME (default: --now)" },
+    { 0 }
+};
+
+const cmd_def bill_cmd_table[] = {
+    { "bill run", "", bill_run_flags, CMD_MUTATES,
+      "post every usage charge, device fee and payout due up to --until (idempotent)", NULL, bill_run_cmd },
+    { 0 }
+};

@@ -37,6 +37,7 @@ struct cmd_args {
 
 static const cmd_def *const cmd_tables[] = {
     account_cmd_table,
+    project_cmd_table,
     catalog_cmd_table,
     region_cmd_table,
     cloud_cmd_table,
@@ -47,6 +48,7 @@ static const cmd_def *const cmd_tables[] = {
     sched_cmd_table,
     price_cmd_table,
     ledger_cmd_table,
+    bill_cmd_table,
     audit_cmd_table,
     store_cmd_table,
     cmd_help_table,

@@ -150,6 +150,7 @@ char *cmd_help_text(const json_t *result, size_t width);
 /* Tables contributed by subsystems (each terminated by {0}). */
 extern const cmd_def cmd_help_table[];
 extern const cmd_def account_cmd_table[];
+extern const cmd_def project_cmd_table[];
 extern const cmd_def audit_cmd_table[];
 extern const cmd_def store_cmd_table[];
 extern const cmd_def catalog_cmd_table[];
@@ -162,5 +163,6 @@ extern const cmd_def job_cmd_table[];
 extern const cmd_def sched_cmd_table[];
 extern const cmd_def price_cmd_table[];
 extern const cmd_def ledger_cmd_table[];
+extern const cmd_def bill_cmd_table[];
 
 #endif

@@ -1,5 +1,5 @@
-/* ledger_cmd.c - the commands over the ledger and billing: account deposit,
- * ledger balance|entries|statement|verify, bill run.
+/* ledger_cmd.c - the `ledger` commands: balance, entries, statement,
+ * verify.  (`account deposit` is account.c's, `bill run` billing.c's.)
  *
  * Who sees what: an administering account sees and moves everything; any
  * other account sees only its own wallet and earnings.  Read commands read
@@ -8,13 +8,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "account.h"
-#include "billing.h"
 #include "cmd.h"
 #include "ledger.h"
-#include "names.h"
 #include "num.h"
 
 #define ADMIN_HINT "only an administering account (such as 'default') may"
@@ -58,62 +55,6 @@ static rd_code select_account(cmd_ctx *ctx, const char *what, const char *arg, i
     if ((!owner || strcmp(owner, ctx->actor) != 0) && !account_actor_is_admin(ctx))
         return rd_fail(err, RD_EPERM, "%s %s: account '%s' may see only its own ledger accounts; %s see others'",
                        what, arg, ctx->actor, ADMIN_HINT);
-    return RD_OK;
-}
-
-/* ---- account deposit --------------------------------------------------- */
-
-static rd_code deposit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    const char *name = cmd_arg(a, 0), *ref = cmd_opt(a, "ref");
-    char id[LEDGER_ID_MAX + 1], wallet[LEDGER_ACCOUNT_MAX], refbuf[LEDGER_REF_MAX];
-    json_t *acct = NULL, *doc = NULL;
-    int64_t amount = 0, balance = 0;
-    int dup = 0;
-    rd_code rc;
-    if (!account_actor_is_admin(ctx))
-        return rd_fail(err, RD_EPERM, "account deposit: %s deposit credits; --as is '%s'", ADMIN_HINT, ctx->actor);
-    if ((rc = account_get(ctx, "account", name, &acct, err)) != RD_OK)
-        return rc;
-    json_decref(acct);
-    if (strcmp(name, "platform") == 0)
-        return rd_fail(err, RD_EINVAL, "account deposit: 'platform' is the installation's revenue account and has no wallet");
-    if ((rc = num_parse_credits("AMOUNT", cmd_arg(a, 1), 1, LEDGER_AMOUNT_MAX, &amount, err)) != RD_OK)
-        return rc;
-    if (ref) {
-        /* A caller-chosen reference makes the deposit idempotent: the same
-         * --ref posts once, whatever the number of retries. */
-        if (!*ref || strchr(ref, '/') || ledger_id_check(ref, NULL) != RD_OK || strlen(ref) > 128)
-            return rd_fail(err, RD_EINVAL, "--ref must be 1-128 characters of A-Z, a-z, 0-9, '.', '_', '-' or ':', got '%s'", ref);
-        snprintf(id, sizeof id, "deposit/%s/%s", name, ref);
-        snprintf(refbuf, sizeof refbuf, "%s", ref);
-    } else {
-        char ts[RDTIME_BUFLEN], stamp[20];
-        uint32_t nonce = 0;
-        if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
-            nonce = (uint32_t)rand();
-        rdtime_format(ctx->now, ts);   /* 2026-11-01T00:00:00Z -> 20261101T000000Z */
-        size_t j = 0;
-        for (const char *p = ts; *p && j + 1 < sizeof stamp; p++)
-            if (*p != '-' && *p != ':')
-                stamp[j++] = *p;
-        stamp[j] = '\0';
-        snprintf(id, sizeof id, "deposit/%s/%s-%08x", name, stamp, nonce);
-        snprintf(refbuf, sizeof refbuf, "deposit by %s", ctx->actor);
-    }
-    ledger_transfer t = { id, "external", ledger_wallet_id(wallet, name), amount, "deposit", ctx->now, refbuf };
-    if ((rc = ledger_stage(ctx->tx, &t, &dup, err)) == RD_OK)
-        rc = ledger_transfer_get(ctx->tx, id, &doc, err);
-    if (rc == RD_OK)
-        rc = ledger_balance(ctx->tx, wallet, &balance, NULL, err);
-    if (rc != RD_OK) {
-        json_decref(doc);
-        return rc;
-    }
-    json_object_set_new(doc, "account", json_string(name));
-    json_object_set_new(doc, "balance_ucr", json_integer(balance));
-    json_object_set_new(doc, "duplicate", json_boolean(dup));
-    *result = doc;
     return RD_OK;
 }
 
@@ -422,33 +363,8 @@ static rd_code verify_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_e
 }
 
 /* A bill run's step: committed with its own audit record. */
-static rd_code bill_commit_step(void *ctx, rd_err *err)
-{
-    return cmd_commit_step(ctx, err);
-}
-
-static rd_code bill_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    rd_time until = ctx->now;
-    rd_code rc;
-    if (!account_actor_is_admin(ctx))
-        return rd_fail(err, RD_EPERM, "bill run: %s run billing; --as is '%s'", ADMIN_HINT, ctx->actor);
-    if (cmd_opt(a, "until") && (rc = rdtime_parse("--until", cmd_opt(a, "until"), &until, err)) != RD_OK)
-        return rc;
-    if (until > ctx->now) {
-        char u[RDTIME_BUFLEN], n[RDTIME_BUFLEN];
-        return rd_fail(err, RD_EINVAL, "--until %s is after the current time %s: nothing is due in the future",
-                       rdtime_format(until, u), rdtime_format(ctx->now, n));
-    }
-    return billing_run(ctx->tx, until, bill_commit_step, ctx, result, err);
-}
-
 /* ---- the table --------------------------------------------------------- */
 
-static const cmd_flag deposit_flags[] = {
-    { "ref", "REF", CMD_FLAG_VALUE, "idempotency reference: the same REF deposits once" },
-    { 0 }
-};
 static const cmd_flag entries_flags[] = {
     { "account", "ACCOUNT", CMD_FLAG_VALUE, "only entries of this account (NAME, wallet:NAME, earnings:NAME, platform)" },
     { "since", "TIME", CMD_FLAG_VALUE, "only entries at or after TIME" },
@@ -460,14 +376,7 @@ static const cmd_flag statement_flags[] = {
     { "month", "YYYY-MM", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the calendar month (UTC)" },
     { 0 }
 };
-static const cmd_flag bill_run_flags[] = {
-    { "until", "TIME", CMD_FLAG_VALUE, "post what is due at or before TIME (default: --now)" },
-    { 0 }
-};
-
 const cmd_def ledger_cmd_table[] = {
-    { "account deposit", "NAME AMOUNT", deposit_flags, CMD_MUTATES,
-      "add AMOUNT credits (up to 6 decimals) to the account's wallet from outside", NULL, deposit_cmd },
     { "ledger balance", "[ACCOUNT]", NULL, 0, "an account's wallet balance, pending amount and earnings", NULL,
       balance_cmd },
     { "ledger entries", "", entries_flags, 0, "the transfers, oldest first, filtered",
@@ -475,7 +384,5 @@ const cmd_def ledger_cmd_table[] = {
     { "ledger statement", "ACCOUNT", statement_flags, 0,
       "a month's statement: opening balance, entries by kind, totals, closing balance", NULL, statement_cmd },
     { "ledger verify", "", NULL, 0, "check every ledger invariant; exit 1 on any violation", NULL, verify_cmd },
-    { "bill run", "", bill_run_flags, CMD_MUTATES,
-      "post every usage charge, device fee and payout due up to --until (idempotent)", NULL, bill_run_cmd },
     { 0 }
 };
