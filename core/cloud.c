@@ -357,12 +357,13 @@ static rd_code cloud_sync_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     return cloud_sync(ctx, cmd_arg(a, 0), result, err);
 }
 
-static rd_code quota_refresh_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+rd_code cloud_quota_refresh(cmd_ctx *ctx, const char *name, json_t **region_out, json_t **quota_out, rd_err *err)
 {
     json_t *regions = NULL, *quota = NULL, *report = cloud_report_new();
     cloud_round r;
     gcp_fault f = { 0 };
-    rd_code rc = gcp_regions(ctx, cmd_arg(a, 0), "quota refresh", &regions, err);
+    *region_out = *quota_out = NULL;
+    rd_code rc = gcp_regions(ctx, name, "quota refresh", &regions, err);
     tx_reset(ctx->tx);
     if (rc != RD_OK) {
         json_decref(report);
@@ -373,16 +374,9 @@ static rd_code quota_refresh_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (rc == RD_OK)
         rc = refresh_quotas(&r, &quota, &f, err);
     if (rc == RD_OK) {
-        json_t *list = json_array(), *m;
-        const char *k;
-        json_t *metrics = json_object_get(quota, "metrics");
-        json_object_foreach(metrics, k, m)
-            json_array_append_new(list, json_pack("{s:s, s:O, s:O, s:I}", "metric", k, "limit", json_object_get(m, "limit"),
-                                                  "usage", json_object_get(m, "usage"), "available",
-                                                  (json_int_t)quota_available(metrics, k)));
-        *result = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:s}", "name", r.name, "region", r.name, "gcp_region",
-                            r.gcp_region, "metrics", list, "runnable", quota_runnable_map(r.gcp_region, metrics),
-                            "source", "gcp", "refreshed_at", fleet_str(quota, "refreshed_at"));
+        *region_out = json_incref(json_array_get(regions, 0));
+        *quota_out = quota;
+        quota = NULL;
     }
     json_decref(quota);
     round_close(&r);
@@ -396,7 +390,5 @@ const cmd_def cloud_cmd_table[] = {
     { "cloud sync", "[REGION]", NULL, CMD_MUTATES,
       "one round of GCP provisioning: create and activate nodes, release idle ones, reconcile, refresh quotas", NULL,
       cloud_sync_cmd },
-    { "quota refresh", "REGION", NULL, CMD_MUTATES, "fetch a GCP region's quota limits and usage from the Compute API",
-      NULL, quota_refresh_cmd },
     { 0 }
 };

@@ -36,4 +36,9 @@
  * when the one region asked for could not be reached at all. */
 rd_code cloud_sync(cmd_ctx *ctx, const char *region, json_t **result, rd_err *err);
 
+/* `quota refresh REGION`: fetches the GCP region's quota limits and usage
+ * from the Compute API and stores them; *region_out and *quota_out get the
+ * region and the stored quota document (new references). */
+rd_code cloud_quota_refresh(cmd_ctx *ctx, const char *name, json_t **region_out, json_t **quota_out, rd_err *err);
+
 #endif

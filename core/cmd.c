@@ -38,8 +38,11 @@ struct cmd_args {
 static const cmd_def *const cmd_tables[] = {
     account_cmd_table,
     project_cmd_table,
-    catalog_cmd_table,
+    gpu_cmd_table,
+    gcp_cmd_table,
+    provider_cmd_table,
     region_cmd_table,
+    quota_cmd_table,
     cloud_cmd_table,
     node_cmd_table,
     device_cmd_table,

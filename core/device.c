@@ -238,6 +238,18 @@ static rd_code device_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     return rc;
 }
 
+static rd_code device_models_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *items = json_array();
+    (void)ctx;
+    (void)a;
+    for (size_t i = 0; i < catalog_device_count(); i++)
+        json_array_append_new(items, json_pack("{s:s, s:s}", "name", catalog_device_at(i)->id, "display_name",
+                                               catalog_device_at(i)->name));
+    *result = json_pack("{s:o}", "items", items);
+    return *result ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+}
+
 /* ---- device configurations --------------------------------------------- */
 
 static rd_code check_env(const char *kv, json_t *env, rd_err *err)
@@ -411,6 +423,7 @@ const cmd_def device_cmd_table[] = {
       device_remove_cmd },
     { "device report", "DEVICE", device_report_flags, CMD_MUTATES, "what a device sends: ready, running or failed",
       NULL, device_report_cmd },
+    { "device models", "", NULL, CMD_NO_STORE, "the edge device models devices may be", NULL, device_models_cmd },
     { "device-config create", "REGION NAME", config_create_flags, CMD_MUTATES,
       "create a device configuration (unique name within the region)", NULL, config_create_cmd },
     { "device-config list", "", config_list_flags, 0, "list device configurations",

@@ -1,153 +1,25 @@
-/* region.c - providers, regions and GCP quotas.
+/* region.c - the `region` commands: create, list, show, remove.
  *
- * An account enables the providers it uses (physical, gcp) and creates
+ * An account enables the providers it uses (provider.c) and creates
  * regions under them; a region belongs to its creator, who alone (with the
  * store's administrators) adds nodes, devices and resources to it.  Region
  * names are global, since jobs and resources name regions without an owner.
  * A GCP region records its storage node at creation (provisioning until the
- * cloud driver brings it up), and carries quota metrics from which the
- * number of runnable jobs per GPU type follows (seed 000's formula).
+ * cloud driver brings it up), and carries quota metrics (quota_cmd.c) from
+ * which the number of runnable jobs per GPU type follows (quota.c).
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "catalog.h"
 #include "fleet.h"
-#include "gcpkey.h"
 #include "account.h"
 #include "names.h"
 #include "node.h"
-#include "num.h"
+#include "provider.h"
 #include "quota.h"
 
 #define DEFAULT_IDLE_RELEASE_S 600
-
-static const char *provider_key(char buf[RD_KEY_MAX], const char *owner, const char *type)
-{
-    return tx_key(buf, "/rigdeck/providers/%s/%s", owner, type);
-}
-
-/* ---- providers --------------------------------------------------------- */
-
-/* Seed 000 names two payment modes: credits (daily payouts to the wallet)
- * and Stripe, "coming soon".  Only credits is implemented, so anything else
- * would record a payout the billing run can never make. */
-static rd_code provider_check_payment(const char *payment, rd_err *err)
-{
-    if (strcmp(payment, "credits") == 0)
-        return RD_OK;
-    if (strcasecmp(payment, "stripe") == 0)
-        return rd_fail(err, RD_EINVAL, "--payment stripe is not available yet: the only payment mode is credits");
-    return rd_fail(err, RD_EINVAL, "--payment must be credits (the only payment mode), got '%s'", payment);
-}
-
-static rd_code provider_enable_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    const char *type = cmd_arg(a, 0);
-    const char *key_file = cmd_opt(a, "key-file");
-    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    json_t *doc = NULL;
-    const char *payment = cmd_opt(a, "payment") ? cmd_opt(a, "payment") : "credits";
-    rd_code rc;
-
-    if ((rc = provider_check_payment(payment, err)) != RD_OK)
-        return rc;
-    if (strcmp(type, "physical") == 0 && key_file)
-        return rd_fail(err, RD_EINVAL, "--key-file is only for the gcp provider");
-    if (strcmp(type, "gcp") == 0 && !key_file)
-        return rd_fail(err, RD_EINVAL, "provider enable gcp: --key-file FILE (the service account's JSON key) is required");
-    if ((rc = tx_get(ctx->tx, provider_key(key, ctx->actor, type), &doc, err)) != RD_OK)
-        return rc;
-    int existed = doc != NULL;
-    json_decref(doc);
-    doc = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", type, "type", type, "owner", ctx->actor,
-                    "payment", payment,
-                    "enabled_at", rdtime_format(ctx->now, ts));
-    if (!doc)
-        return rd_fail(err, RD_ENOMEM, "out of memory");
-    if (key_file) {
-        char *text = NULL, *sealed = NULL;
-        size_t len = 0;
-        gcp_sa_key sa;
-        rc = fleet_read_file("--key-file", key_file, &text, &len, err);
-        if (rc == RD_OK && (rc = gcpkey_parse(text, len, &sa, err)) == RD_OK) {
-            json_object_set_new(doc, "project_id", json_string(sa.project_id));
-            json_object_set_new(doc, "client_email", json_string(sa.client_email));
-            json_object_set_new(doc, "token_uri", json_string(sa.token_uri));
-            gcpkey_free(&sa);
-            rc = fleet_seal(ctx, text, len, &sealed, err);
-        }
-        if (text)
-            memset(text, 0, len);
-        free(text);
-        if (rc == RD_OK)
-            json_object_set_new(doc, "secret_key", json_string(sealed));
-        free(sealed);
-        if (rc != RD_OK) {
-            json_decref(doc);
-            return rc;
-        }
-    }
-    json_object_set_new(doc, "reenabled", json_boolean(existed));
-    *result = json_incref(doc);
-    return tx_put(ctx->tx, key, doc, err);
-}
-
-static rd_code provider_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    json_t *items = NULL;
-    (void)a;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/providers/", &items, err);
-    if (rc != RD_OK)
-        return rc;
-    if (!account_actor_is_admin(ctx))
-        fleet_filter(items, "owner", ctx->actor);
-    *result = json_pack("{s:o}", "items", items);
-    return RD_OK;
-}
-
-static rd_code provider_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    char key[RD_KEY_MAX];
-    const char *owner = cmd_opt(a, "owner") ? cmd_opt(a, "owner") : ctx->actor;
-    rd_code rc = names_check("--owner", owner, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, provider_key(key, owner, cmd_arg(a, 0)), result, err);
-    if (rc == RD_OK && !*result)
-        rc = rd_fail(err, RD_ENOTFOUND, "provider %s is not enabled for account '%s' (provider enable %s)",
-                     cmd_arg(a, 0), owner, cmd_arg(a, 0));
-    return rc;
-}
-
-/* Opens the sealed GCP key with this host's master key and parses it again:
- * tells an operator at once whether this admin host can act on GCP. */
-static rd_code provider_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    char key[RD_KEY_MAX];
-    json_t *prov = NULL;
-    char *plain = NULL;
-    size_t len = 0;
-    gcp_sa_key sa;
-    const char *owner = cmd_opt(a, "owner") ? cmd_opt(a, "owner") : ctx->actor;
-    rd_code rc = names_check("--owner", owner, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, provider_key(key, owner, "gcp"), &prov, err);
-    if (rc == RD_OK && !prov)
-        rc = rd_fail(err, RD_ENOTFOUND, "provider gcp is not enabled for account '%s' (provider enable gcp)", owner);
-    if (rc == RD_OK)
-        rc = fleet_unseal(ctx, fleet_str(prov, "secret_key"), &plain, &len, err);
-    if (rc == RD_OK && (rc = gcpkey_parse(plain, len, &sa, err)) == RD_OK) {
-        *result = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", "gcp", "owner", owner, "key", "ok", "project_id",
-                            sa.project_id, "client_email", sa.client_email);
-        gcpkey_free(&sa);
-    }
-    if (plain)
-        memset(plain, 0, len);
-    free(plain);
-    json_decref(prov);
-    return rc;
-}
 
 /* ---- regions ----------------------------------------------------------- */
 
@@ -162,7 +34,7 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 
     if ((rc = names_check_dns_label("region name", name, err)) != RD_OK)
         return rc;
-    if ((rc = tx_get(ctx->tx, provider_key(key, ctx->actor, provider), &prov, err)) != RD_OK)
+    if ((rc = provider_get(ctx, ctx->actor, provider, &prov, err)) != RD_OK)
         return rc;
     json_decref(prov);
     if (!prov)
@@ -430,94 +302,8 @@ static rd_code region_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     return rc;
 }
 
-/* ---- quotas ------------------------------------------------------------ */
-
-static rd_code quota_region(cmd_ctx *ctx, const char *name, const char *what, json_t **region, rd_err *err)
-{
-    rd_code rc = fleet_region_get(ctx, name, region, err);
-    if (rc == RD_OK && fleet_region_is_physical(*region)) {
-        json_decref(*region);
-        *region = NULL;
-        rc = rd_fail(err, RD_EINVAL, "%s: region '%s' is a physical region; quotas belong to GCP regions", what, name);
-    }
-    return rc;
-}
-
-static json_t *quota_view(const json_t *region, const json_t *quota)
-{
-    json_t *metrics = quota ? json_object_get(quota, "metrics") : NULL;
-    json_t *list = json_array();
-    const char *k;
-    json_t *m;
-    json_object_foreach((json_t *)metrics, k, m)
-        json_array_append_new(list, json_pack("{s:s, s:O, s:O, s:I}", "metric", k, "limit",
-                                              json_object_get(m, "limit"), "usage", json_object_get(m, "usage"),
-                                              "available", (json_int_t)quota_available(metrics, k)));
-    return json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", fleet_str(region, "name"), "region",
-                     fleet_str(region, "name"), "gcp_region", fleet_str(region, "gcp_region"), "metrics", list,
-                     "runnable", quota_runnable_map(fleet_str(region, "gcp_region"), metrics));
-}
-
-static rd_code quota_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    const char *name = cmd_arg(a, 0), *metric = cmd_arg(a, 1);
-    char key[RD_KEY_MAX];
-    json_t *region = NULL, *quota = NULL;
-    int64_t limit = 0, usage = 0;
-    rd_code rc = quota_region(ctx, name, "quota set", &region, err);
-    if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, "quota set", err);
-    if (rc == RD_OK)
-        rc = quota_check_metric(metric, err);
-    if (rc == RD_OK)
-        rc = num_parse_int("LIMIT", cmd_arg(a, 2), 0, INT32_MAX, &limit, err);
-    if (rc == RD_OK && cmd_opt(a, "usage"))
-        rc = num_parse_int("--usage", cmd_opt(a, "usage"), 0, INT32_MAX, &usage, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", name), &quota, err);
-    if (rc == RD_OK && !quota)
-        quota = json_pack("{s:s, s:{}}", "name", name, "metrics");
-    if (rc == RD_OK && !cmd_opt(a, "usage"))   /* keep the usage last reported */
-        usage = json_integer_value(json_object_get(json_object_get(json_object_get(quota, "metrics"), metric), "usage"));
-    if (rc == RD_OK) {
-        char ts[RDTIME_BUFLEN];
-        json_object_set_new(json_object_get(quota, "metrics"), metric,
-                            json_pack("{s:I, s:I}", "limit", (json_int_t)limit, "usage", (json_int_t)usage));
-        json_object_set_new(quota, "updated_at", json_string(rdtime_format(ctx->now, ts)));
-        *result = quota_view(region, quota);
-        rc = tx_put(ctx->tx, key, quota, err);
-        quota = NULL;
-    }
-    json_decref(quota);
-    json_decref(region);
-    return rc;
-}
-
-static rd_code quota_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    char key[RD_KEY_MAX];
-    json_t *region = NULL, *quota = NULL;
-    rd_code rc = quota_region(ctx, cmd_arg(a, 0), "quota show", &region, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", cmd_arg(a, 0)), &quota, err);
-    if (rc == RD_OK)
-        *result = quota_view(region, quota);
-    json_decref(quota);
-    json_decref(region);
-    return rc;
-}
-
 /* ---- the table --------------------------------------------------------- */
 
-static const cmd_flag provider_enable_flags[] = {
-    { "key-file", "FILE", CMD_FLAG_VALUE, "gcp: the service account's JSON key (sealed at rest)" },
-    { "payment", "credits", CMD_FLAG_VALUE, "how earnings are paid out: credits (daily, free; the only mode so far)" },
-    { 0 }
-};
-static const cmd_flag provider_show_flags[] = {
-    { "owner", "ACCOUNT", CMD_FLAG_VALUE, "whose provider (default: --as)" },
-    { 0 }
-};
 static const cmd_flag region_create_flags[] = {
     { "provider", "physical|gcp", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the provider the region belongs to" },
     { "storage", "local|central", CMD_FLAG_VALUE, "physical: stand-alone nodes, or a central storage node" },
@@ -532,29 +318,12 @@ static const cmd_flag region_list_flags[] = {
     { "owner", "ACCOUNT", CMD_FLAG_VALUE, "only regions of this account" },
     { 0 }
 };
-static const cmd_flag quota_set_flags[] = {
-    { "usage", "N", CMD_FLAG_VALUE, "the amount of the limit in use (default: unchanged, else 0)" },
-    { 0 }
-};
-
 const cmd_def region_cmd_table[] = {
-    { "provider enable", "physical|gcp", provider_enable_flags, CMD_MUTATES,
-      "enable a provider for the acting account", NULL, provider_enable_cmd },
-    { "provider list", "", NULL, 0, "list enabled providers", "owner,name,payment,project_id,client_email,enabled_at",
-      provider_list_cmd },
-    { "provider show", "physical|gcp", provider_show_flags, 0, "show an enabled provider (never its key)", NULL,
-      provider_show_cmd },
-    { "provider check", "gcp", provider_show_flags, 0,
-      "unseal the stored GCP key with this host's master key and check it", NULL, provider_check_cmd },
     { "region create", "NAME", region_create_flags, CMD_MUTATES,
       "create a physical or GCP region", NULL, region_create_cmd },
     { "region list", "", region_list_flags, 0, "list regions",
       "name,owner,provider,storage,public,state,compute_nodes,storage_nodes,devices", region_list_cmd },
     { "region show", "NAME", NULL, 0, "show a region (GCP: runnable jobs per GPU type)", NULL, region_show_cmd },
     { "region remove", "NAME", NULL, CMD_MUTATES, "remove an empty region", NULL, region_remove_cmd },
-    { "quota set", "REGION METRIC LIMIT", quota_set_flags, CMD_MUTATES,
-      "set a GCP quota metric's limit (and usage)", NULL, quota_set_cmd },
-    { "quota show", "REGION", NULL, 0, "GCP quota limits, usage and runnable jobs per GPU type", NULL,
-      quota_show_cmd },
     { 0 }
 };
