@@ -46,6 +46,7 @@ static const cmd_def *const cmd_tables[] = {
     cloud_cmd_table,
     node_cmd_table,
     device_cmd_table,
+    device_config_cmd_table,
     datastore_cmd_table,
     reservation_cmd_table,
     job_cmd_table,

@@ -161,6 +161,7 @@ extern const cmd_def quota_cmd_table[];
 extern const cmd_def cloud_cmd_table[];
 extern const cmd_def node_cmd_table[];
 extern const cmd_def device_cmd_table[];
+extern const cmd_def device_config_cmd_table[];
 extern const cmd_def datastore_cmd_table[];
 extern const cmd_def reservation_cmd_table[];
 extern const cmd_def job_cmd_table[];

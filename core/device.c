@@ -1,4 +1,4 @@
-/* device.c - edge devices and device configurations.
+/* device.c - edge devices: the `device` commands.
  *
  * Devices (Jetson modules) live only in physical regions with central
  * storage whose storage node exists.  A device is `provisioning` until it
@@ -8,16 +8,13 @@
  * `failed`.  Every stay of a device in the fleet is kept as a tenure record
  * (/rigdeck/device-tenures/<owner>/<added_at>-<name>) so the daily device fee
  * can count devices present at the start of a day plus every addition.
- *
- * Configurations are named uniquely within a region
- * (/rigdeck/device-configs/<region>/<name>) and may mount a regional
- * datastore of the same region.
+ * What a device runs is a configuration (device_config.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
-#include "dspath.h"
+#include "device_config.h"
 #include "fleet.h"
 #include "names.h"
 
@@ -105,17 +102,6 @@ static rd_code device_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     return rc;
 }
 
-static rd_code config_get(cmd_ctx *ctx, const char *region, const char *name, json_t **cfg, rd_err *err)
-{
-    char key[RD_KEY_MAX];
-    rd_code rc = names_check("device config name", name, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", region, name), cfg, err);
-    if (rc == RD_OK && !*cfg)
-        rc = rd_fail(err, RD_ENOTFOUND, "device config '%s' does not exist in region '%s'", name, region);
-    return rc;
-}
-
 static rd_code device_set_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *dev = NULL, *region = NULL, *cfg = NULL;
@@ -123,7 +109,7 @@ static rd_code device_set_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **r
     if (rc == RD_OK)
         rc = device_region(ctx, dev, "device set-config", &region, err);
     if (rc == RD_OK)
-        rc = config_get(ctx, fleet_str(dev, "region"), cmd_arg(a, 1), &cfg, err);
+        rc = device_config_get(ctx, fleet_str(dev, "region"), cmd_arg(a, 1), &cfg, err);
     if (rc == RD_OK) {
         json_object_set_new(dev, "config", json_string(cmd_arg(a, 1)));
         rc = device_put(ctx, dev, result, err);
@@ -148,7 +134,7 @@ static rd_code device_deploy_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         rc = rd_fail(err, RD_EINVAL, "device deploy: device '%s' has no configuration (device set-config %s CONFIG)",
                      cmd_arg(a, 0), cmd_arg(a, 0));
     if (rc == RD_OK)   /* the configuration may have been removed since */
-        rc = config_get(ctx, fleet_str(dev, "region"), fleet_str(dev, "config"), &cfg, err);
+        rc = device_config_get(ctx, fleet_str(dev, "region"), fleet_str(dev, "config"), &cfg, err);
     if (rc == RD_OK) {
         json_object_set_new(dev, "deployed_config", json_string(fleet_str(dev, "config")));
         json_object_set_new(dev, "deployment", json_string("deploying"));
@@ -250,135 +236,6 @@ static rd_code device_models_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     return *result ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
 }
 
-/* ---- device configurations --------------------------------------------- */
-
-static rd_code check_env(const char *kv, json_t *env, rd_err *err)
-{
-    const char *eq = strchr(kv, '=');
-    size_t n = eq ? (size_t)(eq - kv) : 0;
-    if (!eq || n == 0 || n > 128 || (kv[0] >= '0' && kv[0] <= '9') ||
-        strspn(kv, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != n)
-        return rd_fail(err, RD_EINVAL, "--env must be NAME=VALUE with NAME of letters, digits and '_' not starting with a digit, got '%s'", kv);
-    char name[130];
-    snprintf(name, sizeof name, "%.*s", (int)n, kv);
-    if (json_object_get(env, name))
-        return rd_fail(err, RD_EINVAL, "--env %s is given twice", name);
-    json_object_set_new(env, name, json_string(eq + 1));
-    return RD_OK;
-}
-
-static rd_code check_image(const char *image, rd_err *err)
-{
-    size_t n = strlen(image);
-    if (n == 0 || n > 255 || image[strcspn(image, " \t\n\r\"'\\")] || image[0] == '-' || image[0] == '/')
-        return rd_fail(err, RD_EINVAL, "--image must be a container image reference such as nvcr.io/org/app:1.0 (no spaces or quotes), got '%s'", image);
-    return RD_OK;
-}
-
-static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    const char *rname = cmd_arg(a, 0), *name = cmd_arg(a, 1), *ds = cmd_opt(a, "datastore");
-    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    json_t *region = NULL, *old = NULL, *store = NULL, *cfg = NULL;
-    rd_code rc = fleet_region_get(ctx, rname, &region, err);
-    if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, "device-config create", err);
-    if (rc == RD_OK && !fleet_region_is_central(region))
-        rc = rd_fail(err, RD_EINVAL, "device-config create: region '%s' cannot hold devices (physical regions with central storage only)", rname);
-    if (rc == RD_OK)
-        rc = names_check("device config name", name, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", rname, name), &old, err);
-    if (rc == RD_OK && old)
-        rc = rd_fail(err, RD_EEXISTS, "device config '%s' exists already in region '%s'", name, rname);
-    if (rc == RD_OK)
-        rc = check_image(cmd_opt(a, "image"), err);
-    if (rc == RD_OK)
-        rc = names_check("--model", cmd_opt(a, "model"), err);
-    if (rc == RD_OK && !*cmd_opt(a, "command"))
-        rc = rd_fail(err, RD_EINVAL, "--command must not be empty: it starts the inference task in the model's root directory");
-    if (rc == RD_OK && cmd_opt(a, "datastore-path") && !ds)
-        rc = rd_fail(err, RD_EINVAL, "--datastore-path needs --datastore");
-    if (rc == RD_OK && ds) {
-        char ds_key[RD_KEY_MAX];
-        rc = tx_get(ctx->tx, tx_key(ds_key, "/rigdeck/datastores/%s", ds), &store, err);
-        if (rc == RD_OK && (!store || strcmp(fleet_str(store, "region"), rname) != 0))
-            rc = rd_fail(err, RD_EINVAL, "--datastore %s: no datastore of that name in region '%s'", ds, rname);
-    }
-    if (rc == RD_OK) {
-        cfg = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[], s:n, s:n, s:{}, s:[], s:s}", "name", name, "region", rname,
-                        "image", cmd_opt(a, "image"), "model", cmd_opt(a, "model"), "command", cmd_opt(a, "command"),
-                        "checkpoints", "datastore", "datastore_path", "env", "keys", "created_at",
-                        rdtime_format(ctx->now, ts));
-        if (!cfg)
-            rc = rd_fail(err, RD_ENOMEM, "out of memory");
-    }
-    if (rc == RD_OK && ds) {
-        char *path = NULL;
-        json_object_set_new(cfg, "datastore", json_string(ds));
-        rc = dspath_resolve("/", cmd_opt(a, "datastore-path") ? cmd_opt(a, "datastore-path") : "/", &path, err);
-        if (rc == RD_OK)
-            json_object_set_new(cfg, "datastore_path", json_string(path));
-        free(path);
-    }
-    for (size_t i = 0; rc == RD_OK && i < cmd_opt_count(a, "checkpoint"); i++)
-        if ((rc = names_check("--checkpoint", cmd_opt_at(a, "checkpoint", i), err)) == RD_OK)
-            json_array_append_new(json_object_get(cfg, "checkpoints"), json_string(cmd_opt_at(a, "checkpoint", i)));
-    for (size_t i = 0; rc == RD_OK && i < cmd_opt_count(a, "env"); i++)
-        rc = check_env(cmd_opt_at(a, "env", i), json_object_get(cfg, "env"), err);
-    for (size_t i = 0; rc == RD_OK && i < cmd_opt_count(a, "key"); i++)
-        if ((rc = names_check("--key", cmd_opt_at(a, "key", i), err)) == RD_OK)
-            json_array_append_new(json_object_get(cfg, "keys"), json_string(cmd_opt_at(a, "key", i)));
-    if (rc == RD_OK) {
-        *result = json_incref(cfg);
-        rc = tx_put(ctx->tx, key, cfg, err);
-        cfg = NULL;
-    }
-    json_decref(cfg);
-    json_decref(store);
-    json_decref(old);
-    json_decref(region);
-    return rc;
-}
-
-static rd_code config_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    json_t *items = NULL;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/device-configs/", &items, err);
-    if (rc != RD_OK)
-        return rc;
-    fleet_filter(items, "region", cmd_opt(a, "region"));
-    *result = json_pack("{s:o}", "items", items);
-    return RD_OK;
-}
-
-static rd_code config_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
-{
-    char key[RD_KEY_MAX];
-    json_t *region = NULL, *cfg = NULL, *devs = NULL, *d;
-    size_t i;
-    rd_code rc = fleet_region_get(ctx, cmd_arg(a, 0), &region, err);
-    if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, "device-config remove", err);
-    if (rc == RD_OK)
-        rc = config_get(ctx, cmd_arg(a, 0), cmd_arg(a, 1), &cfg, err);
-    if (rc == RD_OK)
-        rc = fleet_region_devices(ctx, cmd_arg(a, 0), &devs, err);
-    json_array_foreach(devs, i, d)
-        if (rc == RD_OK && (strcmp(fleet_str(d, "config"), cmd_arg(a, 1)) == 0 ||
-                            strcmp(fleet_str(d, "deployed_config"), cmd_arg(a, 1)) == 0))
-            rc = rd_fail(err, RD_EINVAL, "device-config remove: device '%s' uses configuration '%s'", fleet_str(d, "name"),
-                         cmd_arg(a, 1));
-    if (rc == RD_OK) {
-        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", cmd_arg(a, 0), cmd_arg(a, 1)), err);
-        *result = json_incref(cfg);
-    }
-    json_decref(devs);
-    json_decref(cfg);
-    json_decref(region);
-    return rc;
-}
-
 static const cmd_flag device_add_flags[] = {
     { "minion", "ID", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the minion id on the device's sticker" },
     { "model", "MODEL", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the device model (device models lists them)" },
@@ -394,22 +251,6 @@ static const cmd_flag device_report_flags[] = {
     { "status", "ready|running|failed", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "provisioned, or the deployment's outcome" },
     { 0 }
 };
-static const cmd_flag config_create_flags[] = {
-    { "image", "IMG", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the inference container image" },
-    { "model", "M", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the model holding the inference code" },
-    { "command", "CMD", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "start command; must run in the foreground" },
-    { "checkpoint", "C", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "a checkpoint the code needs" },
-    { "datastore", "D", CMD_FLAG_VALUE, "a datastore of the region, mounted at the output path" },
-    { "datastore-path", "P", CMD_FLAG_VALUE, "the subdirectory of the datastore to mount" },
-    { "env", "K=V", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "an environment variable" },
-    { "key", "K", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "a third-party key to attach" },
-    { 0 }
-};
-static const cmd_flag config_list_flags[] = {
-    { "region", "R", CMD_FLAG_VALUE, "only configurations of this region" },
-    { 0 }
-};
-
 const cmd_def device_cmd_table[] = {
     { "device add", "REGION NAME", device_add_flags, CMD_MUTATES, "add an edge device to a central-storage region",
       NULL, device_add_cmd },
@@ -424,11 +265,5 @@ const cmd_def device_cmd_table[] = {
     { "device report", "DEVICE", device_report_flags, CMD_MUTATES, "what a device sends: ready, running or failed",
       NULL, device_report_cmd },
     { "device models", "", NULL, CMD_NO_STORE, "the edge device models devices may be", NULL, device_models_cmd },
-    { "device-config create", "REGION NAME", config_create_flags, CMD_MUTATES,
-      "create a device configuration (unique name within the region)", NULL, config_create_cmd },
-    { "device-config list", "", config_list_flags, 0, "list device configurations",
-      "region,name,image,model,command,datastore", config_list_cmd },
-    { "device-config remove", "REGION NAME", NULL, CMD_MUTATES, "remove an unused device configuration", NULL,
-      config_remove_cmd },
     { 0 }
 };
