@@ -1,10 +1,6 @@
-/* billing.h - what is charged, exactly, and `bill run`'s posting of it.
- *
- * Owns the money arithmetic of spec/billing.md (integer µcr, one rounding
- * per charge, half away from zero, no floating point), the daily device fee
- * and payout, and the billing cursor /rigdeck/billing/cursor.  Worker usage
- * charges (usage fee, GPU rental, federated fee) are added with the
- * scheduler; see the hook in billing_run().
+/* billing.h - `bill run`'s posting of what is owed (billing.c): worker
+ * usage (billing_usage.c), the daily device fee and payout, and the billing
+ * cursor /rigdeck/billing/cursor.  The arithmetic is billing_math.h's.
  */
 #ifndef RD_BILLING_H
 #define RD_BILLING_H
@@ -12,36 +8,13 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "billing_math.h"
 #include "billing_step.h"
 #include "err.h"
 #include "rdtime.h"
 #include "tx.h"
 
-#define BILLING_DAY 86400
-#define BILLING_DEVICE_FEE_UCR 15000000LL   /* 15 credits per device per month */
 #define BILLING_CURSOR_KEY "/rigdeck/billing/cursor"
-
-/* What a span costs: rate (µcr per GPU-hour) × GPUs (hundredths) × seconds
- * / 3600, rounded once.  Never negative for non-negative inputs. */
-int64_t billing_span_charge(int64_t rate_ucr_per_hour, int64_t gpus_x100, int64_t seconds);
-
-/* The host's part of a span on someone else's capacity (billing.md rule 2):
- * round((price - usage_fee) × GPUs × seconds / 7200); 0 when the price does
- * not exceed the fee.  The platform gets billing_span_charge(price, ...)
- * minus this, so the parts add up to what the customer paid. */
-int64_t billing_host_share(int64_t price_ucr, int64_t usage_fee_ucr, int64_t gpus_x100, int64_t seconds);
-
-/* One day's device fee: 15 credits × devices / days_in_month, rounded. */
-int64_t billing_device_fee(int64_t devices, int days_in_month);
-
-/* 00:00 UTC of t's day. */
-rd_time billing_day_start(rd_time t);
-
-/* Days in the UTC month of t (28..31). */
-int billing_days_in_month(rd_time t);
-
-/* "YYYY-MM-DD" of t's UTC day into buf (11 bytes). */
-char *billing_day_name(rd_time t, char buf[11]);
 
 /* The devices counted for the UTC day starting at day (billing.md rule 4):
  * those configured at 00:00 (added before, not removed by then) plus every

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "billing.h"
+#include "billing_math.h"
 #include "billing_step.h"
 #include "catalog.h"
 #include "ledger.h"
