@@ -12,111 +12,14 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "audit.h"
+#include "account_init.h"
 #include "ledger.h"
 #include "names.h"
 #include "num.h"
 
-#define META_KEY "/rigdeck/meta/store"
 #define ADMIN_ACCOUNT "default"
 
 static const char *const reserved_names[] = { "external", "rigdeck", "system", NULL };
-
-static const char *account_key(char buf[RD_KEY_MAX], const char *name)
-{
-    return tx_key(buf, "/rigdeck/accounts/%s", name);
-}
-
-const char *account_project_key(char buf[RD_KEY_MAX], const char *owner, const char *name)
-{
-    return tx_key(buf, "/rigdeck/projects/%s/%s", owner, name);
-}
-
-static json_t *account_new(const char *name, const char *plan, int admin, rd_time now)
-{
-    char ts[RDTIME_BUFLEN];
-    return json_pack("{s:s, s:s, s:b, s:s}", "name", name, "plan", plan, "admin", admin,
-                     "created_at", rdtime_format(now, ts));
-}
-
-json_t *account_project_new(const char *name, const char *owner, rd_time now)
-{
-    char ts[RDTIME_BUFLEN];
-    return json_pack("{s:s, s:s, s:[], s:s, s:s}", "name", name, "owner", owner, "members", "on_quota_exhausted",
-                     "move", "created_at", rdtime_format(now, ts));
-}
-
-/* Stages an account and its "default" project in ctx->tx. */
-static rd_code account_stage(cmd_ctx *ctx, const char *name, const char *plan, int admin,
-                             json_t **account, rd_err *err)
-{
-    char akey[RD_KEY_MAX], pkey[RD_KEY_MAX];
-    json_t *old_account = NULL, *old_project = NULL;
-
-    /* Guard both keys: they must still be free when this commits. */
-    rd_code rc = tx_get(ctx->tx, account_key(akey, name), &old_account, err);
-    if (rc == RD_OK)
-        rc = tx_get(ctx->tx, account_project_key(pkey, name, "default"), &old_project, err);
-    if (rc == RD_OK && old_account)
-        rc = rd_fail(err, RD_EEXISTS, "account '%s' exists already", name);
-    json_decref(old_account);
-    json_decref(old_project);
-    if (rc != RD_OK)
-        return rc;
-    json_t *acct = account_new(name, plan, admin, ctx->now);
-    if (!acct)
-        return rd_fail(err, RD_ENOMEM, "out of memory");
-    if (account)
-        *account = json_incref(acct);
-    rc = tx_put(ctx->tx, akey, acct, err);
-    if (rc == RD_OK)
-        rc = tx_put(ctx->tx, pkey, account_project_new("default", name, ctx->now), err);
-    return rc;
-}
-
-static rd_code bootstrap_once(cmd_ctx *ctx, rd_err *err)
-{
-    json_t *meta = NULL;
-    char ts[RDTIME_BUFLEN];
-    rd_code rc = tx_get(ctx->tx, META_KEY, &meta, err);
-    if (rc != RD_OK || meta) {
-        json_decref(meta);
-        return rc;
-    }
-    rc = tx_put(ctx->tx, META_KEY,
-                json_pack("{s:s, s:i, s:s}", "name", "rigdeck", "schema", 1, "created_at",
-                          rdtime_format(ctx->now, ts)), err);
-    if (rc == RD_OK)
-        rc = account_stage(ctx, ADMIN_ACCOUNT, "team", 1, NULL, err);
-    if (rc == RD_OK)
-        rc = account_stage(ctx, "platform", "enterprise", 0, NULL, err);
-    if (rc == RD_OK)
-        rc = audit_append(ctx, err);
-    if (rc == RD_OK)
-        rc = tx_commit(ctx->tx, NULL, err);
-    return rc;
-}
-
-rd_code account_bootstrap(cmd_ctx *ctx, rd_err *err)
-{
-    /* Two processes may open a new store at once: the loser's commit
-     * conflicts, and its retry finds the store initialised. */
-    cmd_ctx boot = *ctx;
-    boot.actor = "rigdeck";
-    boot.line = "(new store initialised)";
-    boot.tx = tx_new(ctx->store);
-    if (!boot.tx)
-        return rd_fail(err, RD_ENOMEM, "out of memory");
-    rd_code rc;
-    for (int attempt = 0; attempt < 10; attempt++) {
-        rc = bootstrap_once(&boot, err);
-        if (rc != RD_ECONFLICT)
-            break;
-        tx_reset(boot.tx);
-    }
-    tx_free(boot.tx);
-    return rc;
-}
 
 rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **doc, rd_err *err)
 {
@@ -124,17 +27,9 @@ rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **
     rd_code rc = names_check(field, name, err);
     if (rc != RD_OK)
         return rc;
-    rc = tx_get(ctx->tx, account_key(key, name), doc, err);
+    rc = tx_get(ctx->tx, account_init_key(key, name), doc, err);
     if (rc == RD_OK && !*doc)
         rc = rd_fail(err, RD_ENOTFOUND, "%s: account '%s' does not exist", field, name);
-    return rc;
-}
-
-rd_code account_check_actor(cmd_ctx *ctx, rd_err *err)
-{
-    json_t *doc = NULL;
-    rd_code rc = account_get(ctx, "--as", ctx->actor, &doc, err);
-    json_decref(doc);
     return rc;
 }
 
@@ -242,7 +137,7 @@ static rd_code account_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
             return rd_fail(err, RD_EINVAL, "account name '%s' is reserved", name);
     if ((rc = account_require_admin(ctx, "account create", err)) != RD_OK)
         return rc;
-    return account_stage(ctx, name, plan, 0, result, err);
+    return account_init_stage(ctx->tx, name, plan, 0, ctx->now, result, err);
 }
 
 /* Mining payouts go to wallet addresses the account configures (seed 000:
@@ -275,7 +170,7 @@ static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
             json_array_append_new(json_object_get(acct, "mining_wallets"), json_string(cmd_opt_at(a, "mining-wallet", i)));
     if (rc == RD_OK) {
         *result = json_incref(acct);
-        rc = tx_put(ctx->tx, account_key(key, name), acct, err);
+        rc = tx_put(ctx->tx, account_init_key(key, name), acct, err);
         acct = NULL;
     }
     json_decref(acct);

@@ -9,14 +9,8 @@
 
 #include <jansson.h>
 
+#include "account_init.h"
 #include "cmd.h"
-
-/* Creates the initial accounts (default, platform) in a new store; a no-op
- * when the store is initialised already.  Safe with concurrent callers. */
-rd_code account_bootstrap(cmd_ctx *ctx, rd_err *err);
-
-/* Checks that ctx->actor names an existing account (guarded in ctx->tx). */
-rd_code account_check_actor(cmd_ctx *ctx, rd_err *err);
 
 /* Reads account name into *doc (new reference); RD_ENOTFOUND names field. */
 rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **doc, rd_err *err);
@@ -31,12 +25,6 @@ int account_has_mining_wallet(cmd_ctx *ctx, const char *name);
  * account: its own project NAME, else the one project NAME shared with it.
  * *doc gets the project (new reference). */
 rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_err *err);
-
-/* The key of project name of owner. */
-const char *account_project_key(char buf[RD_KEY_MAX], const char *owner, const char *name);
-
-/* A new project document (no members, on_quota_exhausted move). */
-json_t *account_project_new(const char *name, const char *owner, rd_time now);
 
 /* 1 when account is one of the project's members (it was shared with it). */
 int account_project_has_member(const json_t *project, const char *account);

@@ -1,34 +1,9 @@
-/* audit.c - records and lists the audit trail.
- *
- * Key: /rigdeck/audit/<revision seen, 16 digits>-<random>.  The revision the
- * command started from orders records as they were committed (a later
- * command always starts from a revision at or after an earlier commit); the
- * random part keeps concurrent writers from colliding.
- */
+/* audit.c - `audit list`: the audit trail as a command (the records are
+ * written by audit_log.c). */
 #include "audit.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-
-rd_code audit_append(cmd_ctx *ctx, rd_err *err)
-{
-    int64_t rev = 0;
-    uint32_t nonce = 0;
-    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN], id[48];
-
-    rd_code rc = store_revision(tx_store(ctx->tx), &rev, err);
-    if (rc != RD_OK)
-        return rc;
-    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce)
-        nonce = (uint32_t)rand();
-    snprintf(id, sizeof id, "%016lld-%08x", (long long)rev, nonce);
-    json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", id, "at", rdtime_format(ctx->now, ts),
-                            "actor", ctx->actor, "command", ctx->line ? ctx->line : "",
-                            "changes", tx_changes(ctx->tx));
-    return tx_put(ctx->tx, tx_key(key, "/rigdeck/audit/%s", id), rec, err);
-}
 
 static rd_code audit_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {

@@ -1,4 +1,4 @@
-/* audit.h - the audit trail: who changed what, when, with which command.
+/* audit.h - `audit list` (audit.c); the records are audit_log.h's.
  *
  * Every mutating command that succeeds commits one record under
  * /rigdeck/audit/ in the same transaction as its change, so a change without
@@ -11,7 +11,5 @@
 
 #include "cmd.h"
 
-/* Adds the record of ctx's pending transaction to it (not committed). */
-rd_code audit_append(cmd_ctx *ctx, rd_err *err);
 
 #endif

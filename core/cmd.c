@@ -15,8 +15,8 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "audit.h"
-#include "account.h"
+#include "account_init.h"
+#include "audit_log.h"
 
 /* A conflicting command is retried at least CMD_RETRIES times and for at
  * least CMD_RETRY_MS: on a loaded machine twenty quick tries can all lose
@@ -508,7 +508,7 @@ rd_code cmd_ctx_open_store(cmd_ctx *ctx, rd_err *err)
     rd_code rc = store_open(ctx->store_url, ctx->store_opts, &ctx->store, err);
     if (rc != RD_OK)
         return rc;
-    rc = account_bootstrap(ctx, err);
+    rc = account_init_store(ctx->store, ctx->now, err);
     if (rc != RD_OK) {
         store_close(ctx->store);
         ctx->store = NULL;
@@ -585,7 +585,7 @@ rd_code cmd_commit_step(cmd_ctx *ctx, rd_err *err)
 {
     rd_code rc = RD_OK;
     if (tx_write_count(ctx->tx) > 0) {
-        rc = audit_append(ctx, err);
+        rc = audit_log_append(ctx->tx, ctx->actor, ctx->line, ctx->now, err);
         if (rc == RD_OK)
             rc = tx_commit(ctx->tx, NULL, err);
     }
@@ -598,14 +598,14 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
 {
     rd_code rc = RD_OK;
     if (!(def->options & CMD_NO_STORE)) {
-        rc = account_check_actor(ctx, err);
+        rc = account_init_check_actor(ctx->tx, ctx->actor, err);
         if (rc != RD_OK)
             return rc;
     }
     rc = def->run(ctx, args, result, err);
     if (rc != RD_OK || !(def->options & CMD_MUTATES) || tx_write_count(ctx->tx) == 0)
         return rc;
-    rc = audit_append(ctx, err);
+    rc = audit_log_append(ctx->tx, ctx->actor, ctx->line, ctx->now, err);
     if (rc == RD_OK)
         rc = tx_commit(ctx->tx, NULL, err);
     return rc;

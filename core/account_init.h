@@ -1,0 +1,35 @@
+/* account_init.h - new accounts and a new store's first contents
+ * (account_init.c). */
+#ifndef RD_ACCOUNT_INIT_H
+#define RD_ACCOUNT_INIT_H
+
+#include <jansson.h>
+
+#include "err.h"
+#include "rdtime.h"
+#include "store.h"
+#include "tx.h"
+
+/* The key of account name's document. */
+const char *account_init_key(char buf[RD_KEY_MAX], const char *name);
+
+/* The key of project name of owner. */
+const char *account_project_key(char buf[RD_KEY_MAX], const char *owner, const char *name);
+
+/* A new project document (no members, on_quota_exhausted move). */
+json_t *account_project_new(const char *name, const char *owner, rd_time now);
+
+/* Stages account name and its "default" project in tx, guarded so both
+ * keys are still free at commit; RD_EEXISTS when the account exists.
+ * *account (may be NULL) gets the new document. */
+rd_code account_init_stage(rd_tx *tx, const char *name, const char *plan, int admin, rd_time now, json_t **account,
+                           rd_err *err);
+
+/* Creates the initial accounts (default, platform) in a new store; a no-op
+ * when the store is initialised already.  Safe with concurrent callers. */
+rd_code account_init_store(store_t *st, rd_time now, rd_err *err);
+
+/* Checks that actor names an existing account (guarded in tx). */
+rd_code account_init_check_actor(rd_tx *tx, const char *actor, rd_err *err);
+
+#endif
