@@ -16,6 +16,8 @@
 #include <time.h>
 
 #include "account_init.h"
+#include "cmd_args_int.h"
+#include "cmd_list.h"
 #include "audit_log.h"
 
 /* A conflicting command is retried at least CMD_RETRIES times and for at
@@ -24,40 +26,7 @@
 #define CMD_RETRIES 20
 #define CMD_RETRY_MS 10000
 
-struct cmd_args {
-    const cmd_def *def;
-    const char *pos[CMD_MAX_WORDS];
-    size_t npos;
-    struct {
-        const char *name;
-        const char *value;   /* NULL for a switch */
-    } opts[CMD_MAX_WORDS];
-    size_t nopts;
-};
 
-static const cmd_def *const cmd_tables[] = {
-    account_cmd_table,
-    project_cmd_table,
-    gpu_cmd_table,
-    gcp_cmd_table,
-    provider_cmd_table,
-    region_cmd_table,
-    quota_cmd_table,
-    cloud_cmd_table,
-    node_cmd_table,
-    device_cmd_table,
-    device_config_cmd_table,
-    datastore_cmd_table,
-    reservation_cmd_table,
-    job_cmd_table,
-    sched_cmd_table,
-    price_cmd_table,
-    ledger_cmd_table,
-    bill_cmd_table,
-    audit_cmd_table,
-    store_cmd_table,
-    cmd_help_table,
-};
 
 /* ---- splitting --------------------------------------------------------- */
 
@@ -190,8 +159,8 @@ void cmd_words_free(cmd_words *w)
 
 void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data)
 {
-    for (size_t t = 0; t < sizeof cmd_tables / sizeof cmd_tables[0]; t++)
-        for (const cmd_def *d = cmd_tables[t]; d->words; d++)
+    for (size_t t = 0; t < cmd_list_ntables; t++)
+        for (const cmd_def *d = cmd_list_tables[t]; d->words; d++)
             fn(d, data);
 }
 
@@ -230,51 +199,6 @@ static void find_one(const cmd_def *def, void *data)
     size_t first = strcspn(def->words, " ");
     if (strlen(fs->w->words[0]) == first && strncmp(def->words, fs->w->words[0], first) == 0)
         fs->group_hit = 1;
-}
-
-/* ---- arguments --------------------------------------------------------- */
-
-const char *cmd_arg(const cmd_args *a, size_t i)
-{
-    return i < a->npos ? a->pos[i] : NULL;
-}
-
-size_t cmd_arg_count(const cmd_args *a)
-{
-    return a->npos;
-}
-
-const char *cmd_opt(const cmd_args *a, const char *name)
-{
-    const char *v = NULL;
-    for (size_t i = 0; i < a->nopts; i++)
-        if (strcmp(a->opts[i].name, name) == 0)
-            v = a->opts[i].value;
-    return v;
-}
-
-int cmd_opt_given(const cmd_args *a, const char *name)
-{
-    for (size_t i = 0; i < a->nopts; i++)
-        if (strcmp(a->opts[i].name, name) == 0)
-            return 1;
-    return 0;
-}
-
-size_t cmd_opt_count(const cmd_args *a, const char *name)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < a->nopts; i++)
-        n += strcmp(a->opts[i].name, name) == 0;
-    return n;
-}
-
-const char *cmd_opt_at(const cmd_args *a, const char *name, size_t idx)
-{
-    for (size_t i = 0; i < a->nopts; i++)
-        if (strcmp(a->opts[i].name, name) == 0 && idx-- == 0)
-            return a->opts[i].value;
-    return NULL;
 }
 
 static const cmd_flag *flag_find(const cmd_def *def, const char *name, size_t len)
@@ -579,18 +503,6 @@ static int64_t monotonic_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-rd_code cmd_commit_step(cmd_ctx *ctx, rd_err *err)
-{
-    rd_code rc = RD_OK;
-    if (tx_write_count(ctx->tx) > 0) {
-        rc = audit_log_append(ctx->tx, ctx->actor, ctx->line, ctx->now, err);
-        if (rc == RD_OK)
-            rc = tx_commit(ctx->tx, NULL, err);
-    }
-    tx_reset(ctx->tx);
-    return rc;
 }
 
 static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args,

@@ -147,27 +147,4 @@ char *cmd_usage(const cmd_def *def);
  * when result is not a help result (or memory ran out). */
 char *cmd_help_text(const json_t *result, size_t width);
 
-/* Tables contributed by subsystems (each terminated by {0}). */
-extern const cmd_def cmd_help_table[];
-extern const cmd_def account_cmd_table[];
-extern const cmd_def project_cmd_table[];
-extern const cmd_def audit_cmd_table[];
-extern const cmd_def store_cmd_table[];
-extern const cmd_def gpu_cmd_table[];
-extern const cmd_def gcp_cmd_table[];
-extern const cmd_def provider_cmd_table[];
-extern const cmd_def region_cmd_table[];
-extern const cmd_def quota_cmd_table[];
-extern const cmd_def cloud_cmd_table[];
-extern const cmd_def node_cmd_table[];
-extern const cmd_def device_cmd_table[];
-extern const cmd_def device_config_cmd_table[];
-extern const cmd_def datastore_cmd_table[];
-extern const cmd_def reservation_cmd_table[];
-extern const cmd_def job_cmd_table[];
-extern const cmd_def sched_cmd_table[];
-extern const cmd_def price_cmd_table[];
-extern const cmd_def ledger_cmd_table[];
-extern const cmd_def bill_cmd_table[];
-
 #endif

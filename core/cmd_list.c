@@ -1,0 +1,29 @@
+/* cmd_list.c - every command table, in the order help lists them.  A new
+ * command family adds its table here (and its extern in cmd_list.h). */
+#include "cmd_list.h"
+
+const cmd_def *const cmd_list_tables[] = {
+    account_cmd_table,
+    project_cmd_table,
+    gpu_cmd_table,
+    gcp_cmd_table,
+    provider_cmd_table,
+    region_cmd_table,
+    quota_cmd_table,
+    cloud_cmd_table,
+    node_cmd_table,
+    device_cmd_table,
+    device_config_cmd_table,
+    datastore_cmd_table,
+    reservation_cmd_table,
+    job_cmd_table,
+    sched_cmd_table,
+    price_cmd_table,
+    ledger_cmd_table,
+    bill_cmd_table,
+    audit_cmd_table,
+    store_cmd_table,
+    cmd_help_table,
+};
+
+const size_t cmd_list_ntables = sizeof cmd_list_tables / sizeof cmd_list_tables[0];

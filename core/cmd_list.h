@@ -1,0 +1,37 @@
+/* cmd_list.h - the command tables of every family (cmd_list.c). */
+#ifndef RD_CMD_LIST_H
+#define RD_CMD_LIST_H
+
+#include <stddef.h>
+
+#include "cmd.h"
+
+/* Tables contributed by subsystems (each terminated by {0}). */
+extern const cmd_def cmd_help_table[];
+extern const cmd_def account_cmd_table[];
+extern const cmd_def project_cmd_table[];
+extern const cmd_def audit_cmd_table[];
+extern const cmd_def store_cmd_table[];
+extern const cmd_def gpu_cmd_table[];
+extern const cmd_def gcp_cmd_table[];
+extern const cmd_def provider_cmd_table[];
+extern const cmd_def region_cmd_table[];
+extern const cmd_def quota_cmd_table[];
+extern const cmd_def cloud_cmd_table[];
+extern const cmd_def node_cmd_table[];
+extern const cmd_def device_cmd_table[];
+extern const cmd_def device_config_cmd_table[];
+extern const cmd_def datastore_cmd_table[];
+extern const cmd_def reservation_cmd_table[];
+extern const cmd_def job_cmd_table[];
+extern const cmd_def sched_cmd_table[];
+extern const cmd_def price_cmd_table[];
+extern const cmd_def ledger_cmd_table[];
+extern const cmd_def bill_cmd_table[];
+
+
+/* Every table above, in help order; cmd_list_ntables of them. */
+extern const cmd_def *const cmd_list_tables[];
+extern const size_t cmd_list_ntables;
+
+#endif
