@@ -5,7 +5,9 @@ DESTDIR ?=
 BUILD   ?= build
 
 CC      ?= cc
-PKGS    := ncursesw libcurl jansson yaml-0.1 sqlite3 openssl
+CORE_PKGS := libcurl jansson yaml-0.1 sqlite3 openssl
+TUI_PKGS  := ncursesw
+PKGS      := $(TUI_PKGS) $(CORE_PKGS)
 TESTPKG := cmocka
 DEBS    := build-essential pkg-config libncurses-dev libcurl4-openssl-dev \
            libjansson-dev libyaml-dev libsqlite3-dev libssl-dev libcmocka-dev \
@@ -13,9 +15,13 @@ DEBS    := build-essential pkg-config libncurses-dev libcurl4-openssl-dev \
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Werror
-CFLAGS_ALL = -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) $(SANITIZE) \
-             $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -iquote core
-LDLIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+# core/ builds without the console's include path or curses flags: the
+# library must never reach up into tui/.
+CFLAGS_CORE = -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) $(SANITIZE) \
+              $(shell pkg-config --cflags $(CORE_PKGS) 2>/dev/null) -iquote core
+CFLAGS_ALL  = $(CFLAGS_CORE) $(shell pkg-config --cflags $(TUI_PKGS) 2>/dev/null)
+LDLIBS_CORE = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null) -lm -lpthread
+LDLIBS_ALL  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
@@ -47,7 +53,11 @@ help:
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes, bash completion"
 	@echo "make deps       install the Debian packages (as root) or print the command"
 
-$(BUILD)/obj/%.o: %.c $(wildcard core/*.h tui/*.h tests/*.h)
+$(BUILD)/obj/core/%.o: core/%.c $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -c $< -o $@
+
+$(BUILD)/obj/tui/%.o: tui/%.c $(wildcard core/*.h tui/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -iquote tui -c $< -o $@
 
@@ -61,7 +71,7 @@ $(BIN): $(TUI_OBJ) $(LIB)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+	$(CC) $(CFLAGS_CORE) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_CORE) $(TEST_LIBS)
 
 # Unit tests of pure console code: linked with the tui objects but main.o.
 $(TUI_UNIT_BIN): $(BUILD)/tests/%: tests/tui_unit/%.c tests/testutil.h $(filter-out %/main.o,$(TUI_OBJ)) $(LIB)
@@ -70,11 +80,11 @@ $(TUI_UNIT_BIN): $(BUILD)/tests/%: tests/tui_unit/%.c tests/testutil.h $(filter-
 
 $(CONF_BIN): tests/conformance/store_conformance.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+	$(CC) $(CFLAGS_CORE) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_CORE) $(TEST_LIBS)
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -iquote tests -o $@ $< $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_CORE) -iquote tests -o $@ $< $(LIB) $(LDLIBS_CORE)
 
 # ---- packages ---------------------------------------------------------------
 check-deps:
