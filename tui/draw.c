@@ -60,7 +60,7 @@ void draw_box(lay_rect r, theme_elem e, const char *title)
     }
 }
 
-static void draw_header(console *c, lay_rect r)
+static void draw_header(session *c, lay_rect r)
 {
     char right[512], clock[64], left[1024];
     fill(r.y, r.x, r.w, TH_HEADER);
@@ -100,7 +100,7 @@ static void draw_header(console *c, lay_rect r)
     put(r.y, r.x, x - r.x - 1, left, TH_HEADER);
 }
 
-static void draw_tabs(console *c, lay_rect r)
+static void draw_tabs(session *c, lay_rect r)
 {
     fill(r.y, r.x, r.w, TH_TAB);
     /* The longest labels that fit: full names, shorter ones, the shortest. */
@@ -124,11 +124,11 @@ static void draw_tabs(console *c, lay_rect r)
     }
 }
 
-static void draw_summary(console *c, lay_rect r)
+static void draw_summary(session *c, lay_rect r)
 {
     const pane_def *d = pane_get(c->pane);
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
-    pane_state *ps = console_current(c);
+    pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     char left[512], title[160];
     fill(r.y, r.x, r.w, TH_SUMMARY);
@@ -192,10 +192,10 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
     put(y, x, w, text, e);
 }
 
-static void draw_table(console *c, lay_rect r)
+static void draw_table(session *c, lay_rect r)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
-    pane_state *ps = console_current(c);
+    pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     int want[16], min[16], drop[16], width[16];
     size_t n = v->ncols < 16 ? v->ncols : 16;
@@ -289,7 +289,7 @@ static void draw_textview(const textview *tv, lay_rect r, const char *hint)
         put(r.y + r.h - 1, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
 }
 
-static void draw_confirm(console *c, int rows, int cols)
+static void draw_confirm(session *c, int rows, int cols)
 {
     int nlines = (int)c->confirm_count;
     lay_rect r = layout_center(rows, cols, nlines + 6 > 18 ? 18 : nlines + 6, 76);
@@ -303,7 +303,7 @@ static void draw_confirm(console *c, int rows, int cols)
     put(r.y + r.h - 2, r.x + 2, r.w - 4, "y confirms   n or Esc cancels", TH_DIALOG_TITLE);
 }
 
-static void draw_completions(console *c, lay_rect status)
+static void draw_completions(session *c, lay_rect status)
 {
     char line[2048];
     size_t used = 0;
@@ -328,7 +328,7 @@ static void draw_input(const char *lead, const ledit *e, lay_rect r, int *cy, in
     *cx = r.x + 1 + hc - skip;
 }
 
-static void draw_status(console *c, lay_rect r, int *cy, int *cx)
+static void draw_status(session *c, lay_rect r, int *cy, int *cx)
 {
     switch (c->mode) {
     case MODE_FILTER:
@@ -352,7 +352,7 @@ static void draw_status(console *c, lay_rect r, int *cy, int *cx)
     }
 }
 
-static void draw_footer(console *c, lay_rect r)
+static void draw_footer(session *c, lay_rect r)
 {
     char keys[32][16];
     const char *labels[32];
@@ -403,7 +403,7 @@ static void draw_footer(console *c, lay_rect r)
         put(r.y, r.x + r.w - 10, 10, "READ-ONLY", TH_READ_ONLY);
 }
 
-void draw_screen(console *c)
+void draw_screen(session *c)
 {
     int rows, cols, cy = -1, cx = -1;
     getmaxyx(stdscr, rows, cols);

@@ -320,7 +320,7 @@ static int choice_ok(const char *choices, const char *v)
 }
 
 /* What to tell the operator about field i while they type ("" when fine). */
-static void field_hint(console *c, const form_state *f, size_t i, char *out, size_t len)
+static void field_hint(session *c, const form_state *f, size_t i, char *out, size_t len)
 {
     const form_field *ff = &f->def->fields[i];
     const char *v = f->val[i].buf;
@@ -369,7 +369,7 @@ static void cycle_choice(form_state *f, int dir)
     ledit_set(&f->val[f->focus], cur == n ? "" : words[cur]);
 }
 
-static void submit(console *c, form_state *f, int *close)
+static void submit(session *c, form_state *f, int *close)
 {
     char line[2048];
     const char *missing;
@@ -380,18 +380,18 @@ static void submit(console *c, form_state *f, int *close)
     json_t *res = NULL;
     rd_err err;
     rd_err_clear(&err);
-    if (console_exec(c, line, &res, &err) != RD_OK) {
+    if (session_exec_line(c, line, &res, &err) != RD_OK) {
         /* Keep the form and everything typed; show the core's reason. */
         snprintf(f->error, sizeof f->error, "%s", err.msg);
         return;
     }
     json_decref(res);
-    console_status(c, "done: %s", line);
-    console_changed(c);
+    session_set_status(c, "done: %s", line);
+    session_follow_own(c);
     *close = 1;
 }
 
-int form_key(console *c, form_state *f, int key)
+int form_key(session *c, form_state *f, int key)
 {
     int n = (int)f->def->nfields, close = 0;
     const form_field *ff = &f->def->fields[f->focus];
@@ -428,7 +428,7 @@ static void put(int y, int x, int w, const char *s, theme_elem e)
     mvaddstr(y, x, buf);
 }
 
-void form_draw(console *c, const form_state *f, int rows, int cols)
+void form_draw(session *c, const form_state *f, int rows, int cols)
 {
     int n = (int)f->def->nfields;
     lay_rect r = layout_center(rows, cols, n + 10, 76);

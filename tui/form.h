@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "console.h"
+#include "session.h"
 #include "prompt.h"
 
 enum { FORM_NODE_ADD, FORM_REGION_CREATE, FORM_NODE_SET, FORM_DATASTORE_ADD, FORM_RESERVATION_ADD,
@@ -69,10 +69,10 @@ int form_build_line(const form_state *f, char *out, size_t len, const char **mis
 
 /* Handles a key (console key code, see keys.h); returns 1 when the form
  * should close (submitted successfully or cancelled). */
-int form_key(console *c, form_state *f, int key);
+int form_key(session *c, form_state *f, int key);
 
 /* Draws the form as a dialog and places the cursor in the focused field. */
-void form_draw(console *c, const form_state *f, int rows, int cols);
+void form_draw(session *c, const form_state *f, int rows, int cols);
 
 /* Appends s to out, quoted for the command language when it needs it. */
 void form_quote(char *out, size_t len, const char *s);

@@ -33,32 +33,32 @@ typedef struct {
     const char *help;
     unsigned panes;
     int flags;
-    void (*run)(console *c, int key);
+    void (*run)(session *c, int key);
 } key_binding;
 
 /* ---- actions --------------------------------------------------------- */
 
-static void act_pane(console *c, int key)
+static void act_pane(session *c, int key)
 {
     c->pane = key - '1';
 }
 
-static void act_next_pane(console *c, int key)
+static void act_next_pane(session *c, int key)
 {
     int dir = key == CK_FN(KEY_BTAB) || key == CK_FN(KEY_LEFT) || key == 'h' ? -1 : 1;
     c->pane = (c->pane + dir + PANE_COUNT) % PANE_COUNT;
 }
 
-static void act_next_view(console *c, int key)
+static void act_next_view(session *c, int key)
 {
     (void)key;
     c->view[c->pane] = (c->view[c->pane] + 1) % (int)pane_get(c->pane)->nviews;
 }
 
-static void act_move(console *c, int key)
+static void act_move(session *c, int key)
 {
-    int page = console_page(c);
-    grid *g = &console_current(c)->g;
+    int page = session_page_rows(c);
+    grid *g = &session_current_table(c)->g;
     switch (key) {
     case CK_FN(KEY_UP): case 'k': grid_move(g, -1, page); break;
     case CK_FN(KEY_DOWN): case 'j': grid_move(g, 1, page); break;
@@ -69,49 +69,49 @@ static void act_move(console *c, int key)
     }
 }
 
-static void act_filter(console *c, int key)
+static void act_filter(session *c, int key)
 {
     (void)key;
-    grid *g = &console_current(c)->g;
+    grid *g = &session_current_table(c)->g;
     snprintf(c->filter_before, sizeof c->filter_before, "%s", g->filter);
     ledit_set(&c->edit, g->filter);
     c->mode = MODE_FILTER;
 }
 
-static void act_sort(console *c, int key)
+static void act_sort(session *c, int key)
 {
     (void)key;
-    grid *g = &console_current(c)->g;
+    grid *g = &session_current_table(c)->g;
     grid_cycle_sort(g);
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     if (g->sort_col < 0)
-        console_status(c, "sorted as the command lists them");
+        session_set_status(c, "sorted as the command lists them");
     else
-        console_status(c, "sorted by %s %s", v->cols[g->sort_col].header,
+        session_set_status(c, "sorted by %s %s", v->cols[g->sort_col].header,
                        g->sort_desc ? "descending" : "ascending");
 }
 
-static void act_mark(console *c, int key)
+static void act_mark(session *c, int key)
 {
     (void)key;
-    grid *g = &console_current(c)->g;
+    grid *g = &session_current_table(c)->g;
     grid_toggle_mark(g);
-    grid_move(g, 1, console_page(c));
-    console_status(c, "%zu marked (space marks, Esc clears)", g->nmarks);
+    grid_move(g, 1, session_page_rows(c));
+    session_set_status(c, "%zu marked (space marks, Esc clears)", g->nmarks);
 }
 
-static void act_clear(console *c, int key)
+static void act_clear(session *c, int key)
 {
     (void)key;
-    grid_clear_marks(&console_current(c)->g);
-    console_status(c, "marks cleared");
+    grid_clear_marks(&session_current_table(c)->g);
+    session_set_status(c, "marks cleared");
 }
 
 /* The rows an action applies to: the marked ones still listed, else the
  * one under the cursor.  Returns the count; keys are borrowed. */
-static size_t targets(console *c, const char **out, size_t max)
+static size_t targets(session *c, const char **out, size_t max)
 {
-    grid *g = &console_current(c)->g;
+    grid *g = &session_current_table(c)->g;
     size_t n = 0;
     for (size_t i = 0; i < g->nrows && n < max; i++)
         if (grid_is_marked(g, g->rows[i].key))
@@ -122,14 +122,14 @@ static size_t targets(console *c, const char **out, size_t max)
 }
 
 /* Confirms lines "PREFIX KEY SUFFIX" for every target, naming them all. */
-static void confirm_each(console *c, const char *verb, const char *prefix, const char *suffix)
+static void confirm_each(session *c, const char *verb, const char *prefix, const char *suffix)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     const char *keys[CONFIRM_MAX_LINES];
     char *lines[CONFIRM_MAX_LINES];
     size_t n = targets(c, keys, CONFIRM_MAX_LINES);
     if (n == 0) {
-        console_error(c, "nothing selected");
+        session_set_error(c, "nothing selected");
         return;
     }
     char question[1024];
@@ -148,18 +148,18 @@ static void confirm_each(console *c, const char *verb, const char *prefix, const
     }
     if (used < sizeof question)
         snprintf(question + used, sizeof question - used, "?");
-    console_confirm(c, question, lines, n);
+    session_ask_confirm(c, question, lines, n);
     for (size_t i = 0; i < n; i++)
         free(lines[i]);
 }
 
-static void act_maintenance(console *c, int key)
+static void act_maintenance(session *c, int key)
 {
     (void)key;
     confirm_each(c, "Toggle maintenance on", "node maintenance", "toggle");
 }
 
-static void act_remove(console *c, int key)
+static void act_remove(session *c, int key)
 {
     (void)key;
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
@@ -174,11 +174,11 @@ static void act_remove(console *c, int key)
     confirm_each(c, verb, v->remove_cmd, NULL);
 }
 
-static void open_form(console *c, int id, const json_t *item)
+static void open_form(session *c, int id, const json_t *item)
 {
     form_state *f = form_open(id, item);
     if (!f) {
-        console_error(c, "out of memory");
+        session_set_error(c, "out of memory");
         return;
     }
     form_close(c->form);
@@ -186,29 +186,29 @@ static void open_form(console *c, int id, const json_t *item)
     c->mode = MODE_FORM;
 }
 
-static void act_add(console *c, int key)
+static void act_add(session *c, int key)
 {
     (void)key;
     open_form(c, pane_view_get(c->pane, c->view[c->pane])->add_form, NULL);
 }
 
-static void act_edit(console *c, int key)
+static void act_edit(session *c, int key)
 {
     (void)key;
     const json_t *item = pane_current_item(c);
     if (!item) {
-        console_error(c, "nothing selected");
+        session_set_error(c, "nothing selected");
         return;
     }
     open_form(c, pane_view_get(c->pane, c->view[c->pane])->edit_form, item);
 }
 
-void keys_open_details(console *c)
+void keys_open_details(session *c)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
-    const grid_row *r = grid_current(&console_current(c)->g);
+    const grid_row *r = grid_current(&session_current_table(c)->g);
     if (!r) {
-        console_error(c, "nothing selected");
+        session_set_error(c, "nothing selected");
         return;
     }
     textview_clear(&c->view_text);
@@ -220,8 +220,8 @@ void keys_open_details(console *c)
         json_t *res = NULL;
         rd_err err;
         rd_err_clear(&err);
-        if (console_exec(c, line, &res, &err) != RD_OK) {
-            console_error(c, "%s", err.msg);
+        if (session_exec_line(c, line, &res, &err) != RD_OK) {
+            session_set_error(c, "%s", err.msg);
             return;
         }
         textview_add_result(&c->view_text, res, NULL);
@@ -232,7 +232,7 @@ void keys_open_details(console *c)
         if (c->pane == PANE_JOBS && state && strcmp(state, "waiting_gpus") == 0) {
             snprintf(line, sizeof line, "job why ");
             form_quote(line, sizeof line, r->key);
-            if (console_exec(c, line, &res, &err) == RD_OK) {
+            if (session_exec_line(c, line, &res, &err) == RD_OK) {
                 textview_add(&c->view_text, "");
                 textview_add(&c->view_text, "why it waits (job why):");
                 textview_add_result(&c->view_text, res, NULL);
@@ -248,13 +248,13 @@ void keys_open_details(console *c)
     c->mode = MODE_VIEW;
 }
 
-static void act_details(console *c, int key)
+static void act_details(session *c, int key)
 {
     (void)key;
     keys_open_details(c);
 }
 
-static void act_prompt(console *c, int key)
+static void act_prompt(session *c, int key)
 {
     (void)key;
     ledit_set(&c->edit, "");
@@ -263,28 +263,28 @@ static void act_prompt(console *c, int key)
     c->mode = MODE_PROMPT;
 }
 
-static void act_refresh(console *c, int key)
+static void act_refresh(session *c, int key)
 {
     (void)key;
-    console_mark_stale(c);
+    session_mark_stale(c);
     clearok(curscr, TRUE);   /* repaint every cell: a garbled terminal heals */
-    console_status(c, "refreshed");
+    session_set_status(c, "refreshed");
 }
 
-static void act_help(console *c, int key)
+static void act_help(session *c, int key)
 {
     (void)key;
     keys_help(c, &c->help);
     c->mode = MODE_HELP;
 }
 
-static void act_sync(console *c, int key)
+static void act_sync(session *c, int key)
 {
     (void)key;
-    console_sync(c, 1);
+    session_start_sync(c, 1);
 }
 
-static void act_quit(console *c, int key)
+static void act_quit(session *c, int key)
 {
     (void)key;
     c->quit = 1;
@@ -333,7 +333,7 @@ static const key_binding bindings[] = {
 #define NBINDINGS (sizeof bindings / sizeof bindings[0])
 
 /* Whether a binding applies to the current pane and table. */
-static int applies(const console *c, const key_binding *b)
+static int applies(const session *c, const key_binding *b)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     if (!(b->panes & PANE_BIT(c->pane)))
@@ -361,16 +361,16 @@ static int binding_has_key(const key_binding *b, int key)
 
 /* THE read-only guard: every mutating binding, and the background sync
  * timer, passes here, nowhere else. */
-static int guard_allows(console *c, const key_binding *b, int report)
+static int guard_allows(session *c, const key_binding *b, int report)
 {
     if (!(b->flags & KB_MUTATES) || !c->read_only)
         return 1;
     if (report)
-        console_error(c, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
+        session_set_error(c, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
     return 0;
 }
 
-int keys_allows(console *c, int key, int report)
+int keys_allows(session *c, int key, int report)
 {
     for (size_t i = 0; i < NBINDINGS; i++)
         if (binding_has_key(&bindings[i], key))
@@ -389,14 +389,14 @@ int keys_allows_size(int rows, int cols, int key)
     return key == CK_FN(KEY_RESIZE) || key == '?' || key == 'q';
 }
 
-void keys_dispatch(console *c, int key)
+void keys_dispatch(session *c, int key)
 {
     for (size_t i = 0; i < NBINDINGS; i++) {
         const key_binding *b = &bindings[i];
         if (!binding_has_key(b, key))
             continue;
         if (!applies(c, b)) {
-            console_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->view[c->pane])->title);
+            session_set_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->view[c->pane])->title);
             return;
         }
         if (guard_allows(c, b, 1))
@@ -404,7 +404,7 @@ void keys_dispatch(console *c, int key)
         return;
     }
     if (key > 32 && key < 127)
-        console_error(c, "'%c' does nothing here; ? lists the keys", key);
+        session_set_error(c, "'%c' does nothing here; ? lists the keys", key);
 }
 
 int keys_is_enter(int key)
@@ -449,7 +449,7 @@ int keys_edit(ledit *e, int key, lhistory *h)
     return 1;
 }
 
-size_t keys_footer(const console *c, char keys[][16], const char **labels, size_t max)
+size_t keys_footer(const session *c, char keys[][16], const char **labels, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < NBINDINGS && n < max; i++) {
@@ -467,7 +467,7 @@ size_t keys_footer(const console *c, char keys[][16], const char **labels, size_
     return n;
 }
 
-void keys_help(const console *c, textview *tv)
+void keys_help(const session *c, textview *tv)
 {
     char line[512];
     textview_clear(tv);

@@ -1,6 +1,6 @@
 /* panes.c - the nine panes: columns, loaders and summaries.
  *
- * A loader runs command lines through console_exec() and turns the result
+ * A loader runs command lines through session_exec_line() and turns the result
  * items into grid rows; computed cells ("@gpus", "@util"...) derive display
  * text from fields the core returned, never from the store.
  */
@@ -173,7 +173,7 @@ static const struct { int pane, view; unsigned kinds, births; } pane_deps[] = {
     { PANE_AUDIT, 0, LK_AUDIT, 0 },
 };
 
-void panes_follow(console *c, const live_state *l)
+void panes_follow(session *c, const live_state *l)
 {
     pane_state *nodes = &c->ps[PANE_NODES][0];
     int was_stale = nodes->stale;
@@ -199,7 +199,7 @@ const pane_view *pane_view_get(int pane, int view)
     return &p->views[view];
 }
 
-void panes_init(console *c)
+void panes_init(session *c)
 {
     for (int p = 0; p < PANE_COUNT; p++) {
         for (size_t v = 0; v < PANE_MAX_VIEWS; v++) {
@@ -216,7 +216,7 @@ void panes_init(console *c)
     }
 }
 
-void panes_free(console *c)
+void panes_free(session *c)
 {
     for (int p = 0; p < PANE_COUNT; p++)
         for (int v = 0; v < PANE_MAX_VIEWS; v++) {
@@ -450,12 +450,12 @@ void panes_set_note(pane_state *ps, int error, const char *text)
 }
 
 /* Runs a line; on failure notes the core's message in the table. */
-json_t *panes_run(console *c, pane_state *ps, const char *line)
+json_t *panes_run(session *c, pane_state *ps, const char *line)
 {
     json_t *res = NULL;
     rd_err err;
     rd_err_clear(&err);
-    if (console_exec(c, line, &res, &err) != RD_OK) {
+    if (session_exec_line(c, line, &res, &err) != RD_OK) {
         char msg[1024];
         snprintf(msg, sizeof msg, "%s: %s", line, err.msg);
         panes_set_note(ps, 1, msg);
@@ -470,7 +470,7 @@ void panes_adopt_items(pane_state *ps, json_t *items)
     ps->items = items;
 }
 
-void panes_load_list(console *c, const pane_view *v, pane_state *ps)
+void panes_load_list(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *res = panes_run(c, ps, v->list_cmd);
     if (!res)
@@ -481,7 +481,7 @@ void panes_load_list(console *c, const pane_view *v, pane_state *ps)
     json_decref(res);
 }
 
-void pane_load(console *c, int pane, int view)
+void pane_load(session *c, int pane, int view)
 {
     const pane_view *v = pane_view_get(pane, view);
     if (!v)
@@ -503,9 +503,9 @@ void pane_load(console *c, int pane, int view)
     ps->loaded = 1;
 }
 
-const json_t *pane_current_item(console *c)
+const json_t *pane_current_item(session *c)
 {
-    pane_state *ps = console_current(c);
+    pane_state *ps = session_current_table(c);
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     const grid_row *r = grid_current(&ps->g);
     size_t i;

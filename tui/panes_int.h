@@ -18,19 +18,19 @@ void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items);
 void panes_set_note(pane_state *ps, int error, const char *text);
 
 /* Runs a line; on refusal notes "LINE: message" and returns NULL. */
-json_t *panes_run(console *c, pane_state *ps, const char *line);
+json_t *panes_run(session *c, pane_state *ps, const char *line);
 
 /* Replaces the table's items (takes the reference). */
 void panes_adopt_items(pane_state *ps, json_t *items);
 
 /* The default loader: list_cmd, one row per item. */
-void panes_load_list(console *c, const pane_view *v, pane_state *ps);
+void panes_load_list(session *c, const pane_view *v, pane_state *ps);
 
 /* Custom loaders. */
-void panes_load_quotas(console *c, const pane_view *v, pane_state *ps);
-void panes_load_wallets(console *c, const pane_view *v, pane_state *ps);
-void panes_load_jobs(console *c, const pane_view *v, pane_state *ps);
-void panes_load_entries(console *c, const pane_view *v, pane_state *ps);
+void panes_load_quotas(session *c, const pane_view *v, pane_state *ps);
+void panes_load_wallets(session *c, const pane_view *v, pane_state *ps);
+void panes_load_jobs(session *c, const pane_view *v, pane_state *ps);
+void panes_load_entries(session *c, const pane_view *v, pane_state *ps);
 
 /* A `job why` result as one line for the Jobs table. */
 void panes_why_text(const json_t *why, char *out, size_t len);

@@ -32,7 +32,7 @@ static void note_ledger_missing(pane_state *ps)
 
 /* "today: 12 entries accrue 31.5 cr (device fees 4 cr)" from the entries
  * posted since midnight UTC of the console's clock. */
-static void billing_today(console *c, pane_state *ps, const char *prefix)
+static void billing_today(session *c, pane_state *ps, const char *prefix)
 {
     char since[RDTIME_BUFLEN], line[128];
     rd_time now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
@@ -41,7 +41,7 @@ static void billing_today(console *c, pane_state *ps, const char *prefix)
     json_t *res = NULL;
     rd_err err;
     rd_err_clear(&err);
-    if (console_exec(c, line, &res, &err) != RD_OK)
+    if (session_exec_line(c, line, &res, &err) != RD_OK)
         return;
     long long accrued = 0, fees = 0;
     size_t i, n = 0;
@@ -62,7 +62,7 @@ static void billing_today(console *c, pane_state *ps, const char *prefix)
     json_decref(res);
 }
 
-void panes_load_entries(console *c, const pane_view *v, pane_state *ps)
+void panes_load_entries(session *c, const pane_view *v, pane_state *ps)
 {
     panes_load_list(c, v, ps);
     if (ledger_missing(ps)) {
@@ -72,7 +72,7 @@ void panes_load_entries(console *c, const pane_view *v, pane_state *ps)
     billing_today(c, ps, "");
 }
 
-void panes_load_wallets(console *c, const pane_view *v, pane_state *ps)
+void panes_load_wallets(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *accounts = panes_run(c, ps, "account list");
     if (!accounts)
@@ -147,13 +147,13 @@ void panes_why_text(const json_t *why, char *out, size_t len)
 }
 
 /* Asks `job why` for the job and stores the answer as its "why". */
-static void explain_job(console *c, json_t *job)
+static void explain_job(session *c, json_t *job)
 {
     char line[160], text[400];
     json_t *why = NULL;
     rd_err err;
     snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
-    if (console_exec(c, line, &why, &err) == RD_OK)
+    if (session_exec_line(c, line, &why, &err) == RD_OK)
         panes_why_text(why, text, sizeof text);
     else   /* it may have started or stopped since the list: say nothing */
         text[0] = '\0';
@@ -161,7 +161,7 @@ static void explain_job(console *c, json_t *job)
     json_decref(why);
 }
 
-void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
+void panes_load_jobs(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *res = panes_run(c, ps, v->list_cmd);
     if (!res)
@@ -221,12 +221,12 @@ static int why_wanted(const json_t *job, int pass)
     return pass == 0 ? strcmp(why, WHY_PENDING) == 0 : json_is_true(json_object_get(job, "why_again"));
 }
 
-int panes_jobs_explain_more(console *c, long long budget_ms)
+int panes_jobs_explain_more(session *c, long long budget_ms)
 {
     pane_state *ps = &c->ps[PANE_JOBS][0];
     if (!ps->loaded || ps->stale)
         return 0;
-    long long deadline = console_now_ms() + budget_ms;
+    long long deadline = session_now_ms() + budget_ms;
     size_t i;
     json_t *job;
     int changed = 0;
@@ -243,12 +243,12 @@ int panes_jobs_explain_more(console *c, long long budget_ms)
                 json_object_del(job, "why_again");
                 continue;
             }
-            if (console_now_ms() > deadline)
+            if (session_now_ms() > deadline)
                 goto done;
-            long long t0 = console_now_ms();
+            long long t0 = session_now_ms();
             explain_job(c, job);
             json_object_del(job, "why_again");
-            ps->why_slow = console_now_ms() - t0 > WHY_SLOW_MS;
+            ps->why_slow = session_now_ms() - t0 > WHY_SLOW_MS;
             changed = 1;
         }
     }
@@ -261,7 +261,7 @@ done:
     return changed;
 }
 
-void panes_load_quotas(console *c, const pane_view *v, pane_state *ps)
+void panes_load_quotas(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *regions = panes_run(c, ps, "region list --provider gcp");
     if (!regions)
@@ -323,7 +323,7 @@ void panes_node_summary(pane_state *ps)
              u, t, active, maint, bad);
 }
 
-void panes_alerts(console *c, char *out, size_t len)
+void panes_alerts(session *c, char *out, size_t len)
 {
     size_t i, rejected = 0, offline = 0, failed = 0;
     const json_t *e;
@@ -348,14 +348,14 @@ void panes_alerts(console *c, char *out, size_t len)
 
 /* The edge device models, from `device models` (no store involved). */
 /* Names from a list command's items (catalogs the panes do not show). */
-static void listed_names(console *c, const char *line, const char *field,
+static void listed_names(session *c, const char *line, const char *field,
                          void (*add)(const char *name, void *data), void *data)
 {
     json_t *res = NULL;
     rd_err err;
     size_t i;
     const json_t *m;
-    if (console_exec(c, line, &res, &err) != RD_OK)
+    if (session_exec_line(c, line, &res, &err) != RD_OK)
         return;
     json_array_foreach(json_object_get(res, "items"), i, m)
         if (json_is_string(json_object_get(m, field)))
@@ -365,7 +365,7 @@ static void listed_names(console *c, const char *line, const char *field,
 
 void panes_names(names_kind kind, void (*add)(const char *name, void *data), void *data, void *ctx)
 {
-    console *c = ctx;
+    session *c = ctx;
     static const struct { names_kind k; int pane, view; } where[] = {
         { NAMES_NODE, PANE_NODES, 0 }, { NAMES_REGION, PANE_REGIONS, 0 },
         { NAMES_DEVICE, PANE_DEVICES, 0 }, { NAMES_JOB, PANE_JOBS, 0 },
@@ -399,7 +399,7 @@ void panes_names(names_kind kind, void (*add)(const char *name, void *data), voi
     }
 }
 
-int panes_patch_nodes(console *c, const live_state *l)
+int panes_patch_nodes(session *c, const live_state *l)
 {
     pane_state *ps = &c->ps[PANE_NODES][0];
     size_t plen = strlen(LIVE_NODES);
@@ -424,7 +424,7 @@ int panes_patch_nodes(console *c, const live_state *l)
         if (strchr(name, '/'))
             continue;
         snprintf(line, sizeof line, "node show %s", name);
-        rd_code rc = console_exec(c, line, &node, &err);
+        rd_code rc = session_exec_line(c, line, &node, &err);
         if (rc != RD_OK && rc != RD_ENOTFOUND) {
             json_decref(where);
             return 0;
