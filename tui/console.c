@@ -36,6 +36,7 @@
 #define RELOAD_MIN_MS 300
 /* `job why` asked per idle loop on the Jobs pane: keys wait at most this. */
 #define WHY_IDLE_MS 60
+#define ALERTS_MS 5000
 
 static volatile sig_atomic_t stop_signal;
 
@@ -44,8 +45,51 @@ static void on_signal(int sig)
     stop_signal = sig;
 }
 
+/* Reloads the current table now. */
+static void reload_table(session *c)
+{
+    long long now = session_now_ms();
+    pane_load(c, c->pane, c->view[c->pane]);
+    /* The header's alerts read the Nodes table: keep it fresh even while
+     * another pane shows, but at most every ALERTS_MS, since on a large
+     * fleet a node list is the most expensive read there is. */
+    if (c->pane != PANE_NODES && c->ps[PANE_NODES][0].stale &&
+        (!c->ps[PANE_NODES][0].loaded || now - c->alerts_ms >= ALERTS_MS)) {
+        pane_load(c, PANE_NODES, 0);
+        c->alerts_ms = now;
+    }
+    panes_alerts(c, c->alerts, sizeof c->alerts);
+    c->last_load_ms = session_now_ms();
+    c->dirty = 1;
+}
+
+/* On a large fleet re-reading a few changed nodes beats a full `node
+ * list`, and a table whose kind of document did not change need not be
+ * read again at all; the stale ones are re-read when next shown. */
+static void follow_watch(session *c)
+{
+    panes_follow(c, &c->live);
+    if (!c->ps[PANE_NODES][0].stale)
+        panes_alerts(c, c->alerts, sizeof c->alerts);
+    live_forget_changes(&c->live);
+}
+
+/* ACT_FOLLOW: after a command this console ran, shows what it changed
+ * through the same watch that shows other writers' changes (everything is
+ * re-read if the watch is not running). */
+static void follow_own(session *c)
+{
+    if (!c->live.w || c->live.lost) {
+        session_mark_stale(c);
+        return;
+    }
+    if (live_poll(&c->live, &c->ctx, session_now_ms()))
+        follow_watch(c);
+    c->dirty = 1;
+}
+
 /* 'y': runs every confirmed line; the status names what each did. */
-static void confirm_run(session *c)
+static act_result confirm_run(session *c)
 {
     char done[512] = "";
     size_t used = 0, failed = 0;
@@ -67,7 +111,7 @@ static void confirm_run(session *c)
     if (!failed)
         session_set_status(c, "done: %s", done);
     grid_clear_marks(&session_current_table(c)->g);
-    session_follow_own(c);
+    return ACT_FOLLOW | ACT_REDRAW;
 }
 
 static void confirm_end(session *c)
@@ -79,7 +123,7 @@ static void confirm_end(session *c)
 }
 
 /* ':' Enter: run the line, show its result in a view. */
-static void prompt_run(session *c)
+static act_result prompt_run(session *c)
 {
     char line[PROMPT_MAX];
     snprintf(line, sizeof line, "%s", c->edit.buf);
@@ -90,12 +134,12 @@ static void prompt_run(session *c)
     compl_list_free(&c->compl);
     c->mode = MODE_NORMAL;
     if (strspn(line, " \t") == strlen(line))
-        return;
+        return ACT_REDRAW;
     json_t *res = NULL;
     rd_err err;
     if (session_exec_line(c, line, &res, &err) != RD_OK) {
         session_set_error(c, "%s", err.msg);
-        return;
+        return ACT_REDRAW;
     }
     session_set_status(c, "ran: %s", line);
     if (res) {
@@ -108,16 +152,16 @@ static void prompt_run(session *c)
     json_decref(res);
     /* A mutating line shows up through the watch anyway; following it now
      * makes it immediate. */
-    session_follow_own(c);
+    return ACT_FOLLOW | ACT_REDRAW;
 }
 
-static void key_prompt(session *c, int key)
+static act_result key_prompt(session *c, int key)
 {
     if (key == CK_ESC) {
         compl_list_free(&c->compl);
         c->mode = MODE_NORMAL;
     } else if (keys_is_enter(key)) {
-        prompt_run(c);
+        return prompt_run(c);
     } else if (key == '\t') {
         compl_list_free(&c->compl);
         size_t n = prompt_complete(&c->edit, panes_names, c, &c->compl);
@@ -127,29 +171,31 @@ static void key_prompt(session *c, int key)
         compl_list_free(&c->compl);
         keys_edit(&c->edit, key, &c->history);
     }
+    return ACT_REDRAW;
 }
 
-static void key_filter(session *c, int key)
+static act_result key_filter(session *c, int key)
 {
     grid *g = &session_current_table(c)->g;
     if (key == CK_ESC) {
         grid_set_filter(g, c->filter_before);
         c->mode = MODE_NORMAL;
-        return;
+        return ACT_REDRAW;
     }
     if (keys_is_enter(key)) {
         c->mode = MODE_NORMAL;
         session_set_status(c, g->filter[0] ? "filter \"%s\": %zu of %zu rows" : "%s%zu of %zu rows", g->filter,
-                       g->nview, g->nrows);
-        return;
+                           g->nview, g->nrows);
+        return ACT_REDRAW;
     }
     keys_edit(&c->edit, key, NULL);
     /* Filter as you type. */
     grid_set_filter(g, c->edit.buf);
     grid_move(g, 0, session_page_rows(c));
+    return ACT_REDRAW;
 }
 
-static void key_view(session *c, textview *tv, int key)
+static act_result key_view(session *c, textview *tv, int key)
 {
     int page = session_page_rows(c);
     switch (key) {
@@ -173,43 +219,62 @@ static void key_view(session *c, textview *tv, int key)
         break;
     default: break;
     }
+    return ACT_REDRAW;
 }
 
-static void handle_key(session *c, int key)
+/* A key in y/n question mode. */
+static act_result key_confirm(session *c, int key)
+{
+    act_result r = ACT_REDRAW;
+    if (key == 'y' || key == 'Y') {
+        c->mode = MODE_NORMAL;
+        r = confirm_run(c);
+        confirm_end(c);
+    } else if (key == 'n' || key == 'N' || key == CK_ESC || key == 'q') {
+        confirm_end(c);
+        session_set_status(c, "cancelled");
+    }
+    return r;
+}
+
+/* A key in whatever mode the session is in. */
+static act_result handle_key(session *c, int key)
 {
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
     /* One guard for every mode: a confirmation or form opened before the
      * terminal shrank is as invisible as the table. */
     if (!keys_allows_size(rows, cols, key))
-        return;
-    c->dirty = 1;
+        return ACT_NONE;
     switch (c->mode) {
-    case MODE_PROMPT: key_prompt(c, key); break;
-    case MODE_FILTER: key_filter(c, key); break;
-    case MODE_VIEW: key_view(c, &c->view_text, key); break;
-    case MODE_HELP: key_view(c, &c->help, key); break;
-    case MODE_CONFIRM:
-        if (key == 'y' || key == 'Y') {
-            c->mode = MODE_NORMAL;
-            confirm_run(c);
-            confirm_end(c);
-        } else if (key == 'n' || key == 'N' || key == CK_ESC || key == 'q') {
-            confirm_end(c);
-            session_set_status(c, "cancelled");
-        }
-        break;
-    case MODE_FORM:
-        if (form_key(c, c->form, key)) {
-            form_close(c->form);
-            c->form = NULL;
-            c->mode = MODE_NORMAL;
-        }
-        break;
-    default:
-        keys_dispatch(c, key);
-        break;
+    case MODE_PROMPT: return key_prompt(c, key);
+    case MODE_FILTER: return key_filter(c, key);
+    case MODE_VIEW: return key_view(c, &c->view_text, key);
+    case MODE_HELP: return key_view(c, &c->help, key);
+    case MODE_CONFIRM: return key_confirm(c, key);
+    case MODE_FORM: return form_key(c, c->form, key);
+    default: return keys_dispatch(c, key);
     }
+}
+
+/* Does what an action asked for: the one place actions reach the loop. */
+static void apply_result(session *c, act_result r)
+{
+    if (r & ACT_FOLLOW)
+        follow_own(c);
+    if (r & ACT_RELOAD)
+        session_mark_stale(c);
+    if (r & ACT_REPAINT)
+        clearok(curscr, TRUE);
+    if (r & ACT_CLOSE) {
+        form_close(c->form);
+        c->form = NULL;
+        c->mode = MODE_NORMAL;
+    }
+    if (r & ACT_QUIT)
+        c->quit = 1;
+    if (r & ACT_REDRAW)
+        c->dirty = 1;
 }
 
 /* 1 when the terminal has hung up (the SSH session or the multiplexer
@@ -356,7 +421,7 @@ static void loop_once(session *c)
     follow_sync(c, now);
     int was_lost = c->live.lost;
     if (live_poll(&c->live, &c->ctx, now))
-        session_follow_watch(c);
+        follow_watch(c);
     if (was_lost != c->live.lost)
         c->dirty = 1;
     pane_state *ps = session_current_table(c);
@@ -367,7 +432,7 @@ static void loop_once(session *c)
             draw_screen(c);
             timing_frame(&c->timing, session_now_ms(), 0);
         }
-        session_reload_table(c);
+        reload_table(c);
     }
     long long sec = (long long)time(NULL);
     if (sec != c->clock_shown) {
@@ -391,7 +456,7 @@ static void loop_once(session *c)
         return;
     }
     if (key >= 0)
-        handle_key(c, key);
+        apply_result(c, handle_key(c, key));
 }
 
 int console_run(const rd_options *opt)

@@ -369,13 +369,14 @@ static void cycle_choice(form_state *f, int dir)
     ledit_set(&f->val[f->focus], cur == n ? "" : words[cur]);
 }
 
-static void submit(session *c, form_state *f, int *close)
+/* Enter: runs the line; a refusal keeps the form open with the reason. */
+static act_result submit(session *c, form_state *f)
 {
     char line[2048];
     const char *missing;
     if (form_build_line(f, line, sizeof line, &missing) != 0) {
         snprintf(f->error, sizeof f->error, "%s is required", missing);
-        return;
+        return ACT_REDRAW;
     }
     json_t *res = NULL;
     rd_err err;
@@ -383,24 +384,21 @@ static void submit(session *c, form_state *f, int *close)
     if (session_exec_line(c, line, &res, &err) != RD_OK) {
         /* Keep the form and everything typed; show the core's reason. */
         snprintf(f->error, sizeof f->error, "%s", err.msg);
-        return;
+        return ACT_REDRAW;
     }
     json_decref(res);
     session_set_status(c, "done: %s", line);
-    session_follow_own(c);
-    *close = 1;
+    return ACT_FOLLOW | ACT_CLOSE | ACT_REDRAW;
 }
 
-int form_key(session *c, form_state *f, int key)
+act_result form_key(session *c, form_state *f, int key)
 {
-    int n = (int)f->def->nfields, close = 0;
+    int n = (int)f->def->nfields;
     const form_field *ff = &f->def->fields[f->focus];
     if (key == CK_ESC)
-        return 1;
-    if (keys_is_enter(key)) {
-        submit(c, f, &close);
-        return close;
-    }
+        return ACT_CLOSE | ACT_REDRAW;
+    if (keys_is_enter(key))
+        return submit(c, f);
     if (key == '\t' || key == CK_FN(KEY_DOWN)) {
         f->focus = (f->focus + 1) % n;
     } else if (key == CK_FN(KEY_BTAB) || key == CK_FN(KEY_UP)) {
@@ -413,7 +411,7 @@ int form_key(session *c, form_state *f, int key)
         keys_edit(&f->val[f->focus], key, NULL);
     }
     f->error[0] = '\0';
-    return 0;
+    return ACT_REDRAW;
 }
 
 /* ---- drawing --------------------------------------------------------- */

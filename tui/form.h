@@ -67,9 +67,9 @@ void form_close(form_state *f);
  * the label of the first empty required field in missing. */
 int form_build_line(const form_state *f, char *out, size_t len, const char **missing);
 
-/* Handles a key (console key code, see keys.h); returns 1 when the form
- * should close (submitted successfully or cancelled). */
-int form_key(session *c, form_state *f, int key);
+/* Handles a key (console key code, see keys.h); ACT_CLOSE in the result
+ * when the form is done (submitted successfully or cancelled). */
+act_result form_key(session *c, form_state *f, int key);
 
 /* Draws the form as a dialog and places the cursor in the focused field. */
 void form_draw(session *c, const form_state *f, int rows, int cols);

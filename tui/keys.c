@@ -33,29 +33,32 @@ typedef struct {
     const char *help;
     unsigned panes;
     int flags;
-    void (*run)(session *c, int key);
+    act_result (*run)(session *c, int key);
 } key_binding;
 
 /* ---- actions --------------------------------------------------------- */
 
-static void act_pane(session *c, int key)
+static act_result act_pane(session *c, int key)
 {
     c->pane = key - '1';
+    return ACT_REDRAW;
 }
 
-static void act_next_pane(session *c, int key)
+static act_result act_next_pane(session *c, int key)
 {
     int dir = key == CK_FN(KEY_BTAB) || key == CK_FN(KEY_LEFT) || key == 'h' ? -1 : 1;
     c->pane = (c->pane + dir + PANE_COUNT) % PANE_COUNT;
+    return ACT_REDRAW;
 }
 
-static void act_next_view(session *c, int key)
+static act_result act_next_view(session *c, int key)
 {
     (void)key;
     c->view[c->pane] = (c->view[c->pane] + 1) % (int)pane_get(c->pane)->nviews;
+    return ACT_REDRAW;
 }
 
-static void act_move(session *c, int key)
+static act_result act_move(session *c, int key)
 {
     int page = session_page_rows(c);
     grid *g = &session_current_table(c)->g;
@@ -67,18 +70,20 @@ static void act_move(session *c, int key)
     case CK_FN(KEY_HOME): case 'g': grid_move_edge(g, 0, page); break;
     default: grid_move_edge(g, 1, page); break;
     }
+    return ACT_REDRAW;
 }
 
-static void act_filter(session *c, int key)
+static act_result act_filter(session *c, int key)
 {
     (void)key;
     grid *g = &session_current_table(c)->g;
     snprintf(c->filter_before, sizeof c->filter_before, "%s", g->filter);
     ledit_set(&c->edit, g->filter);
     c->mode = MODE_FILTER;
+    return ACT_REDRAW;
 }
 
-static void act_sort(session *c, int key)
+static act_result act_sort(session *c, int key)
 {
     (void)key;
     grid *g = &session_current_table(c)->g;
@@ -88,23 +93,26 @@ static void act_sort(session *c, int key)
         session_set_status(c, "sorted as the command lists them");
     else
         session_set_status(c, "sorted by %s %s", v->cols[g->sort_col].header,
-                       g->sort_desc ? "descending" : "ascending");
+                           g->sort_desc ? "descending" : "ascending");
+    return ACT_REDRAW;
 }
 
-static void act_mark(session *c, int key)
+static act_result act_mark(session *c, int key)
 {
     (void)key;
     grid *g = &session_current_table(c)->g;
     grid_toggle_mark(g);
     grid_move(g, 1, session_page_rows(c));
     session_set_status(c, "%zu marked (space marks, Esc clears)", g->nmarks);
+    return ACT_REDRAW;
 }
 
-static void act_clear(session *c, int key)
+static act_result act_clear(session *c, int key)
 {
     (void)key;
     grid_clear_marks(&session_current_table(c)->g);
     session_set_status(c, "marks cleared");
+    return ACT_REDRAW;
 }
 
 /* The rows an action applies to: the marked ones still listed, else the
@@ -153,13 +161,14 @@ static void confirm_each(session *c, const char *verb, const char *prefix, const
         free(lines[i]);
 }
 
-static void act_maintenance(session *c, int key)
+static act_result act_maintenance(session *c, int key)
 {
     (void)key;
     confirm_each(c, "Toggle maintenance on", "node maintenance", "toggle");
+    return ACT_REDRAW;
 }
 
-static void act_remove(session *c, int key)
+static act_result act_remove(session *c, int key)
 {
     (void)key;
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
@@ -172,6 +181,7 @@ static void act_remove(session *c, int key)
     for (char *p = strchr(verb, ' ') + 1; *p; p++)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
     confirm_each(c, verb, v->remove_cmd, NULL);
+    return ACT_REDRAW;
 }
 
 static void open_form(session *c, int id, const json_t *item)
@@ -186,24 +196,27 @@ static void open_form(session *c, int id, const json_t *item)
     c->mode = MODE_FORM;
 }
 
-static void act_add(session *c, int key)
+static act_result act_add(session *c, int key)
 {
     (void)key;
     open_form(c, pane_view_get(c->pane, c->view[c->pane])->add_form, NULL);
+    return ACT_REDRAW;
 }
 
-static void act_edit(session *c, int key)
+static act_result act_edit(session *c, int key)
 {
     (void)key;
     const json_t *item = pane_current_item(c);
     if (!item) {
         session_set_error(c, "nothing selected");
-        return;
+        return ACT_REDRAW;
     }
     open_form(c, pane_view_get(c->pane, c->view[c->pane])->edit_form, item);
+    return ACT_REDRAW;
 }
 
-void keys_open_details(session *c)
+/* Enter: the row's show command (and, for a waiting job, `job why`) in a view. */
+static void open_details(session *c)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     const grid_row *r = grid_current(&session_current_table(c)->g);
@@ -248,46 +261,50 @@ void keys_open_details(session *c)
     c->mode = MODE_VIEW;
 }
 
-static void act_details(session *c, int key)
+static act_result act_details(session *c, int key)
 {
     (void)key;
-    keys_open_details(c);
+    open_details(c);
+    return ACT_REDRAW;
 }
 
-static void act_prompt(session *c, int key)
+static act_result act_prompt(session *c, int key)
 {
     (void)key;
     ledit_set(&c->edit, "");
     c->history.pos = c->history.count;
     compl_list_free(&c->compl);
     c->mode = MODE_PROMPT;
+    return ACT_REDRAW;
 }
 
-static void act_refresh(session *c, int key)
+static act_result act_refresh(session *c, int key)
 {
     (void)key;
-    session_mark_stale(c);
-    clearok(curscr, TRUE);   /* repaint every cell: a garbled terminal heals */
     session_set_status(c, "refreshed");
+    return ACT_RELOAD | ACT_REPAINT | ACT_REDRAW;
 }
 
-static void act_help(session *c, int key)
+static act_result act_help(session *c, int key)
 {
     (void)key;
     keys_help(c, &c->help);
     c->mode = MODE_HELP;
+    return ACT_REDRAW;
 }
 
-static void act_sync(session *c, int key)
+static act_result act_sync(session *c, int key)
 {
     (void)key;
     session_start_sync(c, 1);
+    return ACT_REDRAW;
 }
 
-static void act_quit(session *c, int key)
+static act_result act_quit(session *c, int key)
 {
     (void)key;
-    c->quit = 1;
+    (void)c;
+    return ACT_QUIT;
 }
 
 #define K(...) { __VA_ARGS__, 0 }
@@ -389,7 +406,7 @@ int keys_allows_size(int rows, int cols, int key)
     return key == CK_FN(KEY_RESIZE) || key == '?' || key == 'q';
 }
 
-void keys_dispatch(session *c, int key)
+act_result keys_dispatch(session *c, int key)
 {
     for (size_t i = 0; i < NBINDINGS; i++) {
         const key_binding *b = &bindings[i];
@@ -397,14 +414,13 @@ void keys_dispatch(session *c, int key)
             continue;
         if (!applies(c, b)) {
             session_set_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->view[c->pane])->title);
-            return;
+            return ACT_REDRAW;
         }
-        if (guard_allows(c, b, 1))
-            b->run(c, key);
-        return;
+        return guard_allows(c, b, 1) ? b->run(c, key) : ACT_REDRAW;
     }
     if (key > 32 && key < 127)
         session_set_error(c, "'%c' does nothing here; ? lists the keys", key);
+    return ACT_REDRAW;
 }
 
 int keys_is_enter(int key)

@@ -28,8 +28,8 @@ int keys_allows(session *c, int key, int report);
  * the minimum size only a message shows, so only resize, '?' and 'q' do. */
 int keys_allows_size(int rows, int cols, int key);
 
-/* Handles a key in MODE_NORMAL. */
-void keys_dispatch(session *c, int key);
+/* Handles a key in MODE_NORMAL; returns what the loop should do next. */
+act_result keys_dispatch(session *c, int key);
 
 /* Applies an editing key to a line editor (UTF-8 aware); returns 1 if the
  * key was an editing key. */
@@ -44,8 +44,5 @@ size_t keys_footer(const session *c, char keys[][16], const char **labels, size_
 
 /* Fills the help screen with every binding. */
 void keys_help(const session *c, textview *tv);
-
-/* Actions shared with the confirmation and form code. */
-void keys_open_details(session *c);
 
 #endif

@@ -1,7 +1,8 @@
 /* session.c - one console session: the status line, running command
- * lines, the current table, questions to confirm, and following what this
- * console itself changed.  The loop (console.c) owns time and the
- * terminal; this file owns what the keys, forms and panes act upon.
+ * lines, the current table, questions to confirm, starting a background
+ * sync.  The loop (console.c) owns time, the terminal and reloading; this
+ * file owns what the keys, forms and panes act upon, and calls none of
+ * them.
  */
 #define NCURSES_WIDECHAR 1
 #include "session.h"
@@ -14,9 +15,6 @@
 #include <time.h>
 
 #include "layout.h"
-#include "panes.h"
-
-#define ALERTS_MS 5000
 
 long long session_now_ms(void)
 {
@@ -79,23 +77,6 @@ rd_code session_exec_line(session *c, const char *line, json_t **result, rd_err 
     return rc;
 }
 
-void session_reload_table(session *c)
-{
-    long long now = session_now_ms();
-    pane_load(c, c->pane, c->view[c->pane]);
-    /* The header's alerts read the Nodes table: keep it fresh even while
-     * another pane shows, but at most every ALERTS_MS, since on a large
-     * fleet a node list is the most expensive read there is. */
-    if (c->pane != PANE_NODES && c->ps[PANE_NODES][0].stale &&
-        (!c->ps[PANE_NODES][0].loaded || now - c->alerts_ms >= ALERTS_MS)) {
-        pane_load(c, PANE_NODES, 0);
-        c->alerts_ms = now;
-    }
-    panes_alerts(c, c->alerts, sizeof c->alerts);
-    c->last_load_ms = session_now_ms();
-    c->dirty = 1;
-}
-
 void session_ask_confirm(session *c, const char *question, char *const *lines, size_t nlines)
 {
     for (size_t i = 0; i < c->confirm_count; i++)
@@ -106,28 +87,6 @@ void session_ask_confirm(session *c, const char *question, char *const *lines, s
         if ((c->confirm_lines[c->confirm_count] = strdup(lines[i])) != NULL)
             c->confirm_count++;
     c->mode = MODE_CONFIRM;
-}
-
-/* On a large fleet re-reading a few changed nodes beats a full `node
- * list`, and a table whose kind of document did not change need not be
- * read again at all; the stale ones are re-read when next shown. */
-void session_follow_watch(session *c)
-{
-    panes_follow(c, &c->live);
-    if (!c->ps[PANE_NODES][0].stale)
-        panes_alerts(c, c->alerts, sizeof c->alerts);
-    live_forget_changes(&c->live);
-}
-
-void session_follow_own(session *c)
-{
-    if (!c->live.w || c->live.lost) {
-        session_mark_stale(c);
-        return;
-    }
-    if (live_poll(&c->live, &c->ctx, session_now_ms()))
-        session_follow_watch(c);
-    c->dirty = 1;
 }
 
 void session_start_sync(session *c, int manual)

@@ -51,6 +51,19 @@ typedef struct {
 
 struct form_state;
 
+/* What a key or form action asks of the loop.  Actions change the session
+ * and return this; the loop (console.c) applies it, as htop's actions
+ * return a reaction, so no action calls back into the loop. */
+typedef enum {
+    ACT_NONE = 0,
+    ACT_REDRAW = 1 << 0,    /* the screen shows something new */
+    ACT_FOLLOW = 1 << 1,    /* this console ran a command: follow what it changed now */
+    ACT_RELOAD = 1 << 2,    /* every table is re-read when next shown */
+    ACT_REPAINT = 1 << 3,   /* repaint every cell: a garbled terminal heals */
+    ACT_CLOSE = 1 << 4,     /* the open form is done (submitted or cancelled) */
+    ACT_QUIT = 1 << 5
+} act_result;
+
 typedef struct session {
     const rd_options *opt;
     cmd_ctx ctx;
@@ -102,18 +115,6 @@ pane_state *session_current_table(session *c);
 
 /* Marks every table stale (after a change to the store). */
 void session_mark_stale(session *c);
-
-/* After a command this console ran: shows what it changed, through the
- * same watch that shows other writers' changes (everything is re-read if
- * the watch is not running). */
-void session_follow_own(session *c);
-
-/* Follows the changes the watch collected: patches or marks stale the
- * tables that show them, and refreshes the header's alerts. */
-void session_follow_watch(session *c);
-
-/* Reloads the current table now. */
-void session_reload_table(session *c);
 
 /* Asks a y/n question; on 'y' the given lines run one by one. */
 void session_ask_confirm(session *c, const char *question, char *const *lines, size_t nlines);
