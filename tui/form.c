@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "draw.h"
-#include "keys.h"
+#include "keycode.h"
 #include "layout.h"
 #include "panes.h"
 #include "text.h"
@@ -397,7 +397,7 @@ act_result form_key(session *c, form_state *f, int key)
     const form_field *ff = &f->def->fields[f->focus];
     if (key == CK_ESC)
         return ACT_CLOSE | ACT_REDRAW;
-    if (keys_is_enter(key))
+    if (keycode_is_enter(key))
         return submit(c, f);
     if (key == '\t' || key == CK_FN(KEY_DOWN)) {
         f->focus = (f->focus + 1) % n;
@@ -408,7 +408,7 @@ act_result form_key(session *c, form_state *f, int key)
     } else if (f->choices[f->focus][0] && (key == CK_FN(KEY_LEFT) || key == CK_FN(KEY_RIGHT) || key == ' ')) {
         cycle_choice(f, key == CK_FN(KEY_LEFT) ? -1 : 1);
     } else {
-        keys_edit(&f->val[f->focus], key, NULL);
+        keycode_edit_line(&f->val[f->focus], key, NULL);
     }
     f->error[0] = '\0';
     return ACT_REDRAW;

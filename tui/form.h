@@ -67,7 +67,7 @@ void form_close(form_state *f);
  * the label of the first empty required field in missing. */
 int form_build_line(const form_state *f, char *out, size_t len, const char **missing);
 
-/* Handles a key (console key code, see keys.h); ACT_CLOSE in the result
+/* Handles a key (console key code, see keycode.h); ACT_CLOSE in the result
  * when the form is done (submitted successfully or cancelled). */
 act_result form_key(session *c, form_state *f, int key);
 

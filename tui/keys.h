@@ -11,14 +11,8 @@
 
 #include <stddef.h>
 
+#include "keycode.h"
 #include "session.h"
-
-/* Console key codes: Unicode code points for characters, CK_FN(KEY_x) for
- * curses function keys (so KEY_* never collides with a character). */
-#define CK_FN(k) ((k) | 0x1000000)
-#define CK_IS_FN(k) (((k) & 0x1000000) != 0)
-#define CK_CTRL(c) ((c) & 0x1f)
-#define CK_ESC 27
 
 /* Whether the binding of key may run in this session (the read-only
  * guard); report: say why not in the status line. */
@@ -30,13 +24,6 @@ int keys_allows_size(int rows, int cols, int key);
 
 /* Handles a key in MODE_NORMAL; returns what the loop should do next. */
 act_result keys_dispatch(session *c, int key);
-
-/* Applies an editing key to a line editor (UTF-8 aware); returns 1 if the
- * key was an editing key. */
-int keys_edit(ledit *e, int key, lhistory *h);
-
-/* 1 for Enter / Return. */
-int keys_is_enter(int key);
 
 /* The footer's key/label pairs for the current pane in normal mode, quit
  * last; returns how many were written (at most max). */

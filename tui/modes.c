@@ -87,7 +87,7 @@ static act_result key_prompt(session *c, int key)
     if (key == CK_ESC) {
         compl_list_free(&c->compl);
         c->mode = MODE_NORMAL;
-    } else if (keys_is_enter(key)) {
+    } else if (keycode_is_enter(key)) {
         return prompt_run(c);
     } else if (key == '\t') {
         compl_list_free(&c->compl);
@@ -96,7 +96,7 @@ static act_result key_prompt(session *c, int key)
             session_set_error(c, "no completion");
     } else {
         compl_list_free(&c->compl);
-        keys_edit(&c->edit, key, &c->history);
+        keycode_edit_line(&c->edit, key, &c->history);
     }
     return ACT_REDRAW;
 }
@@ -109,13 +109,13 @@ static act_result key_filter(session *c, int key)
         c->mode = MODE_NORMAL;
         return ACT_REDRAW;
     }
-    if (keys_is_enter(key)) {
+    if (keycode_is_enter(key)) {
         c->mode = MODE_NORMAL;
         session_set_status(c, g->filter[0] ? "filter \"%s\": %zu of %zu rows" : "%s%zu of %zu rows", g->filter,
                            g->nview, g->nrows);
         return ACT_REDRAW;
     }
-    keys_edit(&c->edit, key, NULL);
+    keycode_edit_line(&c->edit, key, NULL);
     /* Filter as you type. */
     grid_set_filter(g, c->edit.buf);
     grid_move(g, 0, session_page_rows(c));

@@ -6,7 +6,7 @@
 
 #include "session.h"
 
-/* Handles one key (console key code, see keys.h) in the current mode;
+/* Handles one key (console key code, see keycode.h) in the current mode;
  * returns what the loop should do next.  Below the minimum terminal size
  * only the keys keys_allows_size() lets through act. */
 act_result modes_handle_key(session *c, int key);
