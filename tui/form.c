@@ -1,5 +1,5 @@
-/* form.c - the add/edit forms: their definitions, editing, hints, the line
- * they build, and their dialog. */
+/* form.c - the add/edit forms: their definitions, editing, hints and the
+ * line they build.  draw.c paints them. */
 #define NCURSES_WIDECHAR 1
 #include "form.h"
 
@@ -9,11 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "draw.h"
 #include "keycode.h"
-#include "layout.h"
 #include "panes.h"
-#include "text.h"
 
 static const form_field node_add_fields[] = {
     { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },
@@ -319,8 +316,7 @@ static int choice_ok(const char *choices, const char *v)
     return 0;
 }
 
-/* What to tell the operator about field i while they type ("" when fine). */
-static void field_hint(session *c, const form_state *f, size_t i, char *out, size_t len)
+void form_field_hint(session *c, const form_state *f, size_t i, char *out, size_t len)
 {
     const form_field *ff = &f->def->fields[i];
     const char *v = f->val[i].buf;
@@ -412,66 +408,4 @@ act_result form_key(session *c, form_state *f, int key)
     }
     f->error[0] = '\0';
     return ACT_REDRAW;
-}
-
-/* ---- drawing --------------------------------------------------------- */
-
-static void put(int y, int x, int w, const char *s, theme_elem e)
-{
-    char buf[1024];
-    if (w <= 0)
-        return;
-    text_fit(s, w, buf, sizeof buf);
-    attrset(theme_attr(e));
-    mvaddstr(y, x, buf);
-}
-
-void form_draw(session *c, const form_state *f, int rows, int cols)
-{
-    int n = (int)f->def->nfields;
-    lay_rect r = layout_center(rows, cols, n + 10, 76);
-    draw_box(r, TH_DIALOG, f->def->title);
-    int label_w = 16, field_w = 26;
-    int cur_y = -1, cur_x = -1;
-    for (int i = 0; i < n && i + 2 < r.h - 6; i++) {
-        const form_field *ff = &f->def->fields[i];
-        int y = r.y + 2 + i;
-        char label[64], hint[256];
-        snprintf(label, sizeof label, "%s%s", ff->label, ff->required ? " *" : "");
-        put(y, r.x + 2, label_w, label, i == f->focus ? TH_DIALOG_TITLE : TH_DIALOG);
-        attrset(theme_attr(TH_INPUT));
-        mvhline(y, r.x + 2 + label_w, ' ', field_w);
-        put(y, r.x + 2 + label_w, field_w, f->val[i].buf, ff->kind == FF_FIXED ? TH_DIM : TH_INPUT);
-        field_hint(c, f, (size_t)i, hint, sizeof hint);
-        put(y, r.x + 3 + label_w + field_w, r.w - label_w - field_w - 6, hint,
-            strcmp(hint, "required") == 0 || strncmp(hint, "one of", 6) == 0 || strncmp(hint, "unknown", 7) == 0 ||
-            strncmp(hint, "no ", 3) == 0 || strncmp(hint, "must", 4) == 0 ? TH_STATUS_ERROR : TH_DIM);
-        if (i == f->focus) {
-            char head[PROMPT_MAX];
-            snprintf(head, sizeof head, "%.*s", (int)f->val[i].cur, f->val[i].buf);
-            int hx = text_cols(head);
-            cur_y = y;
-            cur_x = r.x + 2 + label_w + (hx < field_w ? hx : field_w - 1);
-        }
-    }
-    char line[2048], preview[2100];
-    const char *missing;
-    form_build_line(f, line, sizeof line, &missing);
-    snprintf(preview, sizeof preview, "runs: %s", line);
-    put(r.y + r.h - 6, r.x + 2, r.w - 4, preview, TH_DIM);
-    /* The core's refusal in full: wrapped over up to three lines. */
-    const char *rest = f->error;
-    for (int k = 0; k < 3 && *rest; k++) {
-        const char *next = k < 2 ? text_skip(rest, r.w - 4) : "";
-        char chunk[600];
-        snprintf(chunk, sizeof chunk, "%.*s", *next ? (int)(next - rest) : (int)strlen(rest), rest);
-        put(r.y + r.h - 5 + k, r.x + 2, r.w - 4, chunk, TH_STATUS_ERROR);
-        rest = next;
-    }
-    put(r.y + r.h - 2, r.x + 2, r.w - 4, "Tab/Down next  Up previous  Left/Right choices  Enter submit  Esc cancel",
-        TH_DIM);
-    if (cur_y >= 0 && f->def->fields[f->focus].kind != FF_FIXED) {
-        curs_set(1);
-        move(cur_y, cur_x);
-    }
 }

@@ -71,8 +71,10 @@ int form_build_line(const form_state *f, char *out, size_t len, const char **mis
  * when the form is done (submitted successfully or cancelled). */
 act_result form_key(session *c, form_state *f, int key);
 
-/* Draws the form as a dialog and places the cursor in the focused field. */
-void form_draw(session *c, const form_state *f, int rows, int cols);
+/* What to tell the operator about field i while they type: a missing
+ * required value, a choice or number out of range, an unknown name or an
+ * unreadable file ("" when fine). */
+void form_field_hint(session *c, const form_state *f, size_t i, char *out, size_t len);
 
 /* Appends s to out, quoted for the command language when it needs it. */
 void form_quote(char *out, size_t len, const char *s);
