@@ -26,14 +26,17 @@ enum {
     KB_NEEDS_VIEWS = 1 << 5     /* only where the pane has several tables */
 };
 
+/* One row of the table: the keys and the action they run first (as in
+ * htop's keys['q'] = actionQuit), then where it applies and how the help
+ * screen and footer name it. */
 typedef struct {
     int keys[4];            /* 0-terminated */
+    act_result (*run)(session *c, int key);
+    unsigned panes;
+    int flags;
     const char *name;       /* "Down/j" */
     const char *label;      /* footer word */
     const char *help;
-    unsigned panes;
-    int flags;
-    act_result (*run)(session *c, int key);
 } key_binding;
 
 /* ---- actions --------------------------------------------------------- */
@@ -309,43 +312,58 @@ static act_result act_quit(session *c, int key)
 
 #define K(...) { __VA_ARGS__, 0 }
 static const key_binding bindings[] = {
-    { K('1', '2', '3'), "1-9", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
-      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit", ALL_PANES, 0, act_pane },
-    { K('\t', CK_FN(KEY_RIGHT), 'l'), "Tab/Right/l", NULL, "next pane", ALL_PANES, 0, act_next_pane },
-    { K(CK_FN(KEY_BTAB), CK_FN(KEY_LEFT), 'h'), "S-Tab/Left/h", NULL, "previous pane", ALL_PANES, 0,
-      act_next_pane },
-    { K(CK_FN(KEY_UP), 'k'), "Up/k", NULL, "move up", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_DOWN), 'j'), "Down/j", NULL, "move down", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_PPAGE), CK_CTRL('b')), "PgUp/^B", NULL, "page up", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_NPAGE), CK_CTRL('f')), "PgDn/^F", NULL, "page down", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_HOME), 'g'), "Home/g", NULL, "first row", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_END), 'G'), "End/G", NULL, "last row", ALL_PANES, 0, act_move },
-    { K('\n', '\r', CK_FN(KEY_ENTER)), "Enter", "details", "details of the selected row", ALL_PANES,
-      KB_FOOTER, act_details },
-    { K('/', CK_FN(KEY_F(3))), "/ F3", "filter", "filter rows: substring of any cell; !text keeps the rest",
-      ALL_PANES, KB_FOOTER, act_filter },
-    { K('s', CK_FN(KEY_F(6))), "s F6", "sort", "cycle the sort column and direction", ALL_PANES, KB_FOOTER,
-      act_sort },
-    { K('m', CK_FN(KEY_F(9))), "m F9", "maint", "toggle maintenance of the selected or marked nodes (asks first)",
-      PANE_BIT(PANE_NODES), KB_MUTATES | KB_FOOTER, act_maintenance },
-    { K('a', CK_FN(KEY_F(7))), "a F7", "add", "add: a form that builds the command line", ALL_PANES,
-      KB_MUTATES | KB_FOOTER | KB_NEEDS_ADD, act_add },
-    { K('e', CK_FN(KEY_F(4))), "e F4", "edit", "edit the selected row through a form", ALL_PANES,
-      KB_MUTATES | KB_FOOTER | KB_NEEDS_EDIT, act_edit },
-    { K('d', CK_FN(KEY_F(8))), "d F8", "remove", "remove (jobs: stop) the selected or marked rows (asks first)",
-      ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_REMOVE, act_remove },
-    { K(':', CK_FN(KEY_F(2))), ": F2", "command", "run any command line (Tab completes, Up/Down history)",
-      ALL_PANES, KB_FOOTER, act_prompt },
-    { K('?', CK_FN(KEY_F(1))), "? F1", "help", "every key binding", ALL_PANES, KB_FOOTER, act_help },
-    { K('v'), "v", "view", "next table of this pane (Wallets/Entries/Device fees, Datastores/Reservations)",
-      ALL_PANES, KB_FOOTER | KB_NEEDS_VIEWS, act_next_view },
-    { K(' '), "Space", "mark", "mark or unmark the row (m and d act on every marked row)", ALL_PANES,
-      KB_FOOTER, act_mark },
-    { K(CK_ESC), "Esc", NULL, "clear the marks", ALL_PANES, 0, act_clear },
-    { K('r', CK_FN(KEY_F(5)), CK_CTRL('l')), "r F5 ^L", NULL, "reload and repaint", ALL_PANES, 0, act_refresh },
-    { K('S'), "S", "sync", "run one round of 'cloud sync' for the GCP regions now, in the background "
-      "(it also runs every minute)", ALL_PANES, KB_MUTATES | KB_FOOTER, act_sync },
-    { K('q', CK_FN(KEY_F(10))), "q F10", "quit", "quit and restore the terminal", ALL_PANES, KB_FOOTER, act_quit },
+    /* keys, action, panes, flags,
+     *   name in help, footer label (NULL: not in the footer), help line */
+    { K('1', '2', '3'), act_pane, ALL_PANES, 0,
+      "1-9", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
+      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit" },
+    { K('\t', CK_FN(KEY_RIGHT), 'l'), act_next_pane, ALL_PANES, 0,
+      "Tab/Right/l", NULL, "next pane" },
+    { K(CK_FN(KEY_BTAB), CK_FN(KEY_LEFT), 'h'), act_next_pane, ALL_PANES, 0,
+      "S-Tab/Left/h", NULL, "previous pane" },
+    { K(CK_FN(KEY_UP), 'k'), act_move, ALL_PANES, 0,
+      "Up/k", NULL, "move up" },
+    { K(CK_FN(KEY_DOWN), 'j'), act_move, ALL_PANES, 0,
+      "Down/j", NULL, "move down" },
+    { K(CK_FN(KEY_PPAGE), CK_CTRL('b')), act_move, ALL_PANES, 0,
+      "PgUp/^B", NULL, "page up" },
+    { K(CK_FN(KEY_NPAGE), CK_CTRL('f')), act_move, ALL_PANES, 0,
+      "PgDn/^F", NULL, "page down" },
+    { K(CK_FN(KEY_HOME), 'g'), act_move, ALL_PANES, 0,
+      "Home/g", NULL, "first row" },
+    { K(CK_FN(KEY_END), 'G'), act_move, ALL_PANES, 0,
+      "End/G", NULL, "last row" },
+    { K('\n', '\r', CK_FN(KEY_ENTER)), act_details, ALL_PANES, KB_FOOTER,
+      "Enter", "details", "details of the selected row" },
+    { K('/', CK_FN(KEY_F(3))), act_filter, ALL_PANES, KB_FOOTER,
+      "/ F3", "filter", "filter rows: substring of any cell; !text keeps the rest" },
+    { K('s', CK_FN(KEY_F(6))), act_sort, ALL_PANES, KB_FOOTER,
+      "s F6", "sort", "cycle the sort column and direction" },
+    { K('m', CK_FN(KEY_F(9))), act_maintenance, PANE_BIT(PANE_NODES), KB_MUTATES | KB_FOOTER,
+      "m F9", "maint", "toggle maintenance of the selected or marked nodes (asks first)" },
+    { K('a', CK_FN(KEY_F(7))), act_add, ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_ADD,
+      "a F7", "add", "add: a form that builds the command line" },
+    { K('e', CK_FN(KEY_F(4))), act_edit, ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_EDIT,
+      "e F4", "edit", "edit the selected row through a form" },
+    { K('d', CK_FN(KEY_F(8))), act_remove, ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_REMOVE,
+      "d F8", "remove", "remove (jobs: stop) the selected or marked rows (asks first)" },
+    { K(':', CK_FN(KEY_F(2))), act_prompt, ALL_PANES, KB_FOOTER,
+      ": F2", "command", "run any command line (Tab completes, Up/Down history)" },
+    { K('?', CK_FN(KEY_F(1))), act_help, ALL_PANES, KB_FOOTER,
+      "? F1", "help", "every key binding" },
+    { K('v'), act_next_view, ALL_PANES, KB_FOOTER | KB_NEEDS_VIEWS,
+      "v", "view", "next table of this pane (Wallets/Entries/Device fees, Datastores/Reservations)" },
+    { K(' '), act_mark, ALL_PANES, KB_FOOTER,
+      "Space", "mark", "mark or unmark the row (m and d act on every marked row)" },
+    { K(CK_ESC), act_clear, ALL_PANES, 0,
+      "Esc", NULL, "clear the marks" },
+    { K('r', CK_FN(KEY_F(5)), CK_CTRL('l')), act_refresh, ALL_PANES, 0,
+      "r F5 ^L", NULL, "reload and repaint" },
+    { K('S'), act_sync, ALL_PANES, KB_MUTATES | KB_FOOTER,
+      "S", "sync", "run one round of 'cloud sync' for the GCP regions now, in the background "
+      "(it also runs every minute)" },
+    { K('q', CK_FN(KEY_F(10))), act_quit, ALL_PANES, KB_FOOTER,
+      "q F10", "quit", "quit and restore the terminal" },
 };
 #define NBINDINGS (sizeof bindings / sizeof bindings[0])
 
