@@ -225,26 +225,6 @@ void form_close(form_state *f)
     free(f);
 }
 
-void form_quote(char *out, size_t len, const char *s)
-{
-    size_t used = strlen(out);
-    int plain = *s != '\0';
-    for (const char *p = s; *p; p++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@=+,", *p))
-            plain = 0;
-    if (plain) {
-        snprintf(out + used, len - used, "%s", s);
-        return;
-    }
-    /* Single quotes keep everything; a quote itself is closed, escaped, reopened. */
-    if (used < len)
-        used += (size_t)snprintf(out + used, len - used, "'");
-    for (const char *p = s; *p && used < len; p++)
-        used += (size_t)snprintf(out + used, len - used, *p == '\'' ? "'\\''" : "%c", *p);
-    if (used < len)
-        snprintf(out + used, len - used, "'");
-}
-
 int form_build_line(const form_state *f, char *out, size_t len, const char **missing)
 {
     snprintf(out, len, "%s", f->def->cmd);
@@ -272,7 +252,7 @@ int form_build_line(const form_state *f, char *out, size_t len, const char **mis
                 for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
                     used = strlen(out);
                     snprintf(out + used, len - used, " --%s ", ff->flag);
-                    form_quote(out, len, w);
+                    prompt_quote_word(out, len, w);
                 }
                 continue;
             }
@@ -280,7 +260,7 @@ int form_build_line(const form_state *f, char *out, size_t len, const char **mis
                 snprintf(out + used, len - used, " --%s ", ff->flag);
             else
                 snprintf(out + used, len - used, " ");
-            form_quote(out, len, v);
+            prompt_quote_word(out, len, v);
         }
     }
     return *missing ? -1 : 0;

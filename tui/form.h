@@ -76,7 +76,4 @@ act_result form_key(session *c, form_state *f, int key);
  * unreadable file ("" when fine). */
 void form_field_hint(session *c, const form_state *f, size_t i, char *out, size_t len);
 
-/* Appends s to out, quoted for the command language when it needs it. */
-void form_quote(char *out, size_t len, const char *s);
-
 #endif

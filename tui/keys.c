@@ -247,7 +247,7 @@ static void open_details(session *c)
         const char *state = json_string_value(json_object_get(item, "state"));
         if (c->pane == PANE_JOBS && state && strcmp(state, "waiting_gpus") == 0) {
             snprintf(line, sizeof line, "job why ");
-            form_quote(line, sizeof line, r->key);
+            prompt_quote_word(line, sizeof line, r->key);
             if (session_exec_line(c, line, &res, &err) == RD_OK) {
                 textview_add(&c->view_text, "");
                 textview_add(&c->view_text, "why it waits (job why):");

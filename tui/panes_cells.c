@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "form.h"
 #include "panes_int.h"
 #include "table.h"
 
@@ -185,16 +184,16 @@ void pane_append_key(const pane_view *v, const char *key, char *line, size_t len
 {
     const char *sp = v && v->key_prefix && v->key_sep == ' ' ? strchr(key, ' ') : NULL;
     if (!sp) {
-        form_quote(line, len, key);
+        prompt_quote_word(line, len, key);
         return;
     }
     /* "REGION NAME": two arguments, each quoted on its own. */
     char first[256];
     snprintf(first, sizeof first, "%.*s", (int)(sp - key), key);
-    form_quote(line, len, first);
+    prompt_quote_word(line, len, first);
     size_t used = strlen(line);
     snprintf(line + used, len - used, " ");
-    form_quote(line, len, sp + 1);
+    prompt_quote_word(line, len, sp + 1);
 }
 
 /* One grid row per item. */
