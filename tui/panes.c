@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "form.h"
 #include "panes_int.h"
 #include "table.h"
 

@@ -16,6 +16,14 @@
 enum { PANE_PROVIDERS, PANE_REGIONS, PANE_NODES, PANE_DEVICES, PANE_QUOTAS, PANE_JOBS,
        PANE_BILLING, PANE_STORES, PANE_AUDIT };
 
+/* The add/edit forms a view can open with 'a' and 'e' (form.c defines
+ * them): named here so the pane definitions need not reach up to the
+ * forms. */
+enum { FORM_NODE_ADD, FORM_REGION_CREATE, FORM_NODE_SET, FORM_DATASTORE_ADD, FORM_RESERVATION_ADD,
+       FORM_PROVIDER_ENABLE, FORM_DEVICE_ADD, FORM_DEVICE_SET_CONFIG, FORM_CONFIG_CREATE, FORM_QUOTA_SET,
+       FORM_JOB_SUBMIT, FORM_PROJECT_CREATE, FORM_PROJECT_SET, FORM_ACCOUNT_CREATE, FORM_ACCOUNT_SET,
+       FORM_COUNT };
+
 enum {
     COL_STATE = 1 << 0,     /* coloured by theme_state_elem() of its text */
     COL_BAR = 1 << 1,       /* drawn as a usage bar from row->bar */
@@ -48,7 +56,7 @@ struct pane_view {
     const char *empty_note;     /* shown when the table is empty */
     int sort_col, sort_desc;    /* the initial sort (-1: command order) */
     pane_loader load;           /* NULL: run list_cmd, one row per item */
-    int add_form, edit_form;    /* FORM_* (form.h) for 'a' and 'e', or -1 */
+    int add_form, edit_form;    /* FORM_* for 'a' and 'e', or -1 */
     const char *key_prefix;     /* NULL, or a field that names a row together with key_field */
     char key_sep;               /* ' ': two command arguments ("REGION NAME"); '/': one ("OWNER/NAME") */
 };
