@@ -1,6 +1,7 @@
-/* console.c - the console's life: terminal setup and restore, the event
- * loop (keys, live store changes, the clock), input modes, and running
- * command lines.
+/* console.c - the console's loop: terminal setup and restore, waiting for
+ * a key, polling the store watch and the background sync, dispatching the
+ * key by input mode, and redrawing.  What the keys act upon is the session
+ * (session.c).
  *
  * One thread.  The loop waits at most LOOP_MS for a key, then polls the
  * store watch without blocking, so a change made elsewhere shows within a
@@ -8,6 +9,7 @@
  */
 #define NCURSES_WIDECHAR 1
 #include "console.h"
+#include "session.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -24,7 +26,7 @@
 #include "draw.h"
 #include "form.h"
 #include "keys.h"
-#include "layout.h"
+#include "modes.h"
 #include "panes.h"
 #include "text.h"
 
@@ -32,9 +34,9 @@
 /* Reloads after store events are at most this frequent, so a burst of
  * batch writes costs one reload, not one per write. */
 #define RELOAD_MIN_MS 300
-#define ALERTS_MS 5000
 /* `job why` asked per idle loop on the Jobs pane: keys wait at most this. */
 #define WHY_IDLE_MS 60
+#define ALERTS_MS 5000
 
 static volatile sig_atomic_t stop_signal;
 
@@ -43,70 +45,10 @@ static void on_signal(int sig)
     stop_signal = sig;
 }
 
-long long console_now_ms(void)
+/* Reloads the current table now. */
+static void reload_table(session *c)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void console_status(console *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->status, sizeof c->status, fmt, ap);
-    va_end(ap);
-    c->status_error = 0;
-    c->dirty = 1;
-}
-
-void console_error(console *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->status, sizeof c->status, fmt, ap);
-    va_end(ap);
-    c->status_error = 1;
-    c->dirty = 1;
-}
-
-pane_state *console_current(console *c)
-{
-    return &c->ps[c->pane][c->view[c->pane]];
-}
-
-int console_page(console *c)
-{
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
-    lay_screen s = layout_compute(rows, cols, c->live.lost, 0);
-    int page = layout_table_data_rows(&s);
-    return page > 0 ? page : 1;
-}
-
-void console_mark_stale(console *c)
-{
-    for (int p = 0; p < PANE_COUNT; p++)
-        for (int v = 0; v < PANE_MAX_VIEWS; v++)
-            c->ps[p][v].stale = 1;
-    c->dirty = 1;
-}
-
-rd_code console_exec(console *c, const char *line, json_t **result, rd_err *err)
-{
-    rd_err_clear(err);
-    c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
-    rd_code rc = cmd_exec_line(&c->ctx, line, result, NULL, err);
-    if (rc == RD_ESTORE && !c->live.lost) {
-        live_mark_lost(&c->live, &c->ctx, err->msg, console_now_ms());
-        c->dirty = 1;
-    }
-    return rc;
-}
-
-void console_reload(console *c)
-{
-    long long now = console_now_ms();
+    long long now = session_now_ms();
     pane_load(c, c->pane, c->view[c->pane]);
     /* The header's alerts read the Nodes table: keep it fresh even while
      * another pane shows, but at most every ALERTS_MS, since on a large
@@ -117,188 +59,53 @@ void console_reload(console *c)
         c->alerts_ms = now;
     }
     panes_alerts(c, c->alerts, sizeof c->alerts);
-    c->last_load_ms = console_now_ms();
+    c->last_load_ms = session_now_ms();
     c->dirty = 1;
 }
 
-void console_confirm(console *c, const char *question, char *const *lines, size_t nlines)
+/* On a large fleet re-reading a few changed nodes beats a full `node
+ * list`, and a table whose kind of document did not change need not be
+ * read again at all; the stale ones are re-read when next shown. */
+static void follow_watch(session *c)
 {
-    for (size_t i = 0; i < c->confirm_count; i++)
-        free(c->confirm_lines[i]);
-    c->confirm_count = 0;
-    snprintf(c->question, sizeof c->question, "%s", question);
-    for (size_t i = 0; i < nlines && i < CONFIRM_MAX_LINES; i++)
-        if ((c->confirm_lines[c->confirm_count] = strdup(lines[i])) != NULL)
-            c->confirm_count++;
-    c->mode = MODE_CONFIRM;
+    panes_follow(c, &c->live);
+    if (!c->ps[PANE_NODES][0].stale)
+        panes_alerts(c, c->alerts, sizeof c->alerts);
+    live_forget_changes(&c->live);
 }
 
-/* 'y': runs every confirmed line; the status names what each did. */
-static void confirm_run(console *c)
+/* ACT_FOLLOW: after a command this console ran, shows what it changed
+ * through the same watch that shows other writers' changes (everything is
+ * re-read if the watch is not running). */
+static void follow_own(session *c)
 {
-    char done[512] = "";
-    size_t used = 0, failed = 0;
-    for (size_t i = 0; i < c->confirm_count; i++) {
-        json_t *res = NULL;
-        rd_err err;
-        if (console_exec(c, c->confirm_lines[i], &res, &err) != RD_OK) {
-            console_error(c, "%s", err.msg);
-            failed++;
-            break;
-        }
-        const char *name = json_string_value(json_object_get(res, "name"));
-        const char *state = json_string_value(json_object_get(res, "state"));
-        if (used < sizeof done)
-            used += (size_t)snprintf(done + used, sizeof done - used, "%s%s%s%s", used ? ", " : "",
-                                     name ? name : c->confirm_lines[i], state ? ": " : "", state ? state : "");
-        json_decref(res);
-    }
-    if (!failed)
-        console_status(c, "done: %s", done);
-    grid_clear_marks(&console_current(c)->g);
-    console_changed(c);
-}
-
-static void confirm_end(console *c)
-{
-    for (size_t i = 0; i < c->confirm_count; i++)
-        free(c->confirm_lines[i]);
-    c->confirm_count = 0;
-    c->mode = MODE_NORMAL;
-}
-
-/* ':' Enter: run the line, show its result in a view. */
-static void prompt_run(console *c)
-{
-    char line[PROMPT_MAX];
-    snprintf(line, sizeof line, "%s", c->edit.buf);
-    /* Completion leaves a trailing blank; it means nothing to the parser. */
-    for (size_t n = strlen(line); n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'); n--)
-        line[n - 1] = '\0';
-    lhistory_add(&c->history, line);
-    compl_list_free(&c->compl);
-    c->mode = MODE_NORMAL;
-    if (strspn(line, " \t") == strlen(line))
-        return;
-    json_t *res = NULL;
-    rd_err err;
-    if (console_exec(c, line, &res, &err) != RD_OK) {
-        console_error(c, "%s", err.msg);
+    if (!c->live.w || c->live.lost) {
+        session_mark_stale(c);
         return;
     }
-    console_status(c, "ran: %s", line);
-    if (res) {
-        textview_clear(&c->view_text);
-        snprintf(c->view_text.title, sizeof c->view_text.title, ":%.250s", line);
-        textview_add_result(&c->view_text, res, NULL);
-        c->view_text.open = 1;
-        c->mode = MODE_VIEW;
-    }
-    json_decref(res);
-    /* A mutating line shows up through the watch anyway; following it now
-     * makes it immediate. */
-    console_changed(c);
-}
-
-static void key_prompt(console *c, int key)
-{
-    if (key == CK_ESC) {
-        compl_list_free(&c->compl);
-        c->mode = MODE_NORMAL;
-    } else if (keys_is_enter(key)) {
-        prompt_run(c);
-    } else if (key == '\t') {
-        compl_list_free(&c->compl);
-        size_t n = prompt_complete(&c->edit, panes_names, c, &c->compl);
-        if (n == 0)
-            console_error(c, "no completion");
-    } else {
-        compl_list_free(&c->compl);
-        keys_edit(&c->edit, key, &c->history);
-    }
-}
-
-static void key_filter(console *c, int key)
-{
-    grid *g = &console_current(c)->g;
-    if (key == CK_ESC) {
-        grid_set_filter(g, c->filter_before);
-        c->mode = MODE_NORMAL;
-        return;
-    }
-    if (keys_is_enter(key)) {
-        c->mode = MODE_NORMAL;
-        console_status(c, g->filter[0] ? "filter \"%s\": %zu of %zu rows" : "%s%zu of %zu rows", g->filter,
-                       g->nview, g->nrows);
-        return;
-    }
-    keys_edit(&c->edit, key, NULL);
-    /* Filter as you type. */
-    grid_set_filter(g, c->edit.buf);
-    grid_move(g, 0, console_page(c));
-}
-
-static void key_view(console *c, textview *tv, int key)
-{
-    int page = console_page(c);
-    switch (key) {
-    case CK_ESC: case 'q': case '\n': case '\r': case CK_FN(KEY_ENTER):
-        tv->open = 0;
-        c->mode = MODE_NORMAL;
-        break;
-    case CK_FN(KEY_UP): case 'k': textview_scroll(tv, -1, page); break;
-    case CK_FN(KEY_DOWN): case 'j': textview_scroll(tv, 1, page); break;
-    case CK_FN(KEY_PPAGE): case CK_CTRL('b'): textview_scroll(tv, -page, page); break;
-    case CK_FN(KEY_NPAGE): case CK_CTRL('f'): case ' ': textview_scroll(tv, page, page); break;
-    case CK_FN(KEY_HOME): case 'g': tv->top = 0; break;
-    case CK_FN(KEY_END): case 'G': textview_scroll(tv, (long)tv->count, page); break;
-    case CK_FN(KEY_LEFT): case 'h': textview_pan(tv, -8); break;
-    case CK_FN(KEY_RIGHT): case 'l': textview_pan(tv, 8); break;
-    case '?': case CK_FN(KEY_F(1)):
-        if (c->mode == MODE_VIEW) {
-            keys_help(c, &c->help);
-            c->mode = MODE_HELP;
-        }
-        break;
-    default: break;
-    }
-}
-
-static void handle_key(console *c, int key)
-{
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
-    /* One guard for every mode: a confirmation or form opened before the
-     * terminal shrank is as invisible as the table. */
-    if (!keys_allows_size(rows, cols, key))
-        return;
+    if (live_poll(&c->live, &c->ctx, session_now_ms()))
+        follow_watch(c);
     c->dirty = 1;
-    switch (c->mode) {
-    case MODE_PROMPT: key_prompt(c, key); break;
-    case MODE_FILTER: key_filter(c, key); break;
-    case MODE_VIEW: key_view(c, &c->view_text, key); break;
-    case MODE_HELP: key_view(c, &c->help, key); break;
-    case MODE_CONFIRM:
-        if (key == 'y' || key == 'Y') {
-            c->mode = MODE_NORMAL;
-            confirm_run(c);
-            confirm_end(c);
-        } else if (key == 'n' || key == 'N' || key == CK_ESC || key == 'q') {
-            confirm_end(c);
-            console_status(c, "cancelled");
-        }
-        break;
-    case MODE_FORM:
-        if (form_key(c, c->form, key)) {
-            form_close(c->form);
-            c->form = NULL;
-            c->mode = MODE_NORMAL;
-        }
-        break;
-    default:
-        keys_dispatch(c, key);
-        break;
+}
+
+/* Does what an action asked for: the one place actions reach the loop. */
+static void apply_result(session *c, act_result r)
+{
+    if (r & ACT_FOLLOW)
+        follow_own(c);
+    if (r & ACT_RELOAD)
+        session_mark_stale(c);
+    if (r & ACT_REPAINT)
+        clearok(curscr, TRUE);
+    if (r & ACT_CLOSE) {
+        form_close(c->form);
+        c->form = NULL;
+        c->mode = MODE_NORMAL;
     }
+    if (r & ACT_QUIT)
+        c->quit = 1;
+    if (r & ACT_REDRAW)
+        c->dirty = 1;
 }
 
 /* 1 when the terminal has hung up (the SSH session or the multiplexer
@@ -349,10 +156,10 @@ static void theme_dirs(char store[4][4096], const char *dirs[5])
     dirs[n] = NULL;
 }
 
-static int console_setup(console *c, const rd_options *opt)
+static int console_setup(session *c, const rd_options *opt)
 {
     memset(c, 0, sizeof *c);
-    timing_init(&c->timing, console_now_ms());
+    timing_init(&c->timing, session_now_ms());
     c->opt = opt;
     c->read_only = opt->read_only;
     c->sopts.cacert = opt->cacert;
@@ -384,11 +191,11 @@ static int console_setup(console *c, const rd_options *opt)
     for (size_t i = 0; i < c->th.nwarnings; i++)
         fprintf(stderr, "rigdeck: theme warning: %s\n", c->th.warnings[i]);
     panes_init(c);
-    sync_init(&c->sync, console_now_ms());
+    sync_init(&c->sync, session_now_ms());
     return 0;
 }
 
-static void console_teardown(console *c)
+static void console_teardown(session *c)
 {
     live_close(&c->live);
     sync_close(&c->sync);
@@ -404,7 +211,7 @@ static void console_teardown(console *c)
     theme_free(&c->th);
 }
 
-static void terminal_start(console *c)
+static void terminal_start(session *c)
 {
     const char *cs = nl_langinfo(CODESET);
     /* Box and bar glyphs need UTF-8; otherwise fall back to ASCII. */
@@ -421,78 +228,42 @@ static void terminal_start(console *c)
     bkgdset(' ' | (chtype)theme_attr(TH_NORMAL));
 }
 
-/* On a large fleet re-reading a few changed nodes beats a full `node
- * list`, and a table whose kind of document did not change need not be
- * read again at all; the stale ones are re-read when next shown. */
-static void follow_changes(console *c)
-{
-    panes_follow(c, &c->live);
-    if (!c->ps[PANE_NODES][0].stale)
-        panes_alerts(c, c->alerts, sizeof c->alerts);
-    live_forget_changes(&c->live);
-}
-
-void console_changed(console *c)
-{
-    if (!c->live.w || c->live.lost) {
-        console_mark_stale(c);
-        return;
-    }
-    if (live_poll(&c->live, &c->ctx, console_now_ms()))
-        follow_changes(c);
-    c->dirty = 1;
-}
-
-void console_sync(console *c, int manual)
-{
-    char why[256];
-    c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
-    if (sync_start(&c->sync, &c->ctx, console_now_ms(), why, sizeof why) != 0) {
-        if (manual)
-            console_error(c, "%s", why);
-        return;
-    }
-    if (manual)
-        console_status(c, "cloud sync started in the background");
-    c->dirty = 1;
-}
-
 /* Background cloud sync: a finished round's report, and the timer (which
  * asks the same read-only guard as the S key). */
-static void follow_sync(console *c, long long now)
+static void follow_sync(session *c, long long now)
 {
     if (sync_poll(&c->sync, now)) {
         if (c->sync.error)
-            console_error(c, "%s", c->sync.message);
+            session_set_error(c, "%s", c->sync.message);
         else
-            console_status(c, "%s", c->sync.message);
+            session_set_status(c, "%s", c->sync.message);
     }
     if (sync_due(&c->sync, now)) {
         if (keys_allows(c, 'S', 0))
-            console_sync(c, 0);
+            session_start_sync(c, 0);
         else
             c->sync.next_ms = 0;
     }
 }
 
-static void loop_once(console *c)
+static void loop_once(session *c)
 {
-    long long now = console_now_ms();
+    long long now = session_now_ms();
     follow_sync(c, now);
     int was_lost = c->live.lost;
     if (live_poll(&c->live, &c->ctx, now))
-        follow_changes(c);
+        follow_watch(c);
     if (was_lost != c->live.lost)
         c->dirty = 1;
-    pane_state *ps = console_current(c);
+    pane_state *ps = session_current_table(c);
     if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS)) {
         /* A table never read yet: show the screen with "Loading..." first,
          * since on a large fleet the read takes a noticeable moment. */
         if (!ps->loaded && c->dirty) {
             draw_screen(c);
-            timing_frame(&c->timing, console_now_ms(), 0);
+            timing_frame(&c->timing, session_now_ms(), 0);
         }
-        console_reload(c);
+        reload_table(c);
     }
     long long sec = (long long)time(NULL);
     if (sec != c->clock_shown) {
@@ -502,11 +273,11 @@ static void loop_once(console *c)
     if (c->dirty) {
         draw_screen(c);
         c->dirty = 0;
-        timing_frame(&c->timing, console_now_ms(), console_current(c)->loaded);
+        timing_frame(&c->timing, session_now_ms(), session_current_table(c)->loaded);
     }
     int key = read_key();
     if (key >= 0)
-        timing_key(&c->timing, key, console_now_ms());
+        timing_key(&c->timing, key, session_now_ms());
     /* A quiet moment (no key for LOOP_MS, the screen drawn): explain some
      * of the waiting jobs the Jobs table shows. */
     if (key < 0 && c->pane == PANE_JOBS && c->mode == MODE_NORMAL && panes_jobs_explain_more(c, WHY_IDLE_MS))
@@ -516,12 +287,12 @@ static void loop_once(console *c)
         return;
     }
     if (key >= 0)
-        handle_key(c, key);
+        apply_result(c, modes_handle_key(c, key));
 }
 
 int console_run(const rd_options *opt)
 {
-    console c;
+    session c;
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "rigdeck: the console needs a terminal; use 'rigdeck --batch' in scripts\n");
         return 2;
@@ -539,9 +310,9 @@ int console_run(const rd_options *opt)
 
     terminal_start(&c);
     if (c.th.nwarnings)
-        console_error(&c, "theme: %s%s", c.th.warnings[0], c.th.nwarnings > 1 ? " (more on stderr)" : "");
+        session_set_error(&c, "theme: %s%s", c.th.warnings[0], c.th.nwarnings > 1 ? " (more on stderr)" : "");
     else
-        console_status(&c, "%s? lists the keys", c.read_only ? "read-only session: nothing can be changed. " : "");
+        session_set_status(&c, "%s? lists the keys", c.read_only ? "read-only session: nothing can be changed. " : "");
     c.dirty = 1;
     while (!c.quit && !stop_signal)
         loop_once(&c);

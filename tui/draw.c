@@ -1,5 +1,5 @@
-/* draw.c - the header, tabs, banner, summary, table, views, dialogs, status
- * line and footer. */
+/* draw.c - the header, tabs, banner, summary, table, views, dialogs (the
+ * y/n question and the add/edit forms), status line and footer. */
 #define NCURSES_WIDECHAR 1
 #include "draw.h"
 
@@ -60,7 +60,7 @@ void draw_box(lay_rect r, theme_elem e, const char *title)
     }
 }
 
-static void draw_header(console *c, lay_rect r)
+static void draw_header(session *c, lay_rect r)
 {
     char right[512], clock[64], left[1024];
     fill(r.y, r.x, r.w, TH_HEADER);
@@ -100,7 +100,7 @@ static void draw_header(console *c, lay_rect r)
     put(r.y, r.x, x - r.x - 1, left, TH_HEADER);
 }
 
-static void draw_tabs(console *c, lay_rect r)
+static void draw_tabs(session *c, lay_rect r)
 {
     fill(r.y, r.x, r.w, TH_TAB);
     /* The longest labels that fit: full names, shorter ones, the shortest. */
@@ -124,11 +124,11 @@ static void draw_tabs(console *c, lay_rect r)
     }
 }
 
-static void draw_summary(console *c, lay_rect r)
+static void draw_summary(session *c, lay_rect r)
 {
     const pane_def *d = pane_get(c->pane);
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
-    pane_state *ps = console_current(c);
+    pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     char left[512], title[160];
     fill(r.y, r.x, r.w, TH_SUMMARY);
@@ -192,10 +192,10 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
     put(y, x, w, text, e);
 }
 
-static void draw_table(console *c, lay_rect r)
+static void draw_table(session *c, lay_rect r)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
-    pane_state *ps = console_current(c);
+    pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     int want[16], min[16], drop[16], width[16];
     size_t n = v->ncols < 16 ? v->ncols : 16;
@@ -289,7 +289,7 @@ static void draw_textview(const textview *tv, lay_rect r, const char *hint)
         put(r.y + r.h - 1, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
 }
 
-static void draw_confirm(console *c, int rows, int cols)
+static void draw_confirm(session *c, int rows, int cols)
 {
     int nlines = (int)c->confirm_count;
     lay_rect r = layout_center(rows, cols, nlines + 6 > 18 ? 18 : nlines + 6, 76);
@@ -303,7 +303,7 @@ static void draw_confirm(console *c, int rows, int cols)
     put(r.y + r.h - 2, r.x + 2, r.w - 4, "y confirms   n or Esc cancels", TH_DIALOG_TITLE);
 }
 
-static void draw_completions(console *c, lay_rect status)
+static void draw_completions(session *c, lay_rect status)
 {
     char line[2048];
     size_t used = 0;
@@ -328,7 +328,7 @@ static void draw_input(const char *lead, const ledit *e, lay_rect r, int *cy, in
     *cx = r.x + 1 + hc - skip;
 }
 
-static void draw_status(console *c, lay_rect r, int *cy, int *cx)
+static void draw_status(session *c, lay_rect r, int *cy, int *cx)
 {
     switch (c->mode) {
     case MODE_FILTER:
@@ -352,7 +352,7 @@ static void draw_status(console *c, lay_rect r, int *cy, int *cx)
     }
 }
 
-static void draw_footer(console *c, lay_rect r)
+static void draw_footer(session *c, lay_rect r)
 {
     char keys[32][16];
     const char *labels[32];
@@ -403,7 +403,58 @@ static void draw_footer(console *c, lay_rect r)
         put(r.y, r.x + r.w - 10, 10, "READ-ONLY", TH_READ_ONLY);
 }
 
-void draw_screen(console *c)
+/* A form as a dialog, with the cursor in the focused field. */
+static void draw_form(session *c, const form_state *f, int rows, int cols)
+{
+    int n = (int)f->def->nfields;
+    lay_rect r = layout_center(rows, cols, n + 10, 76);
+    draw_box(r, TH_DIALOG, f->def->title);
+    int label_w = 16, field_w = 26;
+    int cur_y = -1, cur_x = -1;
+    for (int i = 0; i < n && i + 2 < r.h - 6; i++) {
+        const form_field *ff = &f->def->fields[i];
+        int y = r.y + 2 + i;
+        char label[64], hint[256];
+        snprintf(label, sizeof label, "%s%s", ff->label, ff->required ? " *" : "");
+        put(y, r.x + 2, label_w, label, i == f->focus ? TH_DIALOG_TITLE : TH_DIALOG);
+        attrset(theme_attr(TH_INPUT));
+        mvhline(y, r.x + 2 + label_w, ' ', field_w);
+        put(y, r.x + 2 + label_w, field_w, f->val[i].buf, ff->kind == FF_FIXED ? TH_DIM : TH_INPUT);
+        form_field_hint(c, f, (size_t)i, hint, sizeof hint);
+        put(y, r.x + 3 + label_w + field_w, r.w - label_w - field_w - 6, hint,
+            strcmp(hint, "required") == 0 || strncmp(hint, "one of", 6) == 0 || strncmp(hint, "unknown", 7) == 0 ||
+            strncmp(hint, "no ", 3) == 0 || strncmp(hint, "must", 4) == 0 ? TH_STATUS_ERROR : TH_DIM);
+        if (i == f->focus) {
+            char head[PROMPT_MAX];
+            snprintf(head, sizeof head, "%.*s", (int)f->val[i].cur, f->val[i].buf);
+            int hx = text_cols(head);
+            cur_y = y;
+            cur_x = r.x + 2 + label_w + (hx < field_w ? hx : field_w - 1);
+        }
+    }
+    char line[2048], preview[2100];
+    const char *missing;
+    form_build_line(f, line, sizeof line, &missing);
+    snprintf(preview, sizeof preview, "runs: %s", line);
+    put(r.y + r.h - 6, r.x + 2, r.w - 4, preview, TH_DIM);
+    /* The core's refusal in full: wrapped over up to three lines. */
+    const char *rest = f->error;
+    for (int k = 0; k < 3 && *rest; k++) {
+        const char *next = k < 2 ? text_skip(rest, r.w - 4) : "";
+        char chunk[600];
+        snprintf(chunk, sizeof chunk, "%.*s", *next ? (int)(next - rest) : (int)strlen(rest), rest);
+        put(r.y + r.h - 5 + k, r.x + 2, r.w - 4, chunk, TH_STATUS_ERROR);
+        rest = next;
+    }
+    put(r.y + r.h - 2, r.x + 2, r.w - 4, "Tab/Down next  Up previous  Left/Right choices  Enter submit  Esc cancel",
+        TH_DIM);
+    if (cur_y >= 0 && f->def->fields[f->focus].kind != FF_FIXED) {
+        curs_set(1);
+        move(cur_y, cur_x);
+    }
+}
+
+void draw_screen(session *c)
 {
     int rows, cols, cy = -1, cx = -1;
     getmaxyx(stdscr, rows, cols);
@@ -443,7 +494,7 @@ void draw_screen(console *c)
     } else if (c->mode == MODE_CONFIRM) {
         draw_confirm(c, rows, cols);
     } else if (c->mode == MODE_FORM && c->form) {
-        form_draw(c, c->form, rows, cols);
+        draw_form(c, c->form, rows, cols);
     }
     if (cy >= 0) {
         curs_set(1);

@@ -6,7 +6,7 @@
 #ifndef RD_DRAW_H
 #define RD_DRAW_H
 
-#include "console.h"
+#include "session.h"
 #include "layout.h"
 
 /* Fills r with element e and frames it (box glyphs, ASCII with --ascii),
@@ -14,6 +14,6 @@
 void draw_box(lay_rect r, theme_elem e, const char *title);
 
 /* Paints the screen for the current terminal size and refreshes it. */
-void draw_screen(console *c);
+void draw_screen(session *c);
 
 #endif

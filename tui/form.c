@@ -1,5 +1,5 @@
-/* form.c - the add/edit forms: their definitions, editing, hints, the line
- * they build, and their dialog. */
+/* form.c - the add/edit forms: their definitions, editing, hints and the
+ * line they build.  draw.c paints them. */
 #define NCURSES_WIDECHAR 1
 #include "form.h"
 
@@ -9,11 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "draw.h"
-#include "keys.h"
-#include "layout.h"
+#include "keycode.h"
 #include "panes.h"
-#include "text.h"
 
 static const form_field node_add_fields[] = {
     { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },
@@ -228,26 +225,6 @@ void form_close(form_state *f)
     free(f);
 }
 
-void form_quote(char *out, size_t len, const char *s)
-{
-    size_t used = strlen(out);
-    int plain = *s != '\0';
-    for (const char *p = s; *p; p++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@=+,", *p))
-            plain = 0;
-    if (plain) {
-        snprintf(out + used, len - used, "%s", s);
-        return;
-    }
-    /* Single quotes keep everything; a quote itself is closed, escaped, reopened. */
-    if (used < len)
-        used += (size_t)snprintf(out + used, len - used, "'");
-    for (const char *p = s; *p && used < len; p++)
-        used += (size_t)snprintf(out + used, len - used, *p == '\'' ? "'\\''" : "%c", *p);
-    if (used < len)
-        snprintf(out + used, len - used, "'");
-}
-
 int form_build_line(const form_state *f, char *out, size_t len, const char **missing)
 {
     snprintf(out, len, "%s", f->def->cmd);
@@ -275,7 +252,7 @@ int form_build_line(const form_state *f, char *out, size_t len, const char **mis
                 for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
                     used = strlen(out);
                     snprintf(out + used, len - used, " --%s ", ff->flag);
-                    form_quote(out, len, w);
+                    prompt_quote_word(out, len, w);
                 }
                 continue;
             }
@@ -283,7 +260,7 @@ int form_build_line(const form_state *f, char *out, size_t len, const char **mis
                 snprintf(out + used, len - used, " --%s ", ff->flag);
             else
                 snprintf(out + used, len - used, " ");
-            form_quote(out, len, v);
+            prompt_quote_word(out, len, v);
         }
     }
     return *missing ? -1 : 0;
@@ -319,8 +296,7 @@ static int choice_ok(const char *choices, const char *v)
     return 0;
 }
 
-/* What to tell the operator about field i while they type ("" when fine). */
-static void field_hint(console *c, const form_state *f, size_t i, char *out, size_t len)
+void form_field_hint(session *c, const form_state *f, size_t i, char *out, size_t len)
 {
     const form_field *ff = &f->def->fields[i];
     const char *v = f->val[i].buf;
@@ -369,38 +345,36 @@ static void cycle_choice(form_state *f, int dir)
     ledit_set(&f->val[f->focus], cur == n ? "" : words[cur]);
 }
 
-static void submit(console *c, form_state *f, int *close)
+/* Enter: runs the line; a refusal keeps the form open with the reason. */
+static act_result submit(session *c, form_state *f)
 {
     char line[2048];
     const char *missing;
     if (form_build_line(f, line, sizeof line, &missing) != 0) {
         snprintf(f->error, sizeof f->error, "%s is required", missing);
-        return;
+        return ACT_REDRAW;
     }
     json_t *res = NULL;
     rd_err err;
     rd_err_clear(&err);
-    if (console_exec(c, line, &res, &err) != RD_OK) {
+    if (session_exec_line(c, line, &res, &err) != RD_OK) {
         /* Keep the form and everything typed; show the core's reason. */
         snprintf(f->error, sizeof f->error, "%s", err.msg);
-        return;
+        return ACT_REDRAW;
     }
     json_decref(res);
-    console_status(c, "done: %s", line);
-    console_changed(c);
-    *close = 1;
+    session_set_status(c, "done: %s", line);
+    return ACT_FOLLOW | ACT_CLOSE | ACT_REDRAW;
 }
 
-int form_key(console *c, form_state *f, int key)
+act_result form_key(session *c, form_state *f, int key)
 {
-    int n = (int)f->def->nfields, close = 0;
+    int n = (int)f->def->nfields;
     const form_field *ff = &f->def->fields[f->focus];
     if (key == CK_ESC)
-        return 1;
-    if (keys_is_enter(key)) {
-        submit(c, f, &close);
-        return close;
-    }
+        return ACT_CLOSE | ACT_REDRAW;
+    if (keycode_is_enter(key))
+        return submit(c, f);
     if (key == '\t' || key == CK_FN(KEY_DOWN)) {
         f->focus = (f->focus + 1) % n;
     } else if (key == CK_FN(KEY_BTAB) || key == CK_FN(KEY_UP)) {
@@ -410,70 +384,8 @@ int form_key(console *c, form_state *f, int key)
     } else if (f->choices[f->focus][0] && (key == CK_FN(KEY_LEFT) || key == CK_FN(KEY_RIGHT) || key == ' ')) {
         cycle_choice(f, key == CK_FN(KEY_LEFT) ? -1 : 1);
     } else {
-        keys_edit(&f->val[f->focus], key, NULL);
+        keycode_edit_line(&f->val[f->focus], key, NULL);
     }
     f->error[0] = '\0';
-    return 0;
-}
-
-/* ---- drawing --------------------------------------------------------- */
-
-static void put(int y, int x, int w, const char *s, theme_elem e)
-{
-    char buf[1024];
-    if (w <= 0)
-        return;
-    text_fit(s, w, buf, sizeof buf);
-    attrset(theme_attr(e));
-    mvaddstr(y, x, buf);
-}
-
-void form_draw(console *c, const form_state *f, int rows, int cols)
-{
-    int n = (int)f->def->nfields;
-    lay_rect r = layout_center(rows, cols, n + 10, 76);
-    draw_box(r, TH_DIALOG, f->def->title);
-    int label_w = 16, field_w = 26;
-    int cur_y = -1, cur_x = -1;
-    for (int i = 0; i < n && i + 2 < r.h - 6; i++) {
-        const form_field *ff = &f->def->fields[i];
-        int y = r.y + 2 + i;
-        char label[64], hint[256];
-        snprintf(label, sizeof label, "%s%s", ff->label, ff->required ? " *" : "");
-        put(y, r.x + 2, label_w, label, i == f->focus ? TH_DIALOG_TITLE : TH_DIALOG);
-        attrset(theme_attr(TH_INPUT));
-        mvhline(y, r.x + 2 + label_w, ' ', field_w);
-        put(y, r.x + 2 + label_w, field_w, f->val[i].buf, ff->kind == FF_FIXED ? TH_DIM : TH_INPUT);
-        field_hint(c, f, (size_t)i, hint, sizeof hint);
-        put(y, r.x + 3 + label_w + field_w, r.w - label_w - field_w - 6, hint,
-            strcmp(hint, "required") == 0 || strncmp(hint, "one of", 6) == 0 || strncmp(hint, "unknown", 7) == 0 ||
-            strncmp(hint, "no ", 3) == 0 || strncmp(hint, "must", 4) == 0 ? TH_STATUS_ERROR : TH_DIM);
-        if (i == f->focus) {
-            char head[PROMPT_MAX];
-            snprintf(head, sizeof head, "%.*s", (int)f->val[i].cur, f->val[i].buf);
-            int hx = text_cols(head);
-            cur_y = y;
-            cur_x = r.x + 2 + label_w + (hx < field_w ? hx : field_w - 1);
-        }
-    }
-    char line[2048], preview[2100];
-    const char *missing;
-    form_build_line(f, line, sizeof line, &missing);
-    snprintf(preview, sizeof preview, "runs: %s", line);
-    put(r.y + r.h - 6, r.x + 2, r.w - 4, preview, TH_DIM);
-    /* The core's refusal in full: wrapped over up to three lines. */
-    const char *rest = f->error;
-    for (int k = 0; k < 3 && *rest; k++) {
-        const char *next = k < 2 ? text_skip(rest, r.w - 4) : "";
-        char chunk[600];
-        snprintf(chunk, sizeof chunk, "%.*s", *next ? (int)(next - rest) : (int)strlen(rest), rest);
-        put(r.y + r.h - 5 + k, r.x + 2, r.w - 4, chunk, TH_STATUS_ERROR);
-        rest = next;
-    }
-    put(r.y + r.h - 2, r.x + 2, r.w - 4, "Tab/Down next  Up previous  Left/Right choices  Enter submit  Esc cancel",
-        TH_DIM);
-    if (cur_y >= 0 && f->def->fields[f->focus].kind != FF_FIXED) {
-        curs_set(1);
-        move(cur_y, cur_x);
-    }
+    return ACT_REDRAW;
 }

@@ -10,13 +10,9 @@
 
 #include <stddef.h>
 
-#include "console.h"
+#include "panes.h"
 #include "prompt.h"
-
-enum { FORM_NODE_ADD, FORM_REGION_CREATE, FORM_NODE_SET, FORM_DATASTORE_ADD, FORM_RESERVATION_ADD,
-       FORM_PROVIDER_ENABLE, FORM_DEVICE_ADD, FORM_DEVICE_SET_CONFIG, FORM_CONFIG_CREATE, FORM_QUOTA_SET,
-       FORM_JOB_SUBMIT, FORM_PROJECT_CREATE, FORM_PROJECT_SET, FORM_ACCOUNT_CREATE, FORM_ACCOUNT_SET,
-       FORM_COUNT };
+#include "session.h"
 
 #define FORM_MAX_FIELDS 10
 
@@ -67,14 +63,13 @@ void form_close(form_state *f);
  * the label of the first empty required field in missing. */
 int form_build_line(const form_state *f, char *out, size_t len, const char **missing);
 
-/* Handles a key (console key code, see keys.h); returns 1 when the form
- * should close (submitted successfully or cancelled). */
-int form_key(console *c, form_state *f, int key);
+/* Handles a key (console key code, see keycode.h); ACT_CLOSE in the result
+ * when the form is done (submitted successfully or cancelled). */
+act_result form_key(session *c, form_state *f, int key);
 
-/* Draws the form as a dialog and places the cursor in the focused field. */
-void form_draw(console *c, const form_state *f, int rows, int cols);
-
-/* Appends s to out, quoted for the command language when it needs it. */
-void form_quote(char *out, size_t len, const char *s);
+/* What to tell the operator about field i while they type: a missing
+ * required value, a choice or number out of range, an unknown name or an
+ * unreadable file ("" when fine). */
+void form_field_hint(session *c, const form_state *f, size_t i, char *out, size_t len);
 
 #endif

@@ -26,39 +26,45 @@ enum {
     KB_NEEDS_VIEWS = 1 << 5     /* only where the pane has several tables */
 };
 
+/* One row of the table: the keys and the action they run first (as in
+ * htop's keys['q'] = actionQuit), then where it applies and how the help
+ * screen and footer name it. */
 typedef struct {
     int keys[4];            /* 0-terminated */
+    act_result (*run)(session *c, int key);
+    unsigned panes;
+    int flags;
     const char *name;       /* "Down/j" */
     const char *label;      /* footer word */
     const char *help;
-    unsigned panes;
-    int flags;
-    void (*run)(console *c, int key);
 } key_binding;
 
 /* ---- actions --------------------------------------------------------- */
 
-static void act_pane(console *c, int key)
+static act_result act_pane(session *c, int key)
 {
     c->pane = key - '1';
+    return ACT_REDRAW;
 }
 
-static void act_next_pane(console *c, int key)
+static act_result act_next_pane(session *c, int key)
 {
     int dir = key == CK_FN(KEY_BTAB) || key == CK_FN(KEY_LEFT) || key == 'h' ? -1 : 1;
     c->pane = (c->pane + dir + PANE_COUNT) % PANE_COUNT;
+    return ACT_REDRAW;
 }
 
-static void act_next_view(console *c, int key)
+static act_result act_next_view(session *c, int key)
 {
     (void)key;
     c->view[c->pane] = (c->view[c->pane] + 1) % (int)pane_get(c->pane)->nviews;
+    return ACT_REDRAW;
 }
 
-static void act_move(console *c, int key)
+static act_result act_move(session *c, int key)
 {
-    int page = console_page(c);
-    grid *g = &console_current(c)->g;
+    int page = session_page_rows(c);
+    grid *g = &session_current_table(c)->g;
     switch (key) {
     case CK_FN(KEY_UP): case 'k': grid_move(g, -1, page); break;
     case CK_FN(KEY_DOWN): case 'j': grid_move(g, 1, page); break;
@@ -67,51 +73,56 @@ static void act_move(console *c, int key)
     case CK_FN(KEY_HOME): case 'g': grid_move_edge(g, 0, page); break;
     default: grid_move_edge(g, 1, page); break;
     }
+    return ACT_REDRAW;
 }
 
-static void act_filter(console *c, int key)
+static act_result act_filter(session *c, int key)
 {
     (void)key;
-    grid *g = &console_current(c)->g;
+    grid *g = &session_current_table(c)->g;
     snprintf(c->filter_before, sizeof c->filter_before, "%s", g->filter);
     ledit_set(&c->edit, g->filter);
     c->mode = MODE_FILTER;
+    return ACT_REDRAW;
 }
 
-static void act_sort(console *c, int key)
+static act_result act_sort(session *c, int key)
 {
     (void)key;
-    grid *g = &console_current(c)->g;
+    grid *g = &session_current_table(c)->g;
     grid_cycle_sort(g);
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     if (g->sort_col < 0)
-        console_status(c, "sorted as the command lists them");
+        session_set_status(c, "sorted as the command lists them");
     else
-        console_status(c, "sorted by %s %s", v->cols[g->sort_col].header,
-                       g->sort_desc ? "descending" : "ascending");
+        session_set_status(c, "sorted by %s %s", v->cols[g->sort_col].header,
+                           g->sort_desc ? "descending" : "ascending");
+    return ACT_REDRAW;
 }
 
-static void act_mark(console *c, int key)
+static act_result act_mark(session *c, int key)
 {
     (void)key;
-    grid *g = &console_current(c)->g;
+    grid *g = &session_current_table(c)->g;
     grid_toggle_mark(g);
-    grid_move(g, 1, console_page(c));
-    console_status(c, "%zu marked (space marks, Esc clears)", g->nmarks);
+    grid_move(g, 1, session_page_rows(c));
+    session_set_status(c, "%zu marked (space marks, Esc clears)", g->nmarks);
+    return ACT_REDRAW;
 }
 
-static void act_clear(console *c, int key)
+static act_result act_clear(session *c, int key)
 {
     (void)key;
-    grid_clear_marks(&console_current(c)->g);
-    console_status(c, "marks cleared");
+    grid_clear_marks(&session_current_table(c)->g);
+    session_set_status(c, "marks cleared");
+    return ACT_REDRAW;
 }
 
 /* The rows an action applies to: the marked ones still listed, else the
  * one under the cursor.  Returns the count; keys are borrowed. */
-static size_t targets(console *c, const char **out, size_t max)
+static size_t targets(session *c, const char **out, size_t max)
 {
-    grid *g = &console_current(c)->g;
+    grid *g = &session_current_table(c)->g;
     size_t n = 0;
     for (size_t i = 0; i < g->nrows && n < max; i++)
         if (grid_is_marked(g, g->rows[i].key))
@@ -122,14 +133,14 @@ static size_t targets(console *c, const char **out, size_t max)
 }
 
 /* Confirms lines "PREFIX KEY SUFFIX" for every target, naming them all. */
-static void confirm_each(console *c, const char *verb, const char *prefix, const char *suffix)
+static void confirm_each(session *c, const char *verb, const char *prefix, const char *suffix)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     const char *keys[CONFIRM_MAX_LINES];
     char *lines[CONFIRM_MAX_LINES];
     size_t n = targets(c, keys, CONFIRM_MAX_LINES);
     if (n == 0) {
-        console_error(c, "nothing selected");
+        session_set_error(c, "nothing selected");
         return;
     }
     char question[1024];
@@ -148,18 +159,19 @@ static void confirm_each(console *c, const char *verb, const char *prefix, const
     }
     if (used < sizeof question)
         snprintf(question + used, sizeof question - used, "?");
-    console_confirm(c, question, lines, n);
+    session_ask_confirm(c, question, lines, n);
     for (size_t i = 0; i < n; i++)
         free(lines[i]);
 }
 
-static void act_maintenance(console *c, int key)
+static act_result act_maintenance(session *c, int key)
 {
     (void)key;
     confirm_each(c, "Toggle maintenance on", "node maintenance", "toggle");
+    return ACT_REDRAW;
 }
 
-static void act_remove(console *c, int key)
+static act_result act_remove(session *c, int key)
 {
     (void)key;
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
@@ -172,13 +184,14 @@ static void act_remove(console *c, int key)
     for (char *p = strchr(verb, ' ') + 1; *p; p++)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
     confirm_each(c, verb, v->remove_cmd, NULL);
+    return ACT_REDRAW;
 }
 
-static void open_form(console *c, int id, const json_t *item)
+static void open_form(session *c, int id, const json_t *item)
 {
     form_state *f = form_open(id, item);
     if (!f) {
-        console_error(c, "out of memory");
+        session_set_error(c, "out of memory");
         return;
     }
     form_close(c->form);
@@ -186,29 +199,32 @@ static void open_form(console *c, int id, const json_t *item)
     c->mode = MODE_FORM;
 }
 
-static void act_add(console *c, int key)
+static act_result act_add(session *c, int key)
 {
     (void)key;
     open_form(c, pane_view_get(c->pane, c->view[c->pane])->add_form, NULL);
+    return ACT_REDRAW;
 }
 
-static void act_edit(console *c, int key)
+static act_result act_edit(session *c, int key)
 {
     (void)key;
     const json_t *item = pane_current_item(c);
     if (!item) {
-        console_error(c, "nothing selected");
-        return;
+        session_set_error(c, "nothing selected");
+        return ACT_REDRAW;
     }
     open_form(c, pane_view_get(c->pane, c->view[c->pane])->edit_form, item);
+    return ACT_REDRAW;
 }
 
-void keys_open_details(console *c)
+/* Enter: the row's show command (and, for a waiting job, `job why`) in a view. */
+static void open_details(session *c)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
-    const grid_row *r = grid_current(&console_current(c)->g);
+    const grid_row *r = grid_current(&session_current_table(c)->g);
     if (!r) {
-        console_error(c, "nothing selected");
+        session_set_error(c, "nothing selected");
         return;
     }
     textview_clear(&c->view_text);
@@ -220,8 +236,8 @@ void keys_open_details(console *c)
         json_t *res = NULL;
         rd_err err;
         rd_err_clear(&err);
-        if (console_exec(c, line, &res, &err) != RD_OK) {
-            console_error(c, "%s", err.msg);
+        if (session_exec_line(c, line, &res, &err) != RD_OK) {
+            session_set_error(c, "%s", err.msg);
             return;
         }
         textview_add_result(&c->view_text, res, NULL);
@@ -231,8 +247,8 @@ void keys_open_details(console *c)
         const char *state = json_string_value(json_object_get(item, "state"));
         if (c->pane == PANE_JOBS && state && strcmp(state, "waiting_gpus") == 0) {
             snprintf(line, sizeof line, "job why ");
-            form_quote(line, sizeof line, r->key);
-            if (console_exec(c, line, &res, &err) == RD_OK) {
+            prompt_quote_word(line, sizeof line, r->key);
+            if (session_exec_line(c, line, &res, &err) == RD_OK) {
                 textview_add(&c->view_text, "");
                 textview_add(&c->view_text, "why it waits (job why):");
                 textview_add_result(&c->view_text, res, NULL);
@@ -248,92 +264,111 @@ void keys_open_details(console *c)
     c->mode = MODE_VIEW;
 }
 
-static void act_details(console *c, int key)
+static act_result act_details(session *c, int key)
 {
     (void)key;
-    keys_open_details(c);
+    open_details(c);
+    return ACT_REDRAW;
 }
 
-static void act_prompt(console *c, int key)
+static act_result act_prompt(session *c, int key)
 {
     (void)key;
     ledit_set(&c->edit, "");
     c->history.pos = c->history.count;
     compl_list_free(&c->compl);
     c->mode = MODE_PROMPT;
+    return ACT_REDRAW;
 }
 
-static void act_refresh(console *c, int key)
+static act_result act_refresh(session *c, int key)
 {
     (void)key;
-    console_mark_stale(c);
-    clearok(curscr, TRUE);   /* repaint every cell: a garbled terminal heals */
-    console_status(c, "refreshed");
+    session_set_status(c, "refreshed");
+    return ACT_RELOAD | ACT_REPAINT | ACT_REDRAW;
 }
 
-static void act_help(console *c, int key)
+static act_result act_help(session *c, int key)
 {
     (void)key;
     keys_help(c, &c->help);
     c->mode = MODE_HELP;
+    return ACT_REDRAW;
 }
 
-static void act_sync(console *c, int key)
+static act_result act_sync(session *c, int key)
 {
     (void)key;
-    console_sync(c, 1);
+    session_start_sync(c, 1);
+    return ACT_REDRAW;
 }
 
-static void act_quit(console *c, int key)
+static act_result act_quit(session *c, int key)
 {
     (void)key;
-    c->quit = 1;
+    (void)c;
+    return ACT_QUIT;
 }
 
 #define K(...) { __VA_ARGS__, 0 }
 static const key_binding bindings[] = {
-    { K('1', '2', '3'), "1-9", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
-      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit", ALL_PANES, 0, act_pane },
-    { K('\t', CK_FN(KEY_RIGHT), 'l'), "Tab/Right/l", NULL, "next pane", ALL_PANES, 0, act_next_pane },
-    { K(CK_FN(KEY_BTAB), CK_FN(KEY_LEFT), 'h'), "S-Tab/Left/h", NULL, "previous pane", ALL_PANES, 0,
-      act_next_pane },
-    { K(CK_FN(KEY_UP), 'k'), "Up/k", NULL, "move up", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_DOWN), 'j'), "Down/j", NULL, "move down", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_PPAGE), CK_CTRL('b')), "PgUp/^B", NULL, "page up", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_NPAGE), CK_CTRL('f')), "PgDn/^F", NULL, "page down", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_HOME), 'g'), "Home/g", NULL, "first row", ALL_PANES, 0, act_move },
-    { K(CK_FN(KEY_END), 'G'), "End/G", NULL, "last row", ALL_PANES, 0, act_move },
-    { K('\n', '\r', CK_FN(KEY_ENTER)), "Enter", "details", "details of the selected row", ALL_PANES,
-      KB_FOOTER, act_details },
-    { K('/', CK_FN(KEY_F(3))), "/ F3", "filter", "filter rows: substring of any cell; !text keeps the rest",
-      ALL_PANES, KB_FOOTER, act_filter },
-    { K('s', CK_FN(KEY_F(6))), "s F6", "sort", "cycle the sort column and direction", ALL_PANES, KB_FOOTER,
-      act_sort },
-    { K('m', CK_FN(KEY_F(9))), "m F9", "maint", "toggle maintenance of the selected or marked nodes (asks first)",
-      PANE_BIT(PANE_NODES), KB_MUTATES | KB_FOOTER, act_maintenance },
-    { K('a', CK_FN(KEY_F(7))), "a F7", "add", "add: a form that builds the command line", ALL_PANES,
-      KB_MUTATES | KB_FOOTER | KB_NEEDS_ADD, act_add },
-    { K('e', CK_FN(KEY_F(4))), "e F4", "edit", "edit the selected row through a form", ALL_PANES,
-      KB_MUTATES | KB_FOOTER | KB_NEEDS_EDIT, act_edit },
-    { K('d', CK_FN(KEY_F(8))), "d F8", "remove", "remove (jobs: stop) the selected or marked rows (asks first)",
-      ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_REMOVE, act_remove },
-    { K(':', CK_FN(KEY_F(2))), ": F2", "command", "run any command line (Tab completes, Up/Down history)",
-      ALL_PANES, KB_FOOTER, act_prompt },
-    { K('?', CK_FN(KEY_F(1))), "? F1", "help", "every key binding", ALL_PANES, KB_FOOTER, act_help },
-    { K('v'), "v", "view", "next table of this pane (Wallets/Entries/Device fees, Datastores/Reservations)",
-      ALL_PANES, KB_FOOTER | KB_NEEDS_VIEWS, act_next_view },
-    { K(' '), "Space", "mark", "mark or unmark the row (m and d act on every marked row)", ALL_PANES,
-      KB_FOOTER, act_mark },
-    { K(CK_ESC), "Esc", NULL, "clear the marks", ALL_PANES, 0, act_clear },
-    { K('r', CK_FN(KEY_F(5)), CK_CTRL('l')), "r F5 ^L", NULL, "reload and repaint", ALL_PANES, 0, act_refresh },
-    { K('S'), "S", "sync", "run one round of 'cloud sync' for the GCP regions now, in the background "
-      "(it also runs every minute)", ALL_PANES, KB_MUTATES | KB_FOOTER, act_sync },
-    { K('q', CK_FN(KEY_F(10))), "q F10", "quit", "quit and restore the terminal", ALL_PANES, KB_FOOTER, act_quit },
+    /* keys, action, panes, flags,
+     *   name in help, footer label (NULL: not in the footer), help line */
+    { K('1', '2', '3'), act_pane, ALL_PANES, 0,
+      "1-9", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
+      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit" },
+    { K('\t', CK_FN(KEY_RIGHT), 'l'), act_next_pane, ALL_PANES, 0,
+      "Tab/Right/l", NULL, "next pane" },
+    { K(CK_FN(KEY_BTAB), CK_FN(KEY_LEFT), 'h'), act_next_pane, ALL_PANES, 0,
+      "S-Tab/Left/h", NULL, "previous pane" },
+    { K(CK_FN(KEY_UP), 'k'), act_move, ALL_PANES, 0,
+      "Up/k", NULL, "move up" },
+    { K(CK_FN(KEY_DOWN), 'j'), act_move, ALL_PANES, 0,
+      "Down/j", NULL, "move down" },
+    { K(CK_FN(KEY_PPAGE), CK_CTRL('b')), act_move, ALL_PANES, 0,
+      "PgUp/^B", NULL, "page up" },
+    { K(CK_FN(KEY_NPAGE), CK_CTRL('f')), act_move, ALL_PANES, 0,
+      "PgDn/^F", NULL, "page down" },
+    { K(CK_FN(KEY_HOME), 'g'), act_move, ALL_PANES, 0,
+      "Home/g", NULL, "first row" },
+    { K(CK_FN(KEY_END), 'G'), act_move, ALL_PANES, 0,
+      "End/G", NULL, "last row" },
+    { K('\n', '\r', CK_FN(KEY_ENTER)), act_details, ALL_PANES, KB_FOOTER,
+      "Enter", "details", "details of the selected row" },
+    { K('/', CK_FN(KEY_F(3))), act_filter, ALL_PANES, KB_FOOTER,
+      "/ F3", "filter", "filter rows: substring of any cell; !text keeps the rest" },
+    { K('s', CK_FN(KEY_F(6))), act_sort, ALL_PANES, KB_FOOTER,
+      "s F6", "sort", "cycle the sort column and direction" },
+    { K('m', CK_FN(KEY_F(9))), act_maintenance, PANE_BIT(PANE_NODES), KB_MUTATES | KB_FOOTER,
+      "m F9", "maint", "toggle maintenance of the selected or marked nodes (asks first)" },
+    { K('a', CK_FN(KEY_F(7))), act_add, ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_ADD,
+      "a F7", "add", "add: a form that builds the command line" },
+    { K('e', CK_FN(KEY_F(4))), act_edit, ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_EDIT,
+      "e F4", "edit", "edit the selected row through a form" },
+    { K('d', CK_FN(KEY_F(8))), act_remove, ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_REMOVE,
+      "d F8", "remove", "remove (jobs: stop) the selected or marked rows (asks first)" },
+    { K(':', CK_FN(KEY_F(2))), act_prompt, ALL_PANES, KB_FOOTER,
+      ": F2", "command", "run any command line (Tab completes, Up/Down history)" },
+    { K('?', CK_FN(KEY_F(1))), act_help, ALL_PANES, KB_FOOTER,
+      "? F1", "help", "every key binding" },
+    { K('v'), act_next_view, ALL_PANES, KB_FOOTER | KB_NEEDS_VIEWS,
+      "v", "view", "next table of this pane (Wallets/Entries/Device fees, Datastores/Reservations)" },
+    { K(' '), act_mark, ALL_PANES, KB_FOOTER,
+      "Space", "mark", "mark or unmark the row (m and d act on every marked row)" },
+    { K(CK_ESC), act_clear, ALL_PANES, 0,
+      "Esc", NULL, "clear the marks" },
+    { K('r', CK_FN(KEY_F(5)), CK_CTRL('l')), act_refresh, ALL_PANES, 0,
+      "r F5 ^L", NULL, "reload and repaint" },
+    { K('S'), act_sync, ALL_PANES, KB_MUTATES | KB_FOOTER,
+      "S", "sync", "run one round of 'cloud sync' for the GCP regions now, in the background "
+      "(it also runs every minute)" },
+    { K('q', CK_FN(KEY_F(10))), act_quit, ALL_PANES, KB_FOOTER,
+      "q F10", "quit", "quit and restore the terminal" },
 };
 #define NBINDINGS (sizeof bindings / sizeof bindings[0])
 
 /* Whether a binding applies to the current pane and table. */
-static int applies(const console *c, const key_binding *b)
+static int applies(const session *c, const key_binding *b)
 {
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     if (!(b->panes & PANE_BIT(c->pane)))
@@ -361,16 +396,16 @@ static int binding_has_key(const key_binding *b, int key)
 
 /* THE read-only guard: every mutating binding, and the background sync
  * timer, passes here, nowhere else. */
-static int guard_allows(console *c, const key_binding *b, int report)
+static int guard_allows(session *c, const key_binding *b, int report)
 {
     if (!(b->flags & KB_MUTATES) || !c->read_only)
         return 1;
     if (report)
-        console_error(c, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
+        session_set_error(c, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
     return 0;
 }
 
-int keys_allows(console *c, int key, int report)
+int keys_allows(session *c, int key, int report)
 {
     for (size_t i = 0; i < NBINDINGS; i++)
         if (binding_has_key(&bindings[i], key))
@@ -389,67 +424,24 @@ int keys_allows_size(int rows, int cols, int key)
     return key == CK_FN(KEY_RESIZE) || key == '?' || key == 'q';
 }
 
-void keys_dispatch(console *c, int key)
+act_result keys_dispatch(session *c, int key)
 {
     for (size_t i = 0; i < NBINDINGS; i++) {
         const key_binding *b = &bindings[i];
         if (!binding_has_key(b, key))
             continue;
         if (!applies(c, b)) {
-            console_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->view[c->pane])->title);
-            return;
+            session_set_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->view[c->pane])->title);
+            return ACT_REDRAW;
         }
-        if (guard_allows(c, b, 1))
-            b->run(c, key);
-        return;
+        return guard_allows(c, b, 1) ? b->run(c, key) : ACT_REDRAW;
     }
     if (key > 32 && key < 127)
-        console_error(c, "'%c' does nothing here; ? lists the keys", key);
+        session_set_error(c, "'%c' does nothing here; ? lists the keys", key);
+    return ACT_REDRAW;
 }
 
-int keys_is_enter(int key)
-{
-    return key == '\n' || key == '\r' || key == CK_FN(KEY_ENTER);
-}
-
-int keys_edit(ledit *e, int key, lhistory *h)
-{
-    static const struct { int key; int edit; } map[] = {
-        { CK_FN(KEY_LEFT), PROMPT_K_LEFT }, { CK_CTRL('b'), PROMPT_K_LEFT },
-        { CK_FN(KEY_RIGHT), PROMPT_K_RIGHT }, { CK_CTRL('f'), PROMPT_K_RIGHT },
-        { CK_FN(KEY_HOME), PROMPT_K_HOME }, { CK_CTRL('a'), PROMPT_K_HOME },
-        { CK_FN(KEY_END), PROMPT_K_END }, { CK_CTRL('e'), PROMPT_K_END },
-        { CK_FN(KEY_BACKSPACE), PROMPT_K_BACKSPACE }, { 127, PROMPT_K_BACKSPACE }, { 8, PROMPT_K_BACKSPACE },
-        { CK_FN(KEY_DC), PROMPT_K_DELETE }, { CK_CTRL('d'), PROMPT_K_DELETE },
-        { CK_CTRL('u'), PROMPT_K_KILL_LINE }, { CK_CTRL('w'), PROMPT_K_KILL_WORD },
-        { CK_CTRL('k'), PROMPT_K_KILL_END }, { CK_FN(KEY_UP), PROMPT_K_UP }, { CK_FN(KEY_DOWN), PROMPT_K_DOWN },
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (map[i].key == key)
-            return ledit_key(e, map[i].edit, h);
-    if (CK_IS_FN(key) || key < 32 || key > 0x10FFFF)
-        return 0;
-    /* A code point becomes its UTF-8 bytes. */
-    unsigned char b[4];
-    int n;
-    unsigned cp = (unsigned)key;
-    if (cp < 0x80) { b[0] = (unsigned char)cp; n = 1; }
-    else if (cp < 0x800) { b[0] = (unsigned char)(0xC0 | cp >> 6); b[1] = (unsigned char)(0x80 | (cp & 63)); n = 2; }
-    else if (cp < 0x10000) {
-        b[0] = (unsigned char)(0xE0 | cp >> 12); b[1] = (unsigned char)(0x80 | (cp >> 6 & 63));
-        b[2] = (unsigned char)(0x80 | (cp & 63)); n = 3;
-    } else {
-        b[0] = (unsigned char)(0xF0 | cp >> 18); b[1] = (unsigned char)(0x80 | (cp >> 12 & 63));
-        b[2] = (unsigned char)(0x80 | (cp >> 6 & 63)); b[3] = (unsigned char)(0x80 | (cp & 63)); n = 4;
-    }
-    if (e->len + (size_t)n + 1 >= sizeof e->buf)
-        return 1;
-    for (int i = 0; i < n; i++)
-        ledit_key(e, b[i], h);
-    return 1;
-}
-
-size_t keys_footer(const console *c, char keys[][16], const char **labels, size_t max)
+size_t keys_footer(const session *c, char keys[][16], const char **labels, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < NBINDINGS && n < max; i++) {
@@ -467,7 +459,7 @@ size_t keys_footer(const console *c, char keys[][16], const char **labels, size_
     return n;
 }
 
-void keys_help(const console *c, textview *tv)
+void keys_help(const session *c, textview *tv)
 {
     char line[512];
     textview_clear(tv);

@@ -11,41 +11,25 @@
 
 #include <stddef.h>
 
-#include "console.h"
-
-/* Console key codes: Unicode code points for characters, CK_FN(KEY_x) for
- * curses function keys (so KEY_* never collides with a character). */
-#define CK_FN(k) ((k) | 0x1000000)
-#define CK_IS_FN(k) (((k) & 0x1000000) != 0)
-#define CK_CTRL(c) ((c) & 0x1f)
-#define CK_ESC 27
+#include "keycode.h"
+#include "session.h"
 
 /* Whether the binding of key may run in this session (the read-only
  * guard); report: say why not in the status line. */
-int keys_allows(console *c, int key, int report);
+int keys_allows(session *c, int key, int report);
 
 /* Whether key may act at all on a rows x cols terminal, in any mode: below
  * the minimum size only a message shows, so only resize, '?' and 'q' do. */
 int keys_allows_size(int rows, int cols, int key);
 
-/* Handles a key in MODE_NORMAL. */
-void keys_dispatch(console *c, int key);
-
-/* Applies an editing key to a line editor (UTF-8 aware); returns 1 if the
- * key was an editing key. */
-int keys_edit(ledit *e, int key, lhistory *h);
-
-/* 1 for Enter / Return. */
-int keys_is_enter(int key);
+/* Handles a key in MODE_NORMAL; returns what the loop should do next. */
+act_result keys_dispatch(session *c, int key);
 
 /* The footer's key/label pairs for the current pane in normal mode, quit
  * last; returns how many were written (at most max). */
-size_t keys_footer(const console *c, char keys[][16], const char **labels, size_t max);
+size_t keys_footer(const session *c, char keys[][16], const char **labels, size_t max);
 
 /* Fills the help screen with every binding. */
-void keys_help(const console *c, textview *tv);
-
-/* Actions shared with the confirmation and form code. */
-void keys_open_details(console *c);
+void keys_help(const session *c, textview *tv);
 
 #endif

@@ -1,8 +1,9 @@
-/* panes.c - the nine panes: columns, loaders and summaries.
+/* panes.c - the nine panes: their columns and views, which changes make
+ * which table stale, loading a table, patching changed nodes into Nodes,
+ * explaining waiting jobs in idle time, and names for completion.
  *
- * A loader runs command lines through console_exec() and turns the result
- * items into grid rows; computed cells ("@gpus", "@util"...) derive display
- * text from fields the core returned, never from the store.
+ * A loader runs command lines through session_exec_line() and turns the
+ * result items into grid rows (panes_cells.c, panes_load.c).
  */
 #include "panes.h"
 
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "form.h"
 #include "panes_int.h"
 #include "table.h"
 
@@ -173,7 +173,7 @@ static const struct { int pane, view; unsigned kinds, births; } pane_deps[] = {
     { PANE_AUDIT, 0, LK_AUDIT, 0 },
 };
 
-void panes_follow(console *c, const live_state *l)
+void panes_follow(session *c, const live_state *l)
 {
     pane_state *nodes = &c->ps[PANE_NODES][0];
     int was_stale = nodes->stale;
@@ -199,7 +199,7 @@ const pane_view *pane_view_get(int pane, int view)
     return &p->views[view];
 }
 
-void panes_init(console *c)
+void panes_init(session *c)
 {
     for (int p = 0; p < PANE_COUNT; p++) {
         for (size_t v = 0; v < PANE_MAX_VIEWS; v++) {
@@ -216,7 +216,7 @@ void panes_init(console *c)
     }
 }
 
-void panes_free(console *c)
+void panes_free(session *c)
 {
     for (int p = 0; p < PANE_COUNT; p++)
         for (int v = 0; v < PANE_MAX_VIEWS; v++) {
@@ -226,262 +226,7 @@ void panes_free(console *c)
         }
 }
 
-/* ---- cells ----------------------------------------------------------- */
-
-static int is_money(const char *field)
-{
-    size_t n = strlen(field);
-    return n > 4 && strcmp(field + n - 4, "_ucr") == 0;
-}
-
-/* "2.5" for 2.5, "4" for 4.0: GPU counts may be fractional. */
-void panes_number_text(double d, char *out, size_t len)
-{
-    snprintf(out, len, "%.2f", d);
-    char *p = out + strlen(out) - 1;
-    while (p > out && *p == '0')
-        *p-- = '\0';
-    if (*p == '.')
-        *p = '\0';
-}
-
-void panes_value_text(const json_t *v, const char *field, char *out, size_t len)
-{
-    if (!v || json_is_null(v)) {
-        snprintf(out, len, "-");
-    } else if (json_is_string(v)) {
-        snprintf(out, len, "%s", json_string_value(v));
-    } else if (json_is_boolean(v)) {
-        snprintf(out, len, "%s", json_is_true(v) ? "yes" : "no");
-    } else if (json_is_integer(v) && is_money(field)) {
-        table_format_credits(json_integer_value(v), out, len);
-    } else if (json_is_number(v)) {
-        panes_number_text(json_number_value(v), out, len);
-    } else if (json_is_array(v)) {
-        size_t i, used = 0;
-        const json_t *e;
-        out[0] = '\0';
-        json_array_foreach(v, i, e) {
-            char part[128];
-            panes_value_text(json_is_object(e) ? json_object_get(e, "name") : e, "", part, sizeof part);
-            if (used < len)
-                used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", part);
-        }
-    } else if (json_is_object(v)) {
-        /* {"a100": 2, "v100": 3} -> "a100 2  v100 3" */
-        size_t used = 0;
-        const char *k;
-        const json_t *e;
-        out[0] = '\0';
-        json_object_foreach((json_t *)v, k, e) {
-            char part[64];
-            panes_value_text(e, k, part, sizeof part);
-            if (used < len)
-                used += (size_t)snprintf(out + used, len - used, "%s%s %s", used ? "  " : "", k, part);
-        }
-    }
-}
-
-static double number_of(const json_t *item, const char *field)
-{
-    const json_t *v = json_object_get(item, field);
-    return json_is_number(v) ? json_number_value(v) : 0;
-}
-
-/* Computed cells: text in out, a bar fraction in *bar. */
-static void computed_text(const json_t *item, const char *field, char *out, size_t len, double *bar)
-{
-    if (strcmp(field, "@gpus") == 0 || strcmp(field, "@util") == 0) {
-        double used = number_of(item, "gpus_used"), total = number_of(item, "gpu_count");
-        const char *unit = "";
-        /* A CPU-only node's capacity is its cores: "0/0" GPUs and an empty
-         * bar would hide the jobs it runs. */
-        if (total <= 0 && number_of(item, "cpu_cores") > 0) {
-            used = number_of(item, "cpus_used");
-            total = number_of(item, "cpu_cores");
-            unit = " cpu";
-        }
-        char u[32], t[32];
-        panes_number_text(used, u, sizeof u);
-        panes_number_text(total, t, sizeof t);
-        if (total <= 0) {
-            snprintf(out, len, "-");   /* no inventory yet: nothing to measure */
-        } else if (field[1] == 'g') {
-            snprintf(out, len, "%s/%s%s", u, t, unit);
-        } else {
-            *bar = total > 0 ? used / total : 0;
-            snprintf(out, len, "%d%%", (int)(*bar * 100 + 0.5));
-        }
-    } else if (strcmp(field, "@jobs") == 0) {
-        /* workers are "JOB/INDEX"; count distinct jobs */
-        const json_t *w = json_object_get(item, "workers");
-        size_t n = 0, i, j;
-        const json_t *e;
-        json_array_foreach(w, i, e) {
-            const char *s = json_string_value(e);
-            size_t k = s ? strcspn(s, "/") : 0;
-            int seen = 0;
-            for (j = 0; j < i && !seen; j++) {
-                const char *p = json_string_value(json_array_get(w, j));
-                seen = p && strncmp(p, s, k) == 0 && (p[k] == '/' || p[k] == '\0');
-            }
-            n += s && !seen;
-        }
-        snprintf(out, len, "%zu", n);
-    } else if (strcmp(field, "@project") == 0) {
-        /* Project names are per owner: every account has a "default". */
-        const char *owner = json_string_value(json_object_get(item, "project_owner"));
-        const char *name = json_string_value(json_object_get(item, "project"));
-        snprintf(out, len, "%s%s%s", owner ? owner : "", owner ? "/" : "", name ? name : "-");
-    } else if (strcmp(field, "@workers") == 0) {
-        snprintf(out, len, "%lld/%lld", (long long)number_of(item, "workers_running"),
-                 (long long)number_of(item, "workers_total"));
-    } else if (strcmp(field, "@price") == 0) {
-        const json_t *w = json_object_get(item, "workers"), *e;
-        size_t i;
-        snprintf(out, len, "-");
-        json_array_foreach(w, i, e) {
-            const json_t *p = json_object_get(e, "price_ucr");
-            if (json_is_integer(p)) {
-                table_format_credits(json_integer_value(p), out, len);
-                break;
-            }
-        }
-    } else if (strcmp(field, "@why") == 0) {
-        panes_value_text(json_object_get(item, "why"), "", out, len);
-        if (strcmp(out, "-") == 0)
-            panes_value_text(json_object_get(item, "reason"), "", out, len);
-    } else if (strcmp(field, "@changes") == 0) {
-        const json_t *ch = json_object_get(item, "changes"), *e;
-        size_t i, used = 0;
-        out[0] = '\0';
-        json_array_foreach(ch, i, e) {
-            if (used < len)
-            {
-                const char *act = json_string_value(json_object_get(e, "action"));
-                const char *obj = json_string_value(json_object_get(e, "object"));
-                used += (size_t)snprintf(out + used, len - used, "%s%s %s", i ? ", " : "",
-                                         act ? act : "?", obj ? obj : "?");
-            }
-        }
-    } else if (strcmp(field, "@usage") == 0 || strcmp(field, "@quota_bar") == 0) {
-        const json_t *lim = json_object_get(item, "limit");
-        if (!lim) {
-            snprintf(out, len, "-");
-            return;
-        }
-        double use = number_of(item, "usage"), limit = json_number_value(lim);
-        char u[32], l[32];
-        panes_number_text(use, u, sizeof u);
-        panes_number_text(limit, l, sizeof l);
-        if (field[1] == 'u') {
-            snprintf(out, len, "%s/%s", u, l);
-        } else {
-            *bar = limit > 0 ? use / limit : (use > 0 ? 1 : 0);
-            snprintf(out, len, "%d%%", (int)(*bar * 100 + 0.5));
-        }
-    } else {
-        snprintf(out, len, "?");
-    }
-}
-
-void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len)
-{
-    char name[200], prefix[200];
-    panes_value_text(json_object_get(item, v->key_field), "", name, sizeof name);
-    if (!v->key_prefix) {
-        snprintf(out, len, "%s", name);
-        return;
-    }
-    panes_value_text(json_object_get(item, v->key_prefix), "", prefix, sizeof prefix);
-    snprintf(out, len, "%s%c%s", prefix, v->key_sep, name);
-}
-
-void pane_append_key(const pane_view *v, const char *key, char *line, size_t len)
-{
-    const char *sp = v && v->key_prefix && v->key_sep == ' ' ? strchr(key, ' ') : NULL;
-    if (!sp) {
-        form_quote(line, len, key);
-        return;
-    }
-    /* "REGION NAME": two arguments, each quoted on its own. */
-    char first[256];
-    snprintf(first, sizeof first, "%.*s", (int)(sp - key), key);
-    form_quote(line, len, first);
-    size_t used = strlen(line);
-    snprintf(line + used, len - used, " ");
-    form_quote(line, len, sp + 1);
-}
-
-/* One grid row per item. */
-void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items)
-{
-    size_t i;
-    const json_t *item;
-    const char *cells[16];
-    char buf[16][256];
-    json_array_foreach(items, i, item) {
-        double bar = -1;
-        int elem = 0;
-        for (size_t k = 0; k < v->ncols && k < 16; k++) {
-            const pane_col *col = &v->cols[k];
-            if (col->field[0] == '@')
-                computed_text(item, col->field, buf[k], sizeof buf[k], &bar);
-            else
-                panes_value_text(json_object_get(item, col->field), col->field, buf[k], sizeof buf[k]);
-            cells[k] = buf[k];
-            if ((col->flags & COL_STATE) && !elem)
-                elem = (int)theme_state_elem(buf[k]);
-        }
-        char key[256];
-        pane_item_key(v, item, key, sizeof key);
-        grid_row *r = grid_add_row(&ps->g, key, cells);
-        if (r) {
-            r->bar = bar;
-            r->elem = elem;
-        }
-    }
-}
-
-void panes_set_note(pane_state *ps, int error, const char *text)
-{
-    snprintf(ps->note, sizeof ps->note, "%s", text);
-    ps->note_error = error;
-}
-
-/* Runs a line; on failure notes the core's message in the table. */
-json_t *panes_run(console *c, pane_state *ps, const char *line)
-{
-    json_t *res = NULL;
-    rd_err err;
-    rd_err_clear(&err);
-    if (console_exec(c, line, &res, &err) != RD_OK) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s: %s", line, err.msg);
-        panes_set_note(ps, 1, msg);
-        return NULL;
-    }
-    return res;
-}
-
-void panes_adopt_items(pane_state *ps, json_t *items)
-{
-    json_decref(ps->items);
-    ps->items = items;
-}
-
-void panes_load_list(console *c, const pane_view *v, pane_state *ps)
-{
-    json_t *res = panes_run(c, ps, v->list_cmd);
-    if (!res)
-        return;
-    json_t *items = json_object_get(res, "items");
-    panes_fill_rows(v, ps, items);
-    panes_adopt_items(ps, json_incref(items));
-    json_decref(res);
-}
-
-void pane_load(console *c, int pane, int view)
+void pane_load(session *c, int pane, int view)
 {
     const pane_view *v = pane_view_get(pane, view);
     if (!v)
@@ -503,9 +248,9 @@ void pane_load(console *c, int pane, int view)
     ps->loaded = 1;
 }
 
-const json_t *pane_current_item(console *c)
+const json_t *pane_current_item(session *c)
 {
-    pane_state *ps = console_current(c);
+    pane_state *ps = session_current_table(c);
     const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
     const grid_row *r = grid_current(&ps->g);
     size_t i;
@@ -519,4 +264,165 @@ const json_t *pane_current_item(console *c)
             return item;
     }
     return NULL;
+}
+
+/* Whether job still needs asking: never asked (pass 0), or asked before
+ * the last load (pass 1). */
+static int why_wanted(const json_t *job, int pass)
+{
+    const char *why = json_string_value(json_object_get(job, "why"));
+    if (!why)
+        return 0;
+    return pass == 0 ? strcmp(why, WHY_PENDING) == 0 : json_is_true(json_object_get(job, "why_again"));
+}
+
+int panes_jobs_explain_more(session *c, long long budget_ms)
+{
+    pane_state *ps = &c->ps[PANE_JOBS][0];
+    if (!ps->loaded || ps->stale)
+        return 0;
+    long long deadline = session_now_ms() + budget_ms;
+    size_t i;
+    json_t *job;
+    int changed = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        json_array_foreach(ps->items, i, job) {
+            if (!why_wanted(job, pass))
+                continue;
+            if (ps->why_slow) {
+                /* Too slow to ask while the operator may type: Enter asks. */
+                if (pass == 0) {
+                    json_object_set_new(job, "why", json_string(WHY_ENTER));
+                    changed = 1;
+                }
+                json_object_del(job, "why_again");
+                continue;
+            }
+            if (session_now_ms() > deadline)
+                goto done;
+            long long t0 = session_now_ms();
+            panes_explain_job(c, job);
+            json_object_del(job, "why_again");
+            ps->why_slow = session_now_ms() - t0 > WHY_SLOW_MS;
+            changed = 1;
+        }
+    }
+done:
+    if (changed) {
+        grid_clear_rows(&ps->g);
+        panes_fill_rows(pane_view_get(PANE_JOBS, 0), ps, ps->items);
+        grid_apply(&ps->g);
+    }
+    return changed;
+}
+
+int panes_patch_nodes(session *c, const live_state *l)
+{
+    pane_state *ps = &c->ps[PANE_NODES][0];
+    size_t plen = strlen(LIVE_NODES);
+    if (!ps->loaded || ps->stale || l->overflow || !json_is_array(ps->items))
+        return 0;
+    if (l->nchanged == 0)
+        return 1;
+    /* Where each node is in the table, by name; changed ones are re-read. */
+    json_t *where = json_object(), *item;
+    size_t i;
+    json_array_foreach(ps->items, i, item) {
+        const char *name = json_string_value(json_object_get(item, "name"));
+        if (name)
+            json_object_set_new(where, name, json_integer((json_int_t)i));
+    }
+    int gone = 0;
+    for (size_t k = 0; k < l->nchanged; k++) {
+        const char *name = l->changed[k] + plen;
+        char line[200];
+        json_t *node = NULL;
+        rd_err err;
+        if (strchr(name, '/'))
+            continue;
+        snprintf(line, sizeof line, "node show %s", name);
+        rd_code rc = session_exec_line(c, line, &node, &err);
+        if (rc != RD_OK && rc != RD_ENOTFOUND) {
+            json_decref(where);
+            return 0;
+        }
+        /* `node list` leaves removed nodes out; so does the patched table. */
+        const char *state = json_string_value(json_object_get(node, "state"));
+        int keep = rc == RD_OK && !(state && strcmp(state, "removed") == 0);
+        const json_t *at = json_object_get(where, name);
+        if (at && keep) {
+            json_array_set(ps->items, (size_t)json_integer_value(at), node);
+        } else if (at) {
+            json_array_set_new(ps->items, (size_t)json_integer_value(at), json_null());
+            gone = 1;
+        } else if (keep) {
+            json_object_set_new(where, name, json_integer((json_int_t)json_array_size(ps->items)));
+            json_array_append(ps->items, node);
+        }
+        json_decref(node);
+    }
+    json_decref(where);
+    /* Removed nodes left holes so the indexes above stayed true. */
+    for (i = json_array_size(ps->items); gone && i-- > 0;)
+        if (json_is_null(json_array_get(ps->items, i)))
+            json_array_remove(ps->items, i);
+    const pane_view *v = pane_view_get(PANE_NODES, 0);
+    grid_clear_rows(&ps->g);
+    panes_fill_rows(v, ps, ps->items);
+    panes_node_summary(ps);
+    grid_apply(&ps->g);
+    return 1;
+}
+
+/* The edge device models, from `device models` (no store involved). */
+/* Names from a list command's items (catalogs the panes do not show). */
+static void listed_names(session *c, const char *line, const char *field,
+                         void (*add)(const char *name, void *data), void *data)
+{
+    json_t *res = NULL;
+    rd_err err;
+    size_t i;
+    const json_t *m;
+    if (session_exec_line(c, line, &res, &err) != RD_OK)
+        return;
+    json_array_foreach(json_object_get(res, "items"), i, m)
+        if (json_is_string(json_object_get(m, field)))
+            add(json_string_value(json_object_get(m, field)), data);
+    json_decref(res);
+}
+
+void panes_names(names_kind kind, void (*add)(const char *name, void *data), void *data, void *ctx)
+{
+    session *c = ctx;
+    static const struct { names_kind k; int pane, view; } where[] = {
+        { NAMES_NODE, PANE_NODES, 0 }, { NAMES_REGION, PANE_REGIONS, 0 },
+        { NAMES_DEVICE, PANE_DEVICES, 0 }, { NAMES_JOB, PANE_JOBS, 0 },
+        { NAMES_ACCOUNT, PANE_BILLING, 0 }, { NAMES_DATASTORE, PANE_STORES, 0 },
+        { NAMES_RESERVATION, PANE_STORES, 1 }, { NAMES_CONFIG, PANE_DEVICES, 1 },
+        { NAMES_PROJECT, PANE_JOBS, 1 },
+    };
+    if (kind == NAMES_MODEL || kind == NAMES_GPU_TYPE) {
+        listed_names(c, kind == NAMES_MODEL ? "device models" : "gpu list",
+                     kind == NAMES_MODEL ? "name" : "id", add, data);
+        return;
+    }
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        if (where[i].k != kind)
+            continue;
+        pane_state *ps = &c->ps[where[i].pane][where[i].view];
+        const pane_view *v = pane_view_get(where[i].pane, where[i].view);
+        if (!ps->loaded)
+            pane_load(c, where[i].pane, where[i].view);
+        /* A configuration is named within its region: offer the bare name. */
+        if (v->key_prefix && v->key_sep == ' ') {
+            size_t k;
+            const json_t *item;
+            json_array_foreach(ps->items, k, item)
+                if (json_is_string(json_object_get(item, v->key_field)))
+                    add(json_string_value(json_object_get(item, v->key_field)), data);
+            continue;
+        }
+        for (size_t r = 0; r < ps->g.nrows; r++)
+            add(ps->g.rows[r].key, data);
+    }
 }

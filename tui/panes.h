@@ -11,10 +11,18 @@
 
 #include <stddef.h>
 
-#include "console.h"
+#include "session.h"
 
 enum { PANE_PROVIDERS, PANE_REGIONS, PANE_NODES, PANE_DEVICES, PANE_QUOTAS, PANE_JOBS,
        PANE_BILLING, PANE_STORES, PANE_AUDIT };
+
+/* The add/edit forms a view can open with 'a' and 'e' (form.c defines
+ * them): named here so the pane definitions need not reach up to the
+ * forms. */
+enum { FORM_NODE_ADD, FORM_REGION_CREATE, FORM_NODE_SET, FORM_DATASTORE_ADD, FORM_RESERVATION_ADD,
+       FORM_PROVIDER_ENABLE, FORM_DEVICE_ADD, FORM_DEVICE_SET_CONFIG, FORM_CONFIG_CREATE, FORM_QUOTA_SET,
+       FORM_JOB_SUBMIT, FORM_PROJECT_CREATE, FORM_PROJECT_SET, FORM_ACCOUNT_CREATE, FORM_ACCOUNT_SET,
+       FORM_COUNT };
 
 enum {
     COL_STATE = 1 << 0,     /* coloured by theme_state_elem() of its text */
@@ -34,7 +42,7 @@ typedef struct {
 typedef struct pane_view pane_view;
 
 /* Fills ps->g (and ps->items, summary, note) for view v. */
-typedef void (*pane_loader)(console *c, const pane_view *v, pane_state *ps);
+typedef void (*pane_loader)(session *c, const pane_view *v, pane_state *ps);
 
 struct pane_view {
     const char *title;          /* "Nodes", "Wallets" */
@@ -48,7 +56,7 @@ struct pane_view {
     const char *empty_note;     /* shown when the table is empty */
     int sort_col, sort_desc;    /* the initial sort (-1: command order) */
     pane_loader load;           /* NULL: run list_cmd, one row per item */
-    int add_form, edit_form;    /* FORM_* (form.h) for 'a' and 'e', or -1 */
+    int add_form, edit_form;    /* FORM_* for 'a' and 'e', or -1 */
     const char *key_prefix;     /* NULL, or a field that names a row together with key_field */
     char key_sep;               /* ' ': two command arguments ("REGION NAME"); '/': one ("OWNER/NAME") */
 };
@@ -68,32 +76,32 @@ const pane_def *pane_get(int i);
 const pane_view *pane_view_get(int pane, int view);
 
 /* Sets up every pane's grids with their columns and initial sort. */
-void panes_init(console *c);
+void panes_init(session *c);
 
 /* Frees every pane's rows and items. */
-void panes_free(console *c);
+void panes_free(session *c);
 
 /* Reloads one table by running its command lines. */
-void pane_load(console *c, int pane, int view);
+void pane_load(session *c, int pane, int view);
 
 /* Applies the store changes live_poll collected to the Nodes table by
  * re-reading just the changed nodes (`node show`); returns 1 when the
  * table is up to date that way, 0 when it needs a full reload. */
-int panes_patch_nodes(console *c, const live_state *l);
+int panes_patch_nodes(session *c, const live_state *l);
 
 /* Follows store changes (live_poll's kinds and node keys): patches the
  * Nodes table row by row where it can, and marks stale just the tables
  * that show a kind of document that changed. */
-void panes_follow(console *c, const live_state *l);
+void panes_follow(session *c, const live_state *l);
 
 /* Jobs the last load had no time to explain: asks `job why` for more of
  * them within budget_ms and updates their rows; 1 when any changed.  The
  * console calls it while idle, so the column fills in without a key. */
-int panes_jobs_explain_more(console *c, long long budget_ms);
+int panes_jobs_explain_more(session *c, long long budget_ms);
 
 /* Counts node problems for the header ("2 rejected, 1 offline"), from the
  * Nodes table if it is loaded. */
-void panes_alerts(console *c, char *out, size_t len);
+void panes_alerts(session *c, char *out, size_t len);
 
 /* The key a row of view v has for item ("gpu-07", "lab cfg1", "alice/default"). */
 void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len);
@@ -102,7 +110,7 @@ void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len
 void pane_append_key(const pane_view *v, const char *key, char *line, size_t len);
 
 /* The JSON item of the row under the cursor, or NULL. */
-const json_t *pane_current_item(console *c);
+const json_t *pane_current_item(session *c);
 
 /* Offers names of a kind for completion, from the loaded tables. */
 void panes_names(names_kind kind, void (*add)(const char *name, void *data), void *data, void *ctx);

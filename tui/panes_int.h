@@ -1,5 +1,6 @@
-/* panes_int.h - helpers shared by panes.c (tables, cells) and panes_load.c
- * (the loaders that need more than one command, summaries, alerts). */
+/* panes_int.h - helpers shared by panes.c (definitions, loading,
+ * following), panes_cells.c (cells and rows) and panes_load.c (the
+ * loaders that need more than one command, summaries, alerts). */
 #ifndef RD_PANES_INT_H
 #define RD_PANES_INT_H
 
@@ -18,19 +19,32 @@ void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items);
 void panes_set_note(pane_state *ps, int error, const char *text);
 
 /* Runs a line; on refusal notes "LINE: message" and returns NULL. */
-json_t *panes_run(console *c, pane_state *ps, const char *line);
+json_t *panes_run(session *c, pane_state *ps, const char *line);
 
 /* Replaces the table's items (takes the reference). */
 void panes_adopt_items(pane_state *ps, json_t *items);
 
 /* The default loader: list_cmd, one row per item. */
-void panes_load_list(console *c, const pane_view *v, pane_state *ps);
+void panes_load_list(session *c, const pane_view *v, pane_state *ps);
 
 /* Custom loaders. */
-void panes_load_quotas(console *c, const pane_view *v, pane_state *ps);
-void panes_load_wallets(console *c, const pane_view *v, pane_state *ps);
-void panes_load_jobs(console *c, const pane_view *v, pane_state *ps);
-void panes_load_entries(console *c, const pane_view *v, pane_state *ps);
+void panes_load_quotas(session *c, const pane_view *v, pane_state *ps);
+void panes_load_wallets(session *c, const pane_view *v, pane_state *ps);
+void panes_load_jobs(session *c, const pane_view *v, pane_state *ps);
+void panes_load_entries(session *c, const pane_view *v, pane_state *ps);
+
+/* `job why` per waiting job costs a pass over the nodes (half a second on
+ * 10,000 nodes), so the table asks it in idle time, a little per loop, and
+ * not at all where one answer takes longer than a keystroke may wait;
+ * Enter explains any job. */
+#define WHY_PENDING "(asking job why...)"
+#define WHY_ENTER "(Enter explains)"
+/* A `job why` slower than this (a pass over a very large fleet) is not
+ * asked in idle time: a key pressed meanwhile would wait for it. */
+#define WHY_SLOW_MS 150
+
+/* Asks `job why` for the job and stores the answer as its "why". */
+void panes_explain_job(session *c, json_t *job);
 
 /* A `job why` result as one line for the Jobs table. */
 void panes_why_text(const json_t *why, char *out, size_t len);

@@ -1,6 +1,7 @@
-/* panes_load.c - tables that take several command lines (quotas per GCP
- * region, wallets per account, jobs with `job why`), the billing and node
- * summaries, header alerts and names for completion. */
+/* panes_load.c - the loaders of tables that take several command lines
+ * (quotas per GCP region, wallets per account, jobs with `job why`), the
+ * billing and node summaries and the header alerts.  The pane definitions
+ * (panes.c) name these loaders, so nothing here looks a pane up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,15 +10,6 @@
 #include "panes_int.h"
 #include "table.h"
 
-/* `job why` per waiting job costs a pass over the nodes (half a second on
- * 10,000 nodes), so the table asks it in idle time, a little per loop, and
- * not at all where one answer takes longer than a keystroke may wait;
- * Enter explains any job. */
-#define WHY_PENDING "(asking job why...)"
-#define WHY_ENTER "(Enter explains)"
-/* A `job why` slower than this (a pass over a very large fleet) is not
- * asked in idle time: a key pressed meanwhile would wait for it. */
-#define WHY_SLOW_MS 150
 
 
 static int ledger_missing(const pane_state *ps)
@@ -32,7 +24,7 @@ static void note_ledger_missing(pane_state *ps)
 
 /* "today: 12 entries accrue 31.5 cr (device fees 4 cr)" from the entries
  * posted since midnight UTC of the console's clock. */
-static void billing_today(console *c, pane_state *ps, const char *prefix)
+static void billing_today(session *c, pane_state *ps, const char *prefix)
 {
     char since[RDTIME_BUFLEN], line[128];
     rd_time now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
@@ -41,7 +33,7 @@ static void billing_today(console *c, pane_state *ps, const char *prefix)
     json_t *res = NULL;
     rd_err err;
     rd_err_clear(&err);
-    if (console_exec(c, line, &res, &err) != RD_OK)
+    if (session_exec_line(c, line, &res, &err) != RD_OK)
         return;
     long long accrued = 0, fees = 0;
     size_t i, n = 0;
@@ -62,7 +54,7 @@ static void billing_today(console *c, pane_state *ps, const char *prefix)
     json_decref(res);
 }
 
-void panes_load_entries(console *c, const pane_view *v, pane_state *ps)
+void panes_load_entries(session *c, const pane_view *v, pane_state *ps)
 {
     panes_load_list(c, v, ps);
     if (ledger_missing(ps)) {
@@ -72,7 +64,7 @@ void panes_load_entries(console *c, const pane_view *v, pane_state *ps)
     billing_today(c, ps, "");
 }
 
-void panes_load_wallets(console *c, const pane_view *v, pane_state *ps)
+void panes_load_wallets(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *accounts = panes_run(c, ps, "account list");
     if (!accounts)
@@ -146,14 +138,13 @@ void panes_why_text(const json_t *why, char *out, size_t len)
     }
 }
 
-/* Asks `job why` for the job and stores the answer as its "why". */
-static void explain_job(console *c, json_t *job)
+void panes_explain_job(session *c, json_t *job)
 {
     char line[160], text[400];
     json_t *why = NULL;
     rd_err err;
     snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
-    if (console_exec(c, line, &why, &err) == RD_OK)
+    if (session_exec_line(c, line, &why, &err) == RD_OK)
         panes_why_text(why, text, sizeof text);
     else   /* it may have started or stopped since the list: say nothing */
         text[0] = '\0';
@@ -161,7 +152,7 @@ static void explain_job(console *c, json_t *job)
     json_decref(why);
 }
 
-void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
+void panes_load_jobs(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *res = panes_run(c, ps, v->list_cmd);
     if (!res)
@@ -211,57 +202,7 @@ void panes_load_jobs(console *c, const pane_view *v, pane_state *ps)
              count[0], count[1], count[2], count[3], count[4], count[5], count[6]);
 }
 
-/* Whether job still needs asking: never asked (pass 0), or asked before
- * the last load (pass 1). */
-static int why_wanted(const json_t *job, int pass)
-{
-    const char *why = json_string_value(json_object_get(job, "why"));
-    if (!why)
-        return 0;
-    return pass == 0 ? strcmp(why, WHY_PENDING) == 0 : json_is_true(json_object_get(job, "why_again"));
-}
-
-int panes_jobs_explain_more(console *c, long long budget_ms)
-{
-    pane_state *ps = &c->ps[PANE_JOBS][0];
-    if (!ps->loaded || ps->stale)
-        return 0;
-    long long deadline = console_now_ms() + budget_ms;
-    size_t i;
-    json_t *job;
-    int changed = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        json_array_foreach(ps->items, i, job) {
-            if (!why_wanted(job, pass))
-                continue;
-            if (ps->why_slow) {
-                /* Too slow to ask while the operator may type: Enter asks. */
-                if (pass == 0) {
-                    json_object_set_new(job, "why", json_string(WHY_ENTER));
-                    changed = 1;
-                }
-                json_object_del(job, "why_again");
-                continue;
-            }
-            if (console_now_ms() > deadline)
-                goto done;
-            long long t0 = console_now_ms();
-            explain_job(c, job);
-            json_object_del(job, "why_again");
-            ps->why_slow = console_now_ms() - t0 > WHY_SLOW_MS;
-            changed = 1;
-        }
-    }
-done:
-    if (changed) {
-        grid_clear_rows(&ps->g);
-        panes_fill_rows(pane_view_get(PANE_JOBS, 0), ps, ps->items);
-        grid_apply(&ps->g);
-    }
-    return changed;
-}
-
-void panes_load_quotas(console *c, const pane_view *v, pane_state *ps)
+void panes_load_quotas(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *regions = panes_run(c, ps, "region list --provider gcp");
     if (!regions)
@@ -323,7 +264,7 @@ void panes_node_summary(pane_state *ps)
              u, t, active, maint, bad);
 }
 
-void panes_alerts(console *c, char *out, size_t len)
+void panes_alerts(session *c, char *out, size_t len)
 {
     size_t i, rejected = 0, offline = 0, failed = 0;
     const json_t *e;
@@ -344,115 +285,4 @@ void panes_alerts(console *c, char *out, size_t len)
         used += (size_t)snprintf(out + used, len - used, "%s%zu offline", used ? ", " : "", offline);
     if (failed && used < len)
         snprintf(out + used, len - used, "%s%zu failed jobs", used ? ", " : "", failed);
-}
-
-/* The edge device models, from `device models` (no store involved). */
-/* Names from a list command's items (catalogs the panes do not show). */
-static void listed_names(console *c, const char *line, const char *field,
-                         void (*add)(const char *name, void *data), void *data)
-{
-    json_t *res = NULL;
-    rd_err err;
-    size_t i;
-    const json_t *m;
-    if (console_exec(c, line, &res, &err) != RD_OK)
-        return;
-    json_array_foreach(json_object_get(res, "items"), i, m)
-        if (json_is_string(json_object_get(m, field)))
-            add(json_string_value(json_object_get(m, field)), data);
-    json_decref(res);
-}
-
-void panes_names(names_kind kind, void (*add)(const char *name, void *data), void *data, void *ctx)
-{
-    console *c = ctx;
-    static const struct { names_kind k; int pane, view; } where[] = {
-        { NAMES_NODE, PANE_NODES, 0 }, { NAMES_REGION, PANE_REGIONS, 0 },
-        { NAMES_DEVICE, PANE_DEVICES, 0 }, { NAMES_JOB, PANE_JOBS, 0 },
-        { NAMES_ACCOUNT, PANE_BILLING, 0 }, { NAMES_DATASTORE, PANE_STORES, 0 },
-        { NAMES_RESERVATION, PANE_STORES, 1 }, { NAMES_CONFIG, PANE_DEVICES, 1 },
-        { NAMES_PROJECT, PANE_JOBS, 1 },
-    };
-    if (kind == NAMES_MODEL || kind == NAMES_GPU_TYPE) {
-        listed_names(c, kind == NAMES_MODEL ? "device models" : "gpu list",
-                     kind == NAMES_MODEL ? "name" : "id", add, data);
-        return;
-    }
-    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
-        if (where[i].k != kind)
-            continue;
-        pane_state *ps = &c->ps[where[i].pane][where[i].view];
-        const pane_view *v = pane_view_get(where[i].pane, where[i].view);
-        if (!ps->loaded)
-            pane_load(c, where[i].pane, where[i].view);
-        /* A configuration is named within its region: offer the bare name. */
-        if (v->key_prefix && v->key_sep == ' ') {
-            size_t k;
-            const json_t *item;
-            json_array_foreach(ps->items, k, item)
-                if (json_is_string(json_object_get(item, v->key_field)))
-                    add(json_string_value(json_object_get(item, v->key_field)), data);
-            continue;
-        }
-        for (size_t r = 0; r < ps->g.nrows; r++)
-            add(ps->g.rows[r].key, data);
-    }
-}
-
-int panes_patch_nodes(console *c, const live_state *l)
-{
-    pane_state *ps = &c->ps[PANE_NODES][0];
-    size_t plen = strlen(LIVE_NODES);
-    if (!ps->loaded || ps->stale || l->overflow || !json_is_array(ps->items))
-        return 0;
-    if (l->nchanged == 0)
-        return 1;
-    /* Where each node is in the table, by name; changed ones are re-read. */
-    json_t *where = json_object(), *item;
-    size_t i;
-    json_array_foreach(ps->items, i, item) {
-        const char *name = json_string_value(json_object_get(item, "name"));
-        if (name)
-            json_object_set_new(where, name, json_integer((json_int_t)i));
-    }
-    int gone = 0;
-    for (size_t k = 0; k < l->nchanged; k++) {
-        const char *name = l->changed[k] + plen;
-        char line[200];
-        json_t *node = NULL;
-        rd_err err;
-        if (strchr(name, '/'))
-            continue;
-        snprintf(line, sizeof line, "node show %s", name);
-        rd_code rc = console_exec(c, line, &node, &err);
-        if (rc != RD_OK && rc != RD_ENOTFOUND) {
-            json_decref(where);
-            return 0;
-        }
-        /* `node list` leaves removed nodes out; so does the patched table. */
-        const char *state = json_string_value(json_object_get(node, "state"));
-        int keep = rc == RD_OK && !(state && strcmp(state, "removed") == 0);
-        const json_t *at = json_object_get(where, name);
-        if (at && keep) {
-            json_array_set(ps->items, (size_t)json_integer_value(at), node);
-        } else if (at) {
-            json_array_set_new(ps->items, (size_t)json_integer_value(at), json_null());
-            gone = 1;
-        } else if (keep) {
-            json_object_set_new(where, name, json_integer((json_int_t)json_array_size(ps->items)));
-            json_array_append(ps->items, node);
-        }
-        json_decref(node);
-    }
-    json_decref(where);
-    /* Removed nodes left holes so the indexes above stayed true. */
-    for (i = json_array_size(ps->items); gone && i-- > 0;)
-        if (json_is_null(json_array_get(ps->items, i)))
-            json_array_remove(ps->items, i);
-    const pane_view *v = pane_view_get(PANE_NODES, 0);
-    grid_clear_rows(&ps->g);
-    panes_fill_rows(v, ps, ps->items);
-    panes_node_summary(ps);
-    grid_apply(&ps->g);
-    return 1;
 }

@@ -442,3 +442,23 @@ size_t prompt_complete(ledit *e, names_fn names, void *names_ctx, compl_list *ou
         compl_list_free(&local);
     return n;
 }
+
+void prompt_quote_word(char *out, size_t len, const char *s)
+{
+    size_t used = strlen(out);
+    int plain = *s != '\0';
+    for (const char *p = s; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/:@=+,", *p))
+            plain = 0;
+    if (plain) {
+        snprintf(out + used, len - used, "%s", s);
+        return;
+    }
+    /* Single quotes keep everything; a quote itself is closed, escaped, reopened. */
+    if (used < len)
+        used += (size_t)snprintf(out + used, len - used, "'");
+    for (const char *p = s; *p && used < len; p++)
+        used += (size_t)snprintf(out + used, len - used, *p == '\'' ? "'\\''" : "%c", *p);
+    if (used < len)
+        snprintf(out + used, len - used, "'");
+}

@@ -86,4 +86,8 @@ void compl_list_free(compl_list *l);
 /* The names kind an argument placeholder of a command group means. */
 names_kind prompt_names_kind(const char *group, const char *placeholder);
 
+/* Appends s to out as one word of the command language, quoted when it
+ * needs it. */
+void prompt_quote_word(char *out, size_t len, const char *s);
+
 #endif

@@ -21,9 +21,9 @@ static void test_key_kinds(void **state)
     assert_int_equal(live_key_kind("/elsewhere/nodes/x"), LK_OTHER);
 }
 
-static console *fresh(void)
+static session *fresh(void)
 {
-    static console c;
+    static session c;
     panes_free(&c);
     memset(&c, 0, sizeof c);
     panes_init(&c);
@@ -36,7 +36,7 @@ static console *fresh(void)
     return &c;
 }
 
-static int stale_count(const console *c)
+static int stale_count(const session *c)
 {
     int n = 0;
     for (int p = 0; p < PANE_COUNT; p++)
@@ -52,7 +52,7 @@ static void test_follow_marks_only_affected(void **state)
     memset(&l, 0, sizeof l);
 
     /* A datastore added: only the Datastores table, and the audit trail. */
-    console *c = fresh();
+    session *c = fresh();
     l.kinds = LK_DATASTORES | LK_AUDIT;
     l.births = LK_DATASTORES | LK_AUDIT;
     panes_follow(c, &l);
@@ -119,7 +119,7 @@ static void test_jobs_explained_while_idle(void **state)
     testutil_tmpdir(dir, sizeof dir);
     snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
     static rd_options opt;
-    static console c;
+    static session c;
     memset(&c, 0, sizeof c);
     c.opt = &opt;
     c.ctx.store_url = url;
@@ -132,7 +132,7 @@ static void test_jobs_explained_while_idle(void **state)
     for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
         json_t *res = NULL;
         rd_err err;
-        assert_int_equal(console_exec(&c, setup[i], &res, &err), RD_OK);
+        assert_int_equal(session_exec_line(&c, setup[i], &res, &err), RD_OK);
         json_decref(res);
     }
     pane_load(&c, PANE_JOBS, 0);
@@ -212,11 +212,11 @@ static void test_timing(void **state)
     assert_int_equal(t.nkeys, 0);       /* not recording */
 }
 
-static void run_line(console *c, const char *line)
+static void run_line(session *c, const char *line)
 {
     json_t *res = NULL;
     rd_err err;
-    if (console_exec(c, line, &res, &err) != RD_OK)
+    if (session_exec_line(c, line, &res, &err) != RD_OK)
         fail_msg("%s: %s", line, err.msg);
     json_decref(res);
 }
@@ -230,7 +230,7 @@ static void test_patch_nodes(void **state)
     testutil_tmpdir(dir, sizeof dir);
     snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
     static rd_options opt;
-    static console c;
+    static session c;
     memset(&c, 0, sizeof c);
     c.opt = &opt;
     c.ctx.store_url = url;

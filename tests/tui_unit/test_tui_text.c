@@ -62,16 +62,16 @@ static void test_quote(void **state)
     char out[256];
     (void)state;
     out[0] = '\0';
-    form_quote(out, sizeof out, "gpu-07");
+    prompt_quote_word(out, sizeof out, "gpu-07");
     assert_string_equal(out, "gpu-07");
     out[0] = '\0';
-    form_quote(out, sizeof out, "python serve.py");
+    prompt_quote_word(out, sizeof out, "python serve.py");
     assert_string_equal(out, "'python serve.py'");
     out[0] = '\0';
-    form_quote(out, sizeof out, "it's");
+    prompt_quote_word(out, sizeof out, "it's");
     assert_string_equal(out, "'it'\\''s'");
     out[0] = '\0';
-    form_quote(out, sizeof out, "");
+    prompt_quote_word(out, sizeof out, "");
     assert_string_equal(out, "''");
 }
 

@@ -1,0 +1,184 @@
+/* modes.c - what a key does in each input mode: normal mode goes to the
+ * binding table (keys.c), a form to form.c; the ':' prompt, the '/'
+ * filter, views and y/n questions are handled here.  Like the bindings,
+ * a mode changes the session and returns what the loop should do next.
+ */
+#define NCURSES_WIDECHAR 1
+#include "modes.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "form.h"
+#include "keys.h"
+#include "panes.h"
+
+/* 'y': runs every confirmed line; the status names what each did. */
+static act_result confirm_run(session *c)
+{
+    char done[512] = "";
+    size_t used = 0, failed = 0;
+    for (size_t i = 0; i < c->confirm_count; i++) {
+        json_t *res = NULL;
+        rd_err err;
+        if (session_exec_line(c, c->confirm_lines[i], &res, &err) != RD_OK) {
+            session_set_error(c, "%s", err.msg);
+            failed++;
+            break;
+        }
+        const char *name = json_string_value(json_object_get(res, "name"));
+        const char *state = json_string_value(json_object_get(res, "state"));
+        if (used < sizeof done)
+            used += (size_t)snprintf(done + used, sizeof done - used, "%s%s%s%s", used ? ", " : "",
+                                     name ? name : c->confirm_lines[i], state ? ": " : "", state ? state : "");
+        json_decref(res);
+    }
+    if (!failed)
+        session_set_status(c, "done: %s", done);
+    grid_clear_marks(&session_current_table(c)->g);
+    return ACT_FOLLOW | ACT_REDRAW;
+}
+
+static void confirm_end(session *c)
+{
+    for (size_t i = 0; i < c->confirm_count; i++)
+        free(c->confirm_lines[i]);
+    c->confirm_count = 0;
+    c->mode = MODE_NORMAL;
+}
+
+/* ':' Enter: run the line, show its result in a view. */
+static act_result prompt_run(session *c)
+{
+    char line[PROMPT_MAX];
+    snprintf(line, sizeof line, "%s", c->edit.buf);
+    /* Completion leaves a trailing blank; it means nothing to the parser. */
+    for (size_t n = strlen(line); n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'); n--)
+        line[n - 1] = '\0';
+    lhistory_add(&c->history, line);
+    compl_list_free(&c->compl);
+    c->mode = MODE_NORMAL;
+    if (strspn(line, " \t") == strlen(line))
+        return ACT_REDRAW;
+    json_t *res = NULL;
+    rd_err err;
+    if (session_exec_line(c, line, &res, &err) != RD_OK) {
+        session_set_error(c, "%s", err.msg);
+        return ACT_REDRAW;
+    }
+    session_set_status(c, "ran: %s", line);
+    if (res) {
+        textview_clear(&c->view_text);
+        snprintf(c->view_text.title, sizeof c->view_text.title, ":%.250s", line);
+        textview_add_result(&c->view_text, res, NULL);
+        c->view_text.open = 1;
+        c->mode = MODE_VIEW;
+    }
+    json_decref(res);
+    /* A mutating line shows up through the watch anyway; following it now
+     * makes it immediate. */
+    return ACT_FOLLOW | ACT_REDRAW;
+}
+
+static act_result key_prompt(session *c, int key)
+{
+    if (key == CK_ESC) {
+        compl_list_free(&c->compl);
+        c->mode = MODE_NORMAL;
+    } else if (keycode_is_enter(key)) {
+        return prompt_run(c);
+    } else if (key == '\t') {
+        compl_list_free(&c->compl);
+        size_t n = prompt_complete(&c->edit, panes_names, c, &c->compl);
+        if (n == 0)
+            session_set_error(c, "no completion");
+    } else {
+        compl_list_free(&c->compl);
+        keycode_edit_line(&c->edit, key, &c->history);
+    }
+    return ACT_REDRAW;
+}
+
+static act_result key_filter(session *c, int key)
+{
+    grid *g = &session_current_table(c)->g;
+    if (key == CK_ESC) {
+        grid_set_filter(g, c->filter_before);
+        c->mode = MODE_NORMAL;
+        return ACT_REDRAW;
+    }
+    if (keycode_is_enter(key)) {
+        c->mode = MODE_NORMAL;
+        session_set_status(c, g->filter[0] ? "filter \"%s\": %zu of %zu rows" : "%s%zu of %zu rows", g->filter,
+                           g->nview, g->nrows);
+        return ACT_REDRAW;
+    }
+    keycode_edit_line(&c->edit, key, NULL);
+    /* Filter as you type. */
+    grid_set_filter(g, c->edit.buf);
+    grid_move(g, 0, session_page_rows(c));
+    return ACT_REDRAW;
+}
+
+static act_result key_view(session *c, textview *tv, int key)
+{
+    int page = session_page_rows(c);
+    switch (key) {
+    case CK_ESC: case 'q': case '\n': case '\r': case CK_FN(KEY_ENTER):
+        tv->open = 0;
+        c->mode = MODE_NORMAL;
+        break;
+    case CK_FN(KEY_UP): case 'k': textview_scroll(tv, -1, page); break;
+    case CK_FN(KEY_DOWN): case 'j': textview_scroll(tv, 1, page); break;
+    case CK_FN(KEY_PPAGE): case CK_CTRL('b'): textview_scroll(tv, -page, page); break;
+    case CK_FN(KEY_NPAGE): case CK_CTRL('f'): case ' ': textview_scroll(tv, page, page); break;
+    case CK_FN(KEY_HOME): case 'g': tv->top = 0; break;
+    case CK_FN(KEY_END): case 'G': textview_scroll(tv, (long)tv->count, page); break;
+    case CK_FN(KEY_LEFT): case 'h': textview_pan(tv, -8); break;
+    case CK_FN(KEY_RIGHT): case 'l': textview_pan(tv, 8); break;
+    case '?': case CK_FN(KEY_F(1)):
+        if (c->mode == MODE_VIEW) {
+            keys_help(c, &c->help);
+            c->mode = MODE_HELP;
+        }
+        break;
+    default: break;
+    }
+    return ACT_REDRAW;
+}
+
+/* A key in y/n question mode. */
+static act_result key_confirm(session *c, int key)
+{
+    act_result r = ACT_REDRAW;
+    if (key == 'y' || key == 'Y') {
+        c->mode = MODE_NORMAL;
+        r = confirm_run(c);
+        confirm_end(c);
+    } else if (key == 'n' || key == 'N' || key == CK_ESC || key == 'q') {
+        confirm_end(c);
+        session_set_status(c, "cancelled");
+    }
+    return r;
+}
+
+act_result modes_handle_key(session *c, int key)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    /* One guard for every mode: a confirmation or form opened before the
+     * terminal shrank is as invisible as the table. */
+    if (!keys_allows_size(rows, cols, key))
+        return ACT_NONE;
+    switch (c->mode) {
+    case MODE_PROMPT: return key_prompt(c, key);
+    case MODE_FILTER: return key_filter(c, key);
+    case MODE_VIEW: return key_view(c, &c->view_text, key);
+    case MODE_HELP: return key_view(c, &c->help, key);
+    case MODE_CONFIRM: return key_confirm(c, key);
+    case MODE_FORM: return form_key(c, c->form, key);
+    default: return keys_dispatch(c, key);
+    }
+}

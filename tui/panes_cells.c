@@ -1,0 +1,265 @@
+/* panes_cells.c - from command results to table rows: cell text (money in
+ * credits, computed cells such as "@gpus" and "@util"), row keys, notes,
+ * and the default loader (one row per item of the list command).
+ * Computed cells derive display text from fields the core returned, never
+ * from the store.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "panes_int.h"
+#include "table.h"
+
+static int is_money(const char *field)
+{
+    size_t n = strlen(field);
+    return n > 4 && strcmp(field + n - 4, "_ucr") == 0;
+}
+
+/* "2.5" for 2.5, "4" for 4.0: GPU counts may be fractional. */
+void panes_number_text(double d, char *out, size_t len)
+{
+    snprintf(out, len, "%.2f", d);
+    char *p = out + strlen(out) - 1;
+    while (p > out && *p == '0')
+        *p-- = '\0';
+    if (*p == '.')
+        *p = '\0';
+}
+
+void panes_value_text(const json_t *v, const char *field, char *out, size_t len)
+{
+    if (!v || json_is_null(v)) {
+        snprintf(out, len, "-");
+    } else if (json_is_string(v)) {
+        snprintf(out, len, "%s", json_string_value(v));
+    } else if (json_is_boolean(v)) {
+        snprintf(out, len, "%s", json_is_true(v) ? "yes" : "no");
+    } else if (json_is_integer(v) && is_money(field)) {
+        table_format_credits(json_integer_value(v), out, len);
+    } else if (json_is_number(v)) {
+        panes_number_text(json_number_value(v), out, len);
+    } else if (json_is_array(v)) {
+        size_t i, used = 0;
+        const json_t *e;
+        out[0] = '\0';
+        json_array_foreach(v, i, e) {
+            char part[128];
+            panes_value_text(json_is_object(e) ? json_object_get(e, "name") : e, "", part, sizeof part);
+            if (used < len)
+                used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", part);
+        }
+    } else if (json_is_object(v)) {
+        /* {"a100": 2, "v100": 3} -> "a100 2  v100 3" */
+        size_t used = 0;
+        const char *k;
+        const json_t *e;
+        out[0] = '\0';
+        json_object_foreach((json_t *)v, k, e) {
+            char part[64];
+            panes_value_text(e, k, part, sizeof part);
+            if (used < len)
+                used += (size_t)snprintf(out + used, len - used, "%s%s %s", used ? "  " : "", k, part);
+        }
+    }
+}
+
+static double number_of(const json_t *item, const char *field)
+{
+    const json_t *v = json_object_get(item, field);
+    return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+/* Computed cells: text in out, a bar fraction in *bar. */
+static void computed_text(const json_t *item, const char *field, char *out, size_t len, double *bar)
+{
+    if (strcmp(field, "@gpus") == 0 || strcmp(field, "@util") == 0) {
+        double used = number_of(item, "gpus_used"), total = number_of(item, "gpu_count");
+        const char *unit = "";
+        /* A CPU-only node's capacity is its cores: "0/0" GPUs and an empty
+         * bar would hide the jobs it runs. */
+        if (total <= 0 && number_of(item, "cpu_cores") > 0) {
+            used = number_of(item, "cpus_used");
+            total = number_of(item, "cpu_cores");
+            unit = " cpu";
+        }
+        char u[32], t[32];
+        panes_number_text(used, u, sizeof u);
+        panes_number_text(total, t, sizeof t);
+        if (total <= 0) {
+            snprintf(out, len, "-");   /* no inventory yet: nothing to measure */
+        } else if (field[1] == 'g') {
+            snprintf(out, len, "%s/%s%s", u, t, unit);
+        } else {
+            *bar = total > 0 ? used / total : 0;
+            snprintf(out, len, "%d%%", (int)(*bar * 100 + 0.5));
+        }
+    } else if (strcmp(field, "@jobs") == 0) {
+        /* workers are "JOB/INDEX"; count distinct jobs */
+        const json_t *w = json_object_get(item, "workers");
+        size_t n = 0, i, j;
+        const json_t *e;
+        json_array_foreach(w, i, e) {
+            const char *s = json_string_value(e);
+            size_t k = s ? strcspn(s, "/") : 0;
+            int seen = 0;
+            for (j = 0; j < i && !seen; j++) {
+                const char *p = json_string_value(json_array_get(w, j));
+                seen = p && strncmp(p, s, k) == 0 && (p[k] == '/' || p[k] == '\0');
+            }
+            n += s && !seen;
+        }
+        snprintf(out, len, "%zu", n);
+    } else if (strcmp(field, "@project") == 0) {
+        /* Project names are per owner: every account has a "default". */
+        const char *owner = json_string_value(json_object_get(item, "project_owner"));
+        const char *name = json_string_value(json_object_get(item, "project"));
+        snprintf(out, len, "%s%s%s", owner ? owner : "", owner ? "/" : "", name ? name : "-");
+    } else if (strcmp(field, "@workers") == 0) {
+        snprintf(out, len, "%lld/%lld", (long long)number_of(item, "workers_running"),
+                 (long long)number_of(item, "workers_total"));
+    } else if (strcmp(field, "@price") == 0) {
+        const json_t *w = json_object_get(item, "workers"), *e;
+        size_t i;
+        snprintf(out, len, "-");
+        json_array_foreach(w, i, e) {
+            const json_t *p = json_object_get(e, "price_ucr");
+            if (json_is_integer(p)) {
+                table_format_credits(json_integer_value(p), out, len);
+                break;
+            }
+        }
+    } else if (strcmp(field, "@why") == 0) {
+        panes_value_text(json_object_get(item, "why"), "", out, len);
+        if (strcmp(out, "-") == 0)
+            panes_value_text(json_object_get(item, "reason"), "", out, len);
+    } else if (strcmp(field, "@changes") == 0) {
+        const json_t *ch = json_object_get(item, "changes"), *e;
+        size_t i, used = 0;
+        out[0] = '\0';
+        json_array_foreach(ch, i, e) {
+            if (used < len)
+            {
+                const char *act = json_string_value(json_object_get(e, "action"));
+                const char *obj = json_string_value(json_object_get(e, "object"));
+                used += (size_t)snprintf(out + used, len - used, "%s%s %s", i ? ", " : "",
+                                         act ? act : "?", obj ? obj : "?");
+            }
+        }
+    } else if (strcmp(field, "@usage") == 0 || strcmp(field, "@quota_bar") == 0) {
+        const json_t *lim = json_object_get(item, "limit");
+        if (!lim) {
+            snprintf(out, len, "-");
+            return;
+        }
+        double use = number_of(item, "usage"), limit = json_number_value(lim);
+        char u[32], l[32];
+        panes_number_text(use, u, sizeof u);
+        panes_number_text(limit, l, sizeof l);
+        if (field[1] == 'u') {
+            snprintf(out, len, "%s/%s", u, l);
+        } else {
+            *bar = limit > 0 ? use / limit : (use > 0 ? 1 : 0);
+            snprintf(out, len, "%d%%", (int)(*bar * 100 + 0.5));
+        }
+    } else {
+        snprintf(out, len, "?");
+    }
+}
+
+void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len)
+{
+    char name[200], prefix[200];
+    panes_value_text(json_object_get(item, v->key_field), "", name, sizeof name);
+    if (!v->key_prefix) {
+        snprintf(out, len, "%s", name);
+        return;
+    }
+    panes_value_text(json_object_get(item, v->key_prefix), "", prefix, sizeof prefix);
+    snprintf(out, len, "%s%c%s", prefix, v->key_sep, name);
+}
+
+void pane_append_key(const pane_view *v, const char *key, char *line, size_t len)
+{
+    const char *sp = v && v->key_prefix && v->key_sep == ' ' ? strchr(key, ' ') : NULL;
+    if (!sp) {
+        prompt_quote_word(line, len, key);
+        return;
+    }
+    /* "REGION NAME": two arguments, each quoted on its own. */
+    char first[256];
+    snprintf(first, sizeof first, "%.*s", (int)(sp - key), key);
+    prompt_quote_word(line, len, first);
+    size_t used = strlen(line);
+    snprintf(line + used, len - used, " ");
+    prompt_quote_word(line, len, sp + 1);
+}
+
+/* One grid row per item. */
+void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items)
+{
+    size_t i;
+    const json_t *item;
+    const char *cells[16];
+    char buf[16][256];
+    json_array_foreach(items, i, item) {
+        double bar = -1;
+        int elem = 0;
+        for (size_t k = 0; k < v->ncols && k < 16; k++) {
+            const pane_col *col = &v->cols[k];
+            if (col->field[0] == '@')
+                computed_text(item, col->field, buf[k], sizeof buf[k], &bar);
+            else
+                panes_value_text(json_object_get(item, col->field), col->field, buf[k], sizeof buf[k]);
+            cells[k] = buf[k];
+            if ((col->flags & COL_STATE) && !elem)
+                elem = (int)theme_state_elem(buf[k]);
+        }
+        char key[256];
+        pane_item_key(v, item, key, sizeof key);
+        grid_row *r = grid_add_row(&ps->g, key, cells);
+        if (r) {
+            r->bar = bar;
+            r->elem = elem;
+        }
+    }
+}
+
+void panes_set_note(pane_state *ps, int error, const char *text)
+{
+    snprintf(ps->note, sizeof ps->note, "%s", text);
+    ps->note_error = error;
+}
+
+/* Runs a line; on failure notes the core's message in the table. */
+json_t *panes_run(session *c, pane_state *ps, const char *line)
+{
+    json_t *res = NULL;
+    rd_err err;
+    rd_err_clear(&err);
+    if (session_exec_line(c, line, &res, &err) != RD_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s: %s", line, err.msg);
+        panes_set_note(ps, 1, msg);
+        return NULL;
+    }
+    return res;
+}
+
+void panes_adopt_items(pane_state *ps, json_t *items)
+{
+    json_decref(ps->items);
+    ps->items = items;
+}
+
+void panes_load_list(session *c, const pane_view *v, pane_state *ps)
+{
+    json_t *res = panes_run(c, ps, v->list_cmd);
+    if (!res)
+        return;
+    json_t *items = json_object_get(res, "items");
+    panes_fill_rows(v, ps, items);
+    panes_adopt_items(ps, json_incref(items));
+    json_decref(res);
+}

@@ -1,0 +1,105 @@
+/* session.c - one console session: the status line, running command
+ * lines, the current table, questions to confirm, starting a background
+ * sync.  The loop (console.c) owns time, the terminal and reloading; this
+ * file owns what the keys, forms and panes act upon, and calls none of
+ * them.
+ */
+#define NCURSES_WIDECHAR 1
+#include "session.h"
+
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "layout.h"
+
+long long session_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void session_set_status(session *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->status, sizeof c->status, fmt, ap);
+    va_end(ap);
+    c->status_error = 0;
+    c->dirty = 1;
+}
+
+void session_set_error(session *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->status, sizeof c->status, fmt, ap);
+    va_end(ap);
+    c->status_error = 1;
+    c->dirty = 1;
+}
+
+pane_state *session_current_table(session *c)
+{
+    return &c->ps[c->pane][c->view[c->pane]];
+}
+
+int session_page_rows(session *c)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    lay_screen s = layout_compute(rows, cols, c->live.lost, 0);
+    int page = layout_table_data_rows(&s);
+    return page > 0 ? page : 1;
+}
+
+void session_mark_stale(session *c)
+{
+    for (int p = 0; p < PANE_COUNT; p++)
+        for (int v = 0; v < PANE_MAX_VIEWS; v++)
+            c->ps[p][v].stale = 1;
+    c->dirty = 1;
+}
+
+rd_code session_exec_line(session *c, const char *line, json_t **result, rd_err *err)
+{
+    rd_err_clear(err);
+    c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
+    rd_code rc = cmd_exec_line(&c->ctx, line, result, NULL, err);
+    if (rc == RD_ESTORE && !c->live.lost) {
+        live_mark_lost(&c->live, &c->ctx, err->msg, session_now_ms());
+        c->dirty = 1;
+    }
+    return rc;
+}
+
+void session_ask_confirm(session *c, const char *question, char *const *lines, size_t nlines)
+{
+    for (size_t i = 0; i < c->confirm_count; i++)
+        free(c->confirm_lines[i]);
+    c->confirm_count = 0;
+    snprintf(c->question, sizeof c->question, "%s", question);
+    for (size_t i = 0; i < nlines && i < CONFIRM_MAX_LINES; i++)
+        if ((c->confirm_lines[c->confirm_count] = strdup(lines[i])) != NULL)
+            c->confirm_count++;
+    c->mode = MODE_CONFIRM;
+}
+
+void session_start_sync(session *c, int manual)
+{
+    char why[256];
+    c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
+    if (sync_start(&c->sync, &c->ctx, session_now_ms(), why, sizeof why) != 0) {
+        if (manual)
+            session_set_error(c, "%s", why);
+        return;
+    }
+    if (manual)
+        session_set_status(c, "cloud sync started in the background");
+    c->dirty = 1;
+}
+

@@ -1,0 +1,132 @@
+/* session.h - one console session: its state (panes, mode, input, the
+ * status line, the watch, the background sync) and the services that
+ * keys, forms, panes and drawing share.
+ *
+ * Everything the console shows or changes goes through the command
+ * language: session_exec_line() builds nothing itself, it runs a line
+ * through cmd_exec_line() exactly as `rigdeck --batch` would.  The console
+ * never writes the store and never re-implements a core rule.
+ */
+#ifndef RD_SESSION_H
+#define RD_SESSION_H
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "grid.h"
+#include "live.h"
+#include "options.h"
+#include "prompt.h"
+#include "sync.h"
+#include "timing.h"
+#include "textview.h"
+#include "theme.h"
+
+#define PANE_COUNT 9
+#define PANE_MAX_VIEWS 3
+#define CONFIRM_MAX_LINES 64
+
+typedef enum {
+    MODE_NORMAL,    /* moving around a table */
+    MODE_FILTER,    /* typing a '/' filter */
+    MODE_PROMPT,    /* typing a ':' command */
+    MODE_CONFIRM,   /* a y/n question */
+    MODE_FORM,      /* an add/edit form */
+    MODE_VIEW,      /* reading details or a command's result */
+    MODE_HELP       /* reading the key bindings */
+} con_mode;
+
+/* One table of a pane (a pane has one, Billing and Datastores/Reservations
+ * have several, cycled with 'v'). */
+typedef struct {
+    grid g;
+    json_t *items;          /* the raw result items, for details without a show command */
+    int stale;              /* reload before it is shown next */
+    int loaded;
+    char summary[256];      /* pane-specific figures for the summary line */
+    char note[1024];        /* why the table is empty, or a load error */
+    int note_error;
+    int why_slow;           /* Jobs: one `job why` outlasts a keystroke; only Enter asks */
+} pane_state;
+
+struct form_state;
+
+/* What a key or form action asks of the loop.  Actions change the session
+ * and return this; the loop (console.c) applies it, as htop's actions
+ * return a reaction, so no action calls back into the loop. */
+typedef enum {
+    ACT_NONE = 0,
+    ACT_REDRAW = 1 << 0,    /* the screen shows something new */
+    ACT_FOLLOW = 1 << 1,    /* this console ran a command: follow what it changed now */
+    ACT_RELOAD = 1 << 2,    /* every table is re-read when next shown */
+    ACT_REPAINT = 1 << 3,   /* repaint every cell: a garbled terminal heals */
+    ACT_CLOSE = 1 << 4,     /* the open form is done (submitted or cancelled) */
+    ACT_QUIT = 1 << 5
+} act_result;
+
+typedef struct session {
+    const rd_options *opt;
+    cmd_ctx ctx;
+    store_opts sopts;
+    int read_only;
+    theme th;
+    live_state live;
+    sync_state sync;                        /* background `cloud sync` rounds */
+    timing timing;                          /* RIGDECK_CONSOLE_TIMING figures */
+
+    int pane;                               /* 0..PANE_COUNT-1 */
+    int view[PANE_COUNT];
+    pane_state ps[PANE_COUNT][PANE_MAX_VIEWS];
+
+    con_mode mode;
+    ledit edit;                             /* ':' and '/' input */
+    lhistory history;                       /* ':' lines */
+    compl_list compl;                       /* candidates of the last Tab */
+    char filter_before[GRID_FILTER_MAX];    /* restored when a filter is cancelled */
+    textview view_text;                     /* details and ':' results */
+    textview help;
+
+    char question[1024];                    /* MODE_CONFIRM */
+    char *confirm_lines[CONFIRM_MAX_LINES];
+    size_t confirm_count;
+    struct form_state *form;                /* MODE_FORM */
+
+    char status[512];
+    int status_error;
+    char alerts[256];
+    long long last_load_ms;
+    long long alerts_ms;                    /* when Nodes was last read for the alerts */
+    long long clock_shown;
+    int dirty;
+    int quit;
+} session;
+
+/* Runs one command line through the command language.  On RD_OK *result
+ * holds its result (may be NULL).  A store failure also raises the lost
+ * store banner. */
+rd_code session_exec_line(session *c, const char *line, json_t **result, rd_err *err);
+
+/* Sets the status line (printf-style). */
+void session_set_status(session *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void session_set_error(session *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The current pane's current table state. */
+pane_state *session_current_table(session *c);
+
+/* Marks every table stale (after a change to the store). */
+void session_mark_stale(session *c);
+
+/* Asks a y/n question; on 'y' the given lines run one by one. */
+void session_ask_confirm(session *c, const char *question, char *const *lines, size_t nlines);
+
+/* Data rows the table shows at the current terminal size. */
+int session_page_rows(session *c);
+
+/* Starts a background `cloud sync` round; manual: say so (or why not) in
+ * the status line. */
+void session_start_sync(session *c, int manual);
+
+/* Monotonic milliseconds. */
+long long session_now_ms(void);
+
+#endif
