@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "gcpkey.h"
+#include "gcp_key.h"
 
 #define GCP_DEFAULT_ENDPOINT "https://compute.googleapis.com/compute/v1"
 #define GCP_SCOPE "https://www.googleapis.com/auth/compute"
