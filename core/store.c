@@ -2,10 +2,12 @@
  *
  * The URL grammar lives here and nowhere else: "sqlite:PATH" or a bare PATH
  * selects the embedded SQLite backend; "etcd://" and "etcds://" the etcd
- * backend (store_etcd.c), which is handed the whole URL.  Also here, for
- * every backend alike: the registration of live watches that keeps
- * compaction behind them, and the revision-count compaction trigger (run
- * at close).
+ * backend (store_etcd.c), which is handed the whole URL.  A backend is
+ * known here only by its table (store_backend.h), found in the registry
+ * below, and called only through it, so the backends can call the helpers
+ * here (store_kv_free ...) without a loop.  Also here, for every backend
+ * alike: the registration of live watches that keeps compaction behind
+ * them, and the revision-count compaction trigger (run at close).
  */
 #include "store_backend.h"
 
@@ -19,6 +21,18 @@
 enum {
     WATCH_REG_TTL = 60,          /* seconds a dead watcher holds compaction back */
     WATCH_REG_RENEW_MS = 20000   /* renewed when a third of it has passed */
+};
+
+/* The URL prefixes that select a backend; any other URL without "://" is
+ * a path for store_sqlite_backend. */
+static const struct {
+    const char *prefix;
+    int strip;                  /* 1: open() gets the URL without the prefix */
+    const store_backend *be;
+} store_registry[] = {
+    { "etcd://", 0, &store_etcd_backend },
+    { "etcds://", 0, &store_etcd_backend },
+    { "sqlite:", 1, &store_sqlite_backend },
 };
 
 static int has_prefix(const char *s, const char *p)
@@ -42,11 +56,12 @@ rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_er
     *out = NULL;
     if (!url || !*url)
         return rd_fail(err, RD_EUSAGE, "store: the store URL is empty");
-    if (has_prefix(url, "etcd://") || has_prefix(url, "etcds://"))
-        be = &store_etcd_backend;
-    else if (has_prefix(url, "sqlite:"))
-        location = url + strlen("sqlite:");
-    else if (strstr(url, "://"))
+    for (size_t i = 0; !be && i < sizeof store_registry / sizeof store_registry[0]; i++)
+        if (has_prefix(url, store_registry[i].prefix)) {
+            be = store_registry[i].be;
+            location = store_registry[i].strip ? url + strlen(store_registry[i].prefix) : url;
+        }
+    if (!be && strstr(url, "://"))
         return rd_fail(err, RD_EUSAGE, "store %s: unknown scheme (use sqlite:PATH, a path, etcd:// or etcds://)", url);
     if (!be)
         be = &store_sqlite_backend;
@@ -381,14 +396,17 @@ rd_code store_compact(store_t *st, int64_t revision, rd_err *err)
     return seen(st, st->be->compact(st, revision, err));
 }
 
+/* Optional in the table: a backend whose reads are always current (SQLite)
+ * leaves both NULL, and then this is a no-op and no read is stale. */
 void store_allow_stale_reads(store_t *st, int on)
 {
-    store_etcd_set_serializable_fallback(st, on);   /* checks the backend itself */
+    if (st && st->be->allow_stale_reads)
+        st->be->allow_stale_reads(st, on);
 }
 
 int store_last_read_stale(const store_t *st)
 {
-    return store_etcd_last_read_stale(st);
+    return st && st->be->last_read_stale ? st->be->last_read_stale(st) : 0;
 }
 
 void store_kv_free(store_kv *kv)

@@ -1,8 +1,10 @@
 /* store_backend.h - what a store backend provides (internal to core/).
  *
- * store.c parses the URL, picks a backend and forwards every call through
- * this table.  A backend's handle embeds `store_t` as its first member, and
- * its watch handle embeds `store_watch` likewise.
+ * store.c parses the URL, picks a backend from its registry of these
+ * tables by the URL's scheme and forwards every call through the table: it
+ * names the two tables, never a backend's functions.  A backend's handle
+ * embeds `store_t` as its first member, and its watch handle embeds
+ * `store_watch` likewise.
  */
 #ifndef RD_STORE_BACKEND_H
 #define RD_STORE_BACKEND_H
@@ -56,9 +58,16 @@ struct store_backend {
     void (*watch_close)(store_watch *w);
     rd_code (*revision)(store_t *st, int64_t *revision, rd_err *err);
     rd_code (*compact)(store_t *st, int64_t revision, rd_err *err);
+    /* Optional, NULL when every read is current anyway (SQLite): reads may
+     * fall back to a possibly stale view (store_allow_stale_reads), and
+     * whether the last read did (store_last_read_stale). */
+    void (*allow_stale_reads)(store_t *st, int on);
+    int (*last_read_stale)(const store_t *st);
 };
 
+/* The backends, for store.c's registry only (store_sqlite.c, store_etcd.c). */
 extern const store_backend store_sqlite_backend;
+extern const store_backend store_etcd_backend;
 
 /* Where the etcd backend keeps each handle's retry marker (store_etcd.c);
  * the compaction policy deletes those idle for STORE_MARKER_IDLE seconds. */
@@ -69,10 +78,5 @@ enum { STORE_MARKER_IDLE = 600 };
  * store_close calls it when one of the handle's writes landed on a multiple
  * of STORE_COMPACT_CHECK. */
 void store_compact_maybe(store_t *st);
-
-/* etcd's serializable-read fallback (store_etcd.c), behind store_allow_stale_reads. */
-void store_etcd_set_serializable_fallback(store_t *st, int on);
-int store_etcd_last_read_stale(const store_t *st);
-extern const store_backend store_etcd_backend;
 
 #endif

@@ -91,8 +91,6 @@ static const json_t *header(const etcd_reply *r)
     return json_object_get(r->body, "header");
 }
 
-static int is_etcd(const store_t *st);
-
 /* ---- open / close ---------------------------------------------------------- */
 
 static rd_code etcd_store_open(const char *location, const store_opts *opts, store_t **out, rd_err *err)
@@ -131,17 +129,17 @@ etcd_conn *etcd_store_conn(store_t *st)
 
 /* Lets reads (get, range, revision) fall back to one member's serializable
  * view when no quorum can serve a linearizable one; for a console that
- * would rather show stale data, marked so, than nothing. */
-void store_etcd_set_serializable_fallback(store_t *st, int on)
+ * would rather show stale data, marked so, than nothing.  Reached only
+ * through store_etcd_backend, so st is an etcd handle. */
+static void etcd_store_allow_stale_reads(store_t *st, int on)
 {
-    if (is_etcd(st))
-        ES(st)->c.serializable_fallback = on != 0;
+    ES(st)->c.serializable_fallback = on != 0;
 }
 
 /* 1 when the last read on st was served by that fallback (may be stale). */
-int store_etcd_last_read_stale(const store_t *st)
+static int etcd_store_last_read_stale(const store_t *st)
 {
-    return is_etcd(st) ? ((const etcd_store *)st)->c.last_read_stale : 0;
+    return ((const etcd_store *)st)->c.last_read_stale;
 }
 
 /* ---- reads ------------------------------------------------------------------- */
@@ -687,9 +685,6 @@ const store_backend store_etcd_backend = {
     .watch_close = etcd_store_watch_close,
     .revision = etcd_store_revision,
     .compact = etcd_store_compact,
+    .allow_stale_reads = etcd_store_allow_stale_reads,
+    .last_read_stale = etcd_store_last_read_stale,
 };
-
-static int is_etcd(const store_t *st)
-{
-    return st && st->be == &store_etcd_backend;
-}
