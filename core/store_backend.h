@@ -1,8 +1,8 @@
 /* store_backend.h - what a store backend provides (internal to core/).
  *
- * store.c parses the URL, picks a backend from its registry of these
- * tables by the URL's scheme and forwards every call through the table: it
- * names the two tables, never a backend's functions.  A backend's handle
+ * store_open.c parses the URL and picks a backend from its registry of
+ * these tables by the URL's scheme; store.c forwards every call through the
+ * handle's table.  Neither names a backend's functions.  A backend's handle
  * embeds `store_t` as its first member, and its watch handle embeds
  * `store_watch` likewise.
  */
@@ -65,7 +65,7 @@ struct store_backend {
     int (*last_read_stale)(const store_t *st);
 };
 
-/* The backends, for store.c's registry only (store_sqlite.c, store_etcd.c). */
+/* The backends, for store_open.c's registry only (store_sqlite.c, store_etcd.c). */
 extern const store_backend store_sqlite_backend;
 extern const store_backend store_etcd_backend;
 
@@ -75,8 +75,8 @@ extern const store_backend store_etcd_backend;
 enum { STORE_MARKER_IDLE = 600 };
 
 /* Runs the compaction policy if the policy says it is time (store_compact.c);
- * store_close calls it when one of the handle's writes landed on a multiple
- * of STORE_COMPACT_CHECK. */
+ * store_close (store_open.c) calls it when one of the handle's writes
+ * landed on a multiple of STORE_COMPACT_CHECK. */
 void store_compact_maybe(store_t *st);
 
 #endif
