@@ -27,7 +27,7 @@ rd_code gcp_client_new(const char *key_json, size_t len, const char *label, gcp_
     gcp_client *c = calloc(1, sizeof *c);
     if (!c)
         return rd_fail(err, RD_ENOMEM, "out of memory");
-    rd_code rc = gcpkey_parse(key_json, len, &c->key, err);
+    rd_code rc = gcp_key_parse(key_json, len, &c->key, err);
     if (rc != RD_OK) {
         free(c);
         return rc;
@@ -50,7 +50,7 @@ void gcp_client_free(gcp_client *c)
 {
     if (!c)
         return;
-    gcpkey_free(&c->key);
+    gcp_key_free(&c->key);
     if (c->curl)
         curl_easy_cleanup(c->curl);
     free(c->endpoint);

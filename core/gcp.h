@@ -6,11 +6,16 @@
  * token, kept in a per-process cache until shortly before it expires, and
  * fetched again once when the API answers 401.
  *
- * Transport (gcp_http.c): libcurl + jansson; 429, 5xx and network failures
- * are retried with exponential backoff; every failure is classified
- * (gcp_fault) and described in one line that names the region, the method
- * and GCP's own reason: "gcp us-central1: instances.insert rigdeck-x in
- * us-central1-a failed: QUOTA_EXCEEDED NVIDIA_A100_GPUS (limit 1)".
+ * Transport (gcp_http.c): one libcurl + jansson exchange, no tokens; every
+ * failure is classified (gcp_fault) and described in one line that names
+ * the region, the method and GCP's own reason: "gcp us-central1:
+ * instances.insert rigdeck-x in us-central1-a failed: QUOTA_EXCEEDED
+ * NVIDIA_A100_GPUS (limit 1)".
+ *
+ * API call (gcp_api.c): a bearer token on that exchange; 429, 5xx and
+ * network failures are retried with exponential backoff.
+ *
+ * Key files (gcp_key.c): the service-account JSON, checked before use.
  *
  * Compute API (gcp.c): regions.get (quotas), instances list/get/insert/
  * delete/start, zone operations polled until DONE.  The base URL is
@@ -29,7 +34,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "gcpkey.h"
+#include "gcp_key.h"
 
 #define GCP_DEFAULT_ENDPOINT "https://compute.googleapis.com/compute/v1"
 #define GCP_SCOPE "https://www.googleapis.com/auth/compute"

@@ -2,8 +2,10 @@
  * exchange at the key's token_uri, and a per-process token cache.
  *
  * A token is kept until shortly before the lifetime the token server gave
- * it; when the API still answers 401, gcp_api_call() drops it (only if no
- * other caller has replaced it meanwhile) and asks once for a new one.
+ * it; when the API still answers 401, the API call (gcp_api.c) drops it
+ * (only if no other caller has replaced it meanwhile) and asks once for a
+ * new one.  The token request goes over plain HTTP (gcp_http.c), which
+ * never calls back here.
  */
 #include <pthread.h>
 #include <stdlib.h>

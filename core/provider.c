@@ -13,7 +13,7 @@
 
 #include "account.h"
 #include "fleet.h"
-#include "gcpkey.h"
+#include "gcp_key.h"
 #include "names.h"
 
 static const char *provider_key(char buf[RD_KEY_MAX], const char *owner, const char *type)
@@ -68,11 +68,11 @@ static rd_code provider_enable_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
         size_t len = 0;
         gcp_sa_key sa;
         rc = fleet_read_file("--key-file", key_file, &text, &len, err);
-        if (rc == RD_OK && (rc = gcpkey_parse(text, len, &sa, err)) == RD_OK) {
+        if (rc == RD_OK && (rc = gcp_key_parse(text, len, &sa, err)) == RD_OK) {
             json_object_set_new(doc, "project_id", json_string(sa.project_id));
             json_object_set_new(doc, "client_email", json_string(sa.client_email));
             json_object_set_new(doc, "token_uri", json_string(sa.token_uri));
-            gcpkey_free(&sa);
+            gcp_key_free(&sa);
             rc = fleet_seal(ctx, text, len, &sealed, err);
         }
         if (text)
@@ -134,10 +134,10 @@ static rd_code provider_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         rc = rd_fail(err, RD_ENOTFOUND, "provider gcp is not enabled for account '%s' (provider enable gcp)", owner);
     if (rc == RD_OK)
         rc = fleet_unseal(ctx, fleet_str(prov, "secret_key"), &plain, &len, err);
-    if (rc == RD_OK && (rc = gcpkey_parse(plain, len, &sa, err)) == RD_OK) {
+    if (rc == RD_OK && (rc = gcp_key_parse(plain, len, &sa, err)) == RD_OK) {
         *result = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", "gcp", "owner", owner, "key", "ok", "project_id",
                             sa.project_id, "client_email", sa.client_email);
-        gcpkey_free(&sa);
+        gcp_key_free(&sa);
     }
     if (plain)
         memset(plain, 0, len);

@@ -1,10 +1,11 @@
-/* store.c - opens a store by URL and forwards calls to its backend.
+/* store.c - forwards every store call to the handle's backend.
  *
- * The URL grammar lives here and nowhere else: "sqlite:PATH" or a bare PATH
- * selects the embedded SQLite backend; "etcd://" and "etcds://" the etcd
- * backend (store_etcd.c), which is handed the whole URL.  Also here, for
- * every backend alike: the registration of live watches that keeps
- * compaction behind them, and the revision-count compaction trigger (run
+ * A backend is known here only by the table of its handle (store_backend.h),
+ * so the backends can call the helpers here (store_kv_free ...) without a
+ * loop.  Opening by URL and closing (which may run the compaction policy,
+ * itself a user of these calls) are store_open.c.  Also here, for every
+ * backend alike: the registration of live watches that keeps compaction
+ * behind them, and the revision-count compaction trigger (marked here, run
  * at close).
  */
 #include "store_backend.h"
@@ -14,17 +15,11 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
-#include <unistd.h>
 
 enum {
     WATCH_REG_TTL = 60,          /* seconds a dead watcher holds compaction back */
     WATCH_REG_RENEW_MS = 20000   /* renewed when a third of it has passed */
 };
-
-static int has_prefix(const char *s, const char *p)
-{
-    return strncmp(s, p, strlen(p)) == 0;
-}
 
 /* Remembers whether the store answered the last call: after a failure to
  * reach it, closing a watch does not wait on it again. */
@@ -32,51 +27,6 @@ static rd_code seen(store_t *st, rd_code rc)
 {
     st->unreachable = rc == RD_ESTORE;
     return rc;
-}
-
-rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_err *err)
-{
-    const store_backend *be = NULL;
-    const char *location = url;
-
-    *out = NULL;
-    if (!url || !*url)
-        return rd_fail(err, RD_EUSAGE, "store: the store URL is empty");
-    if (has_prefix(url, "etcd://") || has_prefix(url, "etcds://"))
-        be = &store_etcd_backend;
-    else if (has_prefix(url, "sqlite:"))
-        location = url + strlen("sqlite:");
-    else if (strstr(url, "://"))
-        return rd_fail(err, RD_EUSAGE, "store %s: unknown scheme (use sqlite:PATH, a path, etcd:// or etcds://)", url);
-    if (!be)
-        be = &store_sqlite_backend;
-    if (!*location)
-        return rd_fail(err, RD_EUSAGE, "store %s: the path is empty", url);
-
-    store_t *st = NULL;
-    rd_code rc = be->open(location, opts, &st, err);
-    if (rc != RD_OK)
-        return rc;
-    st->be = be;
-    st->owner = (long)getpid();
-    st->url = strdup(url);
-    if (!st->url) {
-        be->close(st);
-        return rd_fail(err, RD_ENOMEM, "store: out of memory");
-    }
-    *out = st;
-    return RD_OK;
-}
-
-void store_close(store_t *st)
-{
-    if (!st)
-        return;
-    char *url = st->url;
-    if (st->compact_due && !st->unreachable && st->owner == (long)getpid())
-        store_compact_maybe(st);
-    st->be->close(st);
-    free(url);
 }
 
 const char *store_url(const store_t *st)
@@ -381,14 +331,17 @@ rd_code store_compact(store_t *st, int64_t revision, rd_err *err)
     return seen(st, st->be->compact(st, revision, err));
 }
 
+/* Optional in the table: a backend whose reads are always current (SQLite)
+ * leaves both NULL, and then this is a no-op and no read is stale. */
 void store_allow_stale_reads(store_t *st, int on)
 {
-    store_etcd_set_serializable_fallback(st, on);   /* checks the backend itself */
+    if (st && st->be->allow_stale_reads)
+        st->be->allow_stale_reads(st, on);
 }
 
 int store_last_read_stale(const store_t *st)
 {
-    return store_etcd_last_read_stale(st);
+    return st && st->be->last_read_stale ? st->be->last_read_stale(st) : 0;
 }
 
 void store_kv_free(store_kv *kv)

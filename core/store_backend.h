@@ -1,8 +1,10 @@
 /* store_backend.h - what a store backend provides (internal to core/).
  *
- * store.c parses the URL, picks a backend and forwards every call through
- * this table.  A backend's handle embeds `store_t` as its first member, and
- * its watch handle embeds `store_watch` likewise.
+ * store_open.c parses the URL and picks a backend from its registry of
+ * these tables by the URL's scheme; store.c forwards every call through the
+ * handle's table.  Neither names a backend's functions.  A backend's handle
+ * embeds `store_t` as its first member, and its watch handle embeds
+ * `store_watch` likewise.
  */
 #ifndef RD_STORE_BACKEND_H
 #define RD_STORE_BACKEND_H
@@ -56,9 +58,16 @@ struct store_backend {
     void (*watch_close)(store_watch *w);
     rd_code (*revision)(store_t *st, int64_t *revision, rd_err *err);
     rd_code (*compact)(store_t *st, int64_t revision, rd_err *err);
+    /* Optional, NULL when every read is current anyway (SQLite): reads may
+     * fall back to a possibly stale view (store_allow_stale_reads), and
+     * whether the last read did (store_last_read_stale). */
+    void (*allow_stale_reads)(store_t *st, int on);
+    int (*last_read_stale)(const store_t *st);
 };
 
+/* The backends, for store_open.c's registry only (store_sqlite.c, store_etcd.c). */
 extern const store_backend store_sqlite_backend;
+extern const store_backend store_etcd_backend;
 
 /* Where the etcd backend keeps each handle's retry marker (store_etcd.c);
  * the compaction policy deletes those idle for STORE_MARKER_IDLE seconds. */
@@ -66,13 +75,8 @@ extern const store_backend store_sqlite_backend;
 enum { STORE_MARKER_IDLE = 600 };
 
 /* Runs the compaction policy if the policy says it is time (store_compact.c);
- * store_close calls it when one of the handle's writes landed on a multiple
- * of STORE_COMPACT_CHECK. */
+ * store_close (store_open.c) calls it when one of the handle's writes
+ * landed on a multiple of STORE_COMPACT_CHECK. */
 void store_compact_maybe(store_t *st);
-
-/* etcd's serializable-read fallback (store_etcd.c), behind store_allow_stale_reads. */
-void store_etcd_set_serializable_fallback(store_t *st, int on);
-int store_etcd_last_read_stale(const store_t *st);
-extern const store_backend store_etcd_backend;
 
 #endif

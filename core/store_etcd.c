@@ -91,8 +91,6 @@ static const json_t *header(const etcd_reply *r)
     return json_object_get(r->body, "header");
 }
 
-static int is_etcd(const store_t *st);
-
 /* ---- open / close ---------------------------------------------------------- */
 
 static rd_code etcd_store_open(const char *location, const store_opts *opts, store_t **out, rd_err *err)
@@ -124,24 +122,19 @@ static void etcd_store_close(store_t *st)
     free(s);
 }
 
-etcd_conn *etcd_store_conn(store_t *st)
-{
-    return &ES(st)->c;
-}
-
 /* Lets reads (get, range, revision) fall back to one member's serializable
  * view when no quorum can serve a linearizable one; for a console that
- * would rather show stale data, marked so, than nothing. */
-void store_etcd_set_serializable_fallback(store_t *st, int on)
+ * would rather show stale data, marked so, than nothing.  Reached only
+ * through store_etcd_backend, so st is an etcd handle. */
+static void etcd_store_allow_stale_reads(store_t *st, int on)
 {
-    if (is_etcd(st))
-        ES(st)->c.serializable_fallback = on != 0;
+    ES(st)->c.serializable_fallback = on != 0;
 }
 
 /* 1 when the last read on st was served by that fallback (may be stale). */
-int store_etcd_last_read_stale(const store_t *st)
+static int etcd_store_last_read_stale(const store_t *st)
 {
-    return is_etcd(st) ? ((const etcd_store *)st)->c.last_read_stale : 0;
+    return ((const etcd_store *)st)->c.last_read_stale;
 }
 
 /* ---- reads ------------------------------------------------------------------- */
@@ -619,7 +612,7 @@ static rd_code etcd_store_lease_revoke(store_t *st, int64_t id, rd_err *err)
 
 /* ---- housekeeping ------------------------------------------------------------ */
 
-rd_code etcd_store_revision(store_t *st, int64_t *revision, rd_err *err)
+static rd_code etcd_store_revision(store_t *st, int64_t *revision, rd_err *err)
 {
     etcd_store *s = ES(st);
     etcd_reply r;
@@ -635,6 +628,25 @@ rd_code etcd_store_revision(store_t *st, int64_t *revision, rd_err *err)
     *revision = etcd_i64(header(&r), "revision");
     etcd_reply_free(&r);
     return RD_OK;
+}
+
+/* The watch itself is store_etcd_watch.c; what it needs of the handle is
+ * handed to it here, so that file never calls back into this one. */
+static rd_code etcd_store_watch_open(store_t *st, const char *prefix, int64_t after_rev, store_watch **out,
+                                     rd_err *err)
+{
+    int64_t from = after_rev;
+    size_t member = ES(st)->c.cur;   /* taken before the read below, which may move on */
+    *out = NULL;
+    /* "From now on" is fixed by a linearizable read, not by whichever
+     * member serves the stream, which may lag behind what the caller has
+     * already seen. */
+    if (after_rev == 0) {
+        rd_code rc = etcd_store_revision(st, &from, err);
+        if (rc)
+            return rc;
+    }
+    return etcd_watch_open(st, &ES(st)->c, member, prefix, from, out, err);
 }
 
 static rd_code etcd_store_compact(store_t *st, int64_t revision, rd_err *err)
@@ -683,13 +695,10 @@ const store_backend store_etcd_backend = {
     .lease_keepalive = etcd_store_lease_keepalive,
     .lease_revoke = etcd_store_lease_revoke,
     .watch_open = etcd_store_watch_open,
-    .watch_next = etcd_store_watch_next,
-    .watch_close = etcd_store_watch_close,
+    .watch_next = etcd_watch_next,
+    .watch_close = etcd_watch_close,
     .revision = etcd_store_revision,
     .compact = etcd_store_compact,
+    .allow_stale_reads = etcd_store_allow_stale_reads,
+    .last_read_stale = etcd_store_last_read_stale,
 };
-
-static int is_etcd(const store_t *st)
-{
-    return st && st->be == &store_etcd_backend;
-}

@@ -133,18 +133,16 @@ int64_t etcd_now_ms(void);
 /* Sleeps ms milliseconds. */
 void etcd_sleep_ms(long ms);
 
-/* ---- store_etcd_watch.c ---- */
+/* ---- store_etcd_watch.c (called by store_etcd.c, never calls it back) ---- */
 
-rd_code etcd_store_watch_open(store_t *st, const char *prefix, int64_t after_rev,
-                              store_watch **out, rd_err *err);
-rd_code etcd_store_watch_next(store_watch *w, int timeout_ms, store_event **events,
-                              size_t *count, rd_err *err);
-void etcd_store_watch_close(store_watch *w);
-
-/* The etcd_conn of an etcd store handle (for the watch file). */
-etcd_conn *etcd_store_conn(store_t *st);
-
-/* The store's current revision (a linearizable read). */
-rd_code etcd_store_revision(store_t *st, int64_t *revision, rd_err *err);
+/* A watch of prefix on st's members (conn, which outlives it), streaming
+ * from conn's member `member` first, delivering the events after revision
+ * after_rev (>= 0; store_etcd.c turns "from now on" into the current
+ * revision first). */
+rd_code etcd_watch_open(store_t *st, etcd_conn *conn, size_t member, const char *prefix,
+                        int64_t after_rev, store_watch **out, rd_err *err);
+rd_code etcd_watch_next(store_watch *w, int timeout_ms, store_event **events,
+                        size_t *count, rd_err *err);
+void etcd_watch_close(store_watch *w);
 
 #endif

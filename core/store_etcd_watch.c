@@ -9,6 +9,8 @@
  * that revision: events stay in order and each is returned exactly once
  * (etcd never splits one revision's events over two messages).  A start
  * revision that was compacted away ends in RD_EINVAL, at open or next.
+ * store_etcd.c opens it with what it needs of the store handle (the
+ * connection, the start revision), so nothing here calls back into it.
  */
 #include "store_etcd_impl.h"
 
@@ -234,10 +236,10 @@ static rd_code stream_up(etcd_watch *w, rd_err *err)
                    w->conn->names, last);
 }
 
-/* ---- the backend calls ---------------------------------------------------------- */
+/* ---- the calls store_etcd.c's backend table makes ------------------------------- */
 
-rd_code etcd_store_watch_open(store_t *st, const char *prefix, int64_t after_rev, store_watch **out,
-                              rd_err *err)
+rd_code etcd_watch_open(store_t *st, etcd_conn *conn, size_t member, const char *prefix, int64_t after_rev,
+                        store_watch **out, rd_err *err)
 {
     *out = NULL;
     if (after_rev < 0)
@@ -247,19 +249,11 @@ rd_code etcd_store_watch_open(store_t *st, const char *prefix, int64_t after_rev
     etcd_watch *w = calloc(1, sizeof *w);
     if (!w)
         return rd_fail(err, RD_ENOMEM, "store: out of memory");
-    w->conn = etcd_store_conn(st);
-    w->member = w->conn->cur;
+    w->conn = conn;
+    w->member = member;
     w->base.st = st;
     rd_code rc = RD_OK;
-    if (after_rev > 0) {
-        w->next_rev = after_rev + 1;
-    } else {
-        /* "From now on" is fixed by a linearizable read, not by whichever
-         * member serves the stream, which may lag behind what the caller
-         * has already seen. */
-        rc = etcd_store_revision(st, &w->next_rev, err);
-        w->next_rev++;
-    }
+    w->next_rev = after_rev + 1;
     w->create = json_object();
     w->multi = curl_multi_init();
     if (!rc && (!w->create || !w->multi || json_object_set_new(w->create, "key", etcd_range_key(prefix)) ||
@@ -270,14 +264,14 @@ rd_code etcd_store_watch_open(store_t *st, const char *prefix, int64_t after_rev
     if (!rc && w->fail)
         rc = rd_fail(err, w->fail, "%s", w->fail_msg);
     if (rc) {
-        etcd_store_watch_close(&w->base);
+        etcd_watch_close(&w->base);
         return rc;
     }
     *out = &w->base;
     return RD_OK;
 }
 
-rd_code etcd_store_watch_next(store_watch *sw, int timeout_ms, store_event **events, size_t *count, rd_err *err)
+rd_code etcd_watch_next(store_watch *sw, int timeout_ms, store_event **events, size_t *count, rd_err *err)
 {
     etcd_watch *w = (etcd_watch *)sw;
     int64_t deadline = etcd_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
@@ -306,7 +300,7 @@ rd_code etcd_store_watch_next(store_watch *sw, int timeout_ms, store_event **eve
     }
 }
 
-void etcd_store_watch_close(store_watch *sw)
+void etcd_watch_close(store_watch *sw)
 {
     etcd_watch *w = (etcd_watch *)sw;
     if (!w)

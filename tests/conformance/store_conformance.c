@@ -1140,6 +1140,41 @@ static void test_open_errors(void **state)
     assert_non_null(strstr(e.msg, "cannot open"));
 }
 
+/* The URL grammar of store_open (store.c's registry of backends). */
+static void test_url_grammar(void **state)
+{
+    (void)begin(state, "url");
+    rd_err e = { 0 };
+    store_t *st = (store_t *)&e;
+    FAILS(RD_EUSAGE, store_open("", NULL, &st, &e));
+    assert_null(st);
+    assert_string_equal(e.msg, "store: the store URL is empty");
+    FAILS(RD_EUSAGE, store_open("redis://127.0.0.1:1", NULL, &st, &e));
+    assert_string_equal(e.msg,
+                        "store redis://127.0.0.1:1: unknown scheme (use sqlite:PATH, a path, etcd:// or etcds://)");
+    FAILS(RD_EUSAGE, store_open("sqlite:", NULL, &st, &e));
+    assert_string_equal(e.msg, "store sqlite:: the path is empty");
+    assert_null(st);
+}
+
+/* Stale reads are only ever served without a quorum, so on a healthy store
+ * allowing them changes nothing and no read is stale (SQLite: a no-op). */
+static void test_stale_reads_flag(void **state)
+{
+    fx *f = begin(state, "stale");
+    rd_err e = { 0 };
+    OK(store_put(f->st, K(f, "a"), "1", 1, 0, &e));
+    store_allow_stale_reads(f->st, 1);
+    store_kv kv = get_kv(f->st, K(f, "a"), 1);
+    assert_memory_equal(kv.value, "1", 2);
+    store_kv_free(&kv);
+    assert_int_equal(store_last_read_stale(f->st), 0);
+    store_allow_stale_reads(f->st, 0);
+    assert_int_equal(store_last_read_stale(f->st), 0);
+    store_allow_stale_reads(NULL, 1);   /* no handle: nothing to do */
+    assert_int_equal(store_last_read_stale(NULL), 0);
+}
+
 int main(int argc, char **argv)
 {
     char dir[256] = "", url[512];
@@ -1183,6 +1218,8 @@ int main(int argc, char **argv)
         T(test_multiprocess_cas_4),
         T(test_multiprocess_distinct_keys),
         T(test_open_errors),
+        T(test_url_grammar),
+        T(test_stale_reads_flag),
 #undef T
     };
     int failed = cmocka_run_group_tests_name("store_conformance", tests, NULL, NULL);

@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "gcpkey.h"
+#include "gcp_key.h"
 
 static char *rsa_pem;      /* PKCS#8 "BEGIN PRIVATE KEY", as GCP issues */
 static char *rsa_trad_pem; /* "BEGIN RSA PRIVATE KEY" */
@@ -95,7 +95,7 @@ static void refuse(const char *field, json_t *value, const char *want)
     char *text = key_file(field, value);
     gcp_sa_key k;
     rd_err err;
-    rd_code rc = gcpkey_parse(text, strlen(text), &k, &err);
+    rd_code rc = gcp_key_parse(text, strlen(text), &k, &err);
     if (rc != RD_EINVAL || !strstr(err.msg, want))
         fail_msg("%s: rc %d, message '%s', wanted '%s'", field, rc, rc ? err.msg : "", want);
     assert_no_key_material(err.msg);
@@ -109,9 +109,9 @@ static void accept(const char *field, json_t *value)
     char *text = key_file(field, value);
     gcp_sa_key k;
     rd_err err;
-    if (gcpkey_parse(text, strlen(text), &k, &err) != RD_OK)
+    if (gcp_key_parse(text, strlen(text), &k, &err) != RD_OK)
         fail_msg("%s: refused: %s", field, err.msg);
-    gcpkey_free(&k);
+    gcp_key_free(&k);
     free(text);
 }
 
@@ -121,16 +121,16 @@ static void test_valid_key_fields(void **state)
     char *text = key_file(NULL, NULL);
     gcp_sa_key k;
     rd_err err;
-    assert_int_equal(gcpkey_parse(text, strlen(text), &k, &err), RD_OK);
+    assert_int_equal(gcp_key_parse(text, strlen(text), &k, &err), RD_OK);
     assert_string_equal(k.project_id, "lab-project");
     assert_string_equal(k.client_email, "rigdeck@lab-project.iam.gserviceaccount.com");
     assert_string_equal(k.private_key_id, "abc123");
     assert_string_equal(k.private_key, rsa_pem);
     assert_string_equal(k.token_uri, "https://oauth2.googleapis.com/token");
-    gcpkey_free(&k);
+    gcp_key_free(&k);
     assert_null(k.private_key);
-    gcpkey_free(&k); /* twice is harmless */
-    gcpkey_free(NULL);
+    gcp_key_free(&k); /* twice is harmless */
+    gcp_key_free(NULL);
     free(text);
 }
 
@@ -140,14 +140,14 @@ static void test_defaults_for_optional_fields(void **state)
     char *text = key_file("token_uri", NULL);
     gcp_sa_key k;
     rd_err err;
-    assert_int_equal(gcpkey_parse(text, strlen(text), &k, &err), RD_OK);
-    assert_string_equal(k.token_uri, GCPKEY_DEFAULT_TOKEN_URI);
-    gcpkey_free(&k);
+    assert_int_equal(gcp_key_parse(text, strlen(text), &k, &err), RD_OK);
+    assert_string_equal(k.token_uri, GCP_KEY_DEFAULT_TOKEN_URI);
+    gcp_key_free(&k);
     free(text);
     text = key_file("private_key_id", NULL);
-    assert_int_equal(gcpkey_parse(text, strlen(text), &k, &err), RD_OK);
+    assert_int_equal(gcp_key_parse(text, strlen(text), &k, &err), RD_OK);
     assert_string_equal(k.private_key_id, "");
-    gcpkey_free(&k);
+    gcp_key_free(&k);
     free(text);
 }
 
@@ -212,16 +212,16 @@ static void test_not_json_or_not_object(void **state)
     gcp_sa_key k;
     rd_err err;
     (void)state;
-    assert_int_equal(gcpkey_parse("[]", 2, &k, &err), RD_EINVAL);
+    assert_int_equal(gcp_key_parse("[]", 2, &k, &err), RD_EINVAL);
     assert_non_null(strstr(err.msg, "must be a JSON object"));
-    assert_int_equal(gcpkey_parse("", 0, &k, &err), RD_EINVAL);
+    assert_int_equal(gcp_key_parse("", 0, &k, &err), RD_EINVAL);
     assert_non_null(strstr(err.msg, "gcp key: not valid JSON"));
-    assert_int_equal(gcpkey_parse("type: service_account\n", 22, &k, &err), RD_EINVAL);
+    assert_int_equal(gcp_key_parse("type: service_account\n", 22, &k, &err), RD_EINVAL);
     assert_non_null(strstr(err.msg, "not valid JSON at line 1"));
     /* a broken file whose error sits inside the key must not echo it */
     char broken[4096];
     snprintf(broken, sizeof broken, "{\"type\": \"service_account\", \"private_key\": \"%.*s", 200, rsa_pem);
-    assert_int_equal(gcpkey_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
+    assert_int_equal(gcp_key_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
     assert_no_key_material(err.msg);
     /* jansson quotes a short token (up to 20 characters) near the error:
      * here, a piece of the key itself */
@@ -229,17 +229,17 @@ static void test_not_json_or_not_object(void **state)
     memcpy(piece, strchr(rsa_pem, '\n') + 1, 12);
     piece[12] = '\0';
     snprintf(broken, sizeof broken, "{\"private_key\": \"%s\\q\"}", piece);
-    assert_int_equal(gcpkey_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
+    assert_int_equal(gcp_key_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
     assert_non_null(strstr(err.msg, "invalid escape"));
     assert_null(strstr(err.msg, piece));
     snprintf(broken, sizeof broken, "{\"private_key\": %.*s\"}", 60, strchr(rsa_pem, '\n') + 1);
-    assert_int_equal(gcpkey_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
+    assert_int_equal(gcp_key_parse(broken, strlen(broken), &k, &err), RD_EINVAL);
     assert_no_key_material(err.msg);
     /* duplicate keys are ambiguous: refused, even when the last one would do */
     char *good = key_file(NULL, NULL);
     char *dup = malloc(strlen(good) + 64);
     sprintf(dup, "{\"project_id\": \"other\", %s", good + 1);
-    assert_int_equal(gcpkey_parse(dup, strlen(dup), &k, &err), RD_EINVAL);
+    assert_int_equal(gcp_key_parse(dup, strlen(dup), &k, &err), RD_EINVAL);
     assert_non_null(strstr(err.msg, "duplicate"));
     assert_null(k.project_id);
     free(dup);

@@ -1,5 +1,5 @@
-/* gcpkey.c - validation of GCP service-account key files. */
-#include "gcpkey.h"
+/* gcp_key.c - validation of GCP service-account key files. */
+#include "gcp_key.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +100,7 @@ static char *dup_or(const char *s, const char *fallback)
     return strdup(s ? s : fallback);
 }
 
-void gcpkey_free(gcp_sa_key *k)
+void gcp_key_free(gcp_sa_key *k)
 {
     if (!k)
         return;
@@ -144,13 +144,13 @@ static rd_code parse_doc(const json_t *doc, gcp_sa_key *out, rd_err *err)
     out->client_email = strdup(email);
     out->private_key_id = dup_or(kid, "");
     out->private_key = strdup(pem);
-    out->token_uri = dup_or(uri, GCPKEY_DEFAULT_TOKEN_URI);
+    out->token_uri = dup_or(uri, GCP_KEY_DEFAULT_TOKEN_URI);
     if (!out->project_id || !out->client_email || !out->private_key_id || !out->private_key || !out->token_uri)
         return rd_fail(err, RD_ENOMEM, "gcp key: out of memory");
     return RD_OK;
 }
 
-rd_code gcpkey_parse(const char *text, size_t len, gcp_sa_key *out, rd_err *err)
+rd_code gcp_key_parse(const char *text, size_t len, gcp_sa_key *out, rd_err *err)
 {
     json_error_t jerr;
     json_t *doc;
@@ -175,6 +175,6 @@ rd_code gcpkey_parse(const char *text, size_t len, gcp_sa_key *out, rd_err *err)
         OPENSSL_cleanse((char *)json_string_value(pk), json_string_length(pk));
     json_decref(doc);
     if (rc != RD_OK)
-        gcpkey_free(out);
+        gcp_key_free(out);
     return rc;
 }
