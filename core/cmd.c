@@ -157,11 +157,27 @@ void cmd_words_free(cmd_words *w)
 
 /* ---- the tables -------------------------------------------------------- */
 
+/* `help` is the executor's own command: it answers over every table
+ * (cmd_help.c lays the answer out), so the help code needs no way back
+ * to the list it describes. */
+static rd_code help_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    (void)ctx;
+    return cmd_help_answer(cmd_foreach, a, result, err);
+}
+
+static const cmd_def help_table[] = {
+    { "help", "[COMMAND...]", NULL, CMD_NO_STORE, "list commands, or explain one", "command,help", help_cmd },
+    { 0 }
+};
+
 void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data)
 {
     for (size_t t = 0; t < cmd_list_ntables; t++)
         for (const cmd_def *d = cmd_list_tables[t]; d->words; d++)
             fn(d, data);
+    for (const cmd_def *d = help_table; d->words; d++)
+        fn(d, data);
 }
 
 /* Number of leading words of `words` that spell def->words, or 0. */
@@ -353,26 +369,6 @@ static rd_code args_parse(const cmd_def *def, const cmd_words *w, size_t first,
     return RD_OK;
 }
 
-char *cmd_usage(const cmd_def *def)
-{
-    size_t len = strlen(def->words) + (def->args ? strlen(def->args) : 0) + 4;
-    for (const cmd_flag *f = def->flags; f && f->name; f++)
-        len += strlen(f->name) + (f->value ? strlen(f->value) : 0) + 12;
-    char *s = malloc(len);
-    if (!s)
-        return NULL;
-    char *p = s;
-    p += sprintf(p, "%s", def->words);
-    if (def->args && *def->args)
-        p += sprintf(p, " %s", def->args);
-    for (const cmd_flag *f = def->flags; f && f->name; f++) {
-        int req = f->flags & CMD_FLAG_REQUIRED;
-        p += sprintf(p, " %s--%s%s%s%s%s", req ? "" : "[", f->name,
-                     f->value ? " " : "", f->value ? f->value : "", req ? "" : "]",
-                     f->flags & CMD_FLAG_REPEAT ? "..." : "");
-    }
-    return s;
-}
 
 /* ---- running ----------------------------------------------------------- */
 

@@ -141,6 +141,12 @@ void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data);
  * malloc'd. */
 char *cmd_usage(const cmd_def *def);
 
+/* `help [COMMAND...]` over the commands foreach calls fn with: the list of
+ * those starting with the given words, or one command's usage and flags
+ * when exactly one matches. */
+rd_code cmd_help_answer(void (*foreach)(void (*fn)(const cmd_def *def, void *data), void *data), const cmd_args *a,
+                        json_t **result, rd_err *err);
+
 /* The result of `help` as text for a reader, in lines of at most width
  * columns (20 at least): the command list with descriptions in a column
  * and wrapped under it, or one command's fields and flags.  malloc'd; NULL

@@ -1,10 +1,33 @@
-/* cmd_help.c - `help` and `help COMMAND`, printed from the command tables,
- * and their text for a reader: wrapped to a width the front end chooses. */
+/* cmd_help.c - the answer to `help` and `help COMMAND` over the commands
+ * it is shown, each command's usage line, and their text for a reader:
+ * wrapped to a width the front end chooses. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "wrap.h"
+
+char *cmd_usage(const cmd_def *def)
+{
+    size_t len = strlen(def->words) + (def->args ? strlen(def->args) : 0) + 4;
+    for (const cmd_flag *f = def->flags; f && f->name; f++)
+        len += strlen(f->name) + (f->value ? strlen(f->value) : 0) + 12;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    char *p = s;
+    p += sprintf(p, "%s", def->words);
+    if (def->args && *def->args)
+        p += sprintf(p, " %s", def->args);
+    for (const cmd_flag *f = def->flags; f && f->name; f++) {
+        int req = f->flags & CMD_FLAG_REQUIRED;
+        p += sprintf(p, " %s--%s%s%s%s%s", req ? "" : "[", f->name,
+                     f->value ? " " : "", f->value ? f->value : "", req ? "" : "]",
+                     f->flags & CMD_FLAG_REPEAT ? "..." : "");
+    }
+    return s;
+}
 
 typedef struct {
     const cmd_args *args;
@@ -58,11 +81,11 @@ static json_t *help_detail(const cmd_def *def)
     return doc;
 }
 
-static rd_code help_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+rd_code cmd_help_answer(void (*foreach)(void (*fn)(const cmd_def *def, void *data), void *data), const cmd_args *a,
+                        json_t **result, rd_err *err)
 {
     help_state hs = { a, json_array(), NULL, 0 };
-    (void)ctx;
-    cmd_foreach(help_collect, &hs);
+    foreach(help_collect, &hs);
     if (hs.matched == 0) {
         json_decref(hs.items);
         return rd_fail(err, RD_EUSAGE, "help: no command starts with '%s' (see 'help')", cmd_arg(a, 0));
@@ -76,10 +99,6 @@ static rd_code help_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err
     return RD_OK;
 }
 
-const cmd_def cmd_help_table[] = {
-    { "help", "[COMMAND...]", NULL, CMD_NO_STORE, "list commands, or explain one", "command,help", help_cmd },
-    { 0 }
-};
 
 /* ---- text ---------------------------------------------------------------- */
 

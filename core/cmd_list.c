@@ -23,7 +23,6 @@ const cmd_def *const cmd_list_tables[] = {
     bill_cmd_table,
     audit_cmd_table,
     store_cmd_table,
-    cmd_help_table,
 };
 
 const size_t cmd_list_ntables = sizeof cmd_list_tables / sizeof cmd_list_tables[0];

@@ -7,7 +7,6 @@
 #include "cmd.h"
 
 /* Tables contributed by subsystems (each terminated by {0}). */
-extern const cmd_def cmd_help_table[];
 extern const cmd_def account_cmd_table[];
 extern const cmd_def project_cmd_table[];
 extern const cmd_def audit_cmd_table[];
