@@ -24,16 +24,11 @@
 #include "billing_math.h"
 #include "billing_step.h"
 #include "catalog.h"
+#include "doc.h"
 #include "ledger.h"
 
 #define FEDERATED_TRAINING_UCR 2650000LL
 #define FEDERATED_INFERENCE_UCR 1850000LL
-
-static const char *str(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
 
 int64_t billing_federated_rate(const char *type, const char *creator, const char *owner)
 {
@@ -48,7 +43,7 @@ int64_t billing_federated_rate(const char *type, const char *creator, const char
 
 static int64_t federated_rate(const json_t *job)
 {
-    return billing_federated_rate(str(job, "type"), str(job, "creator"), str(job, "project_owner"));
+    return billing_federated_rate(doc_str(job, "type"), doc_str(job, "creator"), doc_str(job, "project_owner"));
 }
 
 static int64_t worker_gpus_x100(const json_t *job)
@@ -64,14 +59,14 @@ static size_t span_transfers(const json_t *job, size_t w, const json_t *worker, 
                              char ids[3][LEDGER_ID_MAX], char accts[3][LEDGER_ACCOUNT_MAX], const char *ref,
                              ledger_transfer t[3], size_t *linked)
 {
-    const char *job_id = str(job, "id");
+    const char *job_id = doc_str(job, "id");
     int64_t gpus = worker_gpus_x100(job);
     int64_t price = json_integer_value(json_object_get(worker, "price_ucr"));
-    const gpu_type *g = catalog_gpu(str(worker, "gpu_type"));
+    const gpu_type *g = catalog_gpu(doc_str(worker, "gpu_type"));
     int64_t fee = g ? g->usage_fee_ucr : 0;
     int64_t paid = billing_span_charge(price, gpus, seconds);
     int64_t fed = billing_span_charge(federated_rate(job), 100, seconds);
-    const char *payer = ledger_wallet_id(accts[0], str(job, "project_owner"));
+    const char *payer = ledger_wallet_id(accts[0], doc_str(job, "project_owner"));
     rd_time at = start + seconds;
     size_t n = 0;
 
@@ -84,7 +79,7 @@ static size_t span_transfers(const json_t *job, size_t w, const json_t *worker, 
         }
     } else if (paid > 0) {
         int64_t host_part = billing_host_share(price, fee, gpus, seconds);
-        const char *host = ledger_earnings_id(accts[1], str(worker, "host"));
+        const char *host = ledger_earnings_id(accts[1], doc_str(worker, "host"));
         if (host_part > 0) {
             snprintf(ids[n], LEDGER_ID_MAX, "rental/%s/%zu/%lld/host", job_id, w, (long long)start);
             t[n] = (ledger_transfer){ ids[n], payer, host, host_part, "gpu_rental", at, ref };
@@ -98,7 +93,7 @@ static size_t span_transfers(const json_t *job, size_t w, const json_t *worker, 
         *linked = n;
     }
     if (fed > 0) {
-        const char *creator = ledger_wallet_id(accts[2], str(job, "creator"));
+        const char *creator = ledger_wallet_id(accts[2], doc_str(job, "creator"));
         snprintf(ids[n], LEDGER_ID_MAX, "federated/%s/%zu/%lld", job_id, w, (long long)start);
         t[n] = (ledger_transfer){ ids[n], creator, "platform", fed, "federated_fee", at, ref };
         n++;
@@ -149,7 +144,7 @@ static rd_code stage_span(billing_step *st, const json_t *job, size_t w, const j
     char ids[3][LEDGER_ID_MAX], accts[3][LEDGER_ACCOUNT_MAX], ref[LEDGER_REF_MAX];
     ledger_transfer t[3];
     size_t linked;
-    snprintf(ref, sizeof ref, "job %s worker %zu on %s, %lld s from %lld", str(job, "id"), w, str(worker, "node"),
+    snprintf(ref, sizeof ref, "job %s worker %zu on %s, %lld s from %lld", doc_str(job, "id"), w, doc_str(worker, "node"),
              (long long)seconds, (long long)start);
     size_t n = span_transfers(job, w, worker, start, seconds, ids, accts, ref, t, &linked);
     return stage_group(st, t, n, linked, 0, tally, err);
@@ -177,7 +172,7 @@ static rd_code correct_after_end(billing_step *st, const json_t *job, size_t w, 
     size_t linked, nfix = 0, fix_linked = 0;
     const char *parts[3] = { NULL, NULL, NULL };   /* the id without its span start, per slot */
 
-    snprintf(ref, sizeof ref, "correction: job %s worker %zu ended at %s; %lld s billed after it", str(job, "id"), w,
+    snprintf(ref, sizeof ref, "correction: job %s worker %zu ended at %s; %lld s billed after it", doc_str(job, "id"), w,
              rdtime_format(ended, ts), (long long)(billed - ended));
     for (rd_time h = hour; h < billed; h += 3600) {
         size_t ndue = ended > h ? span_transfers(job, w, worker, h, ended - h, ids, accts, ref, due, &linked) : 0;
@@ -213,10 +208,10 @@ static rd_code correct_after_end(billing_step *st, const json_t *job, size_t w, 
         if (back[k] <= 0)
             continue;
         if (strncmp(parts[k], "rental-", 7) == 0) {
-            snprintf(cids[n], sizeof cids[n], "rental/%s/%zu/correction/%s", str(job, "id"), w, parts[k] + 7);
+            snprintf(cids[n], sizeof cids[n], "rental/%s/%zu/correction/%s", doc_str(job, "id"), w, parts[k] + 7);
             fix_linked++;
         } else {
-            snprintf(cids[n], sizeof cids[n], "%s/%s/%zu/correction", parts[k], str(job, "id"), w);
+            snprintf(cids[n], sizeof cids[n], "%s/%s/%zu/correction", parts[k], doc_str(job, "id"), w);
         }
         fix[n] = fix[k];
         fix[n].id = cids[n];
@@ -242,12 +237,12 @@ rd_code billing_usage_worker_step(billing_step *st, json_t *job, size_t w, rd_ti
     int has_end = json_is_string(json_object_get(worker, "ended_at"));
     if (!json_is_string(json_object_get(worker, "started_at")))
         return RD_OK;   /* a worker that never ran costs nothing */
-    if (rdtime_parse("started_at", str(worker, "started_at"), &started, err) != RD_OK ||
-        (has_end && rdtime_parse("ended_at", str(worker, "ended_at"), &ended, err) != RD_OK))
+    if (rdtime_parse("started_at", doc_str(worker, "started_at"), &started, err) != RD_OK ||
+        (has_end && rdtime_parse("ended_at", doc_str(worker, "ended_at"), &ended, err) != RD_OK))
         return RD_ECORRUPT;
     billed = started;
     if (json_is_string(json_object_get(worker, "billed_until")))
-        rdtime_parse("billed_until", str(worker, "billed_until"), &billed, NULL);
+        rdtime_parse("billed_until", doc_str(worker, "billed_until"), &billed, NULL);
     if (billed < started)
         billed = started;
     if (has_end && ended < started)
@@ -297,10 +292,10 @@ int billing_usage_due(const json_t *job, rd_time until)
         rd_time billed = 0, ended = 0;
         if (!json_is_string(json_object_get(w, "started_at")))
             continue;
-        if (rdtime_parse("billed_until", str(w, "billed_until"), &billed, NULL) != RD_OK)
+        if (rdtime_parse("billed_until", doc_str(w, "billed_until"), &billed, NULL) != RD_OK)
             return 1;
         if (json_is_string(json_object_get(w, "ended_at"))) {
-            if (rdtime_parse("ended_at", str(w, "ended_at"), &ended, NULL) == RD_OK && ended > billed && ended <= until)
+            if (rdtime_parse("ended_at", doc_str(w, "ended_at"), &ended, NULL) == RD_OK && ended > billed && ended <= until)
                 return 1;
         } else if (billed + 3600 <= until) {
             return 1;
@@ -322,7 +317,7 @@ rd_code billing_usage_post_all(billing_step *st, rd_time until, int64_t *jobs_bi
         if (!billing_usage_due(j, until))
             continue;
         json_t *job = NULL;
-        tx_key(key, "/rigdeck/jobs/%s", str(j, "id"));
+        tx_key(key, "/rigdeck/jobs/%s", doc_str(j, "id"));
         /* Re-read guarded: a job stopped meanwhile has billed its own end. */
         if ((rc = billing_step_room_key(st, key, err)) != RD_OK || (rc = tx_get(st->tx, key, &job, err)) != RD_OK ||
             !job)

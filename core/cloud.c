@@ -10,13 +10,9 @@
 
 #include "account.h"
 #include "cloud_int.h"
+#include "doc.h"
 #include "fleet.h"
 #include "quota.h"
-
-static int64_t jint(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
 
 /* ---- instances as listed ----------------------------------------------- */
 
@@ -33,11 +29,11 @@ static rd_code round_list(cloud_round *r, gcp_fault *f, rd_err *err)
             size_t k;
             json_t *m;
             json_array_foreach(json_object_get(json_object_get(inst, "metadata"), "items"), k, m)
-                if (strcmp(fleet_str(m, "key"), "rigdeck-node") == 0)
-                    node = fleet_str(m, "value");
+                if (strcmp(doc_str(m, "key"), "rigdeck-node") == 0)
+                    node = doc_str(m, "value");
             const char *zone = cloud_last_part(json_string_value(json_object_get(inst, "zone")));
-            cloud_inst_set(r, fleet_str(inst, "name"), *zone ? zone : r->info->zones[z],
-                     *fleet_str(inst, "status") ? fleet_str(inst, "status") : "UNKNOWN", node);
+            cloud_inst_set(r, doc_str(inst, "name"), *zone ? zone : r->info->zones[z],
+                     *doc_str(inst, "status") ? doc_str(inst, "status") : "UNKNOWN", node);
         }
         json_decref(items);
     }
@@ -67,10 +63,10 @@ static void add_pending_usage(cloud_round *r, const json_t *nodes, json_t *metri
     json_t *n;
     json_array_foreach(nodes, i, n) {
         char inst[GCP_INSTANCE_NAME_MAX + 1];
-        const gpu_type *g = catalog_gpu(fleet_str(n, "gpu_type"));
-        int64_t gpus = jint(n, "gpu_count");
-        gcp_instance_name(fleet_str(n, "name"), inst);
-        if (strcmp(fleet_str(n, "state"), "provisioning") != 0 || !json_is_true(json_object_get(n, "ephemeral")) ||
+        const gpu_type *g = catalog_gpu(doc_str(n, "gpu_type"));
+        int64_t gpus = doc_int(n, "gpu_count");
+        gcp_instance_name(doc_str(n, "name"), inst);
+        if (strcmp(doc_str(n, "state"), "provisioning") != 0 || !json_is_true(json_object_get(n, "ephemeral")) ||
             *cloud_inst_status(r, inst) || !g || !g->gcp_quota_metric || gpus <= 0)
             continue;
         const char *names[] = { g->gcp_quota_metric, QUOTA_CPUS, QUOTA_LOCAL_SSD };
@@ -78,7 +74,7 @@ static void add_pending_usage(cloud_round *r, const json_t *nodes, json_t *metri
         for (size_t k = 0; k < 3; k++) {
             json_t *m = json_object_get(metrics, names[k]);
             if (m)
-                json_object_set_new(m, "usage", json_integer(jint(m, "usage") + amounts[k]));
+                json_object_set_new(m, "usage", json_integer(doc_int(m, "usage") + amounts[k]));
         }
     }
 }
@@ -146,7 +142,7 @@ static rd_code round_open(cloud_round *r, gcp_fault *f, rd_err *err)
     json_t *prov = NULL;
     char *plain = NULL;
     size_t len = 0;
-    const char *owner = fleet_str(r->region, "owner");
+    const char *owner = doc_str(r->region, "owner");
     r->info = catalog_gcp_region(r->gcp_region);
     if (!r->info)
         return rd_fail(err, RD_ECORRUPT, "region '%s': gcp_region '%s' is not a supported GCP region", r->name,
@@ -156,7 +152,7 @@ static rd_code round_open(cloud_round *r, gcp_fault *f, rd_err *err)
         rc = rd_fail(err, RD_EINVAL, "gcp %s: region '%s': the gcp provider of account '%s' is not enabled (provider enable gcp)",
                      r->gcp_region, r->name, owner);
     if (rc == RD_OK)
-        rc = fleet_unseal(r->ctx, fleet_str(prov, "secret_key"), &plain, &len, err);
+        rc = fleet_unseal(r->ctx, doc_str(prov, "secret_key"), &plain, &len, err);
     snprintf(label, sizeof label, "gcp %s", r->gcp_region);
     if (rc == RD_OK)
         rc = gcp_client_new(plain, len, label, &r->gcp, err);
@@ -183,8 +179,8 @@ static void round_init(cloud_round *r, cmd_ctx *ctx, json_t *region, json_t *rep
     memset(r, 0, sizeof *r);
     r->ctx = ctx;
     r->region = region;
-    r->name = fleet_str(region, "name");
-    r->gcp_region = fleet_str(region, "gcp_region");
+    r->name = doc_str(region, "name");
+    r->gcp_region = doc_str(region, "gcp_region");
     r->instances = json_object();
     r->exhausted = json_object();
     r->report = report;
@@ -206,7 +202,7 @@ static rd_code round_finish_removal(cloud_round *r, json_t *nodes, rd_err *err)
     char key[RD_KEY_MAX];
     json_t *region = NULL;
     rd_code rc = fleet_region_get(r->ctx, r->name, &region, err);
-    if (rc == RD_OK && strcmp(fleet_str(region, "state"), "removing") != 0)
+    if (rc == RD_OK && strcmp(doc_str(region, "state"), "removing") != 0)
         rc = rd_fail(err, RD_ECONFLICT, "region '%s' is no longer being removed", r->name);
     json_decref(region);
     if (rc == RD_OK)
@@ -246,7 +242,7 @@ static rd_code round_run(cmd_ctx *ctx, json_t *region, json_t *report, int *fata
         round_close(&r);
         return rc == RD_ESTORE || rc == RD_ENOMEM ? rc : RD_OK;
     }
-    if (strcmp(fleet_str(region, "state"), "removing") == 0) {
+    if (strcmp(doc_str(region, "state"), "removing") == 0) {
         rc = round_finish_removal(&r, nodes, err);
         json_decref(nodes);
         round_close(&r);
@@ -256,17 +252,17 @@ static rd_code round_run(cmd_ctx *ctx, json_t *region, json_t *report, int *fata
     char storage_zone[64] = "";
     json_array_foreach(nodes, i, n) {
         char inst[GCP_INSTANCE_NAME_MAX + 1];
-        gcp_instance_name(fleet_str(n, "name"), inst);
-        json_object_set_new(claimed, inst, json_string(fleet_str(n, "name")));
-        if (strcmp(fleet_str(n, "name"), fleet_str(region, "storage_node")) == 0) {
+        gcp_instance_name(doc_str(n, "name"), inst);
+        json_object_set_new(claimed, inst, json_string(doc_str(n, "name")));
+        if (strcmp(doc_str(n, "name"), doc_str(region, "storage_node")) == 0) {
             cloud_ensure_storage(&r, n);
             snprintf(storage_zone, sizeof storage_zone, "%s", cloud_inst_zone(&r, inst));
         }
     }
     json_array_foreach(nodes, i, n) {
-        if (strcmp(fleet_str(n, "role"), "compute") != 0 || strcmp(fleet_str(n, "provider"), "gcp") != 0)
+        if (strcmp(doc_str(n, "role"), "compute") != 0 || strcmp(doc_str(n, "provider"), "gcp") != 0)
             continue;
-        if (strcmp(fleet_str(n, "state"), "provisioning") == 0)
+        if (strcmp(doc_str(n, "state"), "provisioning") == 0)
             cloud_provision_node(&r, n, storage_zone);
         else if (cloud_node_idle(&r, n))
             cloud_release_idle(&r, n);
@@ -277,8 +273,8 @@ static rd_code round_run(cmd_ctx *ctx, json_t *region, json_t *report, int *fata
     json_t *seen;
     json_object_foreach(r.instances, inst, seen)
         if (!json_object_get(claimed, inst))
-            cloud_report_add(&r, "orphaned", json_pack("{s:s, s:s, s:s, s:s}", "instance", inst, "zone", fleet_str(seen, "zone"),
-                                                 "status", fleet_str(seen, "status"), "rigdeck_node", fleet_str(seen, "node")));
+            cloud_report_add(&r, "orphaned", json_pack("{s:s, s:s, s:s, s:s}", "instance", inst, "zone", doc_str(seen, "zone"),
+                                                 "status", doc_str(seen, "status"), "rigdeck_node", doc_str(seen, "node")));
     json_decref(claimed);
     json_decref(nodes);
     json_t *quota = NULL;
@@ -286,7 +282,7 @@ static rd_code round_run(cmd_ctx *ctx, json_t *region, json_t *report, int *fata
     memset(&f, 0, sizeof f);
     if (refresh_quotas(&r, &quota, &f, &qerr) == RD_OK)
         cloud_report_add(&r, "quotas", json_pack("{s:I, s:s, s:o}", "metrics", (json_int_t)json_object_size(json_object_get(quota, "metrics")),
-                                           "refreshed_at", fleet_str(quota, "refreshed_at"), "runnable",
+                                           "refreshed_at", doc_str(quota, "refreshed_at"), "runnable",
                                            quota_runnable_map(r.gcp_region, json_object_get(quota, "metrics"))));
     else
         cloud_report_error(&r, NULL, f.status ? &f : NULL, &qerr);
@@ -336,9 +332,9 @@ rd_code cloud_sync(cmd_ctx *ctx, const char *name, json_t **result, rd_err *err)
     if (rc == RD_OK && name && fatal) {
         /* The one region asked for could not be reached: say so plainly. */
         json_t *e = json_array_get(json_object_get(report, "errors"), 0);
-        rc = rd_fail(err, strcmp(fleet_str(e, "code"), "unauthenticated") == 0 ||
-                          strcmp(fleet_str(e, "code"), "permission_denied") == 0 ? RD_EPERM : RD_EINVAL,
-                     "cloud sync: %s", fleet_str(e, "message"));
+        rc = rd_fail(err, strcmp(doc_str(e, "code"), "unauthenticated") == 0 ||
+                          strcmp(doc_str(e, "code"), "permission_denied") == 0 ? RD_EPERM : RD_EINVAL,
+                     "cloud sync: %s", doc_str(e, "message"));
     }
     if (rc == RD_ECONFLICT)
         rc = RD_OK;

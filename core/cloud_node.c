@@ -13,15 +13,11 @@
 
 #include "catalog.h"
 #include "cloud_int.h"
+#include "doc.h"
 #include "fleet.h"
 #include "job.h"
 #include "node.h"
 #include "quota.h"
-
-static int64_t jint(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
 
 /* ---- the report -------------------------------------------------------- */
 
@@ -61,12 +57,12 @@ const char *cloud_last_part(const char *s)
 
 const char *cloud_inst_status(cloud_round *r, const char *inst)
 {
-    return fleet_str(json_object_get(r->instances, inst), "status");
+    return doc_str(json_object_get(r->instances, inst), "status");
 }
 
 const char *cloud_inst_zone(cloud_round *r, const char *inst)
 {
-    return fleet_str(json_object_get(r->instances, inst), "zone");
+    return doc_str(json_object_get(r->instances, inst), "zone");
 }
 
 void cloud_inst_set(cloud_round *r, const char *inst, const char *zone, const char *status, const char *node)
@@ -123,7 +119,7 @@ static rd_code node_step(cloud_round *r, const char *name, node_step_fn fn, void
 
 static int node_removed(const json_t *node)
 {
-    return strcmp(fleet_str(node, "state"), "removed") == 0;
+    return strcmp(doc_str(node, "state"), "removed") == 0;
 }
 
 static void note_instance(json_t *node, const char *inst, const char *zone, const char *status)
@@ -147,19 +143,19 @@ static rd_code step_running(cloud_round *r, json_t *node, void *arg, int *put, r
     if (node_removed(node))
         return RD_OK;
     char before[32];
-    snprintf(before, sizeof before, "%s", fleet_str(node, "state"));
+    snprintf(before, sizeof before, "%s", doc_str(node, "state"));
     rd_code rc = node_apply_instance(r->ctx, node, "running", err);
     if (rc != RD_OK)
         return rc;
     note_instance(node, a->inst, a->zone, "RUNNING");
     json_object_del(node, "gcp_error");
-    a->changed = strcmp(before, fleet_str(node, "state")) != 0;
+    a->changed = strcmp(before, doc_str(node, "state")) != 0;
     *put = 1;
-    if (strcmp(fleet_str(node, "role"), "storage") == 0 && strcmp(fleet_str(node, "state"), "active") == 0) {
+    if (strcmp(doc_str(node, "role"), "storage") == 0 && strcmp(doc_str(node, "state"), "active") == 0) {
         json_t *region = NULL;
         char key[RD_KEY_MAX];
-        rc = tx_get(r->ctx->tx, tx_key(key, "/rigdeck/regions/%s", fleet_str(node, "region")), &region, err);
-        if (rc == RD_OK && region && strcmp(fleet_str(region, "state"), "active") != 0) {
+        rc = tx_get(r->ctx->tx, tx_key(key, "/rigdeck/regions/%s", doc_str(node, "region")), &region, err);
+        if (rc == RD_OK && region && strcmp(doc_str(region, "state"), "active") != 0) {
             json_object_set_new(region, "state", json_string("active"));
             return tx_put(r->ctx->tx, key, region, err);
         }
@@ -172,7 +168,7 @@ static rd_code step_running(cloud_round *r, json_t *node, void *arg, int *put, r
 static rd_code step_offline(cloud_round *r, json_t *node, void *arg, int *put, rd_err *err)
 {
     inst_arg *a = arg;
-    if (node_removed(node) || strcmp(fleet_str(node, "state"), "offline") == 0)
+    if (node_removed(node) || strcmp(doc_str(node, "state"), "offline") == 0)
         return RD_OK;
     rd_code rc = node_apply_instance(r->ctx, node, "terminated", err);
     if (rc != RD_OK)
@@ -207,13 +203,13 @@ static void note(cloud_round *r, const char *name, json_t *fields)
  * (sched_burst.c counted it when the node was recorded). */
 static rd_code quota_give_back(cloud_round *r, const json_t *node, rd_err *err)
 {
-    const gpu_type *g = catalog_gpu(fleet_str(node, "gpu_type"));
-    int64_t gpus = jint(node, "gpu_count");
+    const gpu_type *g = catalog_gpu(doc_str(node, "gpu_type"));
+    int64_t gpus = doc_int(node, "gpu_count");
     char key[RD_KEY_MAX];
     json_t *quota = NULL;
     if (!json_is_true(json_object_get(node, "ephemeral")) || !g || !g->gcp_quota_metric || gpus <= 0)
         return RD_OK;
-    rd_code rc = tx_get(r->ctx->tx, tx_key(key, "/rigdeck/quotas/%s", fleet_str(node, "region")), &quota, err);
+    rd_code rc = tx_get(r->ctx->tx, tx_key(key, "/rigdeck/quotas/%s", doc_str(node, "region")), &quota, err);
     if (rc != RD_OK || !quota)
         return rc;
     struct { const char *metric; int64_t amount; } use[] = {
@@ -224,7 +220,7 @@ static rd_code quota_give_back(cloud_round *r, const json_t *node, rd_err *err)
     for (size_t i = 0; i < sizeof use / sizeof use[0]; i++) {
         json_t *m = json_object_get(json_object_get(quota, "metrics"), use[i].metric);
         if (m) {
-            int64_t left = jint(m, "usage") - use[i].amount;
+            int64_t left = doc_int(m, "usage") - use[i].amount;
             json_object_set_new(m, "usage", json_integer(left > 0 ? left : 0));
         }
     }
@@ -234,7 +230,7 @@ static rd_code quota_give_back(cloud_round *r, const json_t *node, rd_err *err)
 /* Workers still pointing at the node wait for the scheduler again. */
 static rd_code job_forget_node(cloud_round *r, const json_t *node, const char *why, rd_err *err)
 {
-    const char *id = fleet_str(node, "for_job");
+    const char *id = doc_str(node, "for_job");
     json_t *job = NULL, *w;
     size_t i;
     int changed = 0;
@@ -248,9 +244,9 @@ static rd_code job_forget_node(cloud_round *r, const json_t *node, const char *w
     if (rc != RD_OK)
         return rc;
     json_array_foreach(json_object_get(job, "workers"), i, w)
-        if (strcmp(fleet_str(w, "pending_node"), fleet_str(node, "name")) == 0) {
+        if (strcmp(doc_str(w, "pending_node"), doc_str(node, "name")) == 0) {
             json_object_del(w, "pending_node");
-            if (strcmp(fleet_str(w, "state"), "waiting_gpus") == 0)
+            if (strcmp(doc_str(w, "state"), "waiting_gpus") == 0)
                 json_object_set_new(job, "reason", json_string(why));
             changed = 1;
         }
@@ -270,18 +266,18 @@ typedef struct {
 /* 1 when an ephemeral node has been idle for longer than idle_release_s. */
 int cloud_node_idle(cloud_round *r, const json_t *node)
 {
-    const char *s = fleet_str(node, "state");
-    if (!json_is_true(json_object_get(node, "ephemeral")) || strcmp(fleet_str(node, "role"), "compute") != 0 ||
+    const char *s = doc_str(node, "state");
+    if (!json_is_true(json_object_get(node, "ephemeral")) || strcmp(doc_str(node, "role"), "compute") != 0 ||
         json_array_size(json_object_get(node, "workers")) > 0 ||
         (strcmp(s, "active") != 0 && strcmp(s, "maintenance") != 0 && strcmp(s, "offline") != 0))
         return 0;
-    if (*fleet_str(node, "release_started_at"))
+    if (*doc_str(node, "release_started_at"))
         return 1;
-    const char *last = fleet_str(node, "last_used_at");
+    const char *last = doc_str(node, "last_used_at");
     if (!*last)
-        last = fleet_str(node, "state_changed_at");
+        last = doc_str(node, "state_changed_at");
     if (!*last)
-        last = fleet_str(node, "created_at");
+        last = doc_str(node, "created_at");
     rd_time t = 0;
     if (rdtime_parse("last_used_at", last, &t, NULL) != RD_OK)
         return 0;
@@ -301,11 +297,11 @@ static rd_code step_release_begin(cloud_round *r, json_t *node, void *arg, int *
         (!a->force && !cloud_node_idle(r, node)))
         return RD_OK;
     a->go = 1;
-    if (*fleet_str(node, "release_started_at") && strcmp(fleet_str(node, "state"), "active") != 0)
+    if (*doc_str(node, "release_started_at") && strcmp(doc_str(node, "state"), "active") != 0)
         return RD_OK;
     char ts[RDTIME_BUFLEN];
     rdtime_format(r->ctx->now, ts);
-    if (strcmp(fleet_str(node, "state"), "active") == 0) {
+    if (strcmp(doc_str(node, "state"), "active") == 0) {
         json_object_set_new(node, "state", json_string("maintenance"));
         json_object_set_new(node, "state_changed_at", json_string(ts));
     }
@@ -324,7 +320,7 @@ static rd_code step_release_end(cloud_round *r, json_t *node, void *arg, int *pu
     if (node_removed(node) || json_array_size(json_object_get(node, "workers")) > 0)
         return RD_OK;
     a->go = 1;
-    rd_code rc = node_stage_removed(r->ctx, fleet_str(node, "name"), err);
+    rd_code rc = node_stage_removed(r->ctx, doc_str(node, "name"), err);
     if (rc == RD_OK)
         rc = quota_give_back(r, node, err);
     if (rc == RD_OK)
@@ -335,13 +331,13 @@ static rd_code step_release_end(cloud_round *r, json_t *node, void *arg, int *pu
 /* Deletes the node's instance (when it has one) and removes the node. */
 static void release_node(cloud_round *r, const json_t *snap, const char *reason, const char *why)
 {
-    const char *name = fleet_str(snap, "name");
+    const char *name = doc_str(snap, "name");
     char inst[GCP_INSTANCE_NAME_MAX + 1], zone[64];
     release_arg a = { reason, why, strcmp(reason, "idle") != 0, 0 };
     gcp_fault f;
     rd_err e;
     gcp_instance_name(name, inst);
-    if (strcmp(fleet_str(snap, "state"), "provisioning") != 0) {
+    if (strcmp(doc_str(snap, "state"), "provisioning") != 0) {
         if (node_step(r, name, step_release_begin, &a, &e) != RD_OK) {
             cloud_report_error(r, name, NULL, &e);
             return;
@@ -380,13 +376,13 @@ static int node_needed(cloud_round *r, const json_t *node)
     int needed = 0;
     if (!json_is_true(json_object_get(node, "ephemeral")))
         return 1;
-    rd_code rc = job_get(r->ctx, fleet_str(node, "for_job"), &job, NULL);
+    rd_code rc = job_get(r->ctx, doc_str(node, "for_job"), &job, NULL);
     tx_reset(r->ctx->tx);
     if (rc != RD_OK)
         return rc != RD_ENOTFOUND;
     json_array_foreach(json_object_get(job, "workers"), i, w)
-        if (strcmp(fleet_str(w, "pending_node"), fleet_str(node, "name")) == 0 &&
-            strcmp(fleet_str(w, "state"), "waiting_gpus") == 0)
+        if (strcmp(doc_str(w, "pending_node"), doc_str(node, "name")) == 0 &&
+            strcmp(doc_str(w, "state"), "waiting_gpus") == 0)
             needed = 1;
     json_decref(job);
     return needed;
@@ -422,7 +418,7 @@ static size_t zone_order(cloud_round *r, const char *preferred, const char *out[
 static rd_code create_instance(cloud_round *r, const want_spec *w, const char *preferred, char zone_out[64],
                                char status[32], gcp_fault *f, rd_err *e)
 {
-    const char *name = fleet_str(w->node, "name"), *zones[16];
+    const char *name = doc_str(w->node, "name"), *zones[16];
     char inst[GCP_INSTANCE_NAME_MAX + 1], tried[256] = "", what[160];
     size_t nz = zone_order(r, preferred, zones);
     gcp_instance_name(name, inst);
@@ -478,7 +474,7 @@ static rd_code drive_instance(cloud_round *r, const want_spec *w, const char *pr
                               char status[32], gcp_fault *f, rd_err *e)
 {
     char inst[GCP_INSTANCE_NAME_MAX + 1];
-    const char *name = fleet_str(w->node, "name");
+    const char *name = doc_str(w->node, "name");
     rd_code rc = RD_OK;
     gcp_instance_name(name, inst);
     snprintf(zone, 64, "%s", cloud_inst_zone(r, inst));
@@ -539,15 +535,15 @@ static void mark_offline(cloud_round *r, const char *name, const char *inst, con
 
 void cloud_ensure_storage(cloud_round *r, const json_t *node)
 {
-    const char *name = fleet_str(node, "name");
-    const storage_class *sc = catalog_storage_class(fleet_str(r->region, "storage_class"));
+    const char *name = doc_str(node, "name");
+    const storage_class *sc = catalog_storage_class(doc_str(r->region, "storage_class"));
     char inst[GCP_INSTANCE_NAME_MAX + 1], zone[64], status[32];
     gcp_fault f;
     rd_err e;
     want_spec w = { node, "storage", "", NULL, 0, 0, sc ? sc->disk_gb : 1000 };
     snprintf(w.machine, sizeof w.machine, "%s", sc ? sc->machine_type : "n2-standard-2");
     gcp_instance_name(name, inst);
-    const char *listed = cloud_inst_status(r, inst), *state = fleet_str(node, "state");
+    const char *listed = cloud_inst_status(r, inst), *state = doc_str(node, "state");
     if ((!*listed || status_stopped(listed)) && strcmp(state, "provisioning") != 0)
         mark_offline(r, name, inst, cloud_inst_zone(r, inst), listed);
     if (drive_instance(r, &w, NULL, zone, status, &f, &e) != RD_OK) {
@@ -569,8 +565,8 @@ static void drop_for_quota(cloud_round *r, const json_t *node, const rd_err *cau
 
 void cloud_provision_node(cloud_round *r, const json_t *node, const char *storage_zone)
 {
-    const char *name = fleet_str(node, "name");
-    const gpu_type *g = catalog_gpu(fleet_str(node, "gpu_type"));
+    const char *name = doc_str(node, "name");
+    const gpu_type *g = catalog_gpu(doc_str(node, "gpu_type"));
     char zone[64], status[32];
     gcp_fault f;
     rd_err e;
@@ -578,13 +574,13 @@ void cloud_provision_node(cloud_round *r, const json_t *node, const char *storag
         release_node(r, node, "not_needed", "");
         return;
     }
-    int gpus = (int)jint(node, "gpu_count");
+    int gpus = (int)doc_int(node, "gpu_count");
     want_spec w = { node, "compute", "", NULL, 0, gpus, 0 };
     if (g && g->gcp_accelerator && gpus > 0) {
         w.accelerator = g->gcp_accelerator;
         gcp_machine_type(g->gcp_accelerator, gpus, g->gcp_cpus_per_job, w.machine, &w.accel_count);
     } else {
-        snprintf(w.machine, sizeof w.machine, "n2-standard-%d", jint(node, "cpu_cores") > 1 ? (int)jint(node, "cpu_cores") * 2 : 2);
+        snprintf(w.machine, sizeof w.machine, "n2-standard-%d", doc_int(node, "cpu_cores") > 1 ? (int)doc_int(node, "cpu_cores") * 2 : 2);
     }
     if (drive_instance(r, &w, storage_zone, zone, status, &f, &e) != RD_OK) {
         cloud_report_error(r, name, &f, &e);
@@ -604,7 +600,7 @@ void cloud_provision_node(cloud_round *r, const json_t *node, const char *storag
  * stopped, active again when it runs. */
 void cloud_reconcile_node(cloud_round *r, const json_t *node)
 {
-    const char *name = fleet_str(node, "name"), *state = fleet_str(node, "state");
+    const char *name = doc_str(node, "name"), *state = doc_str(node, "state");
     char inst[GCP_INSTANCE_NAME_MAX + 1];
     gcp_instance_name(name, inst);
     const char *status = cloud_inst_status(r, inst);

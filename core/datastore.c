@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc.h"
 #include "dspath.h"
 #include "fleet.h"
 #include "regional.h"
@@ -64,7 +65,7 @@ static rd_code datastore_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     }
     if (rc == RD_OK) {
         ds = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "name", name, "region", rname, "owner",
-                       fleet_str(region, "owner"), "type", type, "address", cmd_opt(a, "address"), "root", root,
+                       doc_str(region, "owner"), "type", type, "address", cmd_opt(a, "address"), "root", root,
                        "created_at", rdtime_format(ctx->now, ts));
         if (user) {
             json_object_set_new(ds, "username", json_string(user));
@@ -85,10 +86,10 @@ static rd_code datastore_resolve_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **r
     char *path = NULL;
     rd_code rc = regional_get(ctx, "datastore", cmd_arg(a, 0), &ds, err);
     if (rc == RD_OK)
-        rc = dspath_resolve(fleet_str(ds, "root"), cmd_arg(a, 1), &path, err);
+        rc = dspath_resolve(doc_str(ds, "root"), cmd_arg(a, 1), &path, err);
     if (rc == RD_OK)
         *result = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", cmd_arg(a, 0), "datastore", cmd_arg(a, 0),
-                            "region", fleet_str(ds, "region"), "address", fleet_str(ds, "address"), "path", path);
+                            "region", doc_str(ds, "region"), "address", doc_str(ds, "address"), "path", path);
     free(path);
     json_decref(ds);
     return rc;
@@ -101,15 +102,15 @@ static rd_code datastore_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
     size_t i;
     rd_code rc = regional_get(ctx, "datastore", cmd_arg(a, 0), &ds, err);
     if (rc == RD_OK)
-        rc = fleet_region_get(ctx, fleet_str(ds, "region"), &region, err);
+        rc = fleet_region_get(ctx, doc_str(ds, "region"), &region, err);
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "datastore remove", err);
     if (rc == RD_OK)
         rc = tx_list(ctx->tx, "/rigdeck/device-configs/", &cfgs, err);
     json_array_foreach(cfgs, i, c)
-        if (rc == RD_OK && strcmp(fleet_str(c, "datastore"), cmd_arg(a, 0)) == 0 &&
-            strcmp(fleet_str(c, "region"), fleet_str(ds, "region")) == 0)
-            rc = rd_fail(err, RD_EINVAL, "datastore remove: device config '%s' mounts datastore '%s'", fleet_str(c, "name"),
+        if (rc == RD_OK && strcmp(doc_str(c, "datastore"), cmd_arg(a, 0)) == 0 &&
+            strcmp(doc_str(c, "region"), doc_str(ds, "region")) == 0)
+            rc = rd_fail(err, RD_EINVAL, "datastore remove: device config '%s' mounts datastore '%s'", doc_str(c, "name"),
                          cmd_arg(a, 0));
     if (rc == RD_OK) {
         rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/datastores/%s", cmd_arg(a, 0)), err);

@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "device_config.h"
+#include "doc.h"
 #include "fleet.h"
 #include "names.h"
 
@@ -32,13 +33,13 @@ static rd_code device_put(cmd_ctx *ctx, json_t *dev, json_t **result, rd_err *er
 {
     char key[RD_KEY_MAX];
     *result = json_incref(dev);
-    return tx_put(ctx->tx, device_key(key, fleet_str(dev, "name")), dev, err);
+    return tx_put(ctx->tx, device_key(key, doc_str(dev, "name")), dev, err);
 }
 
 /* The device's region, checked to belong to the acting account. */
 static rd_code device_region(cmd_ctx *ctx, const json_t *dev, const char *what, json_t **region, rd_err *err)
 {
-    rd_code rc = fleet_region_get(ctx, fleet_str(dev, "region"), region, err);
+    rd_code rc = fleet_region_get(ctx, doc_str(dev, "region"), region, err);
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, *region, what, err);
     return rc;
@@ -47,15 +48,15 @@ static rd_code device_region(cmd_ctx *ctx, const json_t *dev, const char *what, 
 static rd_code tenure_update(cmd_ctx *ctx, const json_t *dev, int removing, rd_err *err)
 {
     char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    tx_key(key, "/rigdeck/device-tenures/%s/%s-%s", fleet_str(dev, "owner"), fleet_str(dev, "added_at"),
-           fleet_str(dev, "name"));
+    tx_key(key, "/rigdeck/device-tenures/%s/%s-%s", doc_str(dev, "owner"), doc_str(dev, "added_at"),
+           doc_str(dev, "name"));
     json_t *t = NULL;
     rd_code rc = tx_get(ctx->tx, key, &t, err);
     if (rc != RD_OK)
         return rc;
     if (!t)
-        t = json_pack("{s:s, s:s, s:s, s:s, s:n}", "name", fleet_str(dev, "name"), "owner", fleet_str(dev, "owner"),
-                      "region", fleet_str(dev, "region"), "added_at", fleet_str(dev, "added_at"), "removed_at");
+        t = json_pack("{s:s, s:s, s:s, s:s, s:n}", "name", doc_str(dev, "name"), "owner", doc_str(dev, "owner"),
+                      "region", doc_str(dev, "region"), "added_at", doc_str(dev, "added_at"), "removed_at");
     if (removing)
         json_object_set_new(t, "removed_at", json_string(rdtime_format(ctx->now, ts)));
     return tx_put(ctx->tx, key, t, err);
@@ -72,7 +73,7 @@ static rd_code device_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     if (rc == RD_OK && !fleet_region_is_central(region))
         rc = rd_fail(err, RD_EINVAL, "device add: devices need a physical region with central storage; region '%s' is %s",
                      rname, fleet_region_is_physical(region) ? "in local storage mode (create another region)" : "a GCP region");
-    if (rc == RD_OK && !*fleet_str(region, "storage_node"))
+    if (rc == RD_OK && !*doc_str(region, "storage_node"))
         rc = rd_fail(err, RD_EINVAL, "device add: region '%s' has no storage node yet; add it before any device", rname);
     if (rc == RD_OK)
         rc = catalog_check_device("--model", cmd_opt(a, "model"), err);
@@ -80,14 +81,14 @@ static rd_code device_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = names_check("device name", name, err);
     if (rc == RD_OK)
         rc = tx_get(ctx->tx, device_key(key, name), &old, err);
-    if (rc == RD_OK && old && strcmp(fleet_str(old, "state"), "removed") != 0)
-        rc = rd_fail(err, RD_EEXISTS, "device '%s' exists already (in region '%s')", name, fleet_str(old, "region"));
+    if (rc == RD_OK && old && strcmp(doc_str(old, "state"), "removed") != 0)
+        rc = rd_fail(err, RD_EEXISTS, "device '%s' exists already (in region '%s')", name, doc_str(old, "region"));
     if (rc == RD_OK)
         rc = fleet_claim_minion(ctx, cmd_opt(a, "minion"), tx_key(object, "device/%s", name), err);
     if (rc == RD_OK) {
         rdtime_format(ctx->now, ts);
         dev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:s, s:n, s:s, s:s}", "name", name, "region", rname,
-                        "owner", fleet_str(region, "owner"), "minion_id", cmd_opt(a, "minion"), "model",
+                        "owner", doc_str(region, "owner"), "minion_id", cmd_opt(a, "minion"), "model",
                         cmd_opt(a, "model"), "state", "provisioning", "config", "deployed_config", "deployment", "none",
                         "last_deployed_at", "added_at", ts, "state_changed_at", ts);
         rc = dev ? tenure_update(ctx, dev, 0, err) : rd_fail(err, RD_ENOMEM, "out of memory");
@@ -109,7 +110,7 @@ static rd_code device_set_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **r
     if (rc == RD_OK)
         rc = device_region(ctx, dev, "device set-config", &region, err);
     if (rc == RD_OK)
-        rc = device_config_get(ctx, fleet_str(dev, "region"), cmd_arg(a, 1), &cfg, err);
+        rc = device_config_get(ctx, doc_str(dev, "region"), cmd_arg(a, 1), &cfg, err);
     if (rc == RD_OK) {
         json_object_set_new(dev, "config", json_string(cmd_arg(a, 1)));
         rc = device_put(ctx, dev, result, err);
@@ -127,16 +128,16 @@ static rd_code device_deploy_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     rd_code rc = device_get(ctx, cmd_arg(a, 0), &dev, err);
     if (rc == RD_OK)
         rc = device_region(ctx, dev, "device deploy", &region, err);
-    if (rc == RD_OK && strcmp(fleet_str(dev, "state"), "active") != 0)
+    if (rc == RD_OK && strcmp(doc_str(dev, "state"), "active") != 0)
         rc = rd_fail(err, RD_EINVAL, "device deploy: device '%s' is %s; it must be active (it reports ready when provisioned)",
-                     cmd_arg(a, 0), fleet_str(dev, "state"));
-    if (rc == RD_OK && !*fleet_str(dev, "config"))
+                     cmd_arg(a, 0), doc_str(dev, "state"));
+    if (rc == RD_OK && !*doc_str(dev, "config"))
         rc = rd_fail(err, RD_EINVAL, "device deploy: device '%s' has no configuration (device set-config %s CONFIG)",
                      cmd_arg(a, 0), cmd_arg(a, 0));
     if (rc == RD_OK)   /* the configuration may have been removed since */
-        rc = device_config_get(ctx, fleet_str(dev, "region"), fleet_str(dev, "config"), &cfg, err);
+        rc = device_config_get(ctx, doc_str(dev, "region"), doc_str(dev, "config"), &cfg, err);
     if (rc == RD_OK) {
-        json_object_set_new(dev, "deployed_config", json_string(fleet_str(dev, "config")));
+        json_object_set_new(dev, "deployed_config", json_string(doc_str(dev, "config")));
         json_object_set_new(dev, "deployment", json_string("deploying"));
         rc = device_put(ctx, dev, result, err);
         dev = NULL;
@@ -157,13 +158,13 @@ static rd_code device_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         return rc;
     rdtime_format(ctx->now, ts);
     if (strcmp(status, "ready") == 0) {
-        if (strcmp(fleet_str(dev, "state"), "active") != 0) {
+        if (strcmp(doc_str(dev, "state"), "active") != 0) {
             json_object_set_new(dev, "state", json_string("active"));
             json_object_set_new(dev, "state_changed_at", json_string(ts));
         }
-    } else if (strcmp(fleet_str(dev, "state"), "active") != 0 || !*fleet_str(dev, "deployed_config")) {
+    } else if (strcmp(doc_str(dev, "state"), "active") != 0 || !*doc_str(dev, "deployed_config")) {
         rc = rd_fail(err, RD_EINVAL, "device report: device '%s' cannot be %s: it is %s with %s", cmd_arg(a, 0), status,
-                     fleet_str(dev, "state"), *fleet_str(dev, "deployed_config") ? "a deployment" : "nothing deployed");
+                     doc_str(dev, "state"), *doc_str(dev, "deployed_config") ? "a deployment" : "nothing deployed");
         json_decref(dev);
         return rc;
     } else {
@@ -185,7 +186,7 @@ static rd_code device_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (rc == RD_OK)
         rc = tenure_update(ctx, dev, 1, err);
     if (rc == RD_OK)
-        rc = fleet_release_minion(ctx, fleet_str(dev, "minion_id"), err);
+        rc = fleet_release_minion(ctx, doc_str(dev, "minion_id"), err);
     if (rc == RD_OK) {
         rdtime_format(ctx->now, ts);
         json_object_set_new(dev, "state", json_string("removed"));

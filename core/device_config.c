@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "doc.h"
 #include "dspath.h"
 #include "fleet.h"
 #include "names.h"
@@ -77,7 +78,7 @@ static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (rc == RD_OK && ds) {
         char ds_key[RD_KEY_MAX];
         rc = tx_get(ctx->tx, tx_key(ds_key, "/rigdeck/datastores/%s", ds), &store, err);
-        if (rc == RD_OK && (!store || strcmp(fleet_str(store, "region"), rname) != 0))
+        if (rc == RD_OK && (!store || strcmp(doc_str(store, "region"), rname) != 0))
             rc = rd_fail(err, RD_EINVAL, "--datastore %s: no datastore of that name in region '%s'", ds, rname);
     }
     if (rc == RD_OK) {
@@ -140,9 +141,9 @@ static rd_code config_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (rc == RD_OK)
         rc = fleet_region_devices(ctx, cmd_arg(a, 0), &devs, err);
     json_array_foreach(devs, i, d)
-        if (rc == RD_OK && (strcmp(fleet_str(d, "config"), cmd_arg(a, 1)) == 0 ||
-                            strcmp(fleet_str(d, "deployed_config"), cmd_arg(a, 1)) == 0))
-            rc = rd_fail(err, RD_EINVAL, "device-config remove: device '%s' uses configuration '%s'", fleet_str(d, "name"),
+        if (rc == RD_OK && (strcmp(doc_str(d, "config"), cmd_arg(a, 1)) == 0 ||
+                            strcmp(doc_str(d, "deployed_config"), cmd_arg(a, 1)) == 0))
+            rc = rd_fail(err, RD_EINVAL, "device-config remove: device '%s' uses configuration '%s'", doc_str(d, "name"),
                          cmd_arg(a, 1));
     if (rc == RD_OK) {
         rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", cmd_arg(a, 0), cmd_arg(a, 1)), err);

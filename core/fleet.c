@@ -7,14 +7,9 @@
 #include <string.h>
 
 #include "account.h"
+#include "doc.h"
 #include "names.h"
 #include "secret.h"
-
-const char *fleet_str(const json_t *doc, const char *field)
-{
-    const char *s = json_string_value(json_object_get(doc, field));
-    return s ? s : "";
-}
 
 rd_code fleet_read_file(const char *field, const char *path, char **text, size_t *len, rd_err *err)
 {
@@ -59,21 +54,21 @@ rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *e
 
 rd_code fleet_require_owner(cmd_ctx *ctx, const json_t *region, const char *what, rd_err *err)
 {
-    const char *owner = fleet_str(region, "owner");
+    const char *owner = doc_str(region, "owner");
     if (strcmp(owner, ctx->actor) == 0 || account_actor_is_admin(ctx))
         return RD_OK;
     return rd_fail(err, RD_EPERM, "%s: region '%s' belongs to account '%s', not '%s'", what,
-                   fleet_str(region, "name"), owner, ctx->actor);
+                   doc_str(region, "name"), owner, ctx->actor);
 }
 
 int fleet_region_is_physical(const json_t *region)
 {
-    return strcmp(fleet_str(region, "provider"), "physical") == 0;
+    return strcmp(doc_str(region, "provider"), "physical") == 0;
 }
 
 int fleet_region_is_central(const json_t *region)
 {
-    return fleet_region_is_physical(region) && strcmp(fleet_str(region, "storage"), "central") == 0;
+    return fleet_region_is_physical(region) && strcmp(doc_str(region, "storage"), "central") == 0;
 }
 
 void fleet_filter(json_t *items, const char *field, const char *value)
@@ -81,7 +76,7 @@ void fleet_filter(json_t *items, const char *field, const char *value)
     if (!value)
         return;
     for (size_t i = json_array_size(items); i-- > 0;)
-        if (strcmp(fleet_str(json_array_get(items, i), field), value) != 0)
+        if (strcmp(doc_str(json_array_get(items, i), field), value) != 0)
             json_array_remove(items, i);
 }
 
@@ -92,7 +87,7 @@ rd_code fleet_get_live(cmd_ctx *ctx, const char *kind, const char *name, json_t 
     rd_code rc = names_check(field, name, err);
     if (rc == RD_OK)
         rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/%ss/%s", kind, name), doc, err);
-    if (rc == RD_OK && (!*doc || strcmp(fleet_str(*doc, "state"), "removed") == 0)) {
+    if (rc == RD_OK && (!*doc || strcmp(doc_str(*doc, "state"), "removed") == 0)) {
         json_decref(*doc);
         *doc = NULL;
         rc = rd_fail(err, RD_ENOTFOUND, "%s '%s' does not exist", kind, name);
@@ -103,7 +98,7 @@ rd_code fleet_get_live(cmd_ctx *ctx, const char *kind, const char *name, json_t 
 void fleet_drop_removed(json_t *items)
 {
     for (size_t i = json_array_size(items); i-- > 0;)
-        if (strcmp(fleet_str(json_array_get(items, i), "state"), "removed") == 0)
+        if (strcmp(doc_str(json_array_get(items, i), "state"), "removed") == 0)
             json_array_remove(items, i);
 }
 
@@ -169,7 +164,7 @@ rd_code fleet_claim_minion(cmd_ctx *ctx, const char *minion, const char *object,
     if ((rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/minions/%s", minion), &doc, err)) != RD_OK)
         return rc;
     if (doc) {
-        rc = rd_fail(err, RD_EEXISTS, "--minion %s is already used by %s", minion, fleet_str(doc, "object"));
+        rc = rd_fail(err, RD_EEXISTS, "--minion %s is already used by %s", minion, doc_str(doc, "object"));
         json_decref(doc);
         return rc;
     }

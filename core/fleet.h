@@ -65,7 +65,4 @@ rd_code fleet_get_live(cmd_ctx *ctx, const char *kind, const char *name, json_t 
 /* Drops the documents in state removed from a list (they are history). */
 void fleet_drop_removed(json_t *items);
 
-/* The string field of doc, or "" when absent. */
-const char *fleet_str(const json_t *doc, const char *field);
-
 #endif

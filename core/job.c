@@ -15,6 +15,7 @@
 
 #include "account.h"
 #include "billing_usage.h"
+#include "doc.h"
 #include "fleet.h"
 #include "names.h"
 #include "node.h"
@@ -39,7 +40,7 @@ rd_code job_get(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err)
 rd_code job_put(cmd_ctx *ctx, json_t *job, rd_err *err)
 {
     char key[RD_KEY_MAX];
-    return tx_put(ctx->tx, job_key(key, fleet_str(job, "id")), job, err);
+    return tx_put(ctx->tx, job_key(key, doc_str(job, "id")), job, err);
 }
 
 int job_state_ended(const char *state)
@@ -55,7 +56,7 @@ void job_update_state(json_t *job)
     json_t *workers = json_object_get(job, "workers");
     n = json_array_size(workers);
     json_array_foreach(workers, i, w) {
-        const char *s = fleet_str(w, "state");
+        const char *s = doc_str(w, "state");
         running += strcmp(s, "running") == 0;
         waiting += strcmp(s, "waiting_gpus") == 0;
         failed += strcmp(s, "failed") == 0;
@@ -65,7 +66,7 @@ void job_update_state(json_t *job)
     }
     const char *state;
     if (running)
-        state = *fleet_str(job, "stop_requested_at") ? "stopping" : "running";
+        state = *doc_str(job, "stop_requested_at") ? "stopping" : "running";
     else if (waiting)
         state = started ? "running" : "waiting_gpus";
     else if (failed)
@@ -84,13 +85,13 @@ void job_update_state(json_t *job)
 rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_err *err)
 {
     json_t *worker = json_array_get(json_object_get(job, "workers"), w);
-    const char *cur = fleet_str(worker, "state");
+    const char *cur = doc_str(worker, "state");
     char ts[RDTIME_BUFLEN];
     if (job_state_ended(cur))
         return RD_OK;
     if (strcmp(cur, "running") == 0) {
         json_t *node = NULL;
-        rd_code rc = node_get_any(ctx, fleet_str(worker, "node"), &node, err);
+        rd_code rc = node_get_any(ctx, doc_str(worker, "node"), &node, err);
         if (rc != RD_OK)
             return rc;
         node_capacity_release(node, job, w, ctx->now);
@@ -98,7 +99,7 @@ rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, r
             return rc;
         /* An end reported before the start (a clock behind) ran for nothing. */
         rd_time started = ctx->now;
-        rdtime_parse("started_at", fleet_str(worker, "started_at"), &started, NULL);
+        rdtime_parse("started_at", doc_str(worker, "started_at"), &started, NULL);
         json_object_set_new(worker, "ended_at", json_string(rdtime_format(ctx->now > started ? ctx->now : started, ts)));
         /* Whatever the worker still owes (whole hours not yet billed and the
          * partial hour) is posted with the stop, in the same transaction. */
@@ -114,10 +115,10 @@ rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, r
 /* Who may act on a job: its creator, the project's owner, an administrator. */
 rd_code job_require_actor(cmd_ctx *ctx, const json_t *job, const char *what, rd_err *err)
 {
-    if (strcmp(fleet_str(job, "creator"), ctx->actor) == 0 || strcmp(fleet_str(job, "project_owner"), ctx->actor) == 0 ||
+    if (strcmp(doc_str(job, "creator"), ctx->actor) == 0 || strcmp(doc_str(job, "project_owner"), ctx->actor) == 0 ||
         account_actor_is_admin(ctx))
         return RD_OK;
     return rd_fail(err, RD_EPERM, "%s: job '%s' belongs to project %s/%s; account '%s' did not create it", what,
-                   fleet_str(job, "id"), fleet_str(job, "project_owner"), fleet_str(job, "project"), ctx->actor);
+                   doc_str(job, "id"), doc_str(job, "project_owner"), doc_str(job, "project"), ctx->actor);
 }
 

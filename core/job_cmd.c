@@ -11,6 +11,7 @@
 #include <sys/random.h>
 
 #include "account.h"
+#include "doc.h"
 #include "fleet.h"
 #include "job.h"
 #include "job_why.h"
@@ -37,13 +38,13 @@ static rd_code job_region_pin(cmd_ctx *ctx, json_t *job, rd_err *err)
             return rc;
         if (!res)
             return rd_fail(err, RD_EINVAL, "regional.%s: %s '%s' does not exist", kinds[k], kinds[k], name);
-        if (strcmp(fleet_str(res, "owner"), fleet_str(job, "project_owner")) != 0)
+        if (strcmp(doc_str(res, "owner"), doc_str(job, "project_owner")) != 0)
             rc = rd_fail(err, RD_EPERM, "regional.%s: %s '%s' belongs to account '%s', not to the project owner '%s'",
-                         kinds[k], kinds[k], name, fleet_str(res, "owner"), fleet_str(job, "project_owner"));
-        else if (pin && strcmp(pin, fleet_str(res, "region")) != 0)
+                         kinds[k], kinds[k], name, doc_str(res, "owner"), doc_str(job, "project_owner"));
+        else if (pin && strcmp(pin, doc_str(res, "region")) != 0)
             rc = rd_fail(err, RD_EINVAL, "regional: datastore and reservation are in different regions ('%s' and '%s'); a job runs in one",
-                         pin, fleet_str(res, "region"));
-        snprintf(pin_buf, sizeof pin_buf, "%s", fleet_str(res, "region"));
+                         pin, doc_str(res, "region"));
+        snprintf(pin_buf, sizeof pin_buf, "%s", doc_str(res, "region"));
         pin = pin_buf;
         json_decref(res);
         if (rc != RD_OK)
@@ -85,8 +86,8 @@ static rd_code job_submit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
             nonce = (uint32_t)rand();
         snprintf(id, sizeof id, "job-%08x", nonce);
         json_object_set_new(job, "id", json_string(id));
-        json_object_set_new(job, "project", json_string(fleet_str(project, "name")));
-        json_object_set_new(job, "project_owner", json_string(fleet_str(project, "owner")));
+        json_object_set_new(job, "project", json_string(doc_str(project, "name")));
+        json_object_set_new(job, "project_owner", json_string(doc_str(project, "owner")));
         json_object_set_new(job, "creator", json_string(ctx->actor));
         json_object_set_new(job, "priority", json_integer(priority));
         json_object_set_new(job, "submitted_at", json_string(rdtime_format(ctx->now, ts)));
@@ -138,13 +139,13 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         rc = job_get(ctx, cmd_arg(a, 0), &job, err);
         if (rc == RD_OK)
             rc = job_require_actor(ctx, job, "job stop", err);
-        if (rc == RD_OK && step == 0 && job_state_ended(fleet_str(job, "state")))
+        if (rc == RD_OK && step == 0 && job_state_ended(doc_str(job, "state")))
             rc = rd_fail(err, RD_EINVAL, "job stop: job '%s' has ended already (%s)", cmd_arg(a, 0),
-                         fleet_str(job, "state"));
+                         doc_str(job, "state"));
         json_array_foreach(json_object_get(job, "workers"), i, w) {
             if (rc != RD_OK)
                 break;
-            if (strcmp(fleet_str(w, "state"), "running") == 0) {
+            if (strcmp(doc_str(w, "state"), "running") == 0) {
                 if (ended == JOB_STOP_STEP) {
                     more = 1;
                     continue;
@@ -155,7 +156,7 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         }
         if (rc == RD_OK) {
             json_object_set_new(job, "reason", json_string(reason));
-            if (!*fleet_str(job, "stop_requested_at"))
+            if (!*doc_str(job, "stop_requested_at"))
                 json_object_set_new(job, "stop_requested_at", json_string(rdtime_format(ctx->now, ts)));
             job_update_state(job);
             if (!more)
@@ -181,9 +182,9 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
                            (int64_t)json_array_size(json_object_get(job, "workers")) - 1, &w, err);
     if (rc == RD_OK) {
         json_t *worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
-        if (strcmp(fleet_str(worker, "state"), "running") != 0)
+        if (strcmp(doc_str(worker, "state"), "running") != 0)
             rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s, not running", (long long)w,
-                         cmd_arg(a, 0), fleet_str(worker, "state"));
+                         cmd_arg(a, 0), doc_str(worker, "state"));
     }
     if (rc == RD_OK)
         rc = job_end_worker(ctx, job, (size_t)w, cmd_arg(a, 1), err);
@@ -204,7 +205,7 @@ static void job_summary(json_t *job)
     size_t i, running = 0;
     json_t *w;
     json_array_foreach(json_object_get(job, "workers"), i, w)
-        running += strcmp(fleet_str(w, "state"), "running") == 0;
+        running += strcmp(doc_str(w, "state"), "running") == 0;
     json_object_set_new(job, "workers_running", json_integer((json_int_t)running));
     json_object_set_new(job, "workers_total", json_integer((json_int_t)json_array_size(json_object_get(job, "workers"))));
     json_object_set(job, "node", json_object_get(w0, "node") ? json_object_get(w0, "node") : json_null());
@@ -222,8 +223,8 @@ static rd_code job_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     int admin = account_actor_is_admin(ctx);
     for (i = json_array_size(items); i-- > 0;) {
         j = json_array_get(items, i);
-        if (!admin && strcmp(fleet_str(j, "creator"), ctx->actor) != 0 &&
-            strcmp(fleet_str(j, "project_owner"), ctx->actor) != 0)
+        if (!admin && strcmp(doc_str(j, "creator"), ctx->actor) != 0 &&
+            strcmp(doc_str(j, "project_owner"), ctx->actor) != 0)
             json_array_remove(items, i);
         else
             job_summary(j);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc.h"
 #include "fleet.h"
 #include "job.h"
 #include "num.h"
@@ -47,7 +48,7 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
             sched_offer o;
             sched_job qv;
             sched_plan plan;
-            rdtime_parse("submitted_at", fleet_str(q, "submitted_at"), &submitted, NULL);
+            rdtime_parse("submitted_at", doc_str(q, "submitted_at"), &submitted, NULL);
             if (ctx->now - submitted <= s.max_wait_s || !sched_payers_ok(ctx, q, NULL))
                 continue;
             sched_job_view(q, &qv);
@@ -63,7 +64,7 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
         const json_t *n = s.nodes[i].doc;
         sched_verdict v = sched_check(&s, &jv, i, &o);
         counts[v]++;
-        if (*fleet_str(job, "region_pin") && strcmp(fleet_str(n, "region"), fleet_str(job, "region_pin")) == 0 &&
+        if (*doc_str(job, "region_pin") && strcmp(doc_str(n, "region"), doc_str(job, "region_pin")) == 0 &&
             v != SCHED_NODE_STATE && v != SCHED_GPU_TYPE)
             pin_usable = 1;
     }
@@ -90,16 +91,16 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
     size_t waiting = 0;
     json_t *w;
     json_array_foreach(json_object_get(job, "workers"), i, w)
-        waiting += strcmp(fleet_str(w, "state"), "waiting_gpus") == 0;
+        waiting += strcmp(doc_str(w, "state"), "waiting_gpus") == 0;
     const char *broke = NULL;
     int credit = sched_payers_ok(ctx, job, &broke);
     if (!credit)
         json_array_append_new(reasons, json_sprintf("the paying account '%s' has no credit left (its wallet is at or below zero)",
                                                     broke));
-    if (*fleet_str(job, "region_pin")) {
+    if (*doc_str(job, "region_pin")) {
         const json_t *rg = json_object_get(job, "regional");
         const char *by = json_string_value(json_object_get(rg, "datastore"));
-        json_array_append_new(reasons, json_sprintf("region %s: pinned by %s %s%s", fleet_str(job, "region_pin"),
+        json_array_append_new(reasons, json_sprintf("region %s: pinned by %s %s%s", doc_str(job, "region_pin"),
                                                     by ? "datastore" : "reservation",
                                                     by ? by : json_string_value(json_object_get(rg, "reservation")),
                                                     pin_usable ? "" : ", which has no active node of a GPU type it accepts"));
@@ -110,12 +111,12 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
         json_array_append_new(reasons, json_sprintf("%zu node(s) could take it once '%s' has credit", counts[SCHED_OK], broke));
     else if (waiting && !s.nnodes)
         json_array_append_new(reasons, json_string("there are no compute nodes in the fleet"));
-    *result = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:o, s:o}", "id", fleet_str(job, "id"), "state",
-                        fleet_str(job, "state"), "waiting_workers", (json_int_t)waiting, "nodes_considered",
+    *result = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:o, s:o}", "id", doc_str(job, "id"), "state",
+                        doc_str(job, "state"), "waiting_workers", (json_int_t)waiting, "nodes_considered",
                         (json_int_t)s.nnodes, "eligible", (json_int_t)counts[SCHED_OK], "credit", credit,
                         "constraints", constraints, "reasons", reasons);
-    if (*fleet_str(job, "region_pin"))
-        json_object_set_new(*result, "region_pin", json_string(fleet_str(job, "region_pin")));
+    if (*doc_str(job, "region_pin"))
+        json_object_set_new(*result, "region_pin", json_string(doc_str(job, "region_pin")));
     sched_queue_free(queue, nq);
     sched_snapshot_free(&s);
     json_decref(job);

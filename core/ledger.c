@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc.h"
 #include "names.h"
 
 /* Totals of many int64 sums; __extension__ keeps -Wpedantic quiet. */
@@ -125,17 +126,6 @@ static const char *account_key(char buf[RD_KEY_MAX], const char *id)
     return tx_key(buf, LEDGER_ACCOUNTS_PREFIX "%s", id);
 }
 
-static const char *str_of(const json_t *doc, const char *field)
-{
-    const char *s = json_string_value(json_object_get(doc, field));
-    return s ? s : "";
-}
-
-static int64_t int_of(const json_t *doc, const char *field)
-{
-    return json_integer_value(json_object_get(doc, field));
-}
-
 static json_t *transfer_doc(const ledger_transfer *t, int pending)
 {
     char at[RDTIME_BUFLEN];
@@ -150,15 +140,15 @@ static json_t *transfer_doc(const ledger_transfer *t, int pending)
  * run later than the original, as in TigerBeetle). */
 static const char *transfer_differs(const json_t *doc, const ledger_transfer *t, int pending)
 {
-    if (strcmp(str_of(doc, "debit"), t->debit) != 0)
+    if (strcmp(doc_str(doc, "debit"), t->debit) != 0)
         return "debit";
-    if (strcmp(str_of(doc, "credit"), t->credit) != 0)
+    if (strcmp(doc_str(doc, "credit"), t->credit) != 0)
         return "credit";
-    if (int_of(doc, "amount_ucr") != t->amount_ucr)
+    if (doc_int(doc, "amount_ucr") != t->amount_ucr)
         return "amount_ucr";
-    if (strcmp(str_of(doc, "kind"), t->kind) != 0)
+    if (strcmp(doc_str(doc, "kind"), t->kind) != 0)
         return "kind";
-    if (strcmp(str_of(doc, "ref"), t->ref ? t->ref : "") != 0)
+    if (strcmp(doc_str(doc, "ref"), t->ref ? t->ref : "") != 0)
         return "ref";
     if (json_is_true(json_object_get(doc, "pending")) != pending)
         return "pending";
@@ -167,13 +157,13 @@ static const char *transfer_differs(const json_t *doc, const ledger_transfer *t,
 
 static const char *index_key(char buf[RD_KEY_MAX], const char *account, const json_t *doc)
 {
-    return tx_key(buf, LEDGER_INDEX_PREFIX "%s/%s/%s", account, str_of(doc, "at"), str_of(doc, "id"));
+    return tx_key(buf, LEDGER_INDEX_PREFIX "%s/%s/%s", account, doc_str(doc, "at"), doc_str(doc, "id"));
 }
 
 /* Writes the index copies of a transfer under each tenant account it touches. */
 static rd_code index_put(rd_tx *tx, const json_t *doc, rd_err *err)
 {
-    const char *side[2] = { str_of(doc, "debit"), str_of(doc, "credit") };
+    const char *side[2] = { doc_str(doc, "debit"), doc_str(doc, "credit") };
     char key[RD_KEY_MAX];
     rd_code rc = RD_OK;
     for (int i = 0; i < 2 && rc == RD_OK; i++)
@@ -225,7 +215,7 @@ static rd_code account_apply(rd_tx *tx, const char *id, const int64_t delta[SUM_
             return rd_fail(err, RD_ENOMEM, "out of memory");
     }
     for (int i = 0; i < SUM_COUNT && rc == RD_OK; i++) {
-        int64_t v = int_of(doc, sum_fields[i]), sum;
+        int64_t v = doc_int(doc, sum_fields[i]), sum;
         if (__builtin_add_overflow(v, delta[i], &sum))
             rc = rd_fail(err, RD_EINVAL, "ledger account %s: %s would overflow", id, sum_fields[i]);
         else if (sum < 0)
@@ -246,9 +236,9 @@ static rd_code accounts_move(rd_tx *tx, const json_t *t, int64_t posted, int64_t
 {
     int64_t d[SUM_COUNT] = { posted, 0, pending, 0 };
     int64_t c[SUM_COUNT] = { 0, posted, 0, pending };
-    rd_code rc = account_apply(tx, str_of(t, "debit"), d, at, err);
+    rd_code rc = account_apply(tx, doc_str(t, "debit"), d, at, err);
     if (rc == RD_OK)
-        rc = account_apply(tx, str_of(t, "credit"), c, at, err);
+        rc = account_apply(tx, doc_str(t, "credit"), c, at, err);
     return rc;
 }
 
@@ -383,16 +373,16 @@ static rd_code resolve_pending(rd_tx *tx, const char *id, rd_time at, int post, 
         rc = rd_fail(err, RD_ENOTFOUND, "%s pending transfer: transfer %s does not exist", verb, id);
     if (rc == RD_OK && !json_is_true(json_object_get(doc, "pending")))
         rc = rd_fail(err, RD_EINVAL, "%s pending transfer: transfer %s was posted directly, it is not a hold", verb, id);
-    if (rc == RD_OK && strcmp(str_of(doc, "state"), want) == 0) {
+    if (rc == RD_OK && strcmp(doc_str(doc, "state"), want) == 0) {
         if (duplicate)
             *duplicate = 1;
         json_decref(doc);
         return RD_OK;
     }
-    if (rc == RD_OK && strcmp(str_of(doc, "state"), "pending") != 0)
-        rc = rd_fail(err, RD_EINVAL, "%s pending transfer: transfer %s is %s already", verb, id, str_of(doc, "state"));
+    if (rc == RD_OK && strcmp(doc_str(doc, "state"), "pending") != 0)
+        rc = rd_fail(err, RD_EINVAL, "%s pending transfer: transfer %s is %s already", verb, id, doc_str(doc, "state"));
     if (rc == RD_OK) {
-        int64_t amount = int_of(doc, "amount_ucr");
+        int64_t amount = doc_int(doc, "amount_ucr");
         rc = accounts_move(tx, doc, post ? amount : 0, -amount, at, err);
     }
     if (rc == RD_OK) {
@@ -428,9 +418,9 @@ rd_code ledger_balance(rd_tx *tx, const char *account_id, int64_t *balance, int6
     if (rc != RD_OK)
         return rc;
     if (balance)
-        *balance = int_of(doc, "credits_posted_ucr") - int_of(doc, "debits_posted_ucr");
+        *balance = doc_int(doc, "credits_posted_ucr") - doc_int(doc, "debits_posted_ucr");
     if (pending)
-        *pending = int_of(doc, "credits_pending_ucr") - int_of(doc, "debits_pending_ucr");
+        *pending = doc_int(doc, "credits_pending_ucr") - doc_int(doc, "debits_pending_ucr");
     json_decref(doc);
     return RD_OK;
 }
@@ -450,13 +440,13 @@ rd_code ledger_balance_before(rd_tx *tx, const char *account_id, rd_time before,
         return rc;
     *balance = 0;
     json_array_foreach(items, i, t) {
-        const char *state = str_of(t, "state");
-        const char *when = json_is_true(json_object_get(t, "pending")) ? str_of(t, "resolved_at") : str_of(t, "at");
+        const char *state = doc_str(t, "state");
+        const char *when = json_is_true(json_object_get(t, "pending")) ? doc_str(t, "resolved_at") : doc_str(t, "at");
         rd_time at;
         if (strcmp(state, "posted") != 0 || rdtime_parse("at", when, &at, NULL) != RD_OK || at >= before)
             continue;
-        int64_t amount = int_of(t, "amount_ucr");
-        *balance += strcmp(str_of(t, "credit"), account_id) == 0 ? amount : -amount;
+        int64_t amount = doc_int(t, "amount_ucr");
+        *balance += strcmp(doc_str(t, "credit"), account_id) == 0 ? amount : -amount;
     }
     json_decref(items);
     return RD_OK;
@@ -576,7 +566,7 @@ static int verify_account_doc(const char *key, json_t *doc, void *data, rd_err *
     char object[RD_KEY_MAX];
     (void)err;
     tx_key(object, "account %s", id);
-    if (ledger_account_check("account", id, NULL) != RD_OK || strcmp(str_of(doc, "name"), id) != 0) {
+    if (ledger_account_check("account", id, NULL) != RD_OK || strcmp(doc_str(doc, "name"), id) != 0) {
         violation(v, object, "not a ledger account id, or its name field differs from its key");
         return 0;
     }
@@ -596,20 +586,20 @@ static int verify_account_doc(const char *key, json_t *doc, void *data, rd_err *
 /* Checks one transfer's own fields; returns 1 when its sums can be used. */
 static int verify_transfer_fields(verify_state *v, const char *id, const json_t *t, const char *object)
 {
-    const char *debit = str_of(t, "debit"), *credit = str_of(t, "credit"), *state = str_of(t, "state");
+    const char *debit = doc_str(t, "debit"), *credit = doc_str(t, "credit"), *state = doc_str(t, "state");
     json_t *amount = json_object_get(t, "amount_ucr"), *pending = json_object_get(t, "pending");
     rd_time at;
-    if (strcmp(str_of(t, "id"), id) != 0 || ledger_id_check(id, NULL) != RD_OK)
+    if (strcmp(doc_str(t, "id"), id) != 0 || ledger_id_check(id, NULL) != RD_OK)
         violation(v, object, "its id field differs from its key or breaks the id rule");
     else if (!json_is_integer(amount) || json_integer_value(amount) <= 0 || json_integer_value(amount) > LEDGER_AMOUNT_MAX)
         violation(v, object, "amount_ucr must be an integer above zero and at most %lld", (long long)LEDGER_AMOUNT_MAX);
-    else if (!ledger_kind_valid(str_of(t, "kind")))
-        violation(v, object, "kind '%s' is not one of %s", str_of(t, "kind"), ledger_kinds);
+    else if (!ledger_kind_valid(doc_str(t, "kind")))
+        violation(v, object, "kind '%s' is not one of %s", doc_str(t, "kind"), ledger_kinds);
     else if (ledger_account_check("debit", debit, NULL) != RD_OK || ledger_account_check("credit", credit, NULL) != RD_OK ||
              strcmp(debit, credit) == 0)
         violation(v, object, "debit '%s' and credit '%s' must be two different ledger accounts", debit, credit);
-    else if (rdtime_parse("at", str_of(t, "at"), &at, NULL) != RD_OK)
-        violation(v, object, "at '%s' is not an RFC 3339 time", str_of(t, "at"));
+    else if (rdtime_parse("at", doc_str(t, "at"), &at, NULL) != RD_OK)
+        violation(v, object, "at '%s' is not an RFC 3339 time", doc_str(t, "at"));
     else if (!json_is_boolean(pending))
         violation(v, object, "pending must be true or false");
     else if (!json_is_true(pending) && strcmp(state, "posted") != 0)
@@ -633,10 +623,10 @@ static int verify_transfer(const char *key, json_t *t, void *data, rd_err *err)
     tx_key(object, "transfer %s", id);
     if (!verify_transfer_fields(v, id, t, object))
         return 0;
-    int64_t amount = int_of(t, "amount_ucr");
-    const char *state = str_of(t, "state");
+    int64_t amount = doc_int(t, "amount_ucr");
+    const char *state = doc_str(t, "state");
     int held = strcmp(state, "pending") == 0, posted = strcmp(state, "posted") == 0;
-    const char *side[2] = { str_of(t, "debit"), str_of(t, "credit") };
+    const char *side[2] = { doc_str(t, "debit"), doc_str(t, "credit") };
     uint64_t h = 0;
     for (int s = 0; s < 2; s++) {
         json_t *pos = json_object_get(v->by_id, side[s]);
@@ -674,9 +664,9 @@ static int verify_index(const char *key, json_t *t, void *data, rd_err *err)
     }
     snprintf(acct, sizeof acct, "%.*s", (int)(slash - p), p);
     size_t at_len = (size_t)(at_end - slash - 1);
-    if (!ledger_account_owner(acct) || strcmp(str_of(t, "id"), at_end + 1) != 0 ||
-        strlen(str_of(t, "at")) != at_len || strncmp(str_of(t, "at"), slash + 1, at_len) != 0 ||
-        (strcmp(str_of(t, "debit"), acct) != 0 && strcmp(str_of(t, "credit"), acct) != 0)) {
+    if (!ledger_account_owner(acct) || strcmp(doc_str(t, "id"), at_end + 1) != 0 ||
+        strlen(doc_str(t, "at")) != at_len || strncmp(doc_str(t, "at"), slash + 1, at_len) != 0 ||
+        (strcmp(doc_str(t, "debit"), acct) != 0 && strcmp(doc_str(t, "credit"), acct) != 0)) {
         violation(v, object, "the copy does not match its key (account, at, id)");
         return 0;
     }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "doc.h"
 #include "fleet.h"
 #include "hwreq.h"
 #include "names.h"
@@ -32,7 +33,7 @@ static const char *node_key(char buf[RD_KEY_MAX], const char *name)
 static void set_state(json_t *node, const char *state, rd_time now)
 {
     char ts[RDTIME_BUFLEN];
-    if (strcmp(fleet_str(node, "state"), state) == 0)
+    if (strcmp(doc_str(node, "state"), state) == 0)
         return;
     json_object_set_new(node, "state", json_string(state));
     json_object_set_new(node, "state_changed_at", json_string(rdtime_format(now, ts)));
@@ -49,8 +50,8 @@ static json_t *node_new_doc(cmd_ctx *ctx, const json_t *region, const char *name
     char ts[RDTIME_BUFLEN];
     rdtime_format(ctx->now, ts);
     return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:n, s:i, s:i, s:i, s:[], s:n, s:[], s:b, s:s, s:s, s:n}",
-                     "name", name, "region", fleet_str(region, "name"), "owner", fleet_str(region, "owner"),
-                     "provider", fleet_str(region, "provider"), "role", role, "minion_id", minion,
+                     "name", name, "region", doc_str(region, "name"), "owner", doc_str(region, "owner"),
+                     "provider", doc_str(region, "provider"), "role", role, "minion_id", minion,
                      "upnp", 1, "mining", 0, "state", "provisioning", "gpu_type", "gpu_count", 0,
                      "gpus_used", 0, "disk_gb", 0, "unmet", "inventory", "workers", "ephemeral", 0,
                      "created_at", ts, "state_changed_at", ts, "last_used_at");
@@ -62,7 +63,7 @@ static int node_unmet_held(const json_t *node)
     size_t i;
     json_t *u;
     json_array_foreach(json_object_get(node, "unmet"), i, u) {
-        const char *req = fleet_str(u, "requirement");
+        const char *req = doc_str(u, "requirement");
         size_t n = strlen(req);
         if (n > 5 && strcmp(req + n - 5, "_held") == 0)
             return 1;
@@ -74,7 +75,7 @@ static int node_unmet_held(const json_t *node)
  * sets state, unmet, gpu_type and gpu_count accordingly. */
 static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, const hw_inventory *inv)
 {
-    int storage = strcmp(fleet_str(node, "role"), "storage") == 0;
+    int storage = strcmp(doc_str(node, "role"), "storage") == 0;
     hwreq_context hc = { storage, json_is_true(json_object_get(region, "public")), fleet_region_is_central(region) };
     json_t *unmet = hwreq_check(inv, &hc);
     const char *model = hwreq_gpu_model(inv);
@@ -88,7 +89,7 @@ static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, cons
     json_object_set_new(node, "disk_gb", json_integer(disk));
     json_object_set_new(node, "cpu_cores", json_integer(inv->cpu_cores));
     json_object_set_new(node, "memory_gb", json_integer(inv->memory_gb));
-    const char *state = fleet_str(node, "state");
+    const char *state = doc_str(node, "state");
     if (json_array_size(unmet) > 0) {
         set_state(node, "rejected", ctx->now);
     } else if (strcmp(state, "provisioning") == 0 || strcmp(state, "rejected") == 0) {
@@ -98,9 +99,9 @@ static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, cons
      * running (the agent decides their fate), but the node takes no new
      * work until they end, and says why. */
     if (unmet && node_capacity_check_held(node, unmet) > 0) {
-        if (strcmp(fleet_str(node, "state"), "rejected") != 0)
+        if (strcmp(doc_str(node, "state"), "rejected") != 0)
             set_state(node, "draining", ctx->now);
-    } else if (node_unmet_held(node) && strcmp(fleet_str(node, "state"), "draining") == 0) {
+    } else if (node_unmet_held(node) && strcmp(doc_str(node, "state"), "draining") == 0) {
         set_state(node, "active", ctx->now);   /* the hardware came back */
     }
     json_object_set_new(node, "unmet", unmet ? unmet : json_array());
@@ -129,7 +130,7 @@ rd_code node_get(cmd_ctx *ctx, const char *name, json_t **node, rd_err *err)
 rd_code node_put(cmd_ctx *ctx, json_t *node, rd_err *err)
 {
     char key[RD_KEY_MAX];
-    return tx_put(ctx->tx, node_key(key, fleet_str(node, "name")), node, err);
+    return tx_put(ctx->tx, node_key(key, doc_str(node, "name")), node, err);
 }
 
 /* The name must be free: never used, or used by a node since removed. */
@@ -140,8 +141,8 @@ static rd_code node_name_free(cmd_ctx *ctx, const char *name, rd_err *err)
     rd_code rc = names_check("node name", name, err);
     if (rc == RD_OK)
         rc = tx_get(ctx->tx, node_key(key, name), &old, err);
-    if (rc == RD_OK && old && strcmp(fleet_str(old, "state"), "removed") != 0)
-        rc = rd_fail(err, RD_EEXISTS, "node '%s' exists already (in region '%s')", name, fleet_str(old, "region"));
+    if (rc == RD_OK && old && strcmp(doc_str(old, "state"), "removed") != 0)
+        rc = rd_fail(err, RD_EEXISTS, "node '%s' exists already (in region '%s')", name, doc_str(old, "region"));
     json_decref(old);
     return rc;
 }
@@ -154,7 +155,7 @@ rd_code node_stage_gcp_storage(cmd_ctx *ctx, const json_t *region, const char *n
     json_t *node = node_new_doc(ctx, region, name, "storage", "");
     if (!node)
         return rd_fail(err, RD_ENOMEM, "out of memory");
-    json_object_set_new(node, "storage_class", json_string(fleet_str(region, "storage_class")));
+    json_object_set_new(node, "storage_class", json_string(doc_str(region, "storage_class")));
     return node_put(ctx, node, err);
 }
 
@@ -165,7 +166,7 @@ rd_code node_stage_removed(cmd_ctx *ctx, const char *name, rd_err *err)
     if (rc != RD_OK)
         return rc;
     set_state(node, "removed", ctx->now);
-    rc = fleet_release_minion(ctx, fleet_str(node, "minion_id"), err);
+    rc = fleet_release_minion(ctx, doc_str(node, "minion_id"), err);
     if (rc == RD_OK)
         return node_put(ctx, node, err);
     json_decref(node);
@@ -183,17 +184,17 @@ static int opt_on(const cmd_args *a, const char *name, int dflt)
 /* Mining pays out to the region owner's wallet addresses (seed 000). */
 static rd_code node_check_mining(cmd_ctx *ctx, const cmd_args *a, const json_t *region, const char *verb, rd_err *err)
 {
-    if (!opt_on(a, "mining", 0) || account_has_mining_wallet(ctx, fleet_str(region, "owner")))
+    if (!opt_on(a, "mining", 0) || account_has_mining_wallet(ctx, doc_str(region, "owner")))
         return RD_OK;
     return rd_fail(err, RD_EINVAL, "%s --mining on: account '%s' has no mining wallet address (account set %s --mining-wallet ADDR)",
-                   verb, fleet_str(region, "owner"), fleet_str(region, "owner"));
+                   verb, doc_str(region, "owner"), doc_str(region, "owner"));
 }
 
 /* Region rules for adding a node of this role (seed 000). */
 static rd_code node_region_rules(cmd_ctx *ctx, const json_t *region, const char *role, const char *verb,
                                  rd_err *err)
 {
-    const char *rname = fleet_str(region, "name");
+    const char *rname = doc_str(region, "name");
     if (!fleet_region_is_physical(region))
         return rd_fail(err, RD_EINVAL, "%s: region '%s' is a GCP region; its nodes are provisioned by rigdeck (cloud sync)",
                        verb, rname);
@@ -201,10 +202,10 @@ static rd_code node_region_rules(cmd_ctx *ctx, const json_t *region, const char 
         if (!fleet_region_is_central(region))
             return rd_fail(err, RD_EINVAL, "%s: region '%s' uses local storage; storage nodes need a region with --storage central",
                            verb, rname);
-        if (*fleet_str(region, "storage_node"))
+        if (*doc_str(region, "storage_node"))
             return rd_fail(err, RD_EEXISTS, "%s: region '%s' has storage node '%s' already; only one per region (node replace swaps it)",
-                           verb, rname, fleet_str(region, "storage_node"));
-    } else if (fleet_region_is_central(region) && !*fleet_str(region, "storage_node")) {
+                           verb, rname, doc_str(region, "storage_node"));
+    } else if (fleet_region_is_central(region) && !*doc_str(region, "storage_node")) {
         return rd_fail(err, RD_EINVAL, "%s: region '%s' uses central storage; add its storage node before any compute node",
                        verb, rname);
     }
@@ -258,10 +259,10 @@ static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
  * their instance, RUNNING (the node is active) or gone (offline). */
 rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd_err *err)
 {
-    const char *state = fleet_str(node, "state");
-    if (strcmp(fleet_str(node, "provider"), "gcp") != 0)
+    const char *state = doc_str(node, "state");
+    if (strcmp(doc_str(node, "provider"), "gcp") != 0)
         return rd_fail(err, RD_EINVAL, "node report --instance: node '%s' is not a cloud node; physical nodes report --inventory",
-                       fleet_str(node, "name"));
+                       doc_str(node, "name"));
     if (strcmp(instance, "running") == 0) {
         if (strcmp(state, "provisioning") == 0 || strcmp(state, "offline") == 0)
             set_state(node, "active", ctx->now);
@@ -278,7 +279,7 @@ static rd_code node_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     if (rc == RD_OK && !cmd_opt(a, "inventory") == !cmd_opt(a, "instance"))
         rc = rd_fail(err, RD_EUSAGE, "node report: give exactly one of --inventory FILE (physical) or --instance running|terminated (cloud)");
     if (rc == RD_OK)
-        rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
+        rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK && cmd_opt(a, "instance"))
         rc = node_apply_instance(ctx, node, cmd_opt(a, "instance"), err);
     else if (rc == RD_OK)
@@ -301,13 +302,13 @@ static rd_code node_maintenance_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
     json_t *node = NULL, *region = NULL;
     rd_code rc = node_get(ctx, cmd_arg(a, 0), &node, err);
     if (rc == RD_OK)
-        rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
+        rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "node maintenance", err);
     if (rc != RD_OK)
         goto out;
 
-    const char *state = fleet_str(node, "state");
+    const char *state = doc_str(node, "state");
     int in_maint = strcmp(state, "maintenance") == 0 || strcmp(state, "draining") == 0;
     if (!in_maint && strcmp(state, "active") != 0) {
         rc = rd_fail(err, RD_EINVAL, "node maintenance: node '%s' is %s; only active, draining or maintenance nodes switch%s",
@@ -336,16 +337,16 @@ static rd_code node_replace_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     char key[RD_KEY_MAX], object[RD_KEY_MAX];
     json_t *old = NULL, *region = NULL, *node = NULL;
     rd_code rc = node_get(ctx, name, &old, err);
-    if (rc == RD_OK && strcmp(fleet_str(old, "role"), "storage") != 0)
+    if (rc == RD_OK && strcmp(doc_str(old, "role"), "storage") != 0)
         rc = rd_fail(err, RD_EINVAL, "node replace: node '%s' is a %s node; only storage nodes are replaced (remove and add compute nodes)",
-                     name, fleet_str(old, "role"));
+                     name, doc_str(old, "role"));
     if (rc == RD_OK)
-        rc = fleet_region_get(ctx, fleet_str(old, "region"), &region, err);
+        rc = fleet_region_get(ctx, doc_str(old, "region"), &region, err);
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "node replace", err);
     if (rc == RD_OK && !fleet_region_is_physical(region))
         rc = rd_fail(err, RD_EINVAL, "node replace: region '%s' is a GCP region; its storage node is managed by rigdeck",
-                     fleet_str(region, "name"));
+                     doc_str(region, "name"));
     if (rc == RD_OK)
         rc = node_name_free(ctx, with, err);
     if (rc == RD_OK)
@@ -362,7 +363,7 @@ static rd_code node_replace_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     }
     if (rc == RD_OK) {
         json_object_set_new(region, "storage_node", json_string(with));
-        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", fleet_str(region, "name")), json_incref(region), err);
+        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", doc_str(region, "name")), json_incref(region), err);
     }
     if (rc == RD_OK) {
         *result = json_incref(node);
@@ -382,27 +383,27 @@ static rd_code node_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     json_t *node = NULL, *region = NULL, *members = NULL;
     rd_code rc = node_get(ctx, name, &node, err);
     if (rc == RD_OK)
-        rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
+        rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "node remove", err);
     if (rc == RD_OK && node_workers(node) > 0)
         rc = rd_fail(err, RD_EINVAL, "node remove: node '%s' runs %zu worker(s); put it in maintenance and remove it once drained",
                      name, node_workers(node));
-    if (rc == RD_OK && strcmp(fleet_str(node, "role"), "storage") == 0) {
-        rc = fleet_region_nodes(ctx, fleet_str(region, "name"), "compute", &members, err);
+    if (rc == RD_OK && strcmp(doc_str(node, "role"), "storage") == 0) {
+        rc = fleet_region_nodes(ctx, doc_str(region, "name"), "compute", &members, err);
         if (rc == RD_OK && json_array_size(members) == 0) {
             json_decref(members);
-            rc = fleet_region_devices(ctx, fleet_str(region, "name"), &members, err);
+            rc = fleet_region_devices(ctx, doc_str(region, "name"), &members, err);
         }
         if (rc == RD_OK && json_array_size(members) > 0)
             rc = rd_fail(err, RD_EINVAL, "node remove: region '%s' still has '%s' relying on storage node '%s' (node replace swaps it)",
-                         fleet_str(region, "name"), fleet_str(json_array_get(members, 0), "name"), name);
+                         doc_str(region, "name"), doc_str(json_array_get(members, 0), "name"), name);
         if (rc == RD_OK && !fleet_region_is_physical(region))
             rc = rd_fail(err, RD_EINVAL, "node remove: '%s' is the storage node of GCP region '%s'; it goes with region remove",
-                         name, fleet_str(region, "name"));
+                         name, doc_str(region, "name"));
         if (rc == RD_OK) {
             json_object_del(region, "storage_node");
-            rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", fleet_str(region, "name")), json_incref(region), err);
+            rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", doc_str(region, "name")), json_incref(region), err);
         }
     }
     if (rc == RD_OK)
@@ -430,7 +431,7 @@ static rd_code node_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     json_t *node = NULL, *region = NULL;
     rd_code rc = node_get(ctx, cmd_arg(a, 0), &node, err);
     if (rc == RD_OK)
-        rc = fleet_region_get(ctx, fleet_str(node, "region"), &region, err);
+        rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "node set", err);
     if (rc == RD_OK && !cmd_opt(a, "gpu-sharing") && !cmd_opt(a, "upnp") && !cmd_opt(a, "mining"))
@@ -445,7 +446,7 @@ static rd_code node_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     if (rc == RD_OK && cmd_opt(a, "upnp"))
         json_object_set_new(node, "upnp", json_boolean(opt_on(a, "upnp", 1)));
     if (rc == RD_OK && cmd_opt(a, "mining")) {
-        if (strcmp(fleet_str(node, "role"), "storage") == 0)
+        if (strcmp(doc_str(node, "role"), "storage") == 0)
             rc = rd_fail(err, RD_EINVAL, "node set: --mining is for compute nodes");
         else if ((rc = node_check_mining(ctx, a, region, "node set", err)) == RD_OK)
             json_object_set_new(node, "mining", json_boolean(opt_on(a, "mining", 0)));

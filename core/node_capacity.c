@@ -13,12 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc.h"
 #include "fleet.h"
-
-static int64_t jint(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
 
 /* Used hundredths of physical GPU i of node. */
 static int64_t slot_used(const json_t *node, size_t i)
@@ -52,7 +48,7 @@ static void node_set_gpus_used(json_t *node)
 
 static void worker_ref(const json_t *job, size_t worker, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/%zu", fleet_str(job, "id"), worker);
+    snprintf(buf, len, "%s/%zu", doc_str(job, "id"), worker);
 }
 
 /* Holds a slot for each GPU index up to count (new slots free). */
@@ -70,7 +66,7 @@ static void slots_cover(json_t *node, size_t count)
 static void slots_fit(json_t *node)
 {
     json_t *slots = json_object_get(node, "gpu_alloc");
-    int64_t count = jint(node, "gpu_count");
+    int64_t count = doc_int(node, "gpu_count");
     size_t n = count > 0 ? (size_t)count : 0;
     slots_cover(node, n);
     while (json_array_size(slots) > n && slot_used(node, json_array_size(slots) - 1) == 0)
@@ -80,7 +76,7 @@ static void slots_fit(json_t *node)
 size_t node_capacity_check_held(json_t *node, json_t *unmet)
 {
     json_t *slots = json_object_get(node, "gpu_alloc");
-    int64_t count = jint(node, "gpu_count"), held_beyond = 0;
+    int64_t count = doc_int(node, "gpu_count"), held_beyond = 0;
     size_t added = 0;
     if (count < 0)
         count = 0;
@@ -100,17 +96,17 @@ size_t node_capacity_check_held(json_t *node, json_t *unmet)
                                                "work until they end"));
         added++;
     }
-    if (jint(node, "disk_used_gb") > jint(node, "disk_gb")) {
+    if (doc_int(node, "disk_used_gb") > doc_int(node, "disk_gb")) {
         json_array_append_new(unmet, json_pack("{s:s, s:I, s:I, s:s}", "requirement", "disk_held", "required",
-                                               (json_int_t)jint(node, "disk_used_gb"), "actual",
-                                               (json_int_t)jint(node, "disk_gb"), "message",
+                                               (json_int_t)doc_int(node, "disk_used_gb"), "actual",
+                                               (json_int_t)doc_int(node, "disk_gb"), "message",
                                                "running workers hold more NVMe disk (GB) than the node reports"));
         added++;
     }
-    if (jint(node, "cpus_used") > jint(node, "cpu_cores") * 2) {
+    if (doc_int(node, "cpus_used") > doc_int(node, "cpu_cores") * 2) {
         json_array_append_new(unmet, json_pack("{s:s, s:I, s:I, s:s}", "requirement", "vcpus_held", "required",
-                                               (json_int_t)jint(node, "cpus_used"), "actual",
-                                               (json_int_t)(jint(node, "cpu_cores") * 2), "message",
+                                               (json_int_t)doc_int(node, "cpus_used"), "actual",
+                                               (json_int_t)(doc_int(node, "cpu_cores") * 2), "message",
                                                "running workers hold more vCPUs than the node reports"));
         added++;
     }
@@ -122,7 +118,7 @@ static void unmet_drop_held(json_t *node)
 {
     json_t *unmet = json_object_get(node, "unmet");
     for (size_t i = json_array_size(unmet); i-- > 0;) {
-        const char *req = fleet_str(json_array_get(unmet, i), "requirement");
+        const char *req = doc_str(json_array_get(unmet, i), "requirement");
         size_t n = strlen(req);
         if (n > 5 && strcmp(req + n - 5, "_held") == 0)
             json_array_remove(unmet, i);
@@ -136,22 +132,22 @@ void node_capacity_take(json_t *node, const json_t *job, size_t worker, const js
     json_t *slots = json_object_get(node, "gpu_alloc");
     if (!json_is_array(slots)) {
         slots = json_array();
-        for (int64_t i = 0; i < jint(node, "gpu_count"); i++)
+        for (int64_t i = 0; i < doc_int(node, "gpu_count"); i++)
             json_array_append_new(slots, json_integer(0));
         json_object_set_new(node, "gpu_alloc", slots);
     }
     /* a node that reported more GPUs than it had slots for */
-    slots_cover(node, (size_t)(jint(node, "gpu_count") > 0 ? jint(node, "gpu_count") : 0));
+    slots_cover(node, (size_t)(doc_int(node, "gpu_count") > 0 ? doc_int(node, "gpu_count") : 0));
     size_t i;
     json_t *a;
     json_array_foreach(alloc, i, a) {
-        size_t g = (size_t)jint(a, "gpu");
-        json_array_set_new(slots, g, json_integer(slot_used(node, g) + jint(a, "x100")));
+        size_t g = (size_t)doc_int(a, "gpu");
+        json_array_set_new(slots, g, json_integer(slot_used(node, g) + doc_int(a, "x100")));
     }
     node_set_gpus_used(node);
-    json_object_set_new(node, "disk_used_gb", json_integer(jint(node, "disk_used_gb") + jint(res, "disk_size")));
+    json_object_set_new(node, "disk_used_gb", json_integer(doc_int(node, "disk_used_gb") + doc_int(res, "disk_size")));
     if (accepts_gpu(job, "cpu"))
-        json_object_set_new(node, "cpus_used", json_integer(jint(node, "cpus_used") + jint(res, "cpu_count")));
+        json_object_set_new(node, "cpus_used", json_integer(doc_int(node, "cpus_used") + doc_int(res, "cpu_count")));
     worker_ref(job, worker, ref, sizeof ref);
     if (!json_is_array(json_object_get(node, "workers")))
         json_object_set_new(node, "workers", json_array());
@@ -176,20 +172,20 @@ void node_capacity_release(json_t *node, const json_t *job, size_t worker, rd_ti
     if (!held)   /* releasing twice must not free capacity twice */
         return;
     json_array_foreach(json_object_get(w, "alloc"), i, a) {
-        size_t g = (size_t)jint(a, "gpu");
-        int64_t left = slot_used(node, g) - jint(a, "x100");
+        size_t g = (size_t)doc_int(a, "gpu");
+        int64_t left = slot_used(node, g) - doc_int(a, "x100");
         json_array_set_new(slots, g, json_integer(left > 0 ? left : 0));
     }
     slots_fit(node);
     node_set_gpus_used(node);
-    int64_t disk = jint(node, "disk_used_gb") - jint(res, "disk_size");
+    int64_t disk = doc_int(node, "disk_used_gb") - doc_int(res, "disk_size");
     json_object_set_new(node, "disk_used_gb", json_integer(disk > 0 ? disk : 0));
     if (accepts_gpu(job, "cpu")) {
-        int64_t cpus = jint(node, "cpus_used") - jint(res, "cpu_count");
+        int64_t cpus = doc_int(node, "cpus_used") - doc_int(res, "cpu_count");
         json_object_set_new(node, "cpus_used", json_integer(cpus > 0 ? cpus : 0));
     }
     json_object_set_new(node, "last_used_at", json_string(rdtime_format(now, ts)));
-    if (strcmp(fleet_str(node, "state"), "draining") == 0 && json_array_size(workers) == 0) {
+    if (strcmp(doc_str(node, "state"), "draining") == 0 && json_array_size(workers) == 0) {
         unmet_drop_held(node);
         json_object_set_new(node, "state", json_string("maintenance"));
         json_object_set_new(node, "state_changed_at", json_string(ts));

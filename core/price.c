@@ -6,6 +6,7 @@
 #include "account.h"
 #include "catalog.h"
 #include "cmd.h"
+#include "doc.h"
 #include "fleet.h"
 #include "num.h"
 
@@ -55,7 +56,7 @@ static rd_code price_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         json_t *price = json_null();
         size_t k;
         json_array_foreach(prices, k, p)
-            if (strcmp(fleet_str(p, "name"), g->id) == 0)
+            if (strcmp(doc_str(p, "name"), g->id) == 0)
                 price = json_incref(json_object_get(p, "price_ucr"));
         json_array_append_new(items, json_pack("{s:s, s:s, s:o, s:I}", "name", g->id, "class", catalog_class_name(g->cls),
                                                "price_ucr", price, "usage_fee_ucr", (json_int_t)g->usage_fee_ucr));

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "account.h"
+#include "doc.h"
 #include "fleet.h"
 #include "gcp_key.h"
 #include "names.h"
@@ -133,7 +134,7 @@ static rd_code provider_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     if (rc == RD_OK && !prov)
         rc = rd_fail(err, RD_ENOTFOUND, "provider gcp is not enabled for account '%s' (provider enable gcp)", owner);
     if (rc == RD_OK)
-        rc = fleet_unseal(ctx, fleet_str(prov, "secret_key"), &plain, &len, err);
+        rc = fleet_unseal(ctx, doc_str(prov, "secret_key"), &plain, &len, err);
     if (rc == RD_OK && (rc = gcp_key_parse(plain, len, &sa, err)) == RD_OK) {
         *result = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", "gcp", "owner", owner, "key", "ok", "project_id",
                             sa.project_id, "client_email", sa.client_email);

@@ -9,6 +9,7 @@
 
 #include "cloud.h"
 #include "cmd.h"
+#include "doc.h"
 #include "fleet.h"
 #include "num.h"
 #include "quota.h"
@@ -34,9 +35,9 @@ static json_t *quota_view(const json_t *region, const json_t *quota)
         json_array_append_new(list, json_pack("{s:s, s:O, s:O, s:I}", "metric", k, "limit",
                                               json_object_get(m, "limit"), "usage", json_object_get(m, "usage"),
                                               "available", (json_int_t)quota_available(metrics, k)));
-    return json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", fleet_str(region, "name"), "region",
-                     fleet_str(region, "name"), "gcp_region", fleet_str(region, "gcp_region"), "metrics", list,
-                     "runnable", quota_runnable_map(fleet_str(region, "gcp_region"), metrics));
+    return json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", doc_str(region, "name"), "region",
+                     doc_str(region, "name"), "gcp_region", doc_str(region, "gcp_region"), "metrics", list,
+                     "runnable", quota_runnable_map(doc_str(region, "gcp_region"), metrics));
 }
 
 static rd_code quota_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
@@ -95,7 +96,7 @@ static rd_code quota_refresh_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (rc == RD_OK) {
         *result = quota_view(region, quota);
         json_object_set_new(*result, "source", json_string("gcp"));
-        json_object_set_new(*result, "refreshed_at", json_string(fleet_str(quota, "refreshed_at")));
+        json_object_set_new(*result, "refreshed_at", json_string(doc_str(quota, "refreshed_at")));
     }
     json_decref(region);
     json_decref(quota);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "doc.h"
 #include "fleet.h"
 #include "account.h"
 #include "names.h"
@@ -79,10 +80,10 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
             return rc;
         }
         json_array_foreach(all, i, r)
-            if (strcmp(fleet_str(r, "owner"), ctx->actor) == 0 &&
-                strcmp(fleet_str(r, "gcp_region"), cmd_opt(a, "gcp-region")) == 0)
+            if (strcmp(doc_str(r, "owner"), ctx->actor) == 0 &&
+                strcmp(doc_str(r, "gcp_region"), cmd_opt(a, "gcp-region")) == 0)
                 rc = rd_fail(err, RD_EEXISTS, "region create: account '%s' has GCP region %s already as region '%s'",
-                             ctx->actor, cmd_opt(a, "gcp-region"), fleet_str(r, "name"));
+                             ctx->actor, cmd_opt(a, "gcp-region"), doc_str(r, "name"));
         json_decref(all);
         if (rc != RD_OK) {
             json_decref(doc);
@@ -109,20 +110,20 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
  * regions' members too. */
 static void region_set_counts(json_t *region, const json_t *nodes, const json_t *devices)
 {
-    const char *name = fleet_str(region, "name");
+    const char *name = doc_str(region, "name");
     const json_t *n;
     size_t i;
     int compute = 0, storage = 0, ndev = 0;
     json_array_foreach(nodes, i, n) {
-        if (strcmp(fleet_str(n, "region"), name) != 0)
+        if (strcmp(doc_str(n, "region"), name) != 0)
             continue;
-        if (strcmp(fleet_str(n, "role"), "storage") == 0)
+        if (strcmp(doc_str(n, "role"), "storage") == 0)
             storage++;
         else
             compute++;
     }
     json_array_foreach(devices, i, n)
-        ndev += strcmp(fleet_str(n, "region"), name) == 0;
+        ndev += strcmp(doc_str(n, "region"), name) == 0;
     json_object_set_new(region, "compute_nodes", json_integer(compute));
     json_object_set_new(region, "storage_nodes", json_integer(storage));
     json_object_set_new(region, "devices", json_integer(ndev));
@@ -133,9 +134,9 @@ static void region_set_counts(json_t *region, const json_t *nodes, const json_t 
 static rd_code region_view(cmd_ctx *ctx, json_t *region, rd_err *err)
 {
     json_t *nodes = NULL, *devices = NULL;
-    rd_code rc = fleet_region_nodes(ctx, fleet_str(region, "name"), NULL, &nodes, err);
+    rd_code rc = fleet_region_nodes(ctx, doc_str(region, "name"), NULL, &nodes, err);
     if (rc == RD_OK)
-        rc = fleet_region_devices(ctx, fleet_str(region, "name"), &devices, err);
+        rc = fleet_region_devices(ctx, doc_str(region, "name"), &devices, err);
     if (rc == RD_OK)
         region_set_counts(region, nodes, devices);
     json_decref(nodes);
@@ -184,7 +185,7 @@ static rd_code region_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
         rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", cmd_arg(a, 0)), &quota, err);
         json_t *metrics = quota ? json_object_get(quota, "metrics") : NULL;
         if (rc == RD_OK)
-            json_object_set_new(region, "runnable", quota_runnable_map(fleet_str(region, "gcp_region"), metrics));
+            json_object_set_new(region, "runnable", quota_runnable_map(doc_str(region, "gcp_region"), metrics));
         json_decref(quota);
     }
     if (rc != RD_OK) {
@@ -201,8 +202,8 @@ static const char *region_first_member(json_t *items, const char *region, char *
     size_t i;
     json_t *m;
     json_array_foreach(items, i, m) {
-        if (strcmp(fleet_str(m, "region"), region) == 0 && strcmp(fleet_str(m, "state"), "removed") != 0) {
-            snprintf(buf, len, "%s", fleet_str(m, "name"));
+        if (strcmp(doc_str(m, "region"), region) == 0 && strcmp(doc_str(m, "state"), "removed") != 0) {
+            snprintf(buf, len, "%s", doc_str(m, "name"));
             return buf;
         }
     }
@@ -214,7 +215,7 @@ static const char *region_first_member(json_t *items, const char *region, char *
  * records at once would leave the VM running with nothing to remember it. */
 static int region_storage_has_instance(const json_t *node)
 {
-    return *fleet_str(node, "gcp_instance") || strcmp(fleet_str(node, "state"), "provisioning") != 0;
+    return *doc_str(node, "gcp_instance") || strcmp(doc_str(node, "state"), "provisioning") != 0;
 }
 
 /* The first half of removing a GCP region whose storage VM exists: the region
@@ -225,21 +226,21 @@ static rd_code region_stage_removing(cmd_ctx *ctx, json_t *region, json_t *node,
     char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
     rdtime_format(ctx->now, ts);
     json_t *doc = NULL;
-    rd_code rc = node_get(ctx, fleet_str(node, "name"), &doc, err);   /* guarded */
+    rd_code rc = node_get(ctx, doc_str(node, "name"), &doc, err);   /* guarded */
     if (rc != RD_OK)
         return rc;
-    if (strcmp(fleet_str(doc, "state"), "active") == 0) {
+    if (strcmp(doc_str(doc, "state"), "active") == 0) {
         json_object_set_new(doc, "state", json_string("maintenance"));
         json_object_set_new(doc, "state_changed_at", json_string(ts));
     }
-    if (!*fleet_str(doc, "release_started_at"))
+    if (!*doc_str(doc, "release_started_at"))
         json_object_set_new(doc, "release_started_at", json_string(ts));
     json_object_set_new(doc, "release_reason", json_string("region_removed"));
     rc = node_put(ctx, doc, err);
     json_object_set_new(region, "state", json_string("removing"));
     json_object_set_new(region, "state_changed_at", json_string(ts));
     if (rc == RD_OK)
-        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", fleet_str(region, "name")), json_incref(region), err);
+        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", doc_str(region, "name")), json_incref(region), err);
     *deferred = 1;
     return rc;
 }
@@ -275,14 +276,14 @@ static rd_code region_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     json_array_foreach(items, i, n) {
         if (rc != RD_OK)
             break;
-        if (!fleet_region_is_physical(region) && strcmp(fleet_str(n, "role"), "storage") == 0) {
+        if (!fleet_region_is_physical(region) && strcmp(doc_str(n, "role"), "storage") == 0) {
             if (region_storage_has_instance(n))
                 rc = region_stage_removing(ctx, region, n, &deferred, err);
             else
-                rc = node_stage_removed(ctx, fleet_str(n, "name"), err);
+                rc = node_stage_removed(ctx, doc_str(n, "name"), err);
         } else
             rc = rd_fail(err, RD_EINVAL, "region remove: region '%s' still has node '%s' (node remove it first)",
-                         name, fleet_str(n, "name"));
+                         name, doc_str(n, "name"));
     }
     json_decref(items);
     if (rc == RD_OK && deferred) {

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "doc.h"
 #include "fleet.h"
 #include "names.h"
 
@@ -26,10 +27,10 @@ rd_code regional_region(cmd_ctx *ctx, const char *name, const char *what, json_t
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, *region, what, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/accounts/%s", fleet_str(*region, "owner")), &owner, err);
-    if (rc == RD_OK && owner && strcmp(fleet_str(owner, "plan"), "free") == 0)
+        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/accounts/%s", doc_str(*region, "owner")), &owner, err);
+    if (rc == RD_OK && owner && strcmp(doc_str(owner, "plan"), "free") == 0)
         rc = rd_fail(err, RD_EPERM, "%s: regional resources need the team plan or higher; account '%s' is on the free plan",
-                     what, fleet_str(*region, "owner"));
+                     what, doc_str(*region, "owner"));
     if (rc == RD_OK)
         rc = fleet_region_nodes(ctx, name, "compute", &nodes, err);
     if (rc == RD_OK)
@@ -66,7 +67,7 @@ rd_code regional_name_free(cmd_ctx *ctx, const char *kind, const char *name, rd_
     if (rc == RD_ENOTFOUND)
         return RD_OK;
     if (rc == RD_OK)
-        rc = rd_fail(err, RD_EEXISTS, "%s '%s' exists already (in region '%s')", kind, name, fleet_str(doc, "region"));
+        rc = rd_fail(err, RD_EEXISTS, "%s '%s' exists already (in region '%s')", kind, name, doc_str(doc, "region"));
     json_decref(doc);
     return rc;
 }

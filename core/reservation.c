@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "doc.h"
 #include "fleet.h"
 #include "names.h"
 #include "num.h"
@@ -60,7 +61,7 @@ static rd_code reservation_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
         rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/ports/%s/%lld", rname, (long long)port), &slot, err);
         if (rc == RD_OK && slot)
             rc = rd_fail(err, RD_EEXISTS, "--port %lld is reserved already in region '%s' by reservation '%s'", (long long)port,
-                         rname, fleet_str(slot, "reservation"));
+                         rname, doc_str(slot, "reservation"));
         json_decref(slot);
     }
     if (rc == RD_OK)
@@ -68,13 +69,13 @@ static rd_code reservation_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
     if (rc == RD_OK)
         rc = tx_list(ctx->tx, "/rigdeck/reservations/", &all, err);
     json_array_foreach(all, i, r)
-        if (rc == RD_OK && strcmp(fleet_str(r, "region"), rname) == 0 &&
-            strcasecmp(fleet_str(r, "hostname"), cmd_opt(a, "hostname")) == 0)
+        if (rc == RD_OK && strcmp(doc_str(r, "region"), rname) == 0 &&
+            strcasecmp(doc_str(r, "hostname"), cmd_opt(a, "hostname")) == 0)
             rc = rd_fail(err, RD_EEXISTS, "--hostname %s is published already in region '%s' by reservation '%s'",
-                         cmd_opt(a, "hostname"), rname, fleet_str(r, "name"));
+                         cmd_opt(a, "hostname"), rname, doc_str(r, "name"));
     if (rc == RD_OK) {
         json_t *res = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "name", name, "region", rname, "owner",
-                                fleet_str(region, "owner"), "type", "port", "hostname", cmd_opt(a, "hostname"), "port",
+                                doc_str(region, "owner"), "type", "port", "hostname", cmd_opt(a, "hostname"), "port",
                                 (json_int_t)port, "created_at", rdtime_format(ctx->now, ts));
         *result = json_incref(res);
         rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/reservations/%s", name), res, err);
@@ -90,11 +91,11 @@ static rd_code reservation_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **
     json_t *res = NULL, *region = NULL;
     rd_code rc = regional_get(ctx, "reservation", cmd_arg(a, 0), &res, err);
     if (rc == RD_OK)
-        rc = fleet_region_get(ctx, fleet_str(res, "region"), &region, err);
+        rc = fleet_region_get(ctx, doc_str(res, "region"), &region, err);
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "reservation remove", err);
     if (rc == RD_OK)
-        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/ports/%s/%lld", fleet_str(res, "region"),
+        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/ports/%s/%lld", doc_str(res, "region"),
                                        (long long)json_integer_value(json_object_get(res, "port"))), err);
     if (rc == RD_OK)
         rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/reservations/%s", cmd_arg(a, 0)), err);

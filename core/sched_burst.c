@@ -17,24 +17,20 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "doc.h"
 #include "fleet.h"
 #include "job.h"
 #include "node.h"
 #include "quota.h"
 
-static int64_t jint(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
-
 /* 1 when the GCP region can take jobs: its storage node is active. */
 static int region_ready(cmd_ctx *ctx, const json_t *region)
 {
     json_t *n = NULL;
-    if (strcmp(fleet_str(region, "provider"), "gcp") != 0 ||
-        node_get(ctx, fleet_str(region, "storage_node"), &n, NULL) != RD_OK)
+    if (strcmp(doc_str(region, "provider"), "gcp") != 0 ||
+        node_get(ctx, doc_str(region, "storage_node"), &n, NULL) != RD_OK)
         return 0;
-    int ready = strcmp(fleet_str(n, "state"), "active") == 0;
+    int ready = strcmp(doc_str(n, "state"), "active") == 0;
     json_decref(n);
     return ready;
 }
@@ -47,23 +43,23 @@ static void quota_use(json_t *metrics, const char *metric, int64_t amount)
         m = json_pack("{s:I, s:I}", "limit", (json_int_t)0, "usage", (json_int_t)0);
         json_object_set_new(metrics, metric, m);
     }
-    json_object_set_new(m, "usage", json_integer(jint(m, "usage") + amount));
+    json_object_set_new(m, "usage", json_integer(doc_int(m, "usage") + amount));
 }
 
 static rd_code stage_burst(cmd_ctx *ctx, json_t *job, size_t w, const json_t *region, const gpu_type *g,
                            int64_t gpus, json_t *quota, rd_err *err)
 {
     char name[RD_KEY_MAX], key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    const char *rname = fleet_str(region, "name");
-    snprintf(name, sizeof name, "%s-%s-%s-%zu", rname, g->id, fleet_str(job, "id") + 4, w);
+    const char *rname = doc_str(region, "name");
+    snprintf(name, sizeof name, "%s-%s-%s-%zu", rname, g->id, doc_str(job, "id") + 4, w);
     rdtime_format(ctx->now, ts);
     json_t *node = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:I, s:i, s:I, s:[], s:n, s:[], s:b, "
                              "s:s, s:s, s:n, s:s, s:s, s:I}",
-                             "name", name, "region", rname, "owner", fleet_str(region, "owner"), "provider", "gcp",
+                             "name", name, "region", rname, "owner", doc_str(region, "owner"), "provider", "gcp",
                              "role", "compute", "minion_id", "", "upnp", 0, "mining", 0, "state", "provisioning",
                              "gpu_type", g->id, "gpu_count", (json_int_t)gpus, "gpus_used", 0, "disk_gb",
                              (json_int_t)(gpus * QUOTA_SSD_PER_JOB_GB), "unmet", "inventory", "workers", "ephemeral", 1,
-                             "created_at", ts, "state_changed_at", ts, "last_used_at", "for_job", fleet_str(job, "id"),
+                             "created_at", ts, "state_changed_at", ts, "last_used_at", "for_job", doc_str(job, "id"),
                              "accelerator", g->gcp_accelerator, "cpu_cores", (json_int_t)(gpus * g->gcp_cpus_per_job / 2));
     if (!node)
         return rd_fail(err, RD_ENOMEM, "out of memory");
@@ -87,9 +83,9 @@ static rd_code exhausted_policy(cmd_ctx *ctx, const json_t *job, int *fail_job, 
 {
     char key[RD_KEY_MAX];
     json_t *project = NULL;
-    rd_code rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/projects/%s/%s", fleet_str(job, "project_owner"),
-                                        fleet_str(job, "project")), &project, err);
-    *fail_job = rc == RD_OK && strcmp(fleet_str(project, "on_quota_exhausted"), "fail") == 0;
+    rd_code rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/projects/%s/%s", doc_str(job, "project_owner"),
+                                        doc_str(job, "project")), &project, err);
+    *fail_job = rc == RD_OK && strcmp(doc_str(project, "on_quota_exhausted"), "fail") == 0;
     json_decref(project);
     return rc;
 }
@@ -99,7 +95,7 @@ static rd_code fail_job(cmd_ctx *ctx, json_t *job, rd_err *err)
     size_t i;
     json_t *wk;
     json_array_foreach(json_object_get(job, "workers"), i, wk)
-        if (strcmp(fleet_str(wk, "state"), "waiting_gpus") == 0)
+        if (strcmp(doc_str(wk, "state"), "waiting_gpus") == 0)
             json_object_set_new(wk, "state", json_string("failed"));
     json_object_set_new(job, "reason", json_string("quota_exhausted"));
     job_update_state(job);
@@ -116,22 +112,22 @@ rd_code sched_burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size
         return rc;
     const json_t *res = json_object_get(job, "resources");
     json_t *worker = json_array_get(json_object_get(job, "workers"), w);
-    const char *pin = fleet_str(job, "region_pin");
-    int64_t gpus = (jint(res, "gpus_x100") + 99) / 100;
+    const char *pin = doc_str(job, "region_pin");
+    int64_t gpus = (doc_int(res, "gpus_x100") + 99) / 100;
     int offered = 0;
-    if (*fleet_str(worker, "pending_node")) {
+    if (*doc_str(worker, "pending_node")) {
         *out = SCHED_BURST_PENDING;
         goto done;
     }
-    if (strcmp(fleet_str(worker, "state"), "waiting_gpus") != 0 || gpus == 0)
+    if (strcmp(doc_str(worker, "state"), "waiting_gpus") != 0 || gpus == 0)
         goto done;
     const char *rname;
     json_t *region;
     json_object_foreach(s->regions, rname, region) {
-        if (strcmp(fleet_str(region, "owner"), fleet_str(job, "project_owner")) != 0 || !region_ready(ctx, region) ||
+        if (strcmp(doc_str(region, "owner"), doc_str(job, "project_owner")) != 0 || !region_ready(ctx, region) ||
             (*pin && strcmp(pin, rname) != 0))
             continue;
-        const gcp_region_info *info = catalog_gcp_region(fleet_str(region, "gcp_region"));
+        const gcp_region_info *info = catalog_gcp_region(doc_str(region, "gcp_region"));
         size_t k;
         json_t *t;
         json_array_foreach(json_object_get(res, "gpu_types"), k, t) {

@@ -14,6 +14,7 @@
 
 #include "billing_usage.h"
 #include "catalog.h"
+#include "doc.h"
 #include "fleet.h"
 #include "sched_index.h"
 
@@ -40,11 +41,6 @@ struct sched_bucket {
     size_t n, cap;
 };
 
-static int64_t jint(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
-
 /* ---- job view ------------------------------------------------------------ */
 
 static int accepts(const sched_job *j, const char *gpu)
@@ -63,17 +59,17 @@ void sched_job_view(const json_t *job, sched_job *j)
     const json_t *max = json_object_get(res, "max_price_ucr");
     memset(j, 0, sizeof *j);
     j->doc = job;
-    j->id = fleet_str(job, "id");
-    j->owner = fleet_str(job, "project_owner");
-    j->fed_payer = billing_federated_rate(fleet_str(job, "type"), fleet_str(job, "creator"), j->owner)
-                       ? fleet_str(job, "creator")
+    j->id = doc_str(job, "id");
+    j->owner = doc_str(job, "project_owner");
+    j->fed_payer = billing_federated_rate(doc_str(job, "type"), doc_str(job, "creator"), j->owner)
+                       ? doc_str(job, "creator")
                        : NULL;
-    j->pin = fleet_str(job, "region_pin");
+    j->pin = doc_str(job, "region_pin");
     j->types = json_object_get(res, "gpu_types");
     j->cpu_job = accepts(j, "cpu");
-    j->want_x100 = jint(res, "gpus_x100");
-    j->disk = jint(res, "disk_size");
-    j->cpus = jint(res, "cpu_count");
+    j->want_x100 = doc_int(res, "gpus_x100");
+    j->disk = doc_int(res, "disk_size");
+    j->cpus = doc_int(res, "cpu_count");
     j->has_max = json_is_integer(max);
     j->max_price = json_integer_value(max);
 }
@@ -170,10 +166,10 @@ static int bucket_next(const sched_group *g, int f)
 
 static int group_of(sched_snapshot *s, const json_t *doc)
 {
-    const char *region = fleet_str(doc, "region"), *gpu = fleet_str(doc, "gpu_type");
-    int sharing = json_is_true(json_object_get(doc, "gpu_sharing")), cpu_only = jint(doc, "gpu_count") <= 0;
+    const char *region = doc_str(doc, "region"), *gpu = doc_str(doc, "gpu_type");
+    int sharing = json_is_true(json_object_get(doc, "gpu_sharing")), cpu_only = doc_int(doc, "gpu_count") <= 0;
     const json_t *rdoc = json_object_get(s->regions, region);
-    if (strcmp(fleet_str(doc, "state"), "active") != 0 || !rdoc)
+    if (strcmp(doc_str(doc, "state"), "active") != 0 || !rdoc)
         return -1;
     for (size_t k = 0; k < s->ngroups; k++) {
         sched_group *g = &s->groups[k];
@@ -197,7 +193,7 @@ static void node_parse(sched_snapshot *s, size_t i)
 {
     sched_node *n = &s->nodes[i];
     const json_t *doc = n->doc, *alloc = json_object_get(doc, "gpu_alloc");
-    int64_t count = jint(doc, "gpu_count");
+    int64_t count = doc_int(doc, "gpu_count");
     n->gpu_count = count > 0 ? (int)count : 0;
     n->slots = realloc(n->slots, ((size_t)n->gpu_count + 1) * sizeof *n->slots);
     n->free_x100 = 0;
@@ -207,8 +203,8 @@ static void node_parse(sched_snapshot *s, size_t i)
         n->free_x100 += 100 - n->slots[k];
         n->whole_free += n->slots[k] == 0;
     }
-    n->disk_free = jint(doc, "disk_gb") - jint(doc, "disk_used_gb");
-    n->cpus_free = jint(doc, "cpu_cores") * 2 - jint(doc, "cpus_used");
+    n->disk_free = doc_int(doc, "disk_gb") - doc_int(doc, "disk_used_gb");
+    n->cpus_free = doc_int(doc, "cpu_cores") * 2 - doc_int(doc, "cpus_used");
     const char *lu = json_string_value(json_object_get(doc, "last_used_at"));
     n->used = lu != NULL;
     snprintf(n->last_used, sizeof n->last_used, "%s", lu ? lu : "");
@@ -264,7 +260,7 @@ static int load_node(const store_kv *kv, void *data)
         json_decref(doc);
         return rd_fail(ls->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key);
     }
-    if (strcmp(fleet_str(doc, "role"), "compute") != 0 || strcmp(fleet_str(doc, "state"), "removed") == 0) {
+    if (strcmp(doc_str(doc, "role"), "compute") != 0 || strcmp(doc_str(doc, "state"), "removed") == 0) {
         json_decref(doc);
         return 0;
     }
@@ -274,7 +270,7 @@ static int load_node(const store_kv *kv, void *data)
     }
     sched_node *n = &s->nodes[s->nnodes++];
     memset(n, 0, sizeof *n);
-    n->name = strdup(fleet_str(doc, "name"));
+    n->name = strdup(doc_str(doc, "name"));
     n->doc = doc;
     n->committed = json_incref(doc);
     n->rev = kv->mod_revision;
@@ -302,10 +298,10 @@ rd_code sched_load(cmd_ctx *ctx, sched_snapshot *s, rd_err *err)
     s->regions = json_object();
     s->prices = json_object();
     json_array_foreach(regions, i, r)
-        json_object_set(s->regions, fleet_str(r, "name"), r);
+        json_object_set(s->regions, doc_str(r, "name"), r);
     json_array_foreach(prices, i, r)
-        json_object_set(s->prices, fleet_str(r, "name"), json_object_get(r, "price_ucr"));
-    s->max_wait_s = cfg && jint(cfg, "max_wait_s") > 0 ? jint(cfg, "max_wait_s") : DEFAULT_MAX_WAIT_S;
+        json_object_set(s->prices, doc_str(r, "name"), json_object_get(r, "price_ucr"));
+    s->max_wait_s = cfg && doc_int(cfg, "max_wait_s") > 0 ? doc_int(cfg, "max_wait_s") : DEFAULT_MAX_WAIT_S;
     json_decref(regions);
     json_decref(prices);
     json_decref(cfg);
@@ -356,7 +352,7 @@ static sched_verdict group_verdict(const sched_snapshot *s, const sched_job *j, 
 {
     if (j->cpu_job ? !g->cpu_only && !accepts(j, g->gpu_type) : !accepts(j, g->gpu_type))
         return SCHED_GPU_TYPE;
-    offer->own = strcmp(fleet_str(g->rdoc, "owner"), j->owner) == 0;
+    offer->own = strcmp(doc_str(g->rdoc, "owner"), j->owner) == 0;
     if (!offer->own && !json_is_true(json_object_get(g->rdoc, "public")))
         return SCHED_PRIVATE;
     if (*j->pin && strcmp(j->pin, g->region) != 0)

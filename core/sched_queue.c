@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "billing_usage.h"
+#include "doc.h"
 #include "fleet.h"
 #include "ledger.h"
 #include "sched_index.h"
@@ -177,7 +178,7 @@ static int has_waiting_worker(const json_t *job)
     size_t k;
     json_t *w;
     json_array_foreach(json_object_get(job, "workers"), k, w)
-        if (strcmp(fleet_str(w, "state"), "waiting_gpus") == 0)
+        if (strcmp(doc_str(w, "state"), "waiting_gpus") == 0)
             return 1;
     return 0;
 }
@@ -266,8 +267,8 @@ static int queue_fields(sched_qjob *j)
         return doc ? 0 : -1;
     j->priority = json_integer_value(json_object_get(doc, "priority"));
     free(j->submitted);
-    j->submitted = strdup(fleet_str(doc, "submitted_at"));
-    snprintf(j->id, sizeof j->id, "%s", fleet_str(doc, "id"));
+    j->submitted = strdup(doc_str(doc, "submitted_at"));
+    snprintf(j->id, sizeof j->id, "%s", doc_str(doc, "id"));
     json_decref(j->doc);
     j->doc = NULL;
     j->waiting = 1;   /* unknown without decoding: counted by decoding */

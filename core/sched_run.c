@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "doc.h"
 #include "fleet.h"
 #include "job.h"
 #include "ledger.h"
@@ -171,11 +172,11 @@ static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *of
     json_t *worker = json_array_get(json_object_get(q->work, "workers"), k);
     json_object_set_new(worker, "state", json_string("running"));
     json_object_set_new(worker, "node", json_string(n->name));
-    json_object_set_new(worker, "region", json_string(fleet_str(node, "region")));
-    json_object_set_new(worker, "gpu_type", json_string(fleet_str(node, "gpu_type")));
+    json_object_set_new(worker, "region", json_string(doc_str(node, "region")));
+    json_object_set_new(worker, "gpu_type", json_string(doc_str(node, "gpu_type")));
     json_object_set_new(worker, "price_ucr", json_integer(offer->price_ucr));
     json_object_set_new(worker, "own", json_boolean(offer->own));
-    json_object_set_new(worker, "host", json_string(fleet_str(node, "owner")));
+    json_object_set_new(worker, "host", json_string(doc_str(node, "owner")));
     json_object_set_new(worker, "started_at", json_string(rdtime_format(ctx->now, ts)));
     json_object_set_new(worker, "billed_until", json_string(ts));
     json_object_del(worker, "pending_node");
@@ -377,7 +378,7 @@ static int burst_region(const pass *p, const sched_job *j)
     const char *rname;
     json_t *region;
     json_object_foreach(p->s.regions, rname, region)
-        if (strcmp(fleet_str(region, "provider"), "gcp") == 0 && strcmp(fleet_str(region, "owner"), j->owner) == 0 &&
+        if (strcmp(doc_str(region, "provider"), "gcp") == 0 && strcmp(doc_str(region, "owner"), j->owner) == 0 &&
             (!*j->pin || strcmp(j->pin, rname) == 0))
             return 1;
     return 0;
@@ -422,13 +423,13 @@ static void place_job(pass *p, size_t qi)
     size_t k;
     json_t *w;
     json_array_foreach(json_object_get(doc, "workers"), k, w) {
-        if (strcmp(fleet_str(w, "state"), "waiting_gpus") != 0)
+        if (strcmp(doc_str(w, "state"), "waiting_gpus") != 0)
             continue;
         long ni = -1;
         sched_offer offer;
         /* A worker that waited for a cloud node made for it takes that node
          * once it is up, so bursting never hands one job's node to another. */
-        const char *mine = fleet_str(w, "pending_node");
+        const char *mine = doc_str(w, "pending_node");
         if (credit && *mine) {
             long pi = sched_node_find(&p->s, mine);
             if (pi >= 0 && sched_check(&p->s, &j, (size_t)pi, &offer) == SCHED_OK)
@@ -451,7 +452,7 @@ static void place_job(pass *p, size_t qi)
             continue;
         }
         left_waiting = 1;
-        if (credit && (*fleet_str(w, "pending_node") || (sh ? sh->burst : burst_region(p, &j)))) {
+        if (credit && (*doc_str(w, "pending_node") || (sh ? sh->burst : burst_region(p, &j)))) {
             if (p->nburst == p->burst_cap) {
                 p->burst_cap = p->burst_cap ? p->burst_cap * 2 : 16;
                 p->burst = realloc(p->burst, p->burst_cap * sizeof *p->burst);
@@ -558,11 +559,11 @@ static int note_broke(const store_kv *kv, void *data)
         json_decref(doc);
         return rd_fail(bs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key);
     }
-    const char *state = fleet_str(doc, "state");
+    const char *state = doc_str(doc, "state");
     sched_job j;
     sched_job_view(doc, &j);
     if ((strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0) && !payers_cached(bs->p, j.owner, j.fed_payer))
-        json_array_append_new(bs->ids, json_string(fleet_str(doc, "id")));
+        json_array_append_new(bs->ids, json_string(doc_str(doc, "id")));
     json_decref(doc);
     return 0;
 }

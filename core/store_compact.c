@@ -23,6 +23,7 @@
  * revision at exit) once a sample shows them idle for STORE_MARKER_IDLE:
  * one revision per 64 markers instead of one per process.
  */
+#include "doc.h"
 #include "store_backend.h"
 
 #include <jansson.h>
@@ -33,12 +34,6 @@
 enum { MAX_SAMPLES = 64, RUN_TRIES = 3, MARKER_BATCH = 64 };
 
 static const store_retention defaults = { STORE_KEEP_REVISIONS, STORE_KEEP_SECONDS, STORE_COMPACT_EVERY };
-
-static int64_t jint(const json_t *o, const char *field, int64_t dflt)
-{
-    const json_t *v = json_object_get(o, field);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
-}
 
 /* The saved state (a new object; empty when there is none) and its key's
  * mod_revision (0: missing). */
@@ -62,9 +57,9 @@ static rd_code state_read(store_t *st, json_t **state, int64_t *mod_rev, rd_err 
 static store_retention state_policy(const json_t *state)
 {
     store_retention p = {
-        jint(state, "keep_revisions", defaults.keep_revisions),
-        jint(state, "keep_seconds", defaults.keep_seconds),
-        jint(state, "every", defaults.every),
+        doc_int_or(state, "keep_revisions", defaults.keep_revisions),
+        doc_int_or(state, "keep_seconds", defaults.keep_seconds),
+        doc_int_or(state, "every", defaults.every),
     };
     return p;
 }
@@ -79,7 +74,7 @@ static int watcher_one(const store_kv *kv, void *data)
     json_t *doc = json_loadb(kv->value, kv->value_len, 0, NULL);
     /* A registration that cannot be read still holds compaction back: to
      * the revision it was written at, which it surely needed. */
-    int64_t need = jint(doc, "revision", kv->create_revision);
+    int64_t need = doc_int_or(doc, "revision", kv->create_revision);
     json_decref(doc);
     if (need < 1)
         need = 1;
@@ -192,7 +187,7 @@ static rd_code run_once(store_t *st, const store_retention *override, int64_t no
     if (p.keep_revisions < 1)
         p.keep_revisions = 1;
     out->policy = p;
-    out->previous = jint(state, "compacted", 0);
+    out->previous = doc_int_or(state, "compacted", 0);
     if ((rc = watchers_scan(st, &out->oldest_watch, &out->watchers, &out->revision, err)) != RD_OK) {
         json_decref(state);
         return rc;
