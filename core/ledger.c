@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "grow.h"
 #include "names.h"
 
 /* Totals of many int64 sums; __extension__ keeps -Wpedantic quiet. */
@@ -531,14 +532,8 @@ static verify_account *verify_acct(verify_state *v, const char *id)
     json_t *pos = json_object_get(v->by_id, id);
     if (pos)
         return &v->acct[json_integer_value(pos)];
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        verify_account *a = realloc(v->acct, cap * sizeof *a);
-        if (!a)
-            return NULL;
-        v->acct = a;
-        v->cap = cap;
-    }
+    if (grow_array(&v->acct, &v->cap, v->n + 1, sizeof *v->acct) != 0)
+        return NULL;
     verify_account *a = &v->acct[v->n];
     memset(a, 0, sizeof *a);
     if (!(a->id = strdup(id)))

@@ -16,6 +16,7 @@
 #include "catalog.h"
 #include "doc.h"
 #include "fleet.h"
+#include "grow.h"
 #include "sched_index.h"
 
 static const char *const verdict_names[SCHED_NVERDICTS] = {
@@ -99,16 +100,19 @@ static size_t bucket_pos(const sched_snapshot *s, const struct sched_bucket *b, 
     return lo;
 }
 
-static void group_grow(sched_group *g, int nbuckets)
+/* 0, or -1 when memory ran out (the group is as it was). */
+static int group_grow(sched_group *g, int nbuckets)
 {
     if (nbuckets <= g->nbuckets)
-        return;
-    g->buckets = realloc(g->buckets, (size_t)nbuckets * sizeof *g->buckets);
-    memset(g->buckets + g->nbuckets, 0, (size_t)(nbuckets - g->nbuckets) * sizeof *g->buckets);
+        return 0;
     size_t words = ((size_t)nbuckets + 63) / 64, old = ((size_t)g->nbuckets + 63) / 64;
-    g->nonempty = realloc(g->nonempty, words * sizeof *g->nonempty);
+    if (grow_array(&g->buckets, &g->buckets_cap, (size_t)nbuckets, sizeof *g->buckets) != 0 ||
+        grow_array(&g->nonempty, &g->nonempty_cap, words, sizeof *g->nonempty) != 0)
+        return -1;
+    memset(g->buckets + g->nbuckets, 0, (size_t)(nbuckets - g->nbuckets) * sizeof *g->buckets);
     memset(g->nonempty + old, 0, (words - old) * sizeof *g->nonempty);
     g->nbuckets = nbuckets;
+    return 0;
 }
 
 static void node_file(sched_snapshot *s, size_t i)
@@ -118,12 +122,14 @@ static void node_file(sched_snapshot *s, size_t i)
         return;
     sched_group *g = &s->groups[n->group];
     int f = n->free_x100 < 0 ? 0 : n->free_x100;
-    group_grow(g, f + 1);
-    struct sched_bucket *b = &g->buckets[f];
-    if (b->n == b->cap) {
-        b->cap = b->cap ? b->cap * 2 : 8;
-        b->v = realloc(b->v, b->cap * sizeof *b->v);
+    /* A node that cannot be filed is never offered; the pass then fails
+     * on s->nomem rather than place with an index that lacks it. */
+    if (group_grow(g, f + 1) != 0 || grow_array(&g->buckets[f].v, &g->buckets[f].cap, g->buckets[f].n + 1,
+                                                  sizeof *g->buckets[f].v) != 0) {
+        s->nomem = 1;
+        return;
     }
+    struct sched_bucket *b = &g->buckets[f];
     size_t pos = bucket_pos(s, b, i);
     memmove(b->v + pos + 1, b->v + pos, (b->n - pos) * sizeof *b->v);
     b->v[pos] = i;
@@ -177,7 +183,10 @@ static int group_of(sched_snapshot *s, const json_t *doc)
             strcmp(g->gpu_type, gpu) == 0)
             return (int)k;
     }
-    s->groups = realloc(s->groups, (s->ngroups + 1) * sizeof *s->groups);
+    if (grow_array(&s->groups, &s->groups_cap, s->ngroups + 1, sizeof *s->groups) != 0) {
+        s->nomem = 1;
+        return -1;
+    }
     sched_group *g = &s->groups[s->ngroups];
     memset(g, 0, sizeof *g);
     g->region = strdup(region);
@@ -195,7 +204,10 @@ static void node_parse(sched_snapshot *s, size_t i)
     const json_t *doc = n->doc, *alloc = json_object_get(doc, "gpu_alloc");
     int64_t count = doc_int(doc, "gpu_count");
     n->gpu_count = count > 0 ? (int)count : 0;
-    n->slots = realloc(n->slots, ((size_t)n->gpu_count + 1) * sizeof *n->slots);
+    if (grow_array(&n->slots, &n->slots_cap, (size_t)n->gpu_count + 1, sizeof *n->slots) != 0) {
+        s->nomem = 1;
+        n->gpu_count = 0;   /* offers nothing; the pass fails on nomem */
+    }
     n->free_x100 = 0;
     n->whole_free = 0;
     for (int k = 0; k < n->gpu_count; k++) {
@@ -264,9 +276,9 @@ static int load_node(const store_kv *kv, void *data)
         json_decref(doc);
         return 0;
     }
-    if (s->nnodes == ls->cap) {
-        ls->cap = ls->cap ? ls->cap * 2 : 64;
-        s->nodes = realloc(s->nodes, ls->cap * sizeof *s->nodes);
+    if (grow_array(&s->nodes, &ls->cap, s->nnodes + 1, sizeof *s->nodes) != 0) {
+        json_decref(doc);
+        return rd_fail(ls->err, RD_ENOMEM, "out of memory reading the fleet's nodes");
     }
     sched_node *n = &s->nodes[s->nnodes++];
     memset(n, 0, sizeof *n);
@@ -316,6 +328,10 @@ rd_code sched_load(cmd_ctx *ctx, sched_snapshot *s, rd_err *err)
     for (i = 0; i < s->nnodes; i++) {
         node_parse(s, i);
         node_file(s, i);
+    }
+    if (s->nomem) {
+        sched_snapshot_free(s);
+        return rd_fail(err, RD_ENOMEM, "out of memory indexing the fleet's nodes");
     }
     return RD_OK;
 }

@@ -51,6 +51,7 @@ typedef struct {
     int group;            /* -1: not active, or its region is unknown */
     int gpu_count;
     int *slots;           /* used hundredths per physical GPU */
+    size_t slots_cap;
     int free_x100;        /* free hundredths over all GPUs */
     int whole_free;       /* GPUs entirely free */
     int64_t disk_free, cpus_free;
@@ -68,13 +69,15 @@ typedef struct {
     int nbuckets;         /* free_x100 values 0 .. nbuckets-1 */
     struct sched_bucket *buckets;
     uint64_t *nonempty;   /* bit per bucket */
+    size_t buckets_cap, nonempty_cap;
 } sched_group;
 
 typedef struct {
     sched_node *nodes;    /* in name order */
     size_t nnodes;
     sched_group *groups;
-    size_t ngroups;
+    size_t ngroups, groups_cap;
+    int nomem;            /* memory ran out while indexing: the pass must fail */
     json_t *regions;      /* object: region name -> document */
     json_t *prices;       /* object: gpu id -> market price µcr per GPU-hour */
     int64_t max_wait_s;   /* a job waiting longer gets first claim */

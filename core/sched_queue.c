@@ -14,6 +14,7 @@
 #include "billing_usage.h"
 #include "doc.h"
 #include "fleet.h"
+#include "grow.h"
 #include "ledger.h"
 #include "sched_index.h"
 #include "sched_queue.h"
@@ -285,10 +286,8 @@ static int queue_add(const store_kv *kv, void *data)
     /* Most jobs of a busy fleet run or have ended: skip them undecoded. */
     if (!memmem(kv->value, kv->value_len, "\"waiting_gpus\"", 14))
         return 0;
-    if (qs->n == qs->cap) {
-        qs->cap = qs->cap ? qs->cap * 2 : 64;
-        qs->q = realloc(qs->q, qs->cap * sizeof *qs->q);
-    }
+    if (grow_array(&qs->q, &qs->cap, qs->n + 1, sizeof *qs->q) != 0)
+        return rd_fail(qs->err, RD_ENOMEM, "out of memory reading the waiting queue");
     sched_qjob *j = &qs->q[qs->n];
     memset(j, 0, sizeof *j);
     j->text = malloc(kv->value_len + 1);

@@ -27,6 +27,7 @@
 #include "account.h"
 #include "doc.h"
 #include "fleet.h"
+#include "grow.h"
 #include "job.h"
 #include "ledger.h"
 #include "node_capacity.h"
@@ -62,7 +63,7 @@ typedef struct {
     json_t *wallets;      /* owner -> true/false, read once a pass */
     json_t *shape_ids;    /* shape key -> index into shapes */
     shape *shapes;
-    size_t nshapes;
+    size_t nshapes, shapes_cap;
     int dry;
     /* the batch being built */
     size_t *bnodes, nbnodes, *bjobs, nbjobs, bplaced, batch_max, qstart;
@@ -109,8 +110,12 @@ static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_p
         if (j && own)
             sched_plan_build(&p->s, j, own);
         return NULL;
+    } else if (grow_array(&p->shapes, &p->shapes_cap, p->nshapes + 1, sizeof *p->shapes) != 0) {
+        p->s.nomem = 1;   /* the pass fails at its next batch */
+        if (own)
+            sched_plan_build(&p->s, j, own);
+        return NULL;
     } else {
-        p->shapes = realloc(p->shapes, (p->nshapes + 1) * sizeof *p->shapes);
         sh = &p->shapes[p->nshapes];
         memset(sh, 0, sizeof *sh);
         sched_plan_build(&p->s, j, &sh->plan);
@@ -453,9 +458,10 @@ static void place_job(pass *p, size_t qi)
         }
         left_waiting = 1;
         if (credit && (*doc_str(w, "pending_node") || (sh ? sh->burst : burst_region(p, &j)))) {
-            if (p->nburst == p->burst_cap) {
-                p->burst_cap = p->burst_cap ? p->burst_cap * 2 : 16;
-                p->burst = realloc(p->burst, p->burst_cap * sizeof *p->burst);
+            if (grow_array(&p->burst, &p->burst_cap, p->nburst + 1, sizeof *p->burst) != 0) {
+                p->s.nomem = 1;
+                c.waiting++;
+                continue;
             }
             p->burst[p->nburst][0] = qi;
             p->burst[p->nburst++][1] = k;
@@ -493,6 +499,10 @@ static rd_code place_all(pass *p, rd_err *err)
             continue;
         if (qi == p->nq && p->nbjobs == 0)
             break;
+        /* An index that lost a node or a shape to a failed allocation must
+         * not place: the batch is dropped, the batches before it stand. */
+        if (p->s.nomem)
+            return rd_fail(err, RD_ENOMEM, "sched run: out of memory indexing the fleet; run it again");
         rd_code rc = batch_flush(p, err);
         if (rc == RD_ECONFLICT) {
             if (++streak > CONFLICT_RETRIES)

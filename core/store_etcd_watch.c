@@ -12,6 +12,7 @@
  * store_etcd.c opens it with what it needs of the store handle (the
  * connection, the start revision), so nothing here calls back into it.
  */
+#include "grow.h"
 #include "store_etcd_impl.h"
 
 #include <stdlib.h>
@@ -50,14 +51,8 @@ static rd_code wfail(etcd_watch *w, rd_code code, const char *msg)
 
 static int queue_event(etcd_watch *w, const json_t *ev)
 {
-    if (w->qn == w->qcap) {
-        size_t cap = w->qcap ? w->qcap * 2 : 16;
-        store_event *q = realloc(w->q, cap * sizeof *q);
-        if (!q)
-            return 0;
-        w->q = q;
-        w->qcap = cap;
-    }
+    if (grow_array(&w->q, &w->qcap, w->qn + 1, sizeof *w->q) != 0)
+        return 0;
     store_event *e = &w->q[w->qn];
     rd_err err;
     const char *type = json_string_value(json_object_get(ev, "type"));   /* omitted for PUT */

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 enum {
     WATCH_POLL_MS = 25,
     EV_DELETE = 1           /* kv_log.type; 0 is PUT */
@@ -144,18 +146,6 @@ static const char SQL_COMPACT[] =
     NEWER_OLD("kv_log", "?1") " OR " CURRENT_BY("kv_log", "?1") ")";
 
 /* ---- helpers -------------------------------------------------------------- */
-
-/* Makes room for one more element; NULL (arr untouched) when out of memory. */
-static void *grow(void *arr, size_t count, size_t *cap, size_t size)
-{
-    if (count < *cap)
-        return arr;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(arr, ncap * size);
-    if (p)
-        *cap = ncap;
-    return p;
-}
 
 static int blobcmp(const void *a, size_t alen, const void *b, size_t blen)
 {
@@ -303,13 +293,11 @@ static rd_code range_impl(sqlite_conn *c, const char *lo, size_t lo_len, const c
             out->more = 1;
             break;
         }
-        store_kv *kvs = grow(out->kvs, out->count, &cap, sizeof *kvs);
-        if (!kvs) {
+        if (grow_array(&out->kvs, &cap, out->count + 1, sizeof *out->kvs) != 0) {
             rc = sqlite_conn_fail_oom(err);
             break;
         }
-        out->kvs = kvs;
-        if ((rc = sqlite_conn_copy_kv(q, 0, &kvs[out->count], err)) == RD_OK)
+        if ((rc = sqlite_conn_copy_kv(q, 0, &out->kvs[out->count], err)) == RD_OK)
             out->count++;
     }
     sqlite3_reset(q);
@@ -627,13 +615,11 @@ static rd_code poll_impl(sqlite_watch *w, store_event **events, size_t *count, r
         rc = sqlite_conn_prep(c, SQL_WATCH[w->end != NULL], &q, err, "kk_i", w->prefix, w->end,
                               w->last);
     while (q && rc == RD_OK && sqlite_conn_step(c, q, &rc, err)) {
-        store_event *ev = grow(*events, *count, &cap, sizeof *ev);
-        if (!ev) {
+        if (grow_array(events, &cap, *count + 1, sizeof **events) != 0) {
             rc = sqlite_conn_fail_oom(err);
             break;
         }
-        *events = ev;
-        ev += *count;
+        store_event *ev = *events + *count;
         ev->type = sqlite3_column_int(q, 0) == EV_DELETE ? STORE_EVENT_DELETE : STORE_EVENT_PUT;
         if ((rc = sqlite_conn_copy_kv(q, 1, &ev->kv, err)) == RD_OK)
             (*count)++;

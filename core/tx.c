@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 typedef struct {
     char *key;
     int read;             /* guarded: compare mod_revision == seen_rev at commit */
@@ -129,14 +131,8 @@ static tx_entry *entry_find(rd_tx *tx, const char *key)
 
 static tx_entry *entry_add(rd_tx *tx, const char *key)
 {
-    if (tx->count == tx->cap) {
-        size_t cap = tx->cap ? tx->cap * 2 : 16;
-        tx_entry *e = realloc(tx->entries, cap * sizeof *e);
-        if (!e)
-            return NULL;
-        tx->entries = e;
-        tx->cap = cap;
-    }
+    if (grow_array(&tx->entries, &tx->cap, tx->count + 1, sizeof *tx->entries) != 0)
+        return NULL;
     if (!slots_grow(tx))
         return NULL;
     tx_entry *e = &tx->entries[tx->count];
