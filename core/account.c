@@ -13,6 +13,7 @@
 #include <sys/random.h>
 
 #include "account_init.h"
+#include "keyspace.h"
 #include "ledger.h"
 #include "names.h"
 #include "num.h"
@@ -89,7 +90,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
      * shares them by the same bare name), any account's project of that name. */
     json_t *all = NULL, *p, *hit = NULL;
     size_t i, hits = 0;
-    if ((rc = tx_list(ctx->tx, "/rigdeck/projects/", &all, err)) != RD_OK)
+    if ((rc = tx_list(ctx->tx, KEY_PROJECTS, &all, err)) != RD_OK)
         return rc;
     for (int any = 0; any <= 1 && hits == 0; any++) {
         if (any && !account_actor_is_admin(ctx))
@@ -191,7 +192,7 @@ static rd_code account_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
 {
     json_t *items = NULL;
     (void)a;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/accounts/", &items, err);
+    rd_code rc = tx_list(ctx->tx, KEY_ACCOUNTS, &items, err);
     if (rc == RD_OK)
         *result = json_pack("{s:o}", "items", items);
     return rc;
@@ -202,7 +203,7 @@ static rd_code account_projects(cmd_ctx *ctx, const char *name, json_t **owned, 
 {
     json_t *all = NULL, *p;
     size_t i;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/projects/", &all, err);
+    rd_code rc = tx_list(ctx->tx, KEY_PROJECTS, &all, err);
     if (rc != RD_OK)
         return rc;
     *owned = json_array();

@@ -10,19 +10,20 @@
 #include "account_init.h"
 
 #include "audit_log.h"
+#include "keyspace.h"
 #include "names.h"
 
-#define META_KEY "/rigdeck/meta/store"
+#define META_KEY KEY_META_STORE
 #define ADMIN_ACCOUNT "default"
 
 const char *account_init_key(char buf[RD_KEY_MAX], const char *name)
 {
-    return tx_key(buf, "/rigdeck/accounts/%s", name);
+    return tx_key(buf, KEY_ACCOUNTS "%s", name);
 }
 
 const char *account_project_key(char buf[RD_KEY_MAX], const char *owner, const char *name)
 {
-    return tx_key(buf, "/rigdeck/projects/%s/%s", owner, name);
+    return tx_key(buf, KEY_PROJECTS "%s/%s", owner, name);
 }
 
 static json_t *account_new(const char *name, const char *plan, int admin, rd_time now)

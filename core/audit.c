@@ -1,6 +1,7 @@
 /* audit.c - `audit list`: the audit trail as a command (the records are
  * written by audit_log.c). */
 #include "audit.h"
+#include "keyspace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static rd_code audit_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         if (*end || limit < 1)
             return rd_fail(err, RD_EINVAL, "--limit must be a positive whole number, got '%s'", cmd_opt(a, "limit"));
     }
-    if ((rc = tx_list(ctx->tx, "/rigdeck/audit/", &all, err)) != RD_OK)
+    if ((rc = tx_list(ctx->tx, KEY_AUDIT, &all, err)) != RD_OK)
         return rc;
     items = json_array();
     json_array_foreach(all, i, rec) {

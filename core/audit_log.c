@@ -6,6 +6,7 @@
  * random part keeps concurrent writers from colliding.
  */
 #include "audit_log.h"
+#include "keyspace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,6 @@ rd_code audit_log_append(rd_tx *tx, const char *actor, const char *line, rd_time
     json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", id, "at", rdtime_format(now, ts),
                             "actor", actor, "command", line ? line : "",
                             "changes", tx_changes(tx));
-    return tx_put(tx, tx_key(key, "/rigdeck/audit/%s", id), rec, err);
+    return tx_put(tx, tx_key(key, KEY_AUDIT "%s", id), rec, err);
 }
 

@@ -20,6 +20,7 @@
 #include "billing_step.h"
 #include "billing_usage.h"
 #include "cmd.h"
+#include "keyspace.h"
 #include "ledger.h"
 
 static int time_field(const json_t *doc, const char *field, rd_time *t)
@@ -169,7 +170,7 @@ static rd_code load_tenures(bill_state *b, rd_time *first, rd_err *err)
 {
     json_t *all = NULL, *t;
     size_t i;
-    rd_code rc = tx_list(b->tx, "/rigdeck/device-tenures/", &all, err);
+    rd_code rc = tx_list(b->tx, KEY_DEVICE_TENURES, &all, err);
     if (rc != RD_OK)
         return rc;
     *first = INT64_MAX;

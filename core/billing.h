@@ -11,10 +11,11 @@
 #include "billing_math.h"
 #include "billing_step.h"
 #include "err.h"
+#include "keyspace.h"
 #include "rdtime.h"
 #include "tx.h"
 
-#define BILLING_CURSOR_KEY "/rigdeck/billing/cursor"
+#define BILLING_CURSOR_KEY KEY_BILLING_CURSOR
 
 /* The devices counted for the UTC day starting at day (billing.md rule 4):
  * those configured at 00:00 (added before, not removed by then) plus every

@@ -25,6 +25,7 @@
 #include "billing_step.h"
 #include "catalog.h"
 #include "doc.h"
+#include "keyspace.h"
 #include "ledger.h"
 
 #define FEDERATED_TRAINING_UCR 2650000LL
@@ -310,14 +311,14 @@ rd_code billing_usage_post_all(billing_step *st, rd_time until, int64_t *jobs_bi
     char key[RD_KEY_MAX];
     json_t *jobs = NULL, *j;
     size_t i;
-    rd_code rc = tx_list(st->tx, "/rigdeck/jobs/", &jobs, err);
+    rd_code rc = tx_list(st->tx, KEY_JOBS, &jobs, err);
     json_array_foreach(jobs, i, j) {
         if (rc != RD_OK)
             break;
         if (!billing_usage_due(j, until))
             continue;
         json_t *job = NULL;
-        tx_key(key, "/rigdeck/jobs/%s", doc_str(j, "id"));
+        tx_key(key, KEY_JOBS "%s", doc_str(j, "id"));
         /* Re-read guarded: a job stopped meanwhile has billed its own end. */
         if ((rc = billing_step_room_key(st, key, err)) != RD_OK || (rc = tx_get(st->tx, key, &job, err)) != RD_OK ||
             !job)

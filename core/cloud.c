@@ -12,6 +12,7 @@
 #include "cloud_int.h"
 #include "doc.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "quota.h"
 
 /* ---- instances as listed ----------------------------------------------- */
@@ -91,7 +92,7 @@ static rd_code refresh_quotas(cloud_round *r, json_t **doc_out, gcp_fault *f, rd
         json_t *quota = NULL, *nodes = NULL, *metrics = json_object(), *m;
         const char *k;
         tx_reset(ctx->tx);
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", r->name), &quota, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_QUOTAS "%s", r->name), &quota, err);
         if (rc == RD_OK)
             rc = fleet_region_nodes(ctx, r->name, "compute", &nodes, err);
         if (rc != RD_OK) {
@@ -147,7 +148,7 @@ static rd_code round_open(cloud_round *r, gcp_fault *f, rd_err *err)
     if (!r->info)
         return rd_fail(err, RD_ECORRUPT, "region '%s': gcp_region '%s' is not a supported GCP region", r->name,
                        r->gcp_region);
-    rd_code rc = tx_get(r->ctx->tx, tx_key(key, "/rigdeck/providers/%s/gcp", owner), &prov, err);
+    rd_code rc = tx_get(r->ctx->tx, tx_key(key, KEY_PROVIDERS "%s/gcp", owner), &prov, err);
     if (rc == RD_OK && !prov)
         rc = rd_fail(err, RD_EINVAL, "gcp %s: region '%s': the gcp provider of account '%s' is not enabled (provider enable gcp)",
                      r->gcp_region, r->name, owner);
@@ -206,9 +207,9 @@ static rd_code round_finish_removal(cloud_round *r, json_t *nodes, rd_err *err)
         rc = rd_fail(err, RD_ECONFLICT, "region '%s' is no longer being removed", r->name);
     json_decref(region);
     if (rc == RD_OK)
-        rc = tx_delete(r->ctx->tx, tx_key(key, "/rigdeck/quotas/%s", r->name), err);
+        rc = tx_delete(r->ctx->tx, tx_key(key, KEY_QUOTAS "%s", r->name), err);
     if (rc == RD_OK)
-        rc = tx_delete(r->ctx->tx, tx_key(key, "/rigdeck/regions/%s", r->name), err);
+        rc = tx_delete(r->ctx->tx, tx_key(key, KEY_REGIONS "%s", r->name), err);
     if (rc == RD_OK)
         rc = cmd_commit_step(r->ctx, err);
     tx_reset(r->ctx->tx);
@@ -308,7 +309,7 @@ static rd_code gcp_regions(cmd_ctx *ctx, const char *name, const char *what, jso
         json_decref(region);
         return rc;
     }
-    if ((rc = tx_list(ctx->tx, "/rigdeck/regions/", out, err)) != RD_OK)
+    if ((rc = tx_list(ctx->tx, KEY_REGIONS, out, err)) != RD_OK)
         return rc;
     fleet_filter(*out, "provider", "gcp");
     if (!account_actor_is_admin(ctx))

@@ -16,6 +16,7 @@
 #include "doc.h"
 #include "fleet.h"
 #include "job.h"
+#include "keyspace.h"
 #include "node.h"
 #include "quota.h"
 
@@ -154,7 +155,7 @@ static rd_code step_running(cloud_round *r, json_t *node, void *arg, int *put, r
     if (strcmp(doc_str(node, "role"), "storage") == 0 && strcmp(doc_str(node, "state"), "active") == 0) {
         json_t *region = NULL;
         char key[RD_KEY_MAX];
-        rc = tx_get(r->ctx->tx, tx_key(key, "/rigdeck/regions/%s", doc_str(node, "region")), &region, err);
+        rc = tx_get(r->ctx->tx, tx_key(key, KEY_REGIONS "%s", doc_str(node, "region")), &region, err);
         if (rc == RD_OK && region && strcmp(doc_str(region, "state"), "active") != 0) {
             json_object_set_new(region, "state", json_string("active"));
             return tx_put(r->ctx->tx, key, region, err);
@@ -209,7 +210,7 @@ static rd_code quota_give_back(cloud_round *r, const json_t *node, rd_err *err)
     json_t *quota = NULL;
     if (!json_is_true(json_object_get(node, "ephemeral")) || !g || !g->gcp_quota_metric || gpus <= 0)
         return RD_OK;
-    rd_code rc = tx_get(r->ctx->tx, tx_key(key, "/rigdeck/quotas/%s", doc_str(node, "region")), &quota, err);
+    rd_code rc = tx_get(r->ctx->tx, tx_key(key, KEY_QUOTAS "%s", doc_str(node, "region")), &quota, err);
     if (rc != RD_OK || !quota)
         return rc;
     struct { const char *metric; int64_t amount; } use[] = {

@@ -12,6 +12,7 @@
 #include "doc.h"
 #include "dspath.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "regional.h"
 
 static rd_code check_address(const char *addr, rd_err *err)
@@ -72,7 +73,7 @@ static rd_code datastore_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
             json_object_set_new(ds, "secret_password", json_string(sealed));
         }
         *result = json_incref(ds);
-        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/datastores/%s", name), ds, err);
+        rc = tx_put(ctx->tx, tx_key(key, KEY_DATASTORES "%s", name), ds, err);
     }
     free(sealed);
     free(root);
@@ -106,14 +107,14 @@ static rd_code datastore_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "datastore remove", err);
     if (rc == RD_OK)
-        rc = tx_list(ctx->tx, "/rigdeck/device-configs/", &cfgs, err);
+        rc = tx_list(ctx->tx, KEY_DEVICE_CONFIGS, &cfgs, err);
     json_array_foreach(cfgs, i, c)
         if (rc == RD_OK && strcmp(doc_str(c, "datastore"), cmd_arg(a, 0)) == 0 &&
             strcmp(doc_str(c, "region"), doc_str(ds, "region")) == 0)
             rc = rd_fail(err, RD_EINVAL, "datastore remove: device config '%s' mounts datastore '%s'", doc_str(c, "name"),
                          cmd_arg(a, 0));
     if (rc == RD_OK) {
-        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/datastores/%s", cmd_arg(a, 0)), err);
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_DATASTORES "%s", cmd_arg(a, 0)), err);
         *result = json_incref(ds);
     }
     json_decref(cfgs);
@@ -124,7 +125,7 @@ static rd_code datastore_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
 
 static rd_code datastore_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    return regional_list(ctx, a, "/rigdeck/datastores/", result, err);
+    return regional_list(ctx, a, KEY_DATASTORES, result, err);
 }
 
 static rd_code datastore_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)

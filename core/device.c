@@ -17,11 +17,12 @@
 #include "device_config.h"
 #include "doc.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "names.h"
 
 static const char *device_key(char buf[RD_KEY_MAX], const char *name)
 {
-    return tx_key(buf, "/rigdeck/devices/%s", name);
+    return tx_key(buf, KEY_DEVICES "%s", name);
 }
 
 static rd_code device_get(cmd_ctx *ctx, const char *name, json_t **dev, rd_err *err)
@@ -48,7 +49,7 @@ static rd_code device_region(cmd_ctx *ctx, const json_t *dev, const char *what, 
 static rd_code tenure_update(cmd_ctx *ctx, const json_t *dev, int removing, rd_err *err)
 {
     char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    tx_key(key, "/rigdeck/device-tenures/%s/%s-%s", doc_str(dev, "owner"), doc_str(dev, "added_at"),
+    tx_key(key, KEY_DEVICE_TENURES "%s/%s-%s", doc_str(dev, "owner"), doc_str(dev, "added_at"),
            doc_str(dev, "name"));
     json_t *t = NULL;
     rd_code rc = tx_get(ctx->tx, key, &t, err);
@@ -203,7 +204,7 @@ static rd_code device_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 static rd_code device_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *items = NULL;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/devices/", &items, err);
+    rd_code rc = tx_list(ctx->tx, KEY_DEVICES, &items, err);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "region", cmd_opt(a, "region"));

@@ -15,6 +15,7 @@
 #include "doc.h"
 #include "dspath.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "names.h"
 
 rd_code device_config_get(cmd_ctx *ctx, const char *region, const char *name, json_t **cfg, rd_err *err)
@@ -22,7 +23,7 @@ rd_code device_config_get(cmd_ctx *ctx, const char *region, const char *name, js
     char key[RD_KEY_MAX];
     rd_code rc = names_check("device config name", name, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", region, name), cfg, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_DEVICE_CONFIGS "%s/%s", region, name), cfg, err);
     if (rc == RD_OK && !*cfg)
         rc = rd_fail(err, RD_ENOTFOUND, "device config '%s' does not exist in region '%s'", name, region);
     return rc;
@@ -64,7 +65,7 @@ static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (rc == RD_OK)
         rc = names_check("device config name", name, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", rname, name), &old, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_DEVICE_CONFIGS "%s/%s", rname, name), &old, err);
     if (rc == RD_OK && old)
         rc = rd_fail(err, RD_EEXISTS, "device config '%s' exists already in region '%s'", name, rname);
     if (rc == RD_OK)
@@ -77,7 +78,7 @@ static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         rc = rd_fail(err, RD_EINVAL, "--datastore-path needs --datastore");
     if (rc == RD_OK && ds) {
         char ds_key[RD_KEY_MAX];
-        rc = tx_get(ctx->tx, tx_key(ds_key, "/rigdeck/datastores/%s", ds), &store, err);
+        rc = tx_get(ctx->tx, tx_key(ds_key, KEY_DATASTORES "%s", ds), &store, err);
         if (rc == RD_OK && (!store || strcmp(doc_str(store, "region"), rname) != 0))
             rc = rd_fail(err, RD_EINVAL, "--datastore %s: no datastore of that name in region '%s'", ds, rname);
     }
@@ -120,7 +121,7 @@ static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 static rd_code config_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *items = NULL;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/device-configs/", &items, err);
+    rd_code rc = tx_list(ctx->tx, KEY_DEVICE_CONFIGS, &items, err);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "region", cmd_opt(a, "region"));
@@ -146,7 +147,7 @@ static rd_code config_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
             rc = rd_fail(err, RD_EINVAL, "device-config remove: device '%s' uses configuration '%s'", doc_str(d, "name"),
                          cmd_arg(a, 1));
     if (rc == RD_OK) {
-        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/device-configs/%s/%s", cmd_arg(a, 0), cmd_arg(a, 1)), err);
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_DEVICE_CONFIGS "%s/%s", cmd_arg(a, 0), cmd_arg(a, 1)), err);
         *result = json_incref(cfg);
     }
     json_decref(devs);

@@ -8,6 +8,7 @@
 
 #include "account.h"
 #include "doc.h"
+#include "keyspace.h"
 #include "names.h"
 #include "secret.h"
 
@@ -46,7 +47,7 @@ rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *e
     rd_code rc = names_check("region name", name, err);
     if (rc != RD_OK)
         return rc;
-    rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/regions/%s", name), doc, err);
+    rc = tx_get(ctx->tx, tx_key(key, KEY_REGIONS "%s", name), doc, err);
     if (rc == RD_OK && !*doc)
         rc = rd_fail(err, RD_ENOTFOUND, "region '%s' does not exist", name);
     return rc;
@@ -86,7 +87,7 @@ rd_code fleet_get_live(cmd_ctx *ctx, const char *kind, const char *name, json_t 
     snprintf(field, sizeof field, "%s name", kind);
     rd_code rc = names_check(field, name, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/%ss/%s", kind, name), doc, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_ROOT "%ss/%s", kind, name), doc, err);
     if (rc == RD_OK && (!*doc || strcmp(doc_str(*doc, "state"), "removed") == 0)) {
         json_decref(*doc);
         *doc = NULL;
@@ -116,12 +117,12 @@ static rd_code region_members(cmd_ctx *ctx, const char *prefix, const char *regi
 
 rd_code fleet_region_nodes(cmd_ctx *ctx, const char *region, const char *role, json_t **items, rd_err *err)
 {
-    return region_members(ctx, "/rigdeck/nodes/", region, role, items, err);
+    return region_members(ctx, KEY_NODES, region, role, items, err);
 }
 
 rd_code fleet_region_devices(cmd_ctx *ctx, const char *region, json_t **items, rd_err *err)
 {
-    return region_members(ctx, "/rigdeck/devices/", region, NULL, items, err);
+    return region_members(ctx, KEY_DEVICES, region, NULL, items, err);
 }
 
 static rd_code master_key(cmd_ctx *ctx, int create, unsigned char key[SECRET_KEY_LEN], rd_err *err)
@@ -161,7 +162,7 @@ rd_code fleet_claim_minion(cmd_ctx *ctx, const char *minion, const char *object,
     size_t n = strlen(minion);
     if (n == 0 || n > 128 || minion[strspn(minion, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")])
         return rd_fail(err, RD_EINVAL, "--minion must be 1-128 characters of letters, digits, '.', '_' or '-', got '%s'", minion);
-    if ((rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/minions/%s", minion), &doc, err)) != RD_OK)
+    if ((rc = tx_get(ctx->tx, tx_key(key, KEY_MINIONS "%s", minion), &doc, err)) != RD_OK)
         return rc;
     if (doc) {
         rc = rd_fail(err, RD_EEXISTS, "--minion %s is already used by %s", minion, doc_str(doc, "object"));
@@ -176,5 +177,5 @@ rd_code fleet_release_minion(cmd_ctx *ctx, const char *minion, rd_err *err)
     char key[RD_KEY_MAX];
     if (!*minion)
         return RD_OK;
-    return tx_delete(ctx->tx, tx_key(key, "/rigdeck/minions/%s", minion), err);
+    return tx_delete(ctx->tx, tx_key(key, KEY_MINIONS "%s", minion), err);
 }

@@ -17,13 +17,14 @@
 #include "billing_usage.h"
 #include "doc.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "names.h"
 #include "node.h"
 #include "node_capacity.h"
 
 static const char *job_key(char buf[RD_KEY_MAX], const char *id)
 {
-    return tx_key(buf, "/rigdeck/jobs/%s", id);
+    return tx_key(buf, KEY_JOBS "%s", id);
 }
 
 rd_code job_get(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err)

@@ -16,6 +16,7 @@
 #include "job.h"
 #include "job_why.h"
 #include "jobspec.h"
+#include "keyspace.h"
 #include "num.h"
 
 /* ---- submit ------------------------------------------------------------ */
@@ -33,7 +34,7 @@ static rd_code job_region_pin(cmd_ctx *ctx, json_t *job, rd_err *err)
         json_t *res = NULL;
         if (!name)
             continue;
-        rd_code rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/%ss/%s", kinds[k], name), &res, err);
+        rd_code rc = tx_get(ctx->tx, tx_key(key, KEY_ROOT "%ss/%s", kinds[k], name), &res, err);
         if (rc != RD_OK)
             return rc;
         if (!res)
@@ -215,7 +216,7 @@ static rd_code job_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
 {
     json_t *items = NULL, *j;
     size_t i;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/jobs/", &items, err);
+    rd_code rc = tx_list(ctx->tx, KEY_JOBS, &items, err);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "state", cmd_opt(a, "state"));

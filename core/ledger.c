@@ -17,6 +17,7 @@
 
 #include "doc.h"
 #include "grow.h"
+#include "keyspace.h"
 #include "names.h"
 
 /* Totals of many int64 sums; __extension__ keeps -Wpedantic quiet. */
@@ -205,7 +206,7 @@ static rd_code account_apply(rd_tx *tx, const char *id, const int64_t delta[SUM_
         if (owner) {   /* a tenant's ledger accounts exist only for an existing tenant */
             char akey[RD_KEY_MAX];
             json_t *tenant = NULL;
-            rc = tx_get(tx, tx_key(akey, "/rigdeck/accounts/%s", owner), &tenant, err);
+            rc = tx_get(tx, tx_key(akey, KEY_ACCOUNTS "%s", owner), &tenant, err);
             if (rc == RD_OK && !tenant)
                 rc = rd_fail(err, RD_ENOTFOUND, "ledger account %s: account '%s' does not exist", id, owner);
             json_decref(tenant);
@@ -354,7 +355,7 @@ rd_code ledger_keys_add(json_t *set, const ledger_transfer *t, rd_err *err)
         const char *owner = ledger_account_owner(side[i]);
         ok = set_add(set, account_key(key, side[i]));
         if (ok && owner)
-            ok = set_add(set, tx_key(key, "/rigdeck/accounts/%s", owner)) &&
+            ok = set_add(set, tx_key(key, KEY_ACCOUNTS "%s", owner)) &&
                  set_add(set, tx_key(key, LEDGER_INDEX_PREFIX "%s/%s/%s", side[i], at, t->id));
     }
     return ok ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");

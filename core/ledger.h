@@ -29,13 +29,14 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "keyspace.h"
 #include "rdtime.h"
 #include "store.h"
 #include "tx.h"
 
-#define LEDGER_ACCOUNTS_PREFIX "/rigdeck/ledger/accounts/"
-#define LEDGER_TRANSFERS_PREFIX "/rigdeck/ledger/transfers/"
-#define LEDGER_INDEX_PREFIX "/rigdeck/ledger/by-account/"
+#define LEDGER_ACCOUNTS_PREFIX KEY_LEDGER_ACCOUNTS
+#define LEDGER_TRANSFERS_PREFIX KEY_LEDGER_TRANSFERS
+#define LEDGER_INDEX_PREFIX KEY_LEDGER_INDEX
 
 #define LEDGER_ID_MAX 256      /* transfer ids */
 #define LEDGER_ACCOUNT_MAX 80  /* "earnings:" + a 63-character name */

@@ -22,12 +22,13 @@
 #include "doc.h"
 #include "fleet.h"
 #include "hwreq.h"
+#include "keyspace.h"
 #include "names.h"
 #include "node_capacity.h"
 
 static const char *node_key(char buf[RD_KEY_MAX], const char *name)
 {
-    return tx_key(buf, "/rigdeck/nodes/%s", name);
+    return tx_key(buf, KEY_NODES "%s", name);
 }
 
 static void set_state(json_t *node, const char *state, rd_time now)
@@ -243,7 +244,7 @@ static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     }
     if (rc == RD_OK && strcmp(role, "storage") == 0) {
         json_object_set_new(region, "storage_node", json_string(name));
-        rc = tx_put(ctx->tx, tx_key(object, "/rigdeck/regions/%s", rname), json_incref(region), err);
+        rc = tx_put(ctx->tx, tx_key(object, KEY_REGIONS "%s", rname), json_incref(region), err);
     }
     if (rc == RD_OK) {
         *result = json_incref(node);
@@ -363,7 +364,7 @@ static rd_code node_replace_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     }
     if (rc == RD_OK) {
         json_object_set_new(region, "storage_node", json_string(with));
-        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", doc_str(region, "name")), json_incref(region), err);
+        rc = tx_put(ctx->tx, tx_key(key, KEY_REGIONS "%s", doc_str(region, "name")), json_incref(region), err);
     }
     if (rc == RD_OK) {
         *result = json_incref(node);
@@ -403,7 +404,7 @@ static rd_code node_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
                          name, doc_str(region, "name"));
         if (rc == RD_OK) {
             json_object_del(region, "storage_node");
-            rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", doc_str(region, "name")), json_incref(region), err);
+            rc = tx_put(ctx->tx, tx_key(key, KEY_REGIONS "%s", doc_str(region, "name")), json_incref(region), err);
         }
     }
     if (rc == RD_OK)
@@ -465,7 +466,7 @@ static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
 {
     json_t *items = NULL;
     const char *state = cmd_opt(a, "state");
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/nodes/", &items, err);
+    rd_code rc = tx_list(ctx->tx, KEY_NODES, &items, err);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "region", cmd_opt(a, "region"));

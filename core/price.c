@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "doc.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "num.h"
 
 static rd_code price_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
@@ -32,7 +33,7 @@ static rd_code price_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
     if (rc != RD_OK)
         return rc;
     json_t *old = NULL;
-    if ((rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/prices/%s", cmd_arg(a, 0)), &old, err)) != RD_OK)
+    if ((rc = tx_get(ctx->tx, tx_key(key, KEY_PRICES "%s", cmd_arg(a, 0)), &old, err)) != RD_OK)
         return rc;
     json_decref(old);
     json_t *doc = json_pack("{s:s, s:I, s:s}", "name", cmd_arg(a, 0), "price_ucr", (json_int_t)price, "updated_at",
@@ -46,7 +47,7 @@ static rd_code price_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     json_t *prices = NULL, *p, *items = json_array();
     size_t i;
     (void)a;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/prices/", &prices, err);
+    rd_code rc = tx_list(ctx->tx, KEY_PRICES, &prices, err);
     if (rc != RD_OK) {
         json_decref(items);
         return rc;

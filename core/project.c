@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "keyspace.h"
 #include "names.h"
 
 static rd_code project_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
@@ -93,7 +94,7 @@ static rd_code project_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     json_t *all = NULL, *items = json_array(), *p;
     const char *owner = cmd_opt(a, "owner");
     size_t i;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/projects/", &all, err);
+    rd_code rc = tx_list(ctx->tx, KEY_PROJECTS, &all, err);
     if (rc != RD_OK) {
         json_decref(items);
         return rc;

@@ -15,11 +15,12 @@
 #include "doc.h"
 #include "fleet.h"
 #include "gcp_key.h"
+#include "keyspace.h"
 #include "names.h"
 
 static const char *provider_key(char buf[RD_KEY_MAX], const char *owner, const char *type)
 {
-    return tx_key(buf, "/rigdeck/providers/%s/%s", owner, type);
+    return tx_key(buf, KEY_PROVIDERS "%s/%s", owner, type);
 }
 
 rd_code provider_get(cmd_ctx *ctx, const char *owner, const char *type, json_t **doc, rd_err *err)
@@ -96,7 +97,7 @@ static rd_code provider_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 {
     json_t *items = NULL;
     (void)a;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/providers/", &items, err);
+    rd_code rc = tx_list(ctx->tx, KEY_PROVIDERS, &items, err);
     if (rc != RD_OK)
         return rc;
     if (!account_actor_is_admin(ctx))

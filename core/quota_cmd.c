@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "doc.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "num.h"
 #include "quota.h"
 
@@ -56,7 +57,7 @@ static rd_code quota_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
     if (rc == RD_OK && cmd_opt(a, "usage"))
         rc = num_parse_int("--usage", cmd_opt(a, "usage"), 0, INT32_MAX, &usage, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", name), &quota, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_QUOTAS "%s", name), &quota, err);
     if (rc == RD_OK && !quota)
         quota = json_pack("{s:s, s:{}}", "name", name, "metrics");
     if (rc == RD_OK && !cmd_opt(a, "usage"))   /* keep the usage last reported */
@@ -81,7 +82,7 @@ static rd_code quota_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     json_t *region = NULL, *quota = NULL;
     rd_code rc = quota_region(ctx, cmd_arg(a, 0), "quota show", &region, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", cmd_arg(a, 0)), &quota, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_QUOTAS "%s", cmd_arg(a, 0)), &quota, err);
     if (rc == RD_OK)
         *result = quota_view(region, quota);
     json_decref(quota);

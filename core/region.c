@@ -15,6 +15,7 @@
 #include "doc.h"
 #include "fleet.h"
 #include "account.h"
+#include "keyspace.h"
 #include "names.h"
 #include "node.h"
 #include "provider.h"
@@ -58,7 +59,7 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
             (rc = rdtime_parse_duration("--idle-release", cmd_opt(a, "idle-release"), &idle, err)) != RD_OK)
             return rc;
     }
-    if ((rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/regions/%s", name), &doc, err)) != RD_OK)
+    if ((rc = tx_get(ctx->tx, tx_key(key, KEY_REGIONS "%s", name), &doc, err)) != RD_OK)
         return rc;
     if (doc) {
         json_decref(doc);
@@ -75,7 +76,7 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         /* Two trainML regions on one GCP region would fight over its quota. */
         json_t *all = NULL, *r;
         size_t i;
-        if ((rc = tx_list(ctx->tx, "/rigdeck/regions/", &all, err)) != RD_OK) {
+        if ((rc = tx_list(ctx->tx, KEY_REGIONS, &all, err)) != RD_OK) {
             json_decref(doc);
             return rc;
         }
@@ -103,7 +104,7 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         }
     }
     *result = json_incref(doc);
-    return tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", name), doc, err);
+    return tx_put(ctx->tx, tx_key(key, KEY_REGIONS "%s", name), doc, err);
 }
 
 /* Sets a region's node and device counts from lists that may hold other
@@ -148,7 +149,7 @@ static rd_code region_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 {
     json_t *items = NULL, *nodes = NULL, *devices = NULL, *r;
     size_t i;
-    rd_code rc = tx_list(ctx->tx, "/rigdeck/regions/", &items, err);
+    rd_code rc = tx_list(ctx->tx, KEY_REGIONS, &items, err);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "provider", cmd_opt(a, "provider"));
@@ -182,7 +183,7 @@ static rd_code region_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     if (rc == RD_OK && !fleet_region_is_physical(region)) {
         char key[RD_KEY_MAX];
         json_t *quota = NULL;
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", cmd_arg(a, 0)), &quota, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_QUOTAS "%s", cmd_arg(a, 0)), &quota, err);
         json_t *metrics = quota ? json_object_get(quota, "metrics") : NULL;
         if (rc == RD_OK)
             json_object_set_new(region, "runnable", quota_runnable_map(doc_str(region, "gcp_region"), metrics));
@@ -240,7 +241,7 @@ static rd_code region_stage_removing(cmd_ctx *ctx, json_t *region, json_t *node,
     json_object_set_new(region, "state", json_string("removing"));
     json_object_set_new(region, "state_changed_at", json_string(ts));
     if (rc == RD_OK)
-        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/regions/%s", doc_str(region, "name")), json_incref(region), err);
+        rc = tx_put(ctx->tx, tx_key(key, KEY_REGIONS "%s", doc_str(region, "name")), json_incref(region), err);
     *deferred = 1;
     return rc;
 }
@@ -249,9 +250,9 @@ static rd_code region_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 {
     const char *name = cmd_arg(a, 0);
     static const struct { const char *prefix, *what, *how; } members[] = {
-        { "/rigdeck/devices/", "device", "device remove" },
-        { "/rigdeck/datastores/", "datastore", "datastore remove" },
-        { "/rigdeck/reservations/", "reservation", "reservation remove" },
+        { KEY_DEVICES, "device", "device remove" },
+        { KEY_DATASTORES, "datastore", "datastore remove" },
+        { KEY_RESERVATIONS, "reservation", "reservation remove" },
     };
     char key[RD_KEY_MAX], buf[128];
     json_t *region = NULL, *items = NULL, *n;
@@ -291,9 +292,9 @@ static rd_code region_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         return RD_OK;
     }
     if (rc == RD_OK)
-        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", name), err);
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_QUOTAS "%s", name), err);
     if (rc == RD_OK)
-        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/regions/%s", name), err);
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_REGIONS "%s", name), err);
     if (rc == RD_OK) {
         json_object_set_new(region, "state", json_string("removed"));
         *result = region;

@@ -16,6 +16,7 @@
 
 #include "doc.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "names.h"
 
 /* The region, owned by the acting account, able to hold regional resources. */
@@ -27,7 +28,7 @@ rd_code regional_region(cmd_ctx *ctx, const char *name, const char *what, json_t
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, *region, what, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/accounts/%s", doc_str(*region, "owner")), &owner, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_ACCOUNTS "%s", doc_str(*region, "owner")), &owner, err);
     if (rc == RD_OK && owner && strcmp(doc_str(owner, "plan"), "free") == 0)
         rc = rd_fail(err, RD_EPERM, "%s: regional resources need the team plan or higher; account '%s' is on the free plan",
                      what, doc_str(*region, "owner"));
@@ -54,7 +55,7 @@ rd_code regional_get(cmd_ctx *ctx, const char *kind, const char *name, json_t **
     snprintf(field, sizeof field, "%s name", kind);
     rd_code rc = names_check(field, name, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/%ss/%s", kind, name), doc, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_ROOT "%ss/%s", kind, name), doc, err);
     if (rc == RD_OK && !*doc)
         rc = rd_fail(err, RD_ENOTFOUND, "%s '%s' does not exist", kind, name);
     return rc;

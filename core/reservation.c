@@ -10,6 +10,7 @@
 
 #include "doc.h"
 #include "fleet.h"
+#include "keyspace.h"
 #include "names.h"
 #include "num.h"
 #include "regional.h"
@@ -58,7 +59,7 @@ static rd_code reservation_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
      * region's port key so two concurrent adds cannot both take it. */
     if (rc == RD_OK) {
         json_t *slot = NULL;
-        rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/ports/%s/%lld", rname, (long long)port), &slot, err);
+        rc = tx_get(ctx->tx, tx_key(key, KEY_PORTS "%s/%lld", rname, (long long)port), &slot, err);
         if (rc == RD_OK && slot)
             rc = rd_fail(err, RD_EEXISTS, "--port %lld is reserved already in region '%s' by reservation '%s'", (long long)port,
                          rname, doc_str(slot, "reservation"));
@@ -67,7 +68,7 @@ static rd_code reservation_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
     if (rc == RD_OK)
         rc = tx_put(ctx->tx, key, json_pack("{s:s, s:s}", "name", name, "reservation", name), err);
     if (rc == RD_OK)
-        rc = tx_list(ctx->tx, "/rigdeck/reservations/", &all, err);
+        rc = tx_list(ctx->tx, KEY_RESERVATIONS, &all, err);
     json_array_foreach(all, i, r)
         if (rc == RD_OK && strcmp(doc_str(r, "region"), rname) == 0 &&
             strcasecmp(doc_str(r, "hostname"), cmd_opt(a, "hostname")) == 0)
@@ -78,7 +79,7 @@ static rd_code reservation_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
                                 doc_str(region, "owner"), "type", "port", "hostname", cmd_opt(a, "hostname"), "port",
                                 (json_int_t)port, "created_at", rdtime_format(ctx->now, ts));
         *result = json_incref(res);
-        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/reservations/%s", name), res, err);
+        rc = tx_put(ctx->tx, tx_key(key, KEY_RESERVATIONS "%s", name), res, err);
     }
     json_decref(all);
     json_decref(region);
@@ -95,10 +96,10 @@ static rd_code reservation_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "reservation remove", err);
     if (rc == RD_OK)
-        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/ports/%s/%lld", doc_str(res, "region"),
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_PORTS "%s/%lld", doc_str(res, "region"),
                                        (long long)json_integer_value(json_object_get(res, "port"))), err);
     if (rc == RD_OK)
-        rc = tx_delete(ctx->tx, tx_key(key, "/rigdeck/reservations/%s", cmd_arg(a, 0)), err);
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_RESERVATIONS "%s", cmd_arg(a, 0)), err);
     if (rc == RD_OK)
         *result = json_incref(res);
     json_decref(region);
@@ -108,7 +109,7 @@ static rd_code reservation_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **
 
 static rd_code reservation_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    return regional_list(ctx, a, "/rigdeck/reservations/", result, err);
+    return regional_list(ctx, a, KEY_RESERVATIONS, result, err);
 }
 
 static rd_code reservation_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)

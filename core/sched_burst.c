@@ -20,6 +20,7 @@
 #include "doc.h"
 #include "fleet.h"
 #include "job.h"
+#include "keyspace.h"
 #include "node.h"
 #include "quota.h"
 
@@ -72,7 +73,7 @@ static rd_code stage_burst(cmd_ctx *ctx, json_t *job, size_t w, const json_t *re
     json_object_set_new(job, "reason", json_sprintf("waiting for GCP node %s (provisioning)", name));
     rd_code rc = node_put(ctx, node, err);
     if (rc == RD_OK)
-        rc = tx_put(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", rname), json_incref(quota), err);
+        rc = tx_put(ctx->tx, tx_key(key, KEY_QUOTAS "%s", rname), json_incref(quota), err);
     if (rc == RD_OK)
         rc = job_put(ctx, json_incref(job), err);
     return rc;
@@ -83,7 +84,7 @@ static rd_code exhausted_policy(cmd_ctx *ctx, const json_t *job, int *fail_job, 
 {
     char key[RD_KEY_MAX];
     json_t *project = NULL;
-    rd_code rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/projects/%s/%s", doc_str(job, "project_owner"),
+    rd_code rc = tx_get(ctx->tx, tx_key(key, KEY_PROJECTS "%s/%s", doc_str(job, "project_owner"),
                                         doc_str(job, "project")), &project, err);
     *fail_job = rc == RD_OK && strcmp(doc_str(project, "on_quota_exhausted"), "fail") == 0;
     json_decref(project);
@@ -140,7 +141,7 @@ rd_code sched_burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size
             offered = 1;
             char key[RD_KEY_MAX];
             json_t *quota = NULL;
-            if ((rc = tx_get(ctx->tx, tx_key(key, "/rigdeck/quotas/%s", rname), &quota, err)) != RD_OK)
+            if ((rc = tx_get(ctx->tx, tx_key(key, KEY_QUOTAS "%s", rname), &quota, err)) != RD_OK)
                 goto done;
             if (!quota)
                 quota = json_pack("{s:s, s:{}}", "name", rname, "metrics");

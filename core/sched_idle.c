@@ -13,8 +13,9 @@
 #include <string.h>
 
 #include "sched_idle.h"
+#include "keyspace.h"
 
-#define IDLE_KEY "/rigdeck/sched/idle"
+#define IDLE_KEY KEY_SCHED_IDLE
 
 enum {
     HISTORY_REVS = 256,      /* more revisions since the record: scan instead */
@@ -22,25 +23,25 @@ enum {
     HISTORY_WAIT_MS = 2000   /* the longest a backend may take to send them */
 };
 
-/* Keys under these prefixes are never read by a scheduling pass. */
-static const char *const unread_prefixes[] = {
-    "~rigdeck/",                    /* the store's own: retry markers, watchers, compaction */
-    "/rigdeck/audit/",
-    "/rigdeck/devices/", "/rigdeck/device-configs/", "/rigdeck/device-tenures/",
-    "/rigdeck/minions/",            /* a node's own document changes with it */
-    "/rigdeck/ledger/transfers/",   /* wallets are /rigdeck/ledger/accounts/ */
-    "/rigdeck/ledger/by-account/",
-    "/rigdeck/billing/",
-    IDLE_KEY,
-    NULL,
-};
-
 int sched_idle_key_matters(const char *key)
 {
-    for (const char *const *p = unread_prefixes; *p; p++)
-        if (strncmp(key, *p, strlen(*p)) == 0)
-            return 0;
-    return 1;
+    /* The store's own keys (retry markers, watchers, compaction). */
+    if (strncmp(key, "~rigdeck/", 9) == 0)
+        return 0;
+    switch (keyspace_kind_of(key)) {
+    case KEYSPACE_AUDIT:
+    case KEYSPACE_DEVICES:
+    case KEYSPACE_DEVICE_CONFIGS:
+    case KEYSPACE_DEVICE_TENURES:
+    case KEYSPACE_MINIONS:            /* a node's own document changes with it */
+    case KEYSPACE_LEDGER_TRANSFERS:   /* wallets are KEYSPACE_LEDGER_ACCOUNTS: read */
+    case KEYSPACE_LEDGER_INDEX:
+    case KEYSPACE_BILLING:
+    case KEYSPACE_SCHED_IDLE:
+        return 0;
+    default:
+        return 1;   /* any other key, known or not, may change a pass */
+    }
 }
 
 /* 1 when every write of revisions (from, to] was to keys no pass reads. */

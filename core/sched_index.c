@@ -18,6 +18,7 @@
 #include "fleet.h"
 #include "grow.h"
 #include "sched_index.h"
+#include "keyspace.h"
 
 static const char *const verdict_names[SCHED_NVERDICTS] = {
     "eligible", "node_state", "gpu_type", "region_private", "region_pin", "no_market_price",
@@ -300,13 +301,13 @@ rd_code sched_load(cmd_ctx *ctx, sched_snapshot *s, rd_err *err)
     size_t i;
     load_state ls = { s, 0, err };
     memset(s, 0, sizeof *s);
-    rd_code rc = tx_scan(ctx->tx, "/rigdeck/nodes/", load_node, &ls, &s->revision, err);
+    rd_code rc = tx_scan(ctx->tx, KEY_NODES, load_node, &ls, &s->revision, err);
     if (rc == RD_OK)
-        rc = tx_list(ctx->tx, "/rigdeck/regions/", &regions, err);
+        rc = tx_list(ctx->tx, KEY_REGIONS, &regions, err);
     if (rc == RD_OK)
-        rc = tx_list(ctx->tx, "/rigdeck/prices/", &prices, err);
+        rc = tx_list(ctx->tx, KEY_PRICES, &prices, err);
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, "/rigdeck/sched/config", &cfg, err);
+        rc = tx_get(ctx->tx, KEY_SCHED_CONFIG, &cfg, err);
     s->regions = json_object();
     s->prices = json_object();
     json_array_foreach(regions, i, r)

@@ -29,6 +29,7 @@
 #include "fleet.h"
 #include "grow.h"
 #include "job.h"
+#include "keyspace.h"
 #include "ledger.h"
 #include "node_capacity.h"
 #include "sched_burst.h"
@@ -242,7 +243,7 @@ static rd_code batch_undo(pass *p, rd_err *err)
         int64_t rev = 0;
         n->touched = 0;
         if (rc == RD_OK)
-            rc = reread(p->ctx, tx_key(key, "/rigdeck/nodes/%s", n->name), &fresh, &rev, err);
+            rc = reread(p->ctx, tx_key(key, KEY_NODES "%s", n->name), &fresh, &rev, err);
         if (fresh && rev != n->rev)
             sched_node_reset(&p->s, p->bnodes[b], json_incref(fresh), fresh, rev);
         else if (!fresh && rc == RD_OK)   /* deleted: nothing may go there */
@@ -261,7 +262,7 @@ static rd_code batch_undo(pass *p, rd_err *err)
         json_decref(q->work);
         q->work = NULL;
         if (rc == RD_OK)
-            rc = reread_text(p->ctx, tx_key(key, "/rigdeck/jobs/%s", q->id), &text, &len, &rev, err);
+            rc = reread_text(p->ctx, tx_key(key, KEY_JOBS "%s", q->id), &text, &len, &rev, err);
         if (rc == RD_OK && rev != q->rev)
             sched_qjob_set_text(q, text, len, rev);   /* changed, or gone (NULL: left out) */
         else
@@ -337,14 +338,14 @@ static rd_code batch_flush(pass *p, rd_err *err)
     tx_reset(ctx->tx);
     for (size_t b = 0; b < p->nbnodes && rc == RD_OK; b++) {
         sched_node *n = &p->s.nodes[p->bnodes[b]];
-        tx_key(key, "/rigdeck/nodes/%s", n->name);
+        tx_key(key, KEY_NODES "%s", n->name);
         rc = tx_guard(ctx->tx, key, n->committed, n->rev, err);
         if (rc == RD_OK)
             rc = tx_put(ctx->tx, key, json_incref(n->doc), err);
     }
     for (size_t b = 0; b < p->nbjobs && rc == RD_OK; b++) {
         sched_qjob *q = &p->q[p->bjobs[b]];
-        tx_key(key, "/rigdeck/jobs/%s", q->id);
+        tx_key(key, KEY_JOBS "%s", q->id);
         rc = tx_guard(ctx->tx, key, sched_qjob_doc(q), q->rev, err);
         if (rc == RD_OK)
             rc = tx_put(ctx->tx, key, json_incref(q->work), err);
@@ -707,7 +708,7 @@ static rd_code sched_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
 {
     json_t *cfg = NULL;
     int64_t age = 0;
-    rd_code rc = tx_get(ctx->tx, "/rigdeck/sched/config", &cfg, err);
+    rd_code rc = tx_get(ctx->tx, KEY_SCHED_CONFIG, &cfg, err);
     if (rc != RD_OK)
         return rc;
     if (!cfg)
@@ -719,7 +720,7 @@ static rd_code sched_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
             rc = rdtime_parse_duration("--max-wait", cmd_opt(a, "max-wait"), &age, err);
         if (rc == RD_OK) {
             json_object_set_new(cfg, "max_wait_s", json_integer(age));
-            rc = tx_put(ctx->tx, "/rigdeck/sched/config", json_incref(cfg), err);
+            rc = tx_put(ctx->tx, KEY_SCHED_CONFIG, json_incref(cfg), err);
         }
     }
     if (rc == RD_OK)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "keyspace.h"
 
 typedef struct {
     char *key;
@@ -398,7 +399,7 @@ out:
 static json_t *object_name(const char *key)
 {
     const char *p = key;
-    if (strncmp(p, "/rigdeck/", 9) == 0)
+    if (strncmp(p, KEY_ROOT, strlen(KEY_ROOT)) == 0)
         p += 9;
     const char *slash = strchr(p, '/');
     if (!slash)
@@ -434,7 +435,7 @@ json_t *tx_changes(const rd_tx *tx)
     json_t *changes = json_array();
     for (size_t i = 0; i < tx->count && changes; i++) {
         const tx_entry *e = &tx->entries[i];
-        if (!e->written || strncmp(e->key, "/rigdeck/audit/", 15) == 0)
+        if (!e->written || strncmp(e->key, KEY_AUDIT, 15) == 0)
             continue;
         const char *action;
         if (!e->after)

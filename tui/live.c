@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyspace.h"
+
 void live_forget_changes(live_state *l)
 {
     for (size_t i = 0; i < l->nchanged; i++)
@@ -19,21 +21,19 @@ void live_forget_changes(live_state *l)
 
 unsigned live_key_kind(const char *key)
 {
-    static const struct { const char *prefix; unsigned kind; } kinds[] = {
-        { "providers/", LK_PROVIDERS }, { "regions/", LK_REGIONS }, { "nodes/", LK_NODES },
-        { "devices/", LK_DEVICES }, { "device-tenures/", LK_DEVICES }, { "device-configs/", LK_CONFIGS },
-        { "quotas/", LK_QUOTAS }, { "jobs/", LK_JOBS }, { "ledger", LK_LEDGER }, { "billing", LK_LEDGER },
-        { "accounts/", LK_ACCOUNTS }, { "projects/", LK_PROJECTS }, { "datastores/", LK_DATASTORES },
-        { "reservations/", LK_RESERVATIONS }, { "ports/", LK_RESERVATIONS }, { "audit", LK_AUDIT },
-        { "prices/", LK_PRICES },
+    /* Which tables a change of each kind of document may show in. */
+    static const unsigned tables[KEYSPACE_OTHER + 1] = {
+        [KEYSPACE_PROVIDERS] = LK_PROVIDERS, [KEYSPACE_REGIONS] = LK_REGIONS, [KEYSPACE_NODES] = LK_NODES,
+        [KEYSPACE_DEVICES] = LK_DEVICES, [KEYSPACE_DEVICE_TENURES] = LK_DEVICES,
+        [KEYSPACE_DEVICE_CONFIGS] = LK_CONFIGS, [KEYSPACE_QUOTAS] = LK_QUOTAS, [KEYSPACE_JOBS] = LK_JOBS,
+        [KEYSPACE_LEDGER_ACCOUNTS] = LK_LEDGER, [KEYSPACE_LEDGER_TRANSFERS] = LK_LEDGER,
+        [KEYSPACE_LEDGER_INDEX] = LK_LEDGER, [KEYSPACE_BILLING] = LK_LEDGER, [KEYSPACE_ACCOUNTS] = LK_ACCOUNTS,
+        [KEYSPACE_PROJECTS] = LK_PROJECTS, [KEYSPACE_DATASTORES] = LK_DATASTORES,
+        [KEYSPACE_RESERVATIONS] = LK_RESERVATIONS, [KEYSPACE_PORTS] = LK_RESERVATIONS, [KEYSPACE_AUDIT] = LK_AUDIT,
+        [KEYSPACE_PRICES] = LK_PRICES,
     };
-    size_t plen = strlen(LIVE_PREFIX);
-    if (strncmp(key, LIVE_PREFIX, plen) != 0)
-        return LK_OTHER;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (strncmp(key + plen, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
-            return kinds[i].kind;
-    return LK_OTHER;
+    unsigned t = tables[keyspace_kind_of(key)];
+    return t ? t : LK_OTHER;
 }
 
 static void note_change(live_state *l, const char *key)

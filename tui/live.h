@@ -11,15 +11,16 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "keyspace.h"
 
-#define LIVE_PREFIX "/rigdeck/"
+#define LIVE_PREFIX KEY_ROOT
 #define LIVE_RETRY_MS 2000
 #define LIVE_HEALTH_MS 3000
 /* Changed nodes beyond this many are not patched one by one: the Nodes
  * table is read again (a `node show` costs about 0.1 ms, a `node list` of
  * 10,000 nodes over half a second). */
 #define LIVE_MAX_KEYS 2048
-#define LIVE_NODES LIVE_PREFIX "nodes/"
+#define LIVE_NODES KEY_NODES
 
 /* What kind of document a changed key holds (its second path component),
  * as a bit: panes follow only the kinds they show. */

@@ -1,0 +1,45 @@
+/* keyspace.c - which kind of document a store key is (see keyspace.h). */
+#include "keyspace.h"
+
+#include <string.h>
+
+static const char *const prefixes[KEYSPACE_OTHER] = {
+    [KEYSPACE_META] = KEY_ROOT "meta/",
+    [KEYSPACE_ACCOUNTS] = KEY_ACCOUNTS,
+    [KEYSPACE_PROJECTS] = KEY_PROJECTS,
+    [KEYSPACE_PROVIDERS] = KEY_PROVIDERS,
+    [KEYSPACE_REGIONS] = KEY_REGIONS,
+    [KEYSPACE_QUOTAS] = KEY_QUOTAS,
+    [KEYSPACE_NODES] = KEY_NODES,
+    [KEYSPACE_MINIONS] = KEY_MINIONS,
+    [KEYSPACE_DEVICES] = KEY_DEVICES,
+    [KEYSPACE_DEVICE_CONFIGS] = KEY_DEVICE_CONFIGS,
+    [KEYSPACE_DEVICE_TENURES] = KEY_DEVICE_TENURES,
+    [KEYSPACE_DATASTORES] = KEY_DATASTORES,
+    [KEYSPACE_RESERVATIONS] = KEY_RESERVATIONS,
+    [KEYSPACE_PORTS] = KEY_PORTS,
+    [KEYSPACE_JOBS] = KEY_JOBS,
+    [KEYSPACE_PRICES] = KEY_PRICES,
+    [KEYSPACE_SCHED_CONFIG] = KEY_SCHED_CONFIG,
+    [KEYSPACE_SCHED_IDLE] = KEY_SCHED_IDLE,
+    [KEYSPACE_LEDGER_ACCOUNTS] = KEY_LEDGER_ACCOUNTS,
+    [KEYSPACE_LEDGER_TRANSFERS] = KEY_LEDGER_TRANSFERS,
+    [KEYSPACE_LEDGER_INDEX] = KEY_LEDGER_INDEX,
+    [KEYSPACE_BILLING] = KEY_ROOT "billing/",
+    [KEYSPACE_AUDIT] = KEY_AUDIT,
+};
+
+keyspace_kind keyspace_kind_of(const char *key)
+{
+    if (strncmp(key, KEY_ROOT, strlen(KEY_ROOT)) != 0)
+        return KEYSPACE_OTHER;
+    for (int k = 0; k < KEYSPACE_OTHER; k++)
+        if (strncmp(key, prefixes[k], strlen(prefixes[k])) == 0)
+            return (keyspace_kind)k;
+    return KEYSPACE_OTHER;
+}
+
+const char *keyspace_prefix(keyspace_kind kind)
+{
+    return kind >= 0 && kind < KEYSPACE_OTHER ? prefixes[kind] : "";
+}

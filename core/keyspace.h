@@ -1,0 +1,72 @@
+/* keyspace.h - the key layout of the store (keyspace.c): every kind of
+ * document and the prefix its keys start with, in one place.
+ *
+ * Keys are KEY_<KIND> followed by the document's name (accounts, nodes,
+ * jobs ...) or owner/name (projects, providers, device configs), e.g.
+ * tx_key(buf, KEY_NODES "%s", name).  Code that sorts changed keys by kind
+ * (the console's live view, the scheduler's idle record) asks
+ * keyspace_kind_of() instead of keeping its own list of prefixes.
+ */
+#ifndef RD_KEYSPACE_H
+#define RD_KEYSPACE_H
+
+#define KEY_ROOT "/rigdeck/"
+#define KEY_META_STORE KEY_ROOT "meta/store"
+#define KEY_ACCOUNTS KEY_ROOT "accounts/"
+#define KEY_PROJECTS KEY_ROOT "projects/"
+#define KEY_PROVIDERS KEY_ROOT "providers/"
+#define KEY_REGIONS KEY_ROOT "regions/"
+#define KEY_QUOTAS KEY_ROOT "quotas/"
+#define KEY_NODES KEY_ROOT "nodes/"
+#define KEY_MINIONS KEY_ROOT "minions/"
+#define KEY_DEVICES KEY_ROOT "devices/"
+#define KEY_DEVICE_CONFIGS KEY_ROOT "device-configs/"
+#define KEY_DEVICE_TENURES KEY_ROOT "device-tenures/"
+#define KEY_DATASTORES KEY_ROOT "datastores/"
+#define KEY_RESERVATIONS KEY_ROOT "reservations/"
+#define KEY_PORTS KEY_ROOT "ports/"
+#define KEY_JOBS KEY_ROOT "jobs/"
+#define KEY_PRICES KEY_ROOT "prices/"
+#define KEY_SCHED_CONFIG KEY_ROOT "sched/config"
+#define KEY_SCHED_IDLE KEY_ROOT "sched/idle"
+#define KEY_LEDGER_ACCOUNTS KEY_ROOT "ledger/accounts/"
+#define KEY_LEDGER_TRANSFERS KEY_ROOT "ledger/transfers/"
+#define KEY_LEDGER_INDEX KEY_ROOT "ledger/by-account/"
+#define KEY_BILLING_CURSOR KEY_ROOT "billing/cursor"
+#define KEY_AUDIT KEY_ROOT "audit/"
+
+/* The kinds of document, one per prefix above. */
+typedef enum {
+    KEYSPACE_META,
+    KEYSPACE_ACCOUNTS,
+    KEYSPACE_PROJECTS,
+    KEYSPACE_PROVIDERS,
+    KEYSPACE_REGIONS,
+    KEYSPACE_QUOTAS,
+    KEYSPACE_NODES,
+    KEYSPACE_MINIONS,
+    KEYSPACE_DEVICES,
+    KEYSPACE_DEVICE_CONFIGS,
+    KEYSPACE_DEVICE_TENURES,
+    KEYSPACE_DATASTORES,
+    KEYSPACE_RESERVATIONS,
+    KEYSPACE_PORTS,
+    KEYSPACE_JOBS,
+    KEYSPACE_PRICES,
+    KEYSPACE_SCHED_CONFIG,
+    KEYSPACE_SCHED_IDLE,
+    KEYSPACE_LEDGER_ACCOUNTS,
+    KEYSPACE_LEDGER_TRANSFERS,
+    KEYSPACE_LEDGER_INDEX,
+    KEYSPACE_BILLING,
+    KEYSPACE_AUDIT,
+    KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
+} keyspace_kind;
+
+/* The kind of document key is. */
+keyspace_kind keyspace_kind_of(const char *key);
+
+/* The prefix of kind's keys ("" for KEYSPACE_OTHER). */
+const char *keyspace_prefix(keyspace_kind kind);
+
+#endif
