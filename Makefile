@@ -17,15 +17,16 @@ OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Werror
 # core/ builds without the console's include path or curses flags: the
 # library must never reach up into tui/.
+CORE_DIRS   := $(sort $(patsubst %/,%,$(dir $(wildcard core/*/*.c))))
 CFLAGS_CORE = -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) $(SANITIZE) \
-              $(shell pkg-config --cflags $(CORE_PKGS) 2>/dev/null) -iquote core
+              $(shell pkg-config --cflags $(CORE_PKGS) 2>/dev/null) $(addprefix -iquote ,$(CORE_DIRS))
 CFLAGS_ALL  = $(CFLAGS_CORE) $(shell pkg-config --cflags $(TUI_PKGS) 2>/dev/null)
 LDLIBS_CORE = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null) -lm -lpthread
 LDLIBS_ALL  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
-CORE_SRC := $(wildcard core/*.c)
+CORE_SRC := $(wildcard core/*/*.c)
 TUI_SRC  := $(wildcard tui/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
@@ -53,11 +54,11 @@ help:
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes, bash completion"
 	@echo "make deps       install the Debian packages (as root) or print the command"
 
-$(BUILD)/obj/core/%.o: core/%.c $(wildcard core/*.h)
+$(BUILD)/obj/core/%.o: core/%.c $(wildcard core/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -c $< -o $@
 
-$(BUILD)/obj/tui/%.o: tui/%.c $(wildcard core/*.h tui/*.h)
+$(BUILD)/obj/tui/%.o: tui/%.c $(wildcard core/*/*.h tui/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -iquote tui -c $< -o $@
 

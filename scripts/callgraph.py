@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""callgraph.py DIR... - the file-level call graph of the C files in DIR.
+"""callgraph.py DIR... - the file-level call graph of the C files under DIR.
 
 A file calls another when it names a function or command table the other
 defines (comments and strings are ignored).  Prints every cycle (a group of
@@ -15,7 +15,7 @@ import sys
 
 
 def graph(dirs):
-    files = [f for d in dirs for f in sorted(glob.glob(d + '/*.c'))]
+    files = [f for d in dirs for f in sorted(glob.glob(d + '/**/*.c', recursive=True))]
     defs = {}
     texts = {}
     for f in files:

@@ -27,10 +27,10 @@ case_ "core/ includes no console header"
 bad=""
 for h in tui/*.h; do
     n=$(basename "$h")
-    [ -f "core/$n" ] && continue
-    grep -l "#include \"$n\"" core/*.c core/*.h >/dev/null 2>&1 && bad="$bad $n"
+    ls core/*/"$n" >/dev/null 2>&1 && continue
+    grep -l "#include \"$n\"" core/*/*.c core/*/*.h >/dev/null 2>&1 && bad="$bad $n"
 done
 [ -z "$bad" ] && pass || fail "core/ includes console headers:$bad"
-if grep -l "curses" core/*.c core/*.h >/dev/null 2>&1; then fail "core/ mentions curses"; else pass; fi
+if grep -l "curses" core/*/*.c core/*/*.h >/dev/null 2>&1; then fail "core/ mentions curses"; else pass; fi
 
 finish

@@ -1,4 +1,4 @@
-/* store_conformance.c - the store contract (core/store.h) checked against a live store.
+/* store_conformance.c - the store contract (core/store/store.h) checked against a live store.
  *
  * Usage: store_conformance [URL]   (else $RIGDECK_TEST_STORE, else a temporary
  * sqlite file).  Every backend must pass this unchanged, so each test works
