@@ -63,12 +63,9 @@ static int node_unmet_held(const json_t *node)
 {
     size_t i;
     json_t *u;
-    json_array_foreach(json_object_get(node, "unmet"), i, u) {
-        const char *req = doc_str(u, "requirement");
-        size_t n = strlen(req);
-        if (n > 5 && strcmp(req + n - 5, "_held") == 0)
+    json_array_foreach(json_object_get(node, "unmet"), i, u)
+        if (node_capacity_unmet_is_held(u))
             return 1;
-    }
     return 0;
 }
 

@@ -113,16 +113,20 @@ size_t node_capacity_check_held(json_t *node, json_t *unmet)
     return added;
 }
 
+int node_capacity_unmet_is_held(const json_t *entry)
+{
+    const char *req = doc_str(entry, "requirement");
+    size_t n = strlen(req);
+    return n > 5 && strcmp(req + n - 5, "_held") == 0;
+}
+
 /* Drops the "_held" entries of unmet: they last while workers run. */
 static void unmet_drop_held(json_t *node)
 {
     json_t *unmet = json_object_get(node, "unmet");
-    for (size_t i = json_array_size(unmet); i-- > 0;) {
-        const char *req = doc_str(json_array_get(unmet, i), "requirement");
-        size_t n = strlen(req);
-        if (n > 5 && strcmp(req + n - 5, "_held") == 0)
+    for (size_t i = json_array_size(unmet); i-- > 0;)
+        if (node_capacity_unmet_is_held(json_array_get(unmet, i)))
             json_array_remove(unmet, i);
-    }
 }
 
 void node_capacity_take(json_t *node, const json_t *job, size_t worker, const json_t *alloc, rd_time now)

@@ -24,4 +24,7 @@ void node_capacity_release(json_t *node, const json_t *job, size_t worker, rd_ti
  * "disk_held", "vcpus_held").  Returns how many it appended. */
 size_t node_capacity_check_held(json_t *node, json_t *unmet);
 
+/* 1 when an unmet entry is one of node_capacity_check_held's. */
+int node_capacity_unmet_is_held(const json_t *entry);
+
 #endif
