@@ -117,6 +117,12 @@ rd_code store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_left, rd_err
     return seen(st, st->be->lease_keepalive(st, id, ttl_left ? ttl_left : &local, err));
 }
 
+rd_code store_lease_ttl(store_t *st, int64_t id, int64_t *ttl_left, int64_t *granted, rd_err *err)
+{
+    int64_t local;
+    return seen(st, st->be->lease_ttl(st, id, ttl_left, granted ? granted : &local, err));
+}
+
 rd_code store_lease_revoke(store_t *st, int64_t id, rd_err *err)
 {
     return seen(st, st->be->lease_revoke(st, id, err));

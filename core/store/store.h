@@ -150,6 +150,11 @@ rd_code store_lease_grant(store_t *st, int64_t ttl, int64_t *id, rd_err *err);
  * An expired or unknown lease is RD_ENOTFOUND. */
 rd_code store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_left, rd_err *err);
 
+/* How long a lease has left without renewal: *ttl_left (whole seconds,
+ * rounded up) and *granted (its TTL as granted; may be NULL).  Reads only:
+ * no revision.  An expired or unknown lease is RD_ENOTFOUND. */
+rd_code store_lease_ttl(store_t *st, int64_t id, int64_t *ttl_left, int64_t *granted, rd_err *err);
+
 /* Revokes a lease, deleting its keys at one new revision.
  * An unknown lease is RD_ENOTFOUND. */
 rd_code store_lease_revoke(store_t *st, int64_t id, rd_err *err);

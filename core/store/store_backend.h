@@ -51,6 +51,7 @@ struct store_backend {
     rd_code (*lease_grant)(store_t *st, int64_t ttl, int64_t *id, rd_err *err);
     rd_code (*lease_keepalive)(store_t *st, int64_t id, int64_t *ttl_left, rd_err *err);
     rd_code (*lease_revoke)(store_t *st, int64_t id, rd_err *err);
+    rd_code (*lease_ttl)(store_t *st, int64_t id, int64_t *ttl_left, int64_t *granted, rd_err *err);
     rd_code (*watch_open)(store_t *st, const char *prefix, int64_t after_rev,
                           store_watch **out, rd_err *err);
     rd_code (*watch_next)(store_watch *w, int timeout_ms, store_event **events,

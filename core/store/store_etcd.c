@@ -590,6 +590,26 @@ static rd_code etcd_store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_
     return lease_keepalive_impl(ES(st), id, ttl_left, err);
 }
 
+static rd_code etcd_store_lease_ttl(store_t *st, int64_t id, int64_t *left, int64_t *granted, rd_err *err)
+{
+    etcd_store *s = ES(st);
+    etcd_reply r;
+    rd_code rc = call(s, "lease/timetolive", json_pack("{s:o}", "ID", etcd_ji64(id)), ETCD_RESEND, &r, err);
+    if (rc)
+        return rc;
+    if (r.code == GRPC_NOT_FOUND)
+        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
+    if (r.code)
+        return fail_grpc(s, &r, "lease timetolive", err);
+    /* an expired or unknown lease answers TTL -1 */
+    *left = etcd_i64(r.body, "TTL");
+    *granted = etcd_i64(r.body, "grantedTTL");
+    etcd_reply_free(&r);
+    if (*left <= 0)
+        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
+    return RD_OK;
+}
+
 static rd_code lease_revoke_impl(etcd_store *s, int64_t id, rd_err *err)
 {
     etcd_reply r;
@@ -694,6 +714,7 @@ const store_backend store_etcd_backend = {
     .lease_grant = etcd_store_lease_grant,
     .lease_keepalive = etcd_store_lease_keepalive,
     .lease_revoke = etcd_store_lease_revoke,
+    .lease_ttl = etcd_store_lease_ttl,
     .watch_open = etcd_store_watch_open,
     .watch_next = etcd_watch_next,
     .watch_close = etcd_watch_close,

@@ -50,6 +50,7 @@ static const char SQL_SET_COMPACT[] = "UPDATE meta SET compact_rev = ?1 WHERE id
 static const char SQL_EXPIRED_ANY[] = "SELECT 1 FROM lease WHERE expires_at <= ?1 LIMIT 1";
 static const char SQL_DROP_EXPIRED[] = "DELETE FROM lease WHERE expires_at <= ?1";
 static const char SQL_LEASE_TTL[] = "SELECT ttl FROM lease WHERE id = ?1";
+static const char SQL_LEASE_EXPIRES[] = "SELECT expires_at FROM lease WHERE id = ?1";
 static const char SQL_LEASE_ADD[] = "INSERT INTO lease (id, ttl, expires_at) VALUES (?1, ?2, ?3)";
 static const char SQL_LEASE_RENEW[] = "UPDATE lease SET expires_at = ?2 WHERE id = ?1";
 static const char SQL_LEASE_DROP[] = "DELETE FROM lease WHERE id = ?1";
@@ -588,6 +589,30 @@ static rd_code sqlite_store_lease_keepalive(store_t *st, int64_t id, int64_t *tt
     return rc;
 }
 
+/* Two plain reads: a renewal between them only makes the answer fresher. */
+static rd_code lease_ttl_impl(sqlite_conn *c, int64_t id, int64_t *left, int64_t *granted, rd_err *err)
+{
+    int64_t expires = 0;
+    int found = 0;
+    rd_code rc = sqlite_conn_query_int(c, SQL_LEASE_TTL, granted, &found, err, "i", id);
+    if (rc == RD_OK && found)
+        rc = sqlite_conn_query_int(c, SQL_LEASE_EXPIRES, &expires, &found, err, "i", id);
+    if (rc != RD_OK)
+        return rc;
+    int64_t ms = expires - sqlite_conn_wall_ms();
+    if (!found || ms <= 0)
+        return rd_fail(err, RD_ENOTFOUND, "lease %lld does not exist (expired or revoked)", (long long)id);
+    *left = (ms + 999) / 1000;
+    return RD_OK;
+}
+
+static rd_code sqlite_store_lease_ttl(store_t *st, int64_t id, int64_t *left, int64_t *granted, rd_err *err)
+{
+    rd_code rc;
+    RETRY(CONN(st), lease_ttl_impl(CONN(st), id, left, granted, err));
+    return rc;
+}
+
 static rd_code sqlite_store_lease_revoke(store_t *st, int64_t id, rd_err *err)
 {
     int64_t ttl;
@@ -777,6 +802,7 @@ const store_backend store_sqlite_backend = {
     .lease_grant = sqlite_store_lease_grant,
     .lease_keepalive = sqlite_store_lease_keepalive,
     .lease_revoke = sqlite_store_lease_revoke,
+    .lease_ttl = sqlite_store_lease_ttl,
     .watch_open = sqlite_store_watch_open,
     .watch_next = sqlite_store_watch_next,
     .watch_close = sqlite_store_watch_close,

@@ -616,6 +616,15 @@ static void test_lease_grant_keepalive(void **state)
     OK(store_lease_keepalive(f->st, id, &ttl, &e));
     assert_int_equal(ttl, 30);
     OK(store_lease_keepalive(f->st, id, NULL, &e));
+    /* a heartbeat (keepalive) and asking the time left make no revision */
+    int64_t rev0 = 0, rev1 = 0, left = 0, granted = 0;
+    OK(store_revision(f->st, &rev0, &e));
+    OK(store_lease_keepalive(f->st, id, NULL, &e));
+    OK(store_lease_ttl(f->st, id, &left, &granted, &e));
+    OK(store_revision(f->st, &rev1, &e));
+    assert_int_equal(rev0, rev1);
+    assert_int_equal(granted, 30);
+    assert_true(left >= 1 && left <= 30);
     /* a put without a lease detaches the key */
     put_s(f->st, K(f, "k"), "v2");
     kv = get_kv(f->st, K(f, "k"), 1);
@@ -643,6 +652,8 @@ static void test_lease_revoke(void **state)
     assert_value(f->st, K(f, "free"), "3");
     FAILS(RD_ENOTFOUND, store_lease_keepalive(f->st, id, NULL, &e));
     FAILS(RD_ENOTFOUND, store_lease_revoke(f->st, id, &e));
+    int64_t left = 0;
+    FAILS(RD_ENOTFOUND, store_lease_ttl(f->st, id, &left, NULL, &e));
     FAILS(RD_ENOTFOUND, store_lease_keepalive(f->st, 0x5eed1e55c0ffeeLL, NULL, &e));
     FAILS(RD_ENOTFOUND, store_lease_revoke(f->st, 0x5eed1e55c0ffeeLL, &e));
 }
