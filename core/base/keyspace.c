@@ -27,6 +27,10 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_LEDGER_INDEX] = KEY_LEDGER_INDEX,
     [KEYSPACE_BILLING] = KEY_ROOT "billing/",
     [KEYSPACE_AUDIT] = KEY_AUDIT,
+    [KEYSPACE_AGENTS] = KEY_AGENTS,
+    [KEYSPACE_AGENT_ALIVE] = KEY_AGENT_ALIVE,
+    [KEYSPACE_LOGS] = KEY_LOGS,
+    [KEYSPACE_SERVE] = KEY_ROOT "serve/",
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

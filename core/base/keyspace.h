@@ -34,6 +34,11 @@
 #define KEY_LEDGER_INDEX KEY_ROOT "ledger/by-account/"
 #define KEY_BILLING_CURSOR KEY_ROOT "billing/cursor"
 #define KEY_AUDIT KEY_ROOT "audit/"
+#define KEY_AGENTS KEY_ROOT "agents/"
+#define KEY_AGENT_ALIVE KEY_ROOT "agent-alive/"
+#define KEY_LOGS KEY_ROOT "logs/"
+#define KEY_SERVE_LEADER KEY_ROOT "serve/leader"
+#define KEY_SERVE_STANDBY KEY_ROOT "serve/standby/"
 
 /* The kinds of document, one per prefix above. */
 typedef enum {
@@ -60,6 +65,10 @@ typedef enum {
     KEYSPACE_LEDGER_INDEX,
     KEYSPACE_BILLING,
     KEYSPACE_AUDIT,
+    KEYSPACE_AGENTS,
+    KEYSPACE_AGENT_ALIVE,
+    KEYSPACE_LOGS,
+    KEYSPACE_SERVE,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

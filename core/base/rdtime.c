@@ -140,3 +140,26 @@ bad:
     return rd_fail(err, RD_EINVAL, "%s must be a positive duration such as 90s, 10m, 2h, 1d or 1h30m, got '%s'",
                    field, text);
 }
+
+rd_code rdtime_parse_duration_ms(const char *field, const char *text, int64_t *ms, rd_err *err)
+{
+    size_t n = strlen(text);
+    if (n > 2 && strcmp(text + n - 2, "ms") == 0) {
+        int64_t v = 0;
+        size_t i;
+        for (i = 0; i < n - 2 && isdigit((unsigned char)text[i]) && v < INT64_MAX / 100; i++)
+            v = v * 10 + (text[i] - '0');
+        if (i != n - 2 || v == 0)
+            return rd_fail(err, RD_EINVAL, "%s must be a positive duration such as 500ms, 10s, 2m or 1h, got '%s'",
+                           field, text);
+        *ms = v;
+        return RD_OK;
+    }
+    int64_t s = 0;
+    rd_code rc = rdtime_parse_duration(field, text, &s, err);
+    if (rc == RD_OK && s > INT64_MAX / 1000)
+        rc = rd_fail(err, RD_EINVAL, "%s is too long, got '%s'", field, text);
+    if (rc == RD_OK)
+        *ms = s * 1000;
+    return rc;
+}

@@ -25,4 +25,7 @@ char *rdtime_format(rd_time t, char buf[RDTIME_BUFLEN]);
  * seconds; rejects zero, negatives and overflow. */
 rd_code rdtime_parse_duration(const char *field, const char *text, int64_t *seconds, rd_err *err);
 
+/* The same in milliseconds, also taking "500ms". */
+rd_code rdtime_parse_duration_ms(const char *field, const char *text, int64_t *ms, rd_err *err);
+
 #endif

@@ -563,6 +563,8 @@ rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
     }
     ctx->line = line;
     ctx->tx = tx;
+    if (tx && ctx->fence_key)
+        tx_set_fence(tx, ctx->fence_key, ctx->fence_rev);
     int64_t started = monotonic_ms();
     for (int attempt = 0;; attempt++) {
         rc = run_attempt(ctx, def, args, result, err);

@@ -90,6 +90,8 @@ struct cmd_ctx {
     rd_tx *tx;                  /* the transaction of the running command */
     const char *line;           /* the line being run, secrets redacted */
     const char *master_key_path;/* --master-key / RIGDECK_MASTER_KEY, or NULL: the default */
+    const char *fence_key;      /* NULL, or a key whose mod_revision must still be */
+    int64_t fence_rev;          /* fence_rev for any write to commit (the controller's leadership) */
 };
 
 /* Runs one line.  On success *result is the command's result (NULL for a

@@ -22,6 +22,7 @@ const cmd_def *const cmd_list_tables[] = {
     ledger_cmd_table,
     bill_cmd_table,
     audit_cmd_table,
+    agent_cmd_table,
     store_cmd_table,
 };
 

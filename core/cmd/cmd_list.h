@@ -10,6 +10,7 @@
 extern const cmd_def account_cmd_table[];
 extern const cmd_def project_cmd_table[];
 extern const cmd_def audit_cmd_table[];
+extern const cmd_def agent_cmd_table[];
 extern const cmd_def store_cmd_table[];
 extern const cmd_def gpu_cmd_table[];
 extern const cmd_def gcp_cmd_table[];

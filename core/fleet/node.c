@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "account.h"
+#include "agent_view.h"
 #include "doc.h"
 #include "fleet.h"
 #include "hwreq.h"
@@ -471,6 +472,27 @@ static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
     fleet_filter(items, "state", state);
     if (!state && !cmd_opt_given(a, "all"))   /* removed nodes are history */
         fleet_drop_removed(items);
+    /* each node's agent state in one column: two reads, not one per node */
+    json_t *agents = NULL, *alive = NULL, *n;
+    size_t i;
+    rc = tx_list(ctx->tx, KEY_AGENTS, &agents, err);
+    if (rc == RD_OK)
+        rc = agent_view_alive(ctx->tx, &alive, err);
+    json_t *by_node = json_object();
+    json_array_foreach(agents, i, n)
+        json_object_set(by_node, doc_str(n, "node"), n);
+    json_array_foreach(items, i, n) {
+        json_t *ag = json_object_get(by_node, doc_str(n, "name"));
+        const char *st = !ag ? "none" : json_object_get(alive, doc_str(n, "name")) ? "online" : "lost";
+        json_object_set_new(n, "agent", json_string(st));
+    }
+    json_decref(by_node);
+    json_decref(agents);
+    json_decref(alive);
+    if (rc != RD_OK) {
+        json_decref(items);
+        return rc;
+    }
     *result = json_pack("{s:o}", "items", items);
     return RD_OK;
 }
@@ -480,6 +502,9 @@ static rd_code node_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
     rd_code rc = names_check("node name", cmd_arg(a, 0), err);
     if (rc == RD_OK)
         rc = node_get_any(ctx, cmd_arg(a, 0), result, err);
+    json_t *agent = NULL;
+    if (rc == RD_OK && (rc = agent_view_for_node(ctx->tx, cmd_arg(a, 0), ctx->now, &agent, err)) == RD_OK)
+        json_object_set_new(*result, "agent", agent);
     return rc;
 }
 
@@ -522,7 +547,7 @@ const cmd_def node_cmd_table[] = {
     { "node add", "REGION NAME", node_add_flags, CMD_MUTATES, "add a compute or storage node to a physical region",
       NULL, node_add_cmd },
     { "node list", "", node_list_flags, 0, "list nodes",
-      "name,region,role,state,gpu_type,gpu_count,gpus_used,minion_id", node_list_cmd },
+      "name,region,role,state,gpu_type,gpu_count,gpus_used,agent,minion_id", node_list_cmd },
     { "node show", "NAME", NULL, 0, "show a node, with every unmet hardware requirement", NULL, node_show_cmd },
     { "node maintenance", "NAME on|off|toggle", NULL, CMD_MUTATES,
       "take a node out of service (draining while workers run) or back", NULL, node_maintenance_cmd },

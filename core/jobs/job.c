@@ -58,8 +58,10 @@ void job_update_state(json_t *job)
     n = json_array_size(workers);
     json_array_foreach(workers, i, w) {
         const char *s = doc_str(w, "state");
-        running += strcmp(s, "running") == 0;
-        waiting += strcmp(s, "waiting_gpus") == 0;
+        /* a worker being stopped still runs; one placed on an agent's node
+         * waits until its process starts */
+        running += strcmp(s, "running") == 0 || strcmp(s, "stopping") == 0;
+        waiting += strcmp(s, "waiting_gpus") == 0 || strcmp(s, "starting") == 0;
         failed += strcmp(s, "failed") == 0;
         stopped += strcmp(s, "stopped") == 0;
         canceled += strcmp(s, "canceled") == 0;
@@ -83,33 +85,97 @@ void job_update_state(json_t *job)
 
 /* ---- ending workers ---------------------------------------------------- */
 
-rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_err *err)
+int job_worker_holds_node(const char *state)
+{
+    return strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0 || strcmp(state, "starting") == 0;
+}
+
+int job_worker_run_by_agent(const json_t *worker)
+{
+    return json_is_true(json_object_get(worker, "run_by_agent"));
+}
+
+/* Frees what worker w holds on its node. */
+static rd_code release_node(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err)
+{
+    json_t *worker = json_array_get(json_object_get(job, "workers"), w), *node = NULL;
+    rd_code rc = node_get_any(ctx, doc_str(worker, "node"), &node, err);
+    if (rc != RD_OK)
+        return rc;
+    node_capacity_release(node, job, w, ctx->now);
+    return node_put(ctx, node, err);
+}
+
+rd_code job_end_worker_at(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_time at, rd_err *err)
 {
     json_t *worker = json_array_get(json_object_get(job, "workers"), w);
     const char *cur = doc_str(worker, "state");
     char ts[RDTIME_BUFLEN];
     if (job_state_ended(cur))
         return RD_OK;
-    if (strcmp(cur, "running") == 0) {
-        json_t *node = NULL;
-        rd_code rc = node_get_any(ctx, doc_str(worker, "node"), &node, err);
+    if (strcmp(cur, "running") == 0 || strcmp(cur, "stopping") == 0) {
+        rd_code rc = release_node(ctx, job, w, err);
         if (rc != RD_OK)
             return rc;
-        node_capacity_release(node, job, w, ctx->now);
-        if ((rc = node_put(ctx, node, err)) != RD_OK)
-            return rc;
-        /* An end reported before the start (a clock behind) ran for nothing. */
-        rd_time started = ctx->now;
+        /* An end reported before the start (a clock behind) ran for nothing;
+         * one after the command's clock has not happened yet. */
+        rd_time started = at;
         rdtime_parse("started_at", doc_str(worker, "started_at"), &started, NULL);
-        json_object_set_new(worker, "ended_at", json_string(rdtime_format(ctx->now > started ? ctx->now : started, ts)));
+        if (at > ctx->now)
+            at = ctx->now;
+        json_object_set_new(worker, "ended_at", json_string(rdtime_format(at > started ? at : started, ts)));
         /* Whatever the worker still owes (whole hours not yet billed and the
-         * partial hour) is posted with the stop, in the same transaction. */
+         * partial hour) is posted with the end, in the same transaction. */
         if ((rc = billing_usage_worker(ctx->tx, job, w, ctx->now, NULL, err)) != RD_OK)
             return rc;
+    } else if (strcmp(cur, "starting") == 0) {
+        /* placed but never started: it holds its node, it owes nothing */
+        rd_code rc = release_node(ctx, job, w, err);
+        if (rc != RD_OK)
+            return rc;
+        if (strcmp(state, "stopped") == 0)
+            state = "canceled";
     } else if (strcmp(state, "stopped") == 0) {
         state = "canceled";   /* a worker that never started is canceled, not stopped */
     }
     json_object_set_new(worker, "state", json_string(state));
+    return RD_OK;
+}
+
+rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_err *err)
+{
+    return job_end_worker_at(ctx, job, w, state, ctx->now, err);
+}
+
+rd_code job_stop_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err)
+{
+    json_t *worker = json_array_get(json_object_get(job, "workers"), w);
+    char ts[RDTIME_BUFLEN];
+    if (strcmp(doc_str(worker, "state"), "running") == 0 && job_worker_run_by_agent(worker)) {
+        /* its agent sends SIGTERM (SIGKILL 10 s later) and reports the end */
+        json_object_set_new(worker, "state", json_string("stopping"));
+        json_object_set_new(worker, "stop_requested_at", json_string(rdtime_format(ctx->now, ts)));
+        return RD_OK;
+    }
+    if (strcmp(doc_str(worker, "state"), "stopping") == 0)
+        return RD_OK;
+    return job_end_worker(ctx, job, w, "stopped", err);
+}
+
+rd_code job_requeue_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err)
+{
+    json_t *worker = json_array_get(json_object_get(job, "workers"), w);
+    if (strcmp(doc_str(worker, "state"), "starting") != 0)
+        return RD_OK;
+    rd_code rc = release_node(ctx, job, w, err);
+    if (rc != RD_OK)
+        return rc;
+    static const char *const cleared[] = { "node", "gpu_type", "price_ucr", "region", "host", "placed_at" };
+    for (size_t i = 0; i < sizeof cleared / sizeof cleared[0]; i++)
+        json_object_set_new(worker, cleared[i], json_null());
+    json_object_set_new(worker, "alloc", json_array());
+    json_object_del(worker, "own");
+    json_object_set_new(worker, "state", json_string("waiting_gpus"));
     return RD_OK;
 }
 

@@ -16,9 +16,31 @@ rd_code job_put(cmd_ctx *ctx, json_t *job, rd_err *err);
 /* Derives the job's state from its workers' states. */
 void job_update_state(json_t *job);
 
-/* Ends worker w (running or waiting) in state `state` at ctx->now and frees
- * what it holds on its node; a no-op for a worker that has ended already. */
+/* Ends worker w (running, stopping, starting or waiting) in state `state`
+ * at ctx->now and frees what it holds on its node; a no-op for a worker that
+ * has ended already.  A worker that never started ends `canceled` when
+ * asked to stop, and owes nothing. */
 rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_err *err);
+
+/* The same with the moment it ended (an agent's report of its exit); a
+ * moment after ctx->now counts as ctx->now, one before its start as the
+ * start.  Billing covers started_at to that end exactly. */
+rd_code job_end_worker_at(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_time at, rd_err *err);
+
+/* Asks worker w to stop: one an agent runs turns `stopping` (the agent
+ * signals it and reports its end); any other ends now (job_end_worker). */
+rd_code job_stop_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err);
+
+/* Puts a `starting` worker (placed, its process not started) back in the
+ * queue, freeing its node; other workers are left alone. */
+rd_code job_requeue_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err);
+
+/* 1 for a worker state that holds capacity on a node: starting, running,
+ * stopping. */
+int job_worker_holds_node(const char *state);
+
+/* 1 when the worker's process was started by a node agent. */
+int job_worker_run_by_agent(const json_t *worker);
 
 /* 1 for a state a worker (or job) never leaves: finished, failed, stopped,
  * canceled. */

@@ -146,14 +146,14 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         json_array_foreach(json_object_get(job, "workers"), i, w) {
             if (rc != RD_OK)
                 break;
-            if (strcmp(doc_str(w, "state"), "running") == 0) {
+            if (strcmp(doc_str(w, "state"), "running") == 0 && !job_worker_run_by_agent(w)) {
                 if (ended == JOB_STOP_STEP) {
                     more = 1;
                     continue;
                 }
                 ended++;
             }
-            rc = job_end_worker(ctx, job, i, "stopped", err);
+            rc = job_stop_worker(ctx, job, i, err);
         }
         if (rc == RD_OK) {
             json_object_set_new(job, "reason", json_string(reason));
@@ -173,22 +173,57 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     return rc;
 }
 
+/* What an agent sends: `running` when the worker's process started,
+ * finished/failed/stopped when it ended (with its exit code or signal and
+ * the moment, --at).  A start that failed is `failed` from `starting`. */
 static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *job = NULL;
-    int64_t w = 0;
+    json_t *job = NULL, *worker = NULL;
+    int64_t w = 0, code = 0, sig = 0;
+    rd_time at = ctx->now;
+    const char *to = cmd_arg(a, 1);
+    char ts[RDTIME_BUFLEN];
     rd_code rc = job_get(ctx, cmd_arg(a, 0), &job, err);
     if (rc == RD_OK)
         rc = num_parse_int("--worker", cmd_opt(a, "worker"), 0,
                            (int64_t)json_array_size(json_object_get(job, "workers")) - 1, &w, err);
+    if (rc == RD_OK && cmd_opt(a, "exit-code"))
+        rc = num_parse_int("--exit-code", cmd_opt(a, "exit-code"), 0, 255, &code, err);
+    if (rc == RD_OK && cmd_opt(a, "signal"))
+        rc = num_parse_int("--signal", cmd_opt(a, "signal"), 1, 64, &sig, err);
+    if (rc == RD_OK && cmd_opt(a, "at"))
+        rc = rdtime_parse("--at", cmd_opt(a, "at"), &at, err);
+    if (rc == RD_OK && cmd_opt(a, "exit-code") && cmd_opt(a, "signal"))
+        rc = rd_fail(err, RD_EINVAL, "job report: give --exit-code or --signal, not both");
+    if (rc == RD_OK && strcmp(to, "finished") == 0 && ((cmd_opt(a, "exit-code") && code != 0) || sig))
+        rc = rd_fail(err, RD_EINVAL, "job report: a worker that finished exited 0; a nonzero exit or a signal is 'failed'");
+    const char *cur = "";
     if (rc == RD_OK) {
-        json_t *worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
-        if (strcmp(doc_str(worker, "state"), "running") != 0)
-            rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s, not running", (long long)w,
-                         cmd_arg(a, 0), doc_str(worker, "state"));
+        worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
+        cur = doc_str(worker, "state");
+        int ok = strcmp(to, "running") == 0 ? strcmp(cur, "starting") == 0 :
+                 strcmp(cur, "running") == 0 || strcmp(cur, "stopping") == 0 ||
+                 (strcmp(cur, "starting") == 0 && strcmp(to, "failed") == 0);
+        if (!ok)
+            rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s; it cannot turn %s", (long long)w,
+                         cmd_arg(a, 0), cur, to);
     }
-    if (rc == RD_OK)
-        rc = job_end_worker(ctx, job, (size_t)w, cmd_arg(a, 1), err);
+    if (rc == RD_OK && strcmp(to, "running") == 0) {
+        if (at > ctx->now)
+            at = ctx->now;
+        json_object_set_new(worker, "state", json_string("running"));
+        json_object_set_new(worker, "started_at", json_string(rdtime_format(at, ts)));
+        json_object_set_new(worker, "billed_until", json_string(ts));
+        json_object_set_new(worker, "run_by_agent", json_true());
+    } else if (rc == RD_OK) {
+        if (cmd_opt(a, "exit-code"))
+            json_object_set_new(worker, "exit_code", json_integer(code));
+        if (sig)
+            json_object_set_new(worker, "signal", json_integer(sig));
+        if (cmd_opt(a, "reason"))
+            json_object_set_new(worker, "reason", json_string(cmd_opt(a, "reason")));
+        rc = job_end_worker_at(ctx, job, (size_t)w, to, at, err);
+    }
     if (rc == RD_OK) {
         job_update_state(job);
         *result = json_incref(job);
@@ -260,6 +295,10 @@ static const cmd_flag job_stop_flags[] = {
 };
 static const cmd_flag job_report_flags[] = {
     { "worker", "N", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the worker's index (0 first)" },
+    { "exit-code", "N", CMD_FLAG_VALUE, "the process's exit status, 0..255" },
+    { "signal", "N", CMD_FLAG_VALUE, "the signal that ended the process" },
+    { "at", "TIME", CMD_FLAG_VALUE, "when it started or ended (RFC 3339; default: now)" },
+    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, ...)" },
     { 0 }
 };
 
@@ -272,7 +311,7 @@ const cmd_def job_cmd_table[] = {
     { "job why", "ID", NULL, 0, "why a job waits: how many nodes each constraint rules out", NULL, job_why_cmd },
     { "job stop", "ID", job_stop_flags, CMD_MUTATES, "stop a job (its waiting workers are canceled)", NULL,
       job_stop_cmd },
-    { "job report", "ID finished|failed", job_report_flags, CMD_MUTATES,
-      "what an on-node agent sends when a worker ends", NULL, job_report_cmd },
+    { "job report", "ID running|finished|failed|stopped", job_report_flags, CMD_MUTATES,
+      "what an on-node agent sends when a worker's process starts or ends", NULL, job_report_cmd },
     { 0 }
 };

@@ -38,6 +38,10 @@ int sched_idle_key_matters(const char *key)
     case KEYSPACE_LEDGER_INDEX:
     case KEYSPACE_BILLING:
     case KEYSPACE_SCHED_IDLE:
+    case KEYSPACE_LOGS:               /* worker output, pushed while they run */
+    case KEYSPACE_SERVE:              /* who leads the controllers */
+    case KEYSPACE_AGENTS:             /* an agent's state reaches the pass through its node */
+    case KEYSPACE_AGENT_ALIVE:
         return 0;
     default:
         return 1;   /* any other key, known or not, may change a pass */

@@ -176,15 +176,19 @@ static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *of
     node_capacity_take(node, q->work, k, alloc, ctx->now);
     sched_node_reset(&p->s, ni, node, NULL, 0);
     json_t *worker = json_array_get(json_object_get(q->work, "workers"), k);
-    json_object_set_new(worker, "state", json_string("running"));
+    /* On a node an agent runs, the worker starts when its process does
+     * (the agent reports it); elsewhere the books take placement as start. */
+    int by_agent = json_is_true(json_object_get(node, "agent_managed"));
+    json_object_set_new(worker, "state", json_string(by_agent ? "starting" : "running"));
     json_object_set_new(worker, "node", json_string(n->name));
     json_object_set_new(worker, "region", json_string(doc_str(node, "region")));
     json_object_set_new(worker, "gpu_type", json_string(doc_str(node, "gpu_type")));
     json_object_set_new(worker, "price_ucr", json_integer(offer->price_ucr));
     json_object_set_new(worker, "own", json_boolean(offer->own));
     json_object_set_new(worker, "host", json_string(doc_str(node, "owner")));
-    json_object_set_new(worker, "started_at", json_string(rdtime_format(ctx->now, ts)));
-    json_object_set_new(worker, "billed_until", json_string(ts));
+    json_object_set_new(worker, "placed_at", json_string(rdtime_format(ctx->now, ts)));
+    json_object_set_new(worker, "started_at", by_agent ? json_null() : json_string(ts));
+    json_object_set_new(worker, "billed_until", by_agent ? json_null() : json_string(ts));
     json_object_del(worker, "pending_node");
     json_object_set_new(worker, "alloc", alloc);
     job_update_state(q->work);
@@ -598,7 +602,7 @@ static rd_code stop_out_of_credit(pass *p, const broke_state *bs, size_t *stoppe
                 break;
             json_array_foreach(json_object_get(job, "workers"), k, w)
                 if (rc == RD_OK)
-                    rc = job_end_worker(ctx, job, k, "stopped", err);
+                    rc = job_stop_worker(ctx, job, k, err);
             json_object_set_new(job, "reason", json_string("out_of_credits"));
             job_update_state(job);
             if (rc == RD_OK && !p->dry)

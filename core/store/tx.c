@@ -24,6 +24,7 @@ typedef struct {
     json_t *before;       /* document as read (NULL: missing or never read) */
     int written;
     json_t *after;        /* NULL with written: delete */
+    int64_t lease;        /* put under this lease (0: none) */
 } tx_entry;
 
 struct rd_tx {
@@ -33,6 +34,8 @@ struct rd_tx {
     size_t *slots;        /* position + 1 of an entry, 0: empty; nslots a power of 2 */
     size_t nslots;
     int64_t last_rev;     /* revision of the last commit that wrote */
+    char *fence_key;      /* every commit also holds only while this key */
+    int64_t fence_rev;    /* still has this mod_revision (tx_set_fence) */
     size_t commits;       /* commits that wrote, over the handle's life */
 };
 
@@ -63,6 +66,7 @@ void tx_free(rd_tx *tx)
     tx_reset(tx);
     free(tx->entries);
     free(tx->slots);
+    free(tx->fence_key);
     free(tx);
 }
 
@@ -323,6 +327,7 @@ static rd_code entry_write(rd_tx *tx, const char *key, json_t *doc, rd_err *err)
     json_decref(e->after);
     e->after = doc;
     e->written = 1;
+    e->lease = 0;
     return RD_OK;
 }
 
@@ -333,9 +338,38 @@ rd_code tx_put(rd_tx *tx, const char *key, json_t *doc, rd_err *err)
     return entry_write(tx, key, doc, err);
 }
 
+rd_code tx_put_lease(rd_tx *tx, const char *key, json_t *doc, int64_t lease, rd_err *err)
+{
+    rd_code rc = tx_put(tx, key, doc, err);
+    if (rc == RD_OK)
+        entry_find(tx, key)->lease = lease;
+    return rc;
+}
+
 rd_code tx_delete(rd_tx *tx, const char *key, rd_err *err)
 {
     return entry_write(tx, key, NULL, err);
+}
+
+void tx_set_fence(rd_tx *tx, const char *key, int64_t mod_revision)
+{
+    free(tx->fence_key);
+    tx->fence_key = key ? strdup(key) : NULL;
+    tx->fence_rev = mod_revision;
+}
+
+/* 1 while the fence key still has the revision the holder took it at. */
+static int fence_holds(rd_tx *tx)
+{
+    store_kv kv;
+    int found = 0;
+    rd_err ignored = { 0 };
+    if (store_get(tx->st, tx->fence_key, &kv, &found, NULL, &ignored) != RD_OK)
+        return 1;   /* cannot tell: let the caller retry as for any conflict */
+    int holds = found && kv.mod_revision == tx->fence_rev;
+    if (found)
+        store_kv_free(&kv);
+    return holds;
 }
 
 rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
@@ -348,7 +382,7 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
             return store_revision(tx->st, revision, err);
         return RD_OK;
     }
-    store_cmp *cmps = calloc(tx->count, sizeof *cmps);
+    store_cmp *cmps = calloc(tx->count + 1, sizeof *cmps);
     store_op *ops = calloc(nwrites, sizeof *ops);
     char **bodies = calloc(nwrites, sizeof *bodies);
     size_t ncmps = 0, nops = 0;
@@ -369,15 +403,20 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
                 rc = rd_fail(err, RD_ENOMEM, "out of memory");
                 goto out;
             }
-            ops[nops] = (store_op){ STORE_OP_PUT, e->key, bodies[nops], strlen(bodies[nops]), 0 };
+            ops[nops] = (store_op){ STORE_OP_PUT, e->key, bodies[nops], strlen(bodies[nops]), e->lease };
         } else {
             ops[nops] = (store_op){ STORE_OP_DELETE, e->key, NULL, 0, 0 };
         }
         nops++;
     }
+    if (tx->fence_key)
+        cmps[ncmps++] = (store_cmp){ tx->fence_key, STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL, tx->fence_rev, NULL, 0 };
     store_txn_result res;
     rc = store_txn(tx->st, cmps, ncmps, ops, nops, NULL, 0, &res, err);
-    if (rc == RD_OK && !res.succeeded)
+    if (rc == RD_OK && !res.succeeded && tx->fence_key && !fence_holds(tx))
+        rc = rd_fail(err, RD_EPERM, "%s changed: this process no longer holds it (another controller leads)",
+                     tx->fence_key);
+    else if (rc == RD_OK && !res.succeeded)
         rc = rd_fail(err, RD_ECONFLICT, "another change to the same objects won the race; try again");
     if (rc == RD_OK) {
         tx->last_rev = res.revision;

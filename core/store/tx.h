@@ -45,8 +45,17 @@ rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err);
 /* Writes doc at key (takes the reference).  Returns RD_ENOMEM on failure. */
 rd_code tx_put(rd_tx *tx, const char *key, json_t *doc, rd_err *err);
 
+/* The same, attached to a store lease (the key vanishes when it expires). */
+rd_code tx_put_lease(rd_tx *tx, const char *key, json_t *doc, int64_t lease, rd_err *err);
+
 /* Deletes key. */
 rd_code tx_delete(rd_tx *tx, const char *key, rd_err *err);
+
+/* Fences every later commit of this handle (tx_reset keeps it): each holds
+ * only while key still has mod_revision; once it has changed, the commit is
+ * RD_EPERM (a controller that lost its leadership must not write).  NULL
+ * key: no fence. */
+void tx_set_fence(rd_tx *tx, const char *key, int64_t mod_revision);
 
 /* Number of pending writes. */
 size_t tx_write_count(const rd_tx *tx);

@@ -1,0 +1,310 @@
+/* agent.c - the `agent` commands: what node agents and the controller tell
+ * the store about agents.
+ *
+ *   agent register NODE ...   an agent starting on NODE: its document, its
+ *                             alive key under the lease it will renew, and
+ *                             the node marked as run by an agent (placed
+ *                             workers then wait for their process to start)
+ *   agent list                every agent and its state
+ *   agent check               the controller's round: an agent whose lease
+ *                             expired is `lost`; a node whose agent has been
+ *                             silent for the node timeout turns `offline`,
+ *                             its running workers `failed` (node_lost,
+ *                             billed to the last heartbeat) and those not yet
+ *                             started go back to the queue
+ *
+ * A node that went offline this way returns to the state it had before when
+ * its agent registers again.  Reading an agent's state is agent_view.c's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_view.h"
+#include "doc.h"
+#include "fleet.h"
+#include "job.h"
+#include "keyspace.h"
+#include "names.h"
+#include "num.h"
+
+#define AGENT_DEFAULT_TIMEOUT_S 30
+
+static rd_code node_read(cmd_ctx *ctx, const char *name, json_t **node, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = tx_get(ctx->tx, tx_key(key, KEY_NODES "%s", name), node, err);
+    if (rc == RD_OK && (!*node || strcmp(doc_str(*node, "state"), "removed") == 0)) {
+        json_decref(*node);
+        *node = NULL;
+        rc = rd_fail(err, RD_ENOTFOUND, "node '%s' does not exist", name);
+    }
+    return rc;
+}
+
+static rd_code node_write(cmd_ctx *ctx, json_t *node, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    return tx_put(ctx->tx, tx_key(key, KEY_NODES "%s", doc_str(node, "name")), node, err);
+}
+
+static void node_set_state(json_t *node, const char *state, rd_time now)
+{
+    char ts[RDTIME_BUFLEN];
+    json_object_set_new(node, "state", json_string(state));
+    json_object_set_new(node, "state_changed_at", json_string(rdtime_format(now, ts)));
+}
+
+/* ---- register -------------------------------------------------------------- */
+
+static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *name = cmd_arg(a, 0);
+    json_t *node = NULL, *old = NULL;
+    int64_t lease = 0, pid = 0, heartbeat = 5, left = 0, ttl = 0;
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    rd_code rc = names_check("node name", name, err);
+    if (rc == RD_OK)
+        rc = num_parse_int("--lease", cmd_opt(a, "lease"), 1, INT64_MAX, &lease, err);
+    if (rc == RD_OK)
+        rc = num_parse_int("--pid", cmd_opt(a, "pid"), 1, INT32_MAX, &pid, err);
+    if (rc == RD_OK && cmd_opt(a, "heartbeat"))
+        rc = num_parse_int("--heartbeat", cmd_opt(a, "heartbeat"), 1, 3600, &heartbeat, err);
+    if (rc == RD_OK && store_lease_ttl(tx_store(ctx->tx), lease, &left, &ttl, err) != RD_OK)
+        rc = rd_fail(err, RD_EINVAL, "--lease: lease %lld does not exist (expired or revoked); grant a new one",
+                     (long long)lease);
+    if (rc == RD_OK)
+        rc = node_read(ctx, name, &node, err);
+    if (rc == RD_OK && strcmp(doc_str(node, "provider"), "physical") != 0)
+        rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a %s cloud node; its provider reports it, not an agent",
+                     name, doc_str(node, "provider"));
+    if (rc == RD_OK)
+        rc = agent_view_get(ctx->tx, name, &old, err);
+    if (rc != RD_OK)
+        goto out;
+
+    rdtime_format(ctx->now, ts);
+    json_t *agent = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:n}", "name", name, "node",
+                              name, "host", cmd_opt(a, "host") ? cmd_opt(a, "host") : "", "pid", (json_int_t)pid,
+                              "version", cmd_opt(a, "version") ? cmd_opt(a, "version") : "", "runtime",
+                              cmd_opt(a, "runtime") ? cmd_opt(a, "runtime") : "process", "work_dir",
+                              cmd_opt(a, "work-dir") ? cmd_opt(a, "work-dir") : "", "heartbeat_s",
+                              (json_int_t)heartbeat, "lease", (json_int_t)lease, "lease_ttl", (json_int_t)ttl,
+                              "state", "online", "registered_at", ts, "lost_at");
+    if (agent)
+        json_object_set_new(agent, "last_heartbeat", json_string(ts));
+    rc = tx_put(ctx->tx, tx_key(key, KEY_AGENTS "%s", name), agent, err);
+    if (rc == RD_OK)
+        rc = tx_put_lease(ctx->tx, tx_key(key, KEY_AGENT_ALIVE "%s", name),
+                          json_pack("{s:s, s:I}", "registered_at", ts, "pid", (json_int_t)pid), lease, err);
+    if (rc != RD_OK)
+        goto out;
+    /* Back from being lost: the node returns to where it was. */
+    const char *before = doc_str(node, "offline_from");
+    if (strcmp(doc_str(node, "state"), "offline") == 0 && *before) {
+        node_set_state(node, before, ctx->now);
+        json_object_del(node, "offline_from");
+    }
+    json_object_set_new(node, "agent_managed", json_true());
+    *result = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:I}}", "name", name, "node_state", doc_str(node, "state"),
+                        "agent", "state", "online", "last_heartbeat", ts, "host", doc_str(agent, "host"), "version",
+                        doc_str(agent, "version"), "pid", (json_int_t)pid);
+    rc = node_write(ctx, node, err);
+    node = NULL;
+out:
+    json_decref(node);
+    json_decref(old);
+    return rc;
+}
+
+/* ---- list ------------------------------------------------------------------ */
+
+static rd_code agent_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *items = NULL, *out = json_array(), *ag;
+    size_t i;
+    (void)a;
+    rd_code rc = tx_list(ctx->tx, KEY_AGENTS, &items, err);
+    if (rc != RD_OK) {
+        json_decref(out);
+        return rc;
+    }
+    json_array_foreach(items, i, ag) {
+        json_t *view = agent_view_describe(ctx->tx, ag, ctx->now);
+        json_object_set_new(view, "name", json_string(doc_str(ag, "node")));
+        json_object_set_new(view, "runtime", json_string(doc_str(ag, "runtime")));
+        json_object_set_new(view, "heartbeat_s", json_integer(doc_int(ag, "heartbeat_s")));
+        json_array_append_new(out, view);
+    }
+    json_decref(items);
+    *result = json_pack("{s:o}", "items", out);
+    return RD_OK;
+}
+
+/* ---- check ----------------------------------------------------------------- */
+
+/* Fails what node's lost agent left running (billed to its last heartbeat)
+ * and requeues what it never started, one worker per step so that a step
+ * stays small on etcd. */
+static rd_code end_node_workers(cmd_ctx *ctx, const char *name, rd_time last, int *failed, int *requeued, rd_err *err)
+{
+    for (;;) {
+        json_t *node = NULL, *job = NULL;
+        rd_code rc = node_read(ctx, name, &node, err);
+        if (rc != RD_OK)
+            return rc;
+        const char *ref = json_string_value(json_array_get(json_object_get(node, "workers"), 0));
+        if (!ref) {
+            json_decref(node);
+            return RD_OK;
+        }
+        char id[160];
+        snprintf(id, sizeof id, "%s", ref);
+        char *slash = strrchr(id, '/');
+        size_t w = slash ? (size_t)strtoul(slash + 1, NULL, 10) : 0;
+        if (slash)
+            *slash = '\0';
+        json_decref(node);
+        rc = job_get(ctx, id, &job, err);
+        if (rc == RD_ENOTFOUND)
+            return rd_fail(err, RD_ECORRUPT, "node '%s' holds worker %s of a job that does not exist", name, ref);
+        json_t *worker = json_array_get(json_object_get(job, "workers"), w);
+        const char *state = doc_str(worker, "state");
+        if (rc == RD_OK && strcmp(state, "starting") == 0) {
+            rc = job_requeue_worker(ctx, job, w, err);
+            (*requeued)++;
+        } else if (rc == RD_OK) {
+            if (job_worker_holds_node(state))
+                json_object_set_new(worker, "reason", json_string("node_lost"));
+            rc = job_end_worker_at(ctx, job, w, "failed", last, err);
+            (*failed)++;
+        }
+        if (rc == RD_OK) {
+            if (strcmp(doc_str(worker, "reason"), "node_lost") == 0)
+                json_object_set_new(job, "reason", json_string("node_lost"));
+            job_update_state(job);
+            rc = job_put(ctx, job, err);
+            job = NULL;
+        }
+        json_decref(job);
+        if (rc == RD_OK)
+            rc = cmd_commit_step(ctx, err);
+        if (rc != RD_OK)
+            return rc;
+    }
+}
+
+/* One agent: lost when its alive key is gone; its node offline once it has
+ * been silent for timeout.  Appends what it changed to events. */
+static rd_code check_one(cmd_ctx *ctx, const char *name, const json_t *alive, int64_t timeout, json_t *events,
+                         rd_err *err)
+{
+    json_t *agent = NULL, *node = NULL;
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    rd_code rc = agent_view_get(ctx->tx, name, &agent, err);
+    if (rc != RD_OK || !agent)
+        return rc;
+    json_t *lease = json_object_get(alive, name);
+    int is_alive = lease && json_integer_value(lease) == doc_int(agent, "lease");
+    rd_time last = 0;
+    rdtime_parse("last_heartbeat", doc_str(agent, "last_heartbeat"), &last, NULL);
+    if (strcmp(doc_str(agent, "state"), "online") == 0 && !is_alive) {
+        /* the lease ran out: its last renewal was at least a TTL ago */
+        rd_time renewed = ctx->now - doc_int(agent, "lease_ttl");
+        if (renewed > last)
+            last = renewed;
+        json_object_set_new(agent, "state", json_string("lost"));
+        json_object_set_new(agent, "last_heartbeat", json_string(rdtime_format(last, ts)));
+        json_object_set_new(agent, "lost_at", json_string(rdtime_format(ctx->now, ts)));
+        json_array_append_new(events, json_pack("{s:s, s:s, s:s}", "node", name, "event", "agent_lost",
+                                                "last_heartbeat", doc_str(agent, "last_heartbeat")));
+        rc = tx_put(ctx->tx, tx_key(key, KEY_AGENTS "%s", name), json_incref(agent), err);
+        if (rc == RD_OK)
+            rc = cmd_commit_step(ctx, err);
+    }
+    if (rc != RD_OK || strcmp(doc_str(agent, "state"), "lost") != 0 || ctx->now - last < timeout)
+        goto out;
+    rc = node_read(ctx, name, &node, err);
+    if (rc == RD_ENOTFOUND) {   /* removed meanwhile: nothing to take offline */
+        rc = RD_OK;
+        goto out;
+    }
+    if (rc != RD_OK)
+        goto out;
+    int turned = 0;
+    if (strcmp(doc_str(node, "state"), "offline") != 0) {
+        json_object_set_new(node, "offline_from", json_string(doc_str(node, "state")));
+        node_set_state(node, "offline", ctx->now);
+        json_object_set_new(node, "offline_reason", json_string("agent_lost"));
+        rc = node_write(ctx, node, err);
+        node = NULL;
+        if (rc == RD_OK)
+            rc = cmd_commit_step(ctx, err);
+        turned = 1;
+    }
+    int failed = 0, requeued = 0;
+    if (rc == RD_OK)
+        rc = end_node_workers(ctx, name, last, &failed, &requeued, err);
+    if (rc == RD_OK && (turned || failed || requeued))
+        json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:i, s:i}", "node", name, "event", "offline",
+                                                "last_heartbeat", rdtime_format(last, ts), "workers_failed", failed,
+                                                "workers_requeued", requeued));
+out:
+    json_decref(node);
+    json_decref(agent);
+    return rc;
+}
+
+static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    int64_t timeout = AGENT_DEFAULT_TIMEOUT_S;
+    json_t *alive = NULL, *agents = NULL, *events = json_array(), *ag;
+    size_t i;
+    rd_code rc = RD_OK;
+    if (cmd_opt(a, "node-timeout"))
+        rc = rdtime_parse_duration_ms("--node-timeout", cmd_opt(a, "node-timeout"), &timeout, err);
+    if (rc == RD_OK && cmd_opt(a, "node-timeout"))
+        timeout = (timeout + 999) / 1000;   /* the books count whole seconds */
+    if (rc == RD_OK)
+        rc = agent_view_alive(ctx->tx, &alive, err);
+    if (rc == RD_OK)
+        rc = tx_list(ctx->tx, KEY_AGENTS, &agents, err);
+    json_array_foreach(agents, i, ag) {
+        if (rc != RD_OK)
+            break;
+        char name[256];
+        snprintf(name, sizeof name, "%s", doc_str(ag, "node"));
+        tx_reset(ctx->tx);
+        rc = check_one(ctx, name, alive, timeout, events, err);
+    }
+    json_decref(agents);
+    json_decref(alive);
+    if (rc == RD_OK)
+        *result = json_pack("{s:I, s:O}", "changed", (json_int_t)json_array_size(events), "items", events);
+    json_decref(events);
+    return rc;
+}
+
+static const cmd_flag agent_register_flags[] = {
+    { "lease", "ID", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the store lease the agent renews as its heartbeat" },
+    { "pid", "N", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the agent's process id" },
+    { "host", "HOST", CMD_FLAG_VALUE, "the machine's host name" },
+    { "version", "V", CMD_FLAG_VALUE, "the agent's rigdeck version" },
+    { "heartbeat", "SECONDS", CMD_FLAG_VALUE, "how often it renews its lease (default 5)" },
+    { "runtime", "process|podman|docker", CMD_FLAG_VALUE, "how it runs workers" },
+    { "work-dir", "DIR", CMD_FLAG_VALUE, "where workers run" },
+    { 0 }
+};
+static const cmd_flag agent_check_flags[] = {
+    { "node-timeout", "D", CMD_FLAG_VALUE, "silence after which a node turns offline (default 30s)" },
+    { 0 }
+};
+
+const cmd_def agent_cmd_table[] = {
+    { "agent register", "NODE", agent_register_flags, CMD_MUTATES,
+      "what a node agent sends when it starts (rigdeck agent does this)", NULL, agent_register_cmd },
+    { "agent list", "", NULL, 0, "node agents: state, last heartbeat, host, version",
+      "name,state,last_heartbeat,host,pid,version,runtime", agent_list_cmd },
+    { "agent check", "", agent_check_flags, CMD_MUTATES,
+      "mark lost agents and take their nodes offline (rigdeck serve does this)", NULL, agent_check_cmd },
+    { 0 }
+};

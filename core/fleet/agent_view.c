@@ -1,0 +1,100 @@
+/* agent_view.c - what the store says about a node's agent, for reading.
+ *
+ * An agent has two keys: its document (KEY_AGENTS<node>: host, pid,
+ * version, the lease it renews, when it registered, and `state` online or
+ * lost as the controller last decided) and a small key under its lease
+ * (KEY_AGENT_ALIVE<node>) that vanishes when the agent stops renewing.  A
+ * heartbeat renews the lease and writes nothing, so the moment of the last
+ * one is worked out from the lease: now - (granted TTL - time left).
+ * `node show` and `agent list` read through here; the commands that change
+ * agents are agent.c's.
+ */
+#include "agent_view.h"
+
+#include <string.h>
+
+#include "doc.h"
+#include "keyspace.h"
+
+/* The last heartbeat an alive lease proves: its last renewal. */
+static rd_time last_renewal(store_t *st, int64_t lease, rd_time now)
+{
+    int64_t left = 0, granted = 0;
+    rd_err ignored = { 0 };
+    if (store_lease_ttl(st, lease, &left, &granted, &ignored) != RD_OK)
+        return 0;
+    int64_t since = granted - left;
+    return now - (since > 0 ? since : 0);
+}
+
+json_t *agent_view_describe(rd_tx *tx, const json_t *agent, rd_time now)
+{
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    if (!agent)
+        return json_pack("{s:s, s:n, s:n, s:n}", "state", "none", "last_heartbeat", "host", "version");
+    const char *state = doc_str(agent, "state");
+    rd_time last = 0;
+    rdtime_parse("last_heartbeat", doc_str(agent, "last_heartbeat"), &last, NULL);
+    if (strcmp(state, "online") == 0) {
+        store_kv kv;
+        int found = 0;
+        rd_err ignored = { 0 };
+        tx_key(key, KEY_AGENT_ALIVE "%s", doc_str(agent, "node"));
+        if (store_get(tx_store(tx), key, &kv, &found, NULL, &ignored) == RD_OK && found) {
+            rd_time renewed = last_renewal(tx_store(tx), kv.lease, now);
+            if (renewed > last)
+                last = renewed;
+        } else {
+            state = "lost";   /* the lease expired; the controller has not seen it yet */
+        }
+        if (found)
+            store_kv_free(&kv);
+    }
+    return json_pack("{s:s, s:s, s:s, s:s, s:I, s:s}", "state", state, "last_heartbeat", rdtime_format(last, ts), "host",
+                     doc_str(agent, "host"), "version", doc_str(agent, "version"), "pid",
+                     (json_int_t)doc_int(agent, "pid"), "registered_at", doc_str(agent, "registered_at"));
+}
+
+rd_code agent_view_get(rd_tx *tx, const char *node, json_t **agent, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    return tx_get(tx, tx_key(key, KEY_AGENTS "%s", node), agent, err);
+}
+
+rd_code agent_view_for_node(rd_tx *tx, const char *node, rd_time now, json_t **out, rd_err *err)
+{
+    json_t *agent = NULL;
+    rd_code rc = agent_view_get(tx, node, &agent, err);
+    if (rc == RD_OK && !(*out = agent_view_describe(tx, agent, now)))
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    json_decref(agent);
+    return rc;
+}
+
+rd_code agent_view_alive(rd_tx *tx, json_t **alive, rd_err *err)
+{
+    store_range_result r = { 0 };
+    const char *after = NULL;
+    char last[RD_KEY_MAX];
+    *alive = json_object();
+    for (;;) {
+        rd_code rc = store_range(tx_store(tx), KEY_AGENT_ALIVE, after, 1000, r.revision, &r, err);
+        if (rc != RD_OK) {
+            json_decref(*alive);
+            *alive = NULL;
+            return rc;
+        }
+        for (size_t i = 0; i < r.count; i++)
+            json_object_set_new(*alive, r.kvs[i].key + strlen(KEY_AGENT_ALIVE), json_integer(r.kvs[i].lease));
+        int more = r.more && r.count > 0;
+        if (more) {
+            snprintf(last, sizeof last, "%s", r.kvs[r.count - 1].key);
+            after = last;
+        }
+        int64_t rev = r.revision;
+        store_range_free(&r);
+        r.revision = rev;
+        if (!more)
+            return RD_OK;
+    }
+}

@@ -1,0 +1,249 @@
+/* serve.c - the controller: `rigdeck serve`.
+ *
+ * One loop.  Every process contends for the lead (serve_lead.c); only the
+ * leader acts, and everything it does is a command of the command language
+ * run through the one executor, fenced by its leadership:
+ *
+ *   sched run      when the store's watch shows a change a pass reads (a
+ *                  submit, a worker's end, a node turning active, a price or
+ *                  a wallet), at most every SCHED_DEBOUNCE_MS, and at least
+ *                  every --sched-every
+ *   agent check    every CHECK_EVERY_MS: lost agents, offline nodes
+ *   bill run       every --bill-every
+ *   cloud sync     every --sync-every, when a GCP region exists
+ *
+ * It sleeps in the watch (no busy loop) and stops at the end of the step in
+ * hand when *stop is set (SIGTERM/SIGINT in the front end).  Each action
+ * that changed something is one log line.
+ */
+#include "serve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "doc.h"
+#include "keyspace.h"
+#include "sched_idle.h"
+#include "serve_lead.h"
+
+enum {
+    SCHED_DEBOUNCE_MS = 200,   /* a burst of submits becomes one pass */
+    CHECK_EVERY_MS = 1000,
+    WAIT_MS = 250              /* longest sleep in the watch between rounds */
+};
+
+typedef struct {
+    const serve_opts *o;
+    cmd_ctx ctx;
+    serve_lead lead;
+    store_watch *watch;
+    int64_t watch_rev;
+    int dirty;                 /* a change a pass reads arrived */
+    int64_t last_sched, last_check, last_bill, last_sync;
+} serve_state;
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Runs one command as the leader; logs an error, returns its result. */
+static json_t *run(serve_state *s, const char *action, const char *line)
+{
+    json_t *result = NULL;
+    rd_err err = { 0 };
+    s->ctx.now = s->o->log.now();
+    s->ctx.fence_key = KEY_SERVE_LEADER;
+    s->ctx.fence_rev = s->lead.leader_rev;
+    rd_code rc = cmd_exec_line(&s->ctx, line, &result, NULL, &err);
+    if (rc != RD_OK) {
+        dlog(&s->o->log, action, NULL, "%s failed: %s", line, err.msg);
+        json_decref(result);
+        return NULL;
+    }
+    return result;
+}
+
+static void do_sched(serve_state *s)
+{
+    json_t *r = run(s, "sched", "sched run");
+    if (!r)
+        return;
+    int64_t placed = doc_int(r, "placed"), stopped = doc_int(r, "stopped_out_of_credits");
+    if (placed || stopped || doc_int(r, "failed"))
+        dlog(&s->o->log, "sched", r, "placed %lld worker(s), %lld waiting, %lld stopped out of credits",
+             (long long)placed, (long long)doc_int(r, "waiting"), (long long)stopped);
+    json_decref(r);
+}
+
+static void do_check(serve_state *s)
+{
+    char line[96];
+    snprintf(line, sizeof line, "agent check --node-timeout %lldms", (long long)s->o->node_timeout_ms);
+    json_t *r = run(s, "agents", line), *e;
+    size_t i;
+    json_array_foreach(json_object_get(r, "items"), i, e) {
+        if (strcmp(doc_str(e, "event"), "agent_lost") == 0)
+            dlog(&s->o->log, "agent_lost", e, "node %s: agent silent since %s", doc_str(e, "node"),
+                 doc_str(e, "last_heartbeat"));
+        else
+            dlog(&s->o->log, "offline", e, "node %s offline (agent silent since %s): %lld worker(s) failed node_lost, %lld requeued",
+                 doc_str(e, "node"), doc_str(e, "last_heartbeat"), (long long)doc_int(e, "workers_failed"),
+                 (long long)doc_int(e, "workers_requeued"));
+    }
+    json_decref(r);
+}
+
+static void do_bill(serve_state *s)
+{
+    json_t *r = run(s, "bill", "bill run");
+    if (r && doc_int(r, "posted"))
+        dlog(&s->o->log, "bill", r, "posted %lld transfer(s), usage %lld ucr", (long long)doc_int(r, "posted"),
+             (long long)doc_int(r, "usage_ucr"));
+    json_decref(r);
+}
+
+/* 1 when some region is a GCP one (else there is nothing to sync). */
+static int has_gcp_region(serve_state *s)
+{
+    store_range_result r = { 0 };
+    rd_err err = { 0 };
+    int found = 0;
+    if (store_range(s->ctx.store, KEY_REGIONS, NULL, 0, 0, &r, &err) != RD_OK)
+        return 0;
+    for (size_t i = 0; i < r.count && !found; i++)
+        found = strstr(r.kvs[i].value, "\"provider\":\"gcp\"") != NULL;
+    store_range_free(&r);
+    return found;
+}
+
+static void do_sync(serve_state *s)
+{
+    if (!has_gcp_region(s))
+        return;
+    json_t *r = run(s, "cloud", "cloud sync");
+    if (r)
+        dlog(&s->o->log, "cloud", r, "cloud sync round done");
+    json_decref(r);
+}
+
+/* Opens the watch from the current revision (again after an error). */
+static void watch_reopen(serve_state *s)
+{
+    rd_err err = { 0 };
+    store_watch_close(s->watch);
+    s->watch = NULL;
+    if (store_watch_open(s->ctx.store, KEY_ROOT, 0, &s->watch, &err) != RD_OK)
+        dlog(&s->o->log, "watch", NULL, "cannot watch the store: %s (polling every %lld ms)", err.msg,
+             (long long)s->o->sched_every_ms);
+    s->dirty = 1;
+}
+
+/* Sleeps in the watch; notes whether a change a pass reads arrived. */
+static void wait_changes(serve_state *s, int timeout_ms)
+{
+    store_event *ev = NULL;
+    size_t n = 0;
+    rd_err err = { 0 };
+    if (!s->watch) {
+        struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+        nanosleep(&ts, NULL);
+        watch_reopen(s);
+        return;
+    }
+    if (store_watch_next(s->watch, timeout_ms, &ev, &n, &err) != RD_OK) {
+        dlog(&s->o->log, "watch", NULL, "watch ended: %s; reopening", err.msg);
+        watch_reopen(s);
+        return;
+    }
+    for (size_t i = 0; i < n && !s->dirty; i++)
+        s->dirty = sched_idle_key_matters(ev[i].kv.key);
+    store_events_free(ev, n);
+}
+
+static void leader_round(serve_state *s, int64_t now)
+{
+    const serve_opts *o = s->o;
+    if (now - s->last_check >= CHECK_EVERY_MS || o->once) {
+        s->last_check = now;
+        do_check(s);
+    }
+    if ((s->dirty && now - s->last_sched >= SCHED_DEBOUNCE_MS) || now - s->last_sched >= o->sched_every_ms || o->once) {
+        s->dirty = 0;
+        s->last_sched = now;
+        do_sched(s);
+    }
+    if (now - s->last_bill >= o->bill_every_ms || o->once) {
+        s->last_bill = now;
+        do_bill(s);
+    }
+    if (now - s->last_sync >= o->sync_every_ms || o->once) {
+        s->last_sync = now;
+        do_sync(s);
+    }
+}
+
+rd_code serve_run(const serve_opts *o, rd_err *err)
+{
+    serve_state s;
+    char ts[RDTIME_BUFLEN];
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.ctx.store_url = o->store_url;
+    s.ctx.store_opts = o->store_opts;
+    s.ctx.actor = o->actor;
+    s.ctx.master_key_path = o->master_key_path;
+    s.ctx.now = o->log.now();
+    rd_code rc = cmd_ctx_open_store(&s.ctx, err);
+    if (rc != RD_OK)
+        return rc;
+    json_t *id = json_pack("{s:s, s:I, s:s, s:s}", "host", o->host, "pid", (json_int_t)o->pid, "since",
+                           rdtime_format(o->log.now(), ts), "version", o->version);
+    char *idtext = id ? json_dumps(id, JSON_COMPACT) : NULL;
+    json_decref(id);
+    if (!idtext) {
+        cmd_ctx_close(&s.ctx);
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    /* A dead leader's lease must run out within the node timeout, with
+     * room for a standby's next look. */
+    int64_t ttl = (o->node_timeout_ms * 2 / 3) / 1000;
+    serve_lead_init(&s.lead, s.ctx.store, ttl < 1 ? 1 : ttl, idtext, o->host, o->pid);
+    free(idtext);
+    dlog(&o->log, "start", NULL, "controller on %s (sched every %llds, bill every %llds, sync every %llds, node timeout %lldms)",
+         store_url(s.ctx.store), (long long)(o->sched_every_ms / 1000), (long long)(o->bill_every_ms / 1000),
+         (long long)(o->sync_every_ms / 1000), (long long)o->node_timeout_ms);
+    watch_reopen(&s);
+    int64_t start = mono_ms();
+    s.last_sched = s.last_check = s.last_bill = s.last_sync = start;
+    int store_down = 0;
+    while (!*o->stop) {
+        int changed = 0;
+        int64_t now = mono_ms();
+        rd_err lerr = { 0 };
+        rd_code lrc = serve_lead_step(&s.lead, now, &changed, &lerr);
+        if (lrc != RD_OK && !store_down)
+            dlog(&o->log, "store", NULL, "store unreachable: %s", lerr.msg);
+        else if (lrc == RD_OK && store_down)
+            dlog(&o->log, "store", NULL, "store reachable again");
+        store_down = lrc != RD_OK;
+        if (changed)
+            dlog(&o->log, s.lead.leading ? "lead" : "standby", NULL,
+                 s.lead.leading ? "leading the controllers" : "no longer leading; standing by");
+        if (s.lead.leading)
+            leader_round(&s, now);
+        if (o->once)
+            break;
+        wait_changes(&s, WAIT_MS);
+    }
+    dlog(&o->log, "stop", NULL, "stopping%s", s.lead.leading ? ": handing the lead over" : "");
+    store_watch_close(s.watch);
+    serve_lead_release(&s.lead);
+    cmd_ctx_close(&s.ctx);
+    return RD_OK;
+}

@@ -1,0 +1,117 @@
+/* serve_lead.c - leadership among controllers through a store lease.
+ *
+ * Every `rigdeck serve` holds one lease and renews it.  The leader key
+ * (KEY_SERVE_LEADER) is created only where it is missing, under the
+ * creator's lease, so exactly one process holds it; when the leader dies
+ * its lease expires, the key vanishes and the next standby to look creates
+ * it again.  Standbys keep a key under KEY_SERVE_STANDBY so `serve status`
+ * can count them.  Renewals write nothing (a lease keepalive makes no store
+ * revision).  While leading, the leader key's mod_revision is the fence
+ * every write of the controller carries (tx_set_fence): a leader that
+ * stalled past its lease cannot write over its successor.
+ */
+#include "serve_lead.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "keyspace.h"
+
+void serve_lead_init(serve_lead *l, store_t *st, int64_t ttl_s, const char *identity, const char *host, long pid)
+{
+    memset(l, 0, sizeof *l);
+    l->st = st;
+    l->ttl_s = ttl_s < 1 ? 1 : ttl_s;
+    snprintf(l->identity, sizeof l->identity, "%s", identity);
+    snprintf(l->standby_key, sizeof l->standby_key, KEY_SERVE_STANDBY "%s:%ld", host, pid);
+}
+
+/* Renews the lease, or takes a new one when it has gone. */
+static rd_code keep_lease(serve_lead *l, int64_t now_ms, int *lost, rd_err *err)
+{
+    *lost = 0;
+    if (l->lease && now_ms - l->renewed_ms < l->ttl_s * 1000 / 3)
+        return RD_OK;
+    if (l->lease) {
+        rd_code rc = store_lease_keepalive(l->st, l->lease, NULL, err);
+        if (rc == RD_OK) {
+            l->renewed_ms = now_ms;
+            return RD_OK;
+        }
+        if (rc != RD_ENOTFOUND)
+            return rc;
+        *lost = 1;   /* expired while we were away: whatever it held is gone */
+    }
+    l->lease = 0;
+    rd_code rc = store_lease_grant(l->st, l->ttl_s, &l->lease, err);
+    if (rc == RD_OK)
+        l->renewed_ms = now_ms;
+    return rc;
+}
+
+/* Creates the leader key if no one holds it; *won says whether we did. */
+static rd_code try_lead(serve_lead *l, int *won, rd_err *err)
+{
+    store_cmp cmp = { KEY_SERVE_LEADER, STORE_CMP_CREATE_REVISION, STORE_CMP_EQUAL, 0, NULL, 0 };
+    store_op put = { STORE_OP_PUT, KEY_SERVE_LEADER, l->identity, strlen(l->identity), l->lease };
+    store_op drop = { STORE_OP_DELETE, l->standby_key, NULL, 0, 0 };
+    store_op ops[2] = { put, drop };
+    store_txn_result res = { 0 };
+    rd_code rc = store_txn(l->st, &cmp, 1, ops, 2, NULL, 0, &res, err);
+    *won = rc == RD_OK && res.succeeded;
+    if (*won)
+        l->leader_rev = res.revision;
+    return rc;
+}
+
+rd_code serve_lead_step(serve_lead *l, int64_t now_ms, int *changed, rd_err *err)
+{
+    int lost = 0, was = l->leading;
+    *changed = 0;
+    rd_code rc = keep_lease(l, now_ms, &lost, err);
+    if (rc != RD_OK) {
+        /* the store is out of reach: stop acting as leader until it is back */
+        l->leading = 0;
+        *changed = was != l->leading;
+        return rc;
+    }
+    if (lost)
+        l->leading = 0;
+    if (l->leading) {
+        /* still ours?  (the key carries our lease while we hold it) */
+        store_kv kv;
+        int found = 0;
+        rc = store_get(l->st, KEY_SERVE_LEADER, &kv, &found, NULL, err);
+        if (rc == RD_OK) {
+            l->leading = found && kv.lease == l->lease && kv.mod_revision == l->leader_rev;
+            if (found)
+                store_kv_free(&kv);
+        }
+    }
+    if (rc == RD_OK && !l->leading) {
+        int won = 0;
+        rc = try_lead(l, &won, err);
+        l->leading = won;
+        if (rc == RD_OK && !won) {
+            store_kv kv;
+            int found = 0;
+            if (store_get(l->st, l->standby_key, &kv, &found, NULL, err) == RD_OK) {
+                if (!found || kv.lease != l->lease)
+                    rc = store_put(l->st, l->standby_key, l->identity, strlen(l->identity), l->lease, err);
+                if (found)
+                    store_kv_free(&kv);
+            }
+        }
+    }
+    *changed = was != l->leading;
+    return rc;
+}
+
+void serve_lead_release(serve_lead *l)
+{
+    rd_err ignored = { 0 };
+    if (l->lease)
+        store_lease_revoke(l->st, l->lease, &ignored);
+    l->lease = 0;
+    l->leading = 0;
+}
