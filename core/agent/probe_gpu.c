@@ -480,8 +480,11 @@ static rd_code run_capture(const char *path, int timeout_ms, capture *c, int *st
                 ;
             break;
         }
-        if (poll(pf, 2, open_fds ? (int)(left < 50 ? left : 50) : 0) < 0 && errno != EINTR)
-            break;
+        /* A poll that cannot work would leave us blind: end it as a timeout. */
+        if (poll(pf, 2, open_fds ? (int)(left < 50 ? left : 50) : 0) < 0 && errno != EINTR) {
+            deadline = 0;
+            continue;
+        }
         if (open_fds == 0) {
             struct timespec ts = { 0, 5 * 1000000 };
             nanosleep(&ts, NULL);
