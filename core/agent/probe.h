@@ -1,0 +1,86 @@
+/* probe.h - what the node agent learns about its own machine at start.
+ *
+ * Two halves: the GPUs, read from nvidia-smi's CSV (probe_gpu.c), and the
+ * rest of the inventory - CPU cores, memory, drives, TPM, network speed -
+ * read from /proc and /sys under a root prefix so tests can hand in a
+ * fixture tree (probe.c).  probe_inventory joins them into the inventory
+ * document of spec/commands.md, already checked by hwreq_inventory_from_json.
+ * Nothing here prints: what the agent should log comes back as strings.
+ */
+#ifndef RD_PROBE_H
+#define RD_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "err.h"
+
+/* The one query the agent runs (spec/operations.md); the stand-in
+ * tests/agent/fake-nvidia-smi checks it gets exactly these arguments. */
+#define PROBE_NVIDIA_SMI_QUERY                                                                                   \
+    "--query-gpu=index,name,memory.total,pcie.link.gen.max,pcie.link.width.max,utilization.gpu,memory.used,"   \
+    "temperature.gpu,power.draw,ecc.errors.uncorrected.volatile.total"
+#define PROBE_NVIDIA_SMI_FORMAT "--format=csv,noheader,nounits"
+
+/* How long nvidia-smi may take before it is killed; a wedged driver can make
+ * it hang for minutes, and the agent must still come up and say so. */
+#define PROBE_NVIDIA_SMI_TIMEOUT_MS 10000
+
+/* One GPU as nvidia-smi reported it.  The readings after pcie_lanes are the
+ * vital stats the sampler reuses; a reading nvidia-smi gives as [N/A] or
+ * [Not Supported] is -1 (0 for pcie_gen/pcie_lanes, which means SXM). */
+typedef struct {
+    int index;
+    char name[96];
+    char model[24];      /* catalog id, "" when the name is not in the catalog */
+    int memory_mib;
+    int pcie_gen, pcie_lanes;  /* 0 when N/A */
+    int util_pct, mem_used_mib, temp_c;  /* -1 when N/A */
+    int power_mw;        /* milliwatts; -1 when N/A */
+    int64_t ecc_errors;  /* uncorrected, volatile; -1 when N/A */
+} probe_gpu;
+
+/* Parses the CSV of PROBE_NVIDIA_SMI_QUERY (ten columns, noheader, nounits;
+ * blank lines and spaces around fields are fine) into a new array *out of
+ * *count GPUs (NULL and 0 for no line), each with its model mapped by
+ * probe_gpu_model.  index, name and memory.total are required; a line with
+ * the wrong number of columns or a field that is not a number or N/A is
+ * RD_EINVAL naming the line and column.  Free *out with free(). */
+rd_code probe_gpus_parse(const char *csv, probe_gpu **out, size_t *count, rd_err *err);
+
+/* Runs nvidia-smi with exactly the query above (no shell; stdin from
+ * /dev/null; stdout and stderr captured, never shown) and parses its output.
+ * nvidia_smi NULL means $RIGDECK_NVIDIA_SMI, else "nvidia-smi" on $PATH.
+ * The program absent: *present 0, no GPUs, RD_OK.  A non-zero exit, a signal
+ * or the timeout: RD_EINVAL quoting its first line of stderr (else stdout). */
+rd_code probe_gpus_read(const char *nvidia_smi, probe_gpu **out, size_t *count, int *present, rd_err *err);
+
+/* probe_gpus_read with a timeout in milliseconds (tests use a short one). */
+rd_code probe_gpus_read_within(const char *nvidia_smi, int timeout_ms, probe_gpu **out, size_t *count,
+                               int *present, rd_err *err);
+
+/* The catalog id for an nvidia-smi name ("NVIDIA A100-SXM4-40GB" -> "a100"),
+ * or NULL when the name is not one the catalog knows.  An A100 whose name
+ * gives no size is a100-80gb when memory_mib is over 60 GiB.  Strict: a
+ * near miss ("RTX 3090 Ti", "V100S") is NULL, not the nearest id. */
+const char *probe_gpu_model(const char *name, int memory_mib);
+
+/* The GPU's memory in whole GB for the inventory: the catalog's nameplate
+ * size when the reported MiB is within what the driver keeps back from it
+ * (a T4 shows 15360 MiB of its 16 GB), else MiB/1024 rounded; at least 1. */
+int probe_gpu_memory_gb(const probe_gpu *g);
+
+/* Discovers the machine and returns a new inventory document (the keys of
+ * spec/commands.md, in that order) that hwreq_inventory_from_json accepts,
+ * and a new JSON array *problems of one-line strings for what the agent
+ * should log and show in `node show` (unknown GPU names, drives or GPU
+ * groups beyond the inventory's limits, a TPM of unknown version); [] when
+ * none.  root prefixes every /proc and /sys path ("" or NULL: this machine).
+ * nvidia_smi is as for probe_gpus_read.  Unreadable /proc/cpuinfo or
+ * /proc/meminfo, or a failing nvidia-smi, is RD_EINVAL and no documents. */
+rd_code probe_inventory(const char *root, const char *nvidia_smi, json_t **inventory, json_t **problems,
+                        rd_err *err);
+
+#endif
