@@ -286,6 +286,12 @@ static rd_code node_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     if (rc == RD_OK) {
         char ts[RDTIME_BUFLEN];
         json_object_set_new(node, "reported_at", json_string(rdtime_format(ctx->now, ts)));
+        if (cmd_opt(a, "inventory")) {
+            json_t *problems = json_array();
+            for (size_t i = 0; i < cmd_opt_count(a, "problem"); i++)
+                json_array_append_new(problems, json_string(cmd_opt_at(a, "problem", i)));
+            json_object_set_new(node, "inventory_problems", problems);
+        }
         *result = json_incref(node);
         rc = node_put(ctx, node, err);
         node = NULL;
@@ -540,6 +546,8 @@ static const cmd_flag node_set_flags[] = {
 static const cmd_flag node_report_flags[] = {
     { "inventory", "FILE", CMD_FLAG_VALUE, "the machine's inventory (YAML): what a physical node's agent sends" },
     { "instance", "running|terminated", CMD_FLAG_VALUE, "a cloud node's instance state: what the cloud driver records" },
+    { "problem", "TEXT", CMD_FLAG_VALUE | CMD_FLAG_REPEAT,
+      "what discovery could not map (an unknown GPU name); node show lists them" },
     { 0 }
 };
 

@@ -1,0 +1,257 @@
+/* agent_loop.c - the node agent: `rigdeck agent --node NAME`.
+ *
+ * At start it reports the machine (probe.c's discovery, or --inventory) as
+ * `node report` does, takes a store lease and registers (`agent register`),
+ * which marks the node as run by an agent: from then on a worker placed
+ * there is `starting` until this agent has started its process.  Then one
+ * loop, sleeping in a watch of the jobs:
+ *
+ *   heartbeat   renew the lease every --heartbeat (no store revision); a
+ *               lease that ran out (the agent was stopped too long) is
+ *               replaced and the agent registers again
+ *   work        every worker the node holds, as the store says (agent_work.c):
+ *               start what is `starting`, report what ended, signal what is
+ *               `stopping`, push output, and kill what the store no longer
+ *               runs here
+ *
+ * Worker processes run under runner.c's supervisor and outlive the agent;
+ * a restarted agent finds them through their directories and adopts them.
+ * Each action is one log line.  On SIGTERM it finishes the step in hand and
+ * returns, leaving its workers running (its lease then expires unless it
+ * comes back in time).
+ */
+#include "agent_loop.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "agent_work.h"
+#include "cmd.h"
+#include "doc.h"
+#include "keyspace.h"
+#include "probe.h"
+
+enum {
+    RECONCILE_EVERY_MS = 5000,   /* read the node's workers even without a watch event */
+    WAIT_MS = 250
+};
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static rd_code make_dirs(const char *path, rd_err *err)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1;; p++) {
+        if (*p == '/' || !*p) {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+                return rd_fail(err, RD_EINVAL, "--work-dir: cannot create %s: %s", buf, strerror(errno));
+            *p = c;
+            if (!c)
+                return RD_OK;
+        }
+    }
+}
+
+/* Writes the discovered inventory where `node report` can read it. */
+static rd_code discover(agent_state *a, char *path, size_t len, json_t **problems, rd_err *err)
+{
+    json_t *inv = NULL;
+    rd_code rc = probe_inventory(NULL, a->o->nvidia_smi, &inv, problems, err);
+    if (rc != RD_OK)
+        return rc;
+    snprintf(path, len, "%s/inventory.json", a->o->work_dir);
+    if (json_dump_file(inv, path, JSON_INDENT(2)) != 0)
+        rc = rd_fail(err, RD_EINVAL, "--work-dir: cannot write %s", path);
+    json_decref(inv);
+    return rc;
+}
+
+/* Reports the machine as `node report NAME --inventory FILE` does. */
+static rd_code report_inventory(agent_state *a, rd_err *err)
+{
+    char path[4200], line[8192];
+    json_t *problems = NULL, *p, *result = NULL;
+    size_t i;
+    rd_code rc = RD_OK;
+    if (a->o->inventory_file)
+        snprintf(path, sizeof path, "%s", a->o->inventory_file);
+    else
+        rc = discover(a, path, sizeof path, &problems, err);
+    if (rc != RD_OK)
+        return rc;
+    json_t *words = json_pack("[s, s, s, s, s]", "node", "report", a->o->node, "--inventory", path);
+    json_array_foreach(problems, i, p) {
+        dlog(&a->o->log, "inventory", NULL, "%s", json_string_value(p));
+        json_array_append_new(words, json_string("--problem"));
+        json_array_append(words, p);
+    }
+    rc = agent_work_line(words, line, sizeof line, err);
+    json_decref(words);
+    if (rc == RD_OK)
+        rc = agent_work_exec(a, line, &result, err);
+    if (rc == RD_OK) {
+        json_t *unmet = json_object_get(result, "unmet");
+        dlog(&a->o->log, "inventory", NULL, "reported %s: %lld %s GPU(s), %lld cores, %lld GB; node %s%s",
+             a->o->inventory_file ? a->o->inventory_file : "the discovered machine",
+             (long long)doc_int(result, "gpu_count"), *doc_str(result, "gpu_type") ? doc_str(result, "gpu_type") : "no",
+             (long long)doc_int(result, "cpu_cores"), (long long)doc_int(result, "memory_gb"),
+             doc_str(result, "state"), json_array_size(unmet) ? " (unmet hardware requirements: see node show)" : "");
+    }
+    json_decref(result);
+    json_decref(problems);
+    return rc;
+}
+
+/* Takes a fresh lease and registers with it. */
+static rd_code register_agent(agent_state *a, rd_err *err)
+{
+    char line[1024];
+    json_t *result = NULL;
+    int64_t hb = (a->o->heartbeat_ms + 999) / 1000;
+    /* Three heartbeats may go missing before the lease runs out. */
+    int64_t ttl = (a->o->heartbeat_ms * 3 + 999) / 1000;
+    rd_code rc = store_lease_grant(a->ctx.store, ttl < 2 ? 2 : ttl, &a->lease, err);
+    if (rc != RD_OK)
+        return rc;
+    json_t *words = json_pack("[s, s, s, s, I, s, I, s, s, s, s, s, I, s, s, s, s]", "agent", "register", a->o->node,
+                              "--lease", (json_int_t)a->lease, "--pid", (json_int_t)a->o->pid, "--host", a->o->host,
+                              "--version", a->o->version, "--heartbeat", (json_int_t)(hb < 1 ? 1 : hb), "--runtime",
+                              runner_kind_name(a->runtime), "--work-dir", a->o->work_dir);
+    rc = agent_work_line(words, line, sizeof line, err);
+    json_decref(words);
+    if (rc == RD_OK)
+        rc = agent_work_exec(a, line, &result, err);
+    if (rc == RD_OK)
+        dlog(&a->o->log, "register", NULL, "registered for node %s (lease %llx, ttl %llds); node is %s", a->o->node,
+             (long long)a->lease, (long long)(ttl < 2 ? 2 : ttl), doc_str(result, "node_state"));
+    json_decref(result);
+    a->renewed_ms = mono_ms();
+    return rc;
+}
+
+/* Renews the lease when a heartbeat is due; registers again if it ran out. */
+static void heartbeat(agent_state *a, int64_t now)
+{
+    rd_err err = { 0 };
+    if (now - a->renewed_ms < a->o->heartbeat_ms)
+        return;
+    rd_code rc = store_lease_keepalive(a->ctx.store, a->lease, NULL, &err);
+    if (rc == RD_OK) {
+        a->renewed_ms = now;
+        if (a->store_down)
+            dlog(&a->o->log, "store", NULL, "store reachable again");
+        a->store_down = 0;
+        return;
+    }
+    if (rc == RD_ENOTFOUND) {
+        dlog(&a->o->log, "heartbeat", NULL, "lease ran out (silent too long); registering again");
+        if (register_agent(a, &err) != RD_OK)
+            dlog(&a->o->log, "register", NULL, "cannot register: %s", err.msg);
+        a->reconcile_due = 1;
+        return;
+    }
+    if (!a->store_down)
+        dlog(&a->o->log, "store", NULL, "heartbeat failed: %s", err.msg);
+    a->store_down = 1;
+    a->renewed_ms = now;   /* try again after one heartbeat, not in a loop */
+}
+
+static void watch_reopen(agent_state *a)
+{
+    rd_err err = { 0 };
+    store_watch_close(a->watch);
+    a->watch = NULL;
+    if (store_watch_open(a->ctx.store, KEY_JOBS, 0, &a->watch, &err) != RD_OK)
+        dlog(&a->o->log, "watch", NULL, "cannot watch the jobs: %s (reading them every %d s)", err.msg,
+             RECONCILE_EVERY_MS / 1000);
+    a->reconcile_due = 1;
+}
+
+/* Sleeps in the watch; a change to a job placed here asks for a reconcile. */
+static void wait_changes(agent_state *a, int timeout_ms)
+{
+    store_event *ev = NULL;
+    size_t n = 0;
+    rd_err err = { 0 };
+    char needle[300];
+    if (!a->watch) {
+        struct timespec ts = { 0, (long)timeout_ms * 1000000L };
+        nanosleep(&ts, NULL);
+        watch_reopen(a);
+        return;
+    }
+    if (store_watch_next(a->watch, timeout_ms, &ev, &n, &err) != RD_OK) {
+        dlog(&a->o->log, "watch", NULL, "watch ended: %s; reopening", err.msg);
+        watch_reopen(a);
+        return;
+    }
+    snprintf(needle, sizeof needle, "\"node\":\"%s\"", a->o->node);
+    for (size_t i = 0; i < n && !a->reconcile_due; i++)
+        a->reconcile_due = ev[i].type == STORE_EVENT_PUT && ev[i].kv.value && strstr(ev[i].kv.value, needle);
+    store_events_free(ev, n);
+}
+
+rd_code agent_run(const agent_opts *o, rd_err *err)
+{
+    agent_state a;
+    memset(&a, 0, sizeof a);
+    a.o = o;
+    a.ctx.store_url = o->store_url;
+    a.ctx.store_opts = o->store_opts;
+    a.ctx.actor = o->actor;
+    a.ctx.master_key_path = o->master_key_path;
+    a.ctx.now = o->log.now();
+    runner_kind kind = RUNNER_AUTO;
+    rd_code rc = runner_kind_parse(o->runtime ? o->runtime : "auto", &kind, err);
+    if (rc == RD_OK)
+        rc = make_dirs(o->work_dir, err);
+    if (rc == RD_OK)
+        rc = cmd_ctx_open_store(&a.ctx, err);
+    if (rc != RD_OK) {
+        cmd_ctx_close(&a.ctx);
+        return rc;
+    }
+    a.runtime = kind == RUNNER_AUTO ? runner_pick_auto() : kind;
+    dlog(&o->log, "start", NULL, "agent for node %s on %s (runtime %s, work dir %s, heartbeat %lldms)", o->node,
+         store_url(a.ctx.store), runner_kind_name(a.runtime), o->work_dir, (long long)o->heartbeat_ms);
+    rc = report_inventory(&a, err);
+    if (rc == RD_OK)
+        rc = register_agent(&a, err);
+    if (rc != RD_OK) {
+        cmd_ctx_close(&a.ctx);
+        return rc;
+    }
+    watch_reopen(&a);
+    int64_t last_reconcile = 0;
+    while (!*o->stop) {
+        int64_t now = mono_ms();
+        heartbeat(&a, now);
+        if (a.reconcile_due || now - last_reconcile >= RECONCILE_EVERY_MS || o->once) {
+            a.reconcile_due = 0;
+            last_reconcile = now;
+            agent_work_reconcile(&a);
+        }
+        agent_work_tend(&a, now);
+        if (o->once)
+            break;
+        wait_changes(&a, WAIT_MS);
+    }
+    dlog(&o->log, "stop", NULL, "stopping; %zu worker(s) keep running and are adopted when the agent is back",
+         agent_work_running(&a));
+    store_watch_close(a.watch);
+    agent_work_free(&a);
+    cmd_ctx_close(&a.ctx);
+    return RD_OK;
+}

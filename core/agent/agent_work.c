@@ -1,0 +1,450 @@
+/* agent_work.c - the workers a node agent runs, from placement to report.
+ *
+ * The store decides, the agent carries out.  A worker placed on the node
+ * is `starting`: the agent starts its process under runner.c's supervisor
+ * and reports `running` with the moment it started (`job report ... running
+ * --at`).  While it runs the agent pushes the tail of its output to
+ * KEY_LOGS<job>/<index> (only when it grew, about every second).  When it
+ * exits the agent reports finished (exit 0), failed (otherwise) or stopped
+ * (it was asked to stop), with its exit code or signal and the moment it
+ * ended, so billing covers exactly its run.  A worker the store turns
+ * `stopping` gets SIGTERM, then SIGKILL 10 s later.  A process whose worker
+ * the store has ended meanwhile (failed as node_lost while the agent was
+ * away, canceled while starting) is killed and its directory removed.
+ *
+ * Every decision rereads the store, and every report is a command whose
+ * rules refuse a stale one, so a restarted agent simply reconciles: its
+ * workers' directories under WORK_DIR/<job>/<index> tell it what runs.
+ */
+#include "agent_work.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doc.h"
+#include "grow.h"
+#include "keyspace.h"
+
+enum {
+    STOP_GRACE_MS = 10000,   /* SIGTERM, then SIGKILL after this */
+    LOG_PUSH_MS = 1000       /* output reaches the store at least every 2 s */
+};
+
+rd_code agent_work_line(const json_t *words, char *line, size_t len, rd_err *err)
+{
+    size_t i, at = 0;
+    json_t *w;
+    line[0] = '\0';
+    json_array_foreach(words, i, w) {
+        char num[32];
+        const char *s = json_is_string(w) ? json_string_value(w) : num;
+        if (!json_is_string(w))
+            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(w));
+        if (at + 4 >= len)
+            return rd_fail(err, RD_EINVAL, "agent: command line too long");
+        if (i)
+            line[at++] = ' ';
+        line[at++] = '\'';
+        for (; *s; s++) {
+            if (at + 6 >= len)
+                return rd_fail(err, RD_EINVAL, "agent: command line too long");
+            if (*s == '\'') {   /* close, escaped quote, reopen */
+                memcpy(line + at, "'\\''", 4);
+                at += 4;
+            } else {
+                line[at++] = *s;
+            }
+        }
+        line[at++] = '\'';
+        line[at] = '\0';
+    }
+    return RD_OK;
+}
+
+rd_code agent_work_exec(agent_state *a, const char *line, json_t **result, rd_err *err)
+{
+    a->ctx.now = a->o->log.now();
+    return cmd_exec_line(&a->ctx, line, result, NULL, err);
+}
+
+/* ---- the worker list ----------------------------------------------------- */
+
+static agent_worker *find(agent_state *a, const char *job, int index)
+{
+    for (size_t i = 0; i < a->nworkers; i++)
+        if (a->workers[i].index == index && strcmp(a->workers[i].job, job) == 0)
+            return &a->workers[i];
+    return NULL;
+}
+
+static agent_worker *track(agent_state *a, const char *job, int index)
+{
+    agent_worker *w = find(a, job, index);
+    if (w)
+        return w;
+    if (grow_array(&a->workers, &a->cap, a->nworkers + 1, sizeof *a->workers) != 0)
+        return NULL;
+    w = &a->workers[a->nworkers++];
+    memset(w, 0, sizeof *w);
+    snprintf(w->job, sizeof w->job, "%s", job);
+    w->index = index;
+    snprintf(w->dir, sizeof w->dir, "%s/%s/%d", a->o->work_dir, job, index);
+    return w;
+}
+
+static void untrack(agent_state *a, agent_worker *w)
+{
+    size_t i = (size_t)(w - a->workers);
+    a->workers[i] = a->workers[--a->nworkers];
+}
+
+/* Removes a worker's directory, and its job's when that is empty. */
+static void cleanup(agent_state *a, const char *dir)
+{
+    rd_err err = { 0 };
+    char parent[4096];
+    if (runner_cleanup(dir, &err) != RD_OK) {
+        dlog(&a->o->log, "cleanup", NULL, "%s: %s", dir, err.msg);
+        return;
+    }
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash) {
+        *slash = '\0';
+        rmdir(parent);   /* fails while another worker of the job is there */
+    }
+}
+
+/* ---- starting ------------------------------------------------------------ */
+
+static void push_env(json_t *list, const json_t *obj)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)obj, k, v) {
+        char kv[4096];
+        if (!json_is_string(v))
+            continue;
+        snprintf(kv, sizeof kv, "%s=%s", k, json_string_value(v));
+        json_array_append_new(list, json_string(kv));
+    }
+}
+
+/* The command worker index of job runs. */
+static const char *worker_command(const json_t *job, size_t index)
+{
+    const json_t *cmds = json_object_get(json_object_get(job, "workers_spec"), "commands");
+    if (json_array_size(cmds) > index)
+        return json_string_value(json_array_get(cmds, index));
+    if (json_array_size(cmds) > 0)
+        return json_string_value(json_array_get(cmds, 0));
+    return json_string_value(json_object_get(json_object_get(job, "endpoint"), "start_command"));
+}
+
+/* The image a container runtime runs: the job's own, else its built-in
+ * environment's. */
+static void worker_image(const json_t *job, char *buf, size_t len)
+{
+    const json_t *env = json_object_get(job, "environment");
+    if (*doc_str(env, "image"))
+        snprintf(buf, len, "%s", doc_str(env, "image"));
+    else
+        snprintf(buf, len, "rigdeck/%s:%s-py%s", *doc_str(env, "framework") ? doc_str(env, "framework") : "base",
+                 *doc_str(env, "framework_version") ? doc_str(env, "framework_version") : "latest",
+                 *doc_str(env, "python") ? doc_str(env, "python") : "3");
+}
+
+static rd_code report(agent_state *a, json_t *words, rd_err *err)
+{
+    char line[2048];
+    json_t *result = NULL;
+    rd_code rc = agent_work_line(words, line, sizeof line, err);
+    if (rc == RD_OK)
+        rc = agent_work_exec(a, line, &result, err);
+    json_decref(result);
+    json_decref(words);
+    return rc;
+}
+
+static void ms_format(int64_t ms, char ts[RDTIME_BUFLEN])
+{
+    rdtime_format(ms / 1000, ts);
+}
+
+/* Starts worker index of job (or finds it started by an agent that died
+ * before it could report) and reports it running. */
+static void start_worker(agent_state *a, const json_t *job, const json_t *worker, size_t index)
+{
+    const char *id = doc_str(job, "id");
+    agent_worker *w = track(a, id, (int)index);
+    runner_status_t st;
+    runner_info info = { 0 };
+    rd_err err = { 0 };
+    char ts[RDTIME_BUFLEN], gpus[256] = "", image[512];
+    if (!w)
+        return;
+    if (runner_status(w->dir, &st, &err) == RD_OK && st.state != RUNNER_NONE) {
+        info.started_at = st.started_at;   /* started before a restart: adopt it */
+    } else {
+        const char *command = worker_command(job, index);
+        if (!command || !*command) {
+            char idx[24];
+            snprintf(idx, sizeof idx, "%zu", index);
+            report(a, json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx,
+                                "--reason", "no_command", "--at", rdtime_format(a->o->log.now(), ts)), &err);
+            dlog(&a->o->log, "start", NULL, "%s/%zu has no command to run; reported failed", id, index);
+            untrack(a, w);
+            return;
+        }
+        size_t i;
+        json_t *g, *env = json_array();
+        json_array_foreach(json_object_get(worker, "alloc"), i, g) {
+            size_t at = strlen(gpus);
+            snprintf(gpus + at, sizeof gpus - at, "%s%lld", at ? "," : "", (long long)doc_int(g, "gpu"));
+        }
+        push_env(env, json_object_get(json_object_get(job, "environment"), "env"));
+        push_env(env, json_object_get(job, "system_env"));
+        const char **envv = calloc(json_array_size(env) + 1, sizeof *envv);
+        json_array_foreach(env, i, g)
+            if (envv)
+                envv[i] = json_string_value(g);
+        worker_image(job, image, sizeof image);
+        runner_spec spec = { a->runtime, w->dir, id, (int)index, command, image, envv, gpus, NULL, 0, NULL, NULL };
+        rd_code rc = envv ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
+        free(envv);
+        json_decref(env);
+        if (rc != RD_OK) {
+            char idx[24];
+            snprintf(idx, sizeof idx, "%zu", index);
+            dlog(&a->o->log, "start", NULL, "%s/%zu could not start: %s", id, index, err.msg);
+            report(a, json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx,
+                                "--reason", "start_failed", "--at", rdtime_format(a->o->log.now(), ts)), &err);
+            untrack(a, w);
+            return;
+        }
+    }
+    char idx[24];
+    snprintf(idx, sizeof idx, "%zu", index);
+    ms_format(info.started_at, ts);
+    if (report(a, json_pack("[s, s, s, s, s, s, s, s]", "job", "report", id, "running", "--worker", idx, "--at", ts),
+               &err) != RD_OK) {
+        /* canceled or moved while starting: the process must not run on */
+        dlog(&a->o->log, "start", NULL, "%s/%zu started but the store refused it (%s); killing it", id, index, err.msg);
+        runner_signal(w->dir, SIGKILL, &err);
+        return;
+    }
+    dlog(&a->o->log, "start", NULL, "%s/%zu running (gpus %s, pid %d, %s)", id, index, *gpus ? gpus : "none",
+         info.worker_pid, runner_kind_name(a->runtime));
+}
+
+/* ---- reconciling with the store ------------------------------------------ */
+
+static json_t *read_doc(agent_state *a, const char *key)
+{
+    store_kv kv;
+    int found = 0;
+    rd_err err = { 0 };
+    if (store_get(a->ctx.store, key, &kv, &found, NULL, &err) != RD_OK || !found)
+        return NULL;
+    json_t *doc = json_loadb(kv.value, kv.value_len, 0, NULL);
+    store_kv_free(&kv);
+    return doc;
+}
+
+/* Kills (then forgets) a local worker the store no longer runs here. */
+static void drop_local(agent_state *a, const char *job, int index, const char *why)
+{
+    char dir[4096];
+    runner_status_t st;
+    rd_err err = { 0 };
+    snprintf(dir, sizeof dir, "%s/%s/%d", a->o->work_dir, job, index);
+    if (runner_status(dir, &st, &err) == RD_OK && st.state == RUNNER_RUNNING) {
+        dlog(&a->o->log, "kill", NULL, "%s/%d: %s; killing its process", job, index, why);
+        runner_signal(dir, SIGKILL, &err);
+        return;   /* removed once it has exited, at a later round */
+    }
+    cleanup(a, dir);
+    agent_worker *w = find(a, job, index);
+    if (w)
+        untrack(a, w);
+}
+
+/* 1 when job/index is among the node's workers in a state the agent runs. */
+static int store_runs(const json_t *active, const char *job, int index)
+{
+    char ref[200];
+    snprintf(ref, sizeof ref, "%s/%d", job, index);
+    return json_object_get(active, ref) != NULL;
+}
+
+/* Local worker directories whose worker the store no longer runs here. */
+static void sweep_dirs(agent_state *a, const json_t *active)
+{
+    DIR *d = opendir(a->o->work_dir), *jd;
+    struct dirent *e, *we;
+    if (!d)
+        return;
+    while ((e = readdir(d))) {
+        char path[4096];
+        if (strncmp(e->d_name, "job-", 4) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", a->o->work_dir, e->d_name);
+        if (!(jd = opendir(path)))
+            continue;
+        while ((we = readdir(jd))) {
+            char *end;
+            long idx = strtol(we->d_name, &end, 10);
+            if (we->d_name[0] < '0' || we->d_name[0] > '9' || *end)
+                continue;
+            if (!store_runs(active, e->d_name, (int)idx))
+                drop_local(a, e->d_name, (int)idx, "the store has ended it");
+        }
+        closedir(jd);
+    }
+    closedir(d);
+}
+
+void agent_work_reconcile(agent_state *a)
+{
+    char key[RD_KEY_MAX];
+    json_t *node = read_doc(a, tx_key(key, KEY_NODES "%s", a->o->node)), *ref;
+    json_t *active = json_object();
+    size_t i;
+    if (!node) {
+        json_decref(active);
+        return;   /* unreachable store or a removed node: try again later */
+    }
+    json_array_foreach(json_object_get(node, "workers"), i, ref) {
+        char job[160];
+        snprintf(job, sizeof job, "%s", json_string_value(ref));
+        char *slash = strrchr(job, '/');
+        if (!slash)
+            continue;
+        *slash = '\0';
+        size_t index = (size_t)strtoul(slash + 1, NULL, 10);
+        json_t *doc = read_doc(a, tx_key(key, KEY_JOBS "%s", job));
+        json_t *worker = json_array_get(json_object_get(doc, "workers"), index);
+        const char *state = doc_str(worker, "state");
+        if (strcmp(doc_str(worker, "node"), a->o->node) == 0 &&
+            (strcmp(state, "starting") == 0 || json_is_true(json_object_get(worker, "run_by_agent"))))
+            json_object_set_new(active, json_string_value(ref), json_true());
+        if (strcmp(state, "starting") == 0) {
+            start_worker(a, doc, worker, index);
+        } else if ((strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0) &&
+                   json_is_true(json_object_get(worker, "run_by_agent"))) {
+            agent_worker *w = track(a, job, (int)index);
+            if (w)
+                w->stopping = strcmp(state, "stopping") == 0;
+        }
+        json_decref(doc);
+    }
+    json_decref(node);
+    /* what the store ended while this agent was not looking */
+    for (size_t k = a->nworkers; k-- > 0;)
+        if (!store_runs(active, a->workers[k].job, a->workers[k].index))
+            drop_local(a, a->workers[k].job, a->workers[k].index, "the store has ended it");
+    sweep_dirs(a, active);
+    json_decref(active);
+}
+
+/* ---- tending running workers --------------------------------------------- */
+
+static void push_log(agent_state *a, agent_worker *w, int64_t now, int force)
+{
+    char *text = NULL, key[RD_KEY_MAX];
+    size_t len = 0;
+    int64_t total = 0;
+    rd_err err = { 0 };
+    if (!force && now - w->log_ms < LOG_PUSH_MS)
+        return;
+    if (runner_log_tail(w->dir, RUNNER_LOG_TAIL_MAX, &text, &len, &total, &err) != RD_OK)
+        return;
+    if (total != w->log_total &&
+        store_put(a->ctx.store, tx_key(key, KEY_LOGS "%s/%d", w->job, w->index), text, len, 0, &err) == RD_OK) {
+        w->log_total = total;
+        w->log_ms = now;
+    }
+    free(text);
+}
+
+/* Reports how worker w ended; 1 when the store took it (or has moved on). */
+static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st)
+{
+    char idx[24], ts[RDTIME_BUFLEN], num[24];
+    rd_err err = { 0 };
+    int ok_exit = st->state == RUNNER_EXITED && st->signal == 0 && st->exit_code == 0;
+    const char *to = w->stopping ? "stopped" : ok_exit ? "finished" : "failed";
+    snprintf(idx, sizeof idx, "%d", w->index);
+    ms_format(st->state == RUNNER_EXITED ? st->ended_at : a->o->log.now() * 1000, ts);
+    json_t *words = json_pack("[s, s, s, s, s, s, s, s]", "job", "report", w->job, to, "--worker", idx, "--at", ts);
+    if (st->state == RUNNER_EXITED) {
+        snprintf(num, sizeof num, "%d", st->signal ? st->signal : st->exit_code);
+        json_array_append_new(words, json_string(st->signal ? "--signal" : "--exit-code"));
+        json_array_append_new(words, json_string(num));
+    } else {
+        json_array_append_new(words, json_string("--reason"));
+        json_array_append_new(words, json_string("lost"));
+    }
+    rd_code rc = report(a, words, &err);
+    if (rc == RD_OK)
+        dlog(&a->o->log, "end", NULL, "%s/%d %s (%s %d)", w->job, w->index, to,
+             st->state != RUNNER_EXITED ? "lost, no exit status" : st->signal ? "signal" : "exit",
+             st->signal ? st->signal : st->exit_code);
+    else
+        dlog(&a->o->log, "end", NULL, "%s/%d: report %s refused: %s", w->job, w->index, to, err.msg);
+    /* a refusal by the rules means the store has ended it already */
+    return rc == RD_OK || rc == RD_EINVAL || rc == RD_ENOTFOUND;
+}
+
+void agent_work_tend(agent_state *a, int64_t now)
+{
+    runner_reap();
+    for (size_t k = a->nworkers; k-- > 0;) {
+        agent_worker *w = &a->workers[k];
+        runner_status_t st;
+        rd_err err = { 0 };
+        if (runner_status(w->dir, &st, &err) != RD_OK || st.state == RUNNER_NONE)
+            continue;
+        if (st.state == RUNNER_RUNNING) {
+            if (w->stopping && !w->term_ms) {
+                dlog(&a->o->log, "stop", NULL, "%s/%d: SIGTERM (SIGKILL in %d s)", w->job, w->index,
+                     STOP_GRACE_MS / 1000);
+                runner_signal(w->dir, SIGTERM, &err);
+                w->term_ms = now;
+            } else if (w->stopping && !w->killed && now - w->term_ms >= STOP_GRACE_MS) {
+                dlog(&a->o->log, "stop", NULL, "%s/%d: still running after %d s; SIGKILL", w->job, w->index,
+                     STOP_GRACE_MS / 1000);
+                runner_signal(w->dir, SIGKILL, &err);
+                w->killed = 1;
+            }
+            push_log(a, w, now, 0);
+            continue;
+        }
+        push_log(a, w, now, 1);
+        if (report_end(a, w, &st)) {
+            cleanup(a, w->dir);
+            untrack(a, w);
+        }
+    }
+}
+
+size_t agent_work_running(agent_state *a)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < a->nworkers; k++) {
+        runner_status_t st;
+        rd_err err = { 0 };
+        n += runner_status(a->workers[k].dir, &st, &err) == RD_OK && st.state == RUNNER_RUNNING;
+    }
+    return n;
+}
+
+void agent_work_free(agent_state *a)
+{
+    free(a->workers);
+    a->workers = NULL;
+    a->nworkers = a->cap = 0;
+}

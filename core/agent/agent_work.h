@@ -1,0 +1,57 @@
+/* agent_work.h - the workers a node agent runs (agent_work.c), and the
+ * agent's state shared with its loop (agent_loop.c). */
+#ifndef RD_AGENT_WORK_H
+#define RD_AGENT_WORK_H
+
+#include <jansson.h>
+
+#include "agent_loop.h"
+#include "cmd.h"
+#include "runner.h"
+
+/* One worker this agent runs (or ran and has not yet reported). */
+typedef struct {
+    char job[128];
+    int index;
+    char dir[4096];
+    int stopping;            /* the store asks it to stop */
+    int64_t term_ms;         /* when SIGTERM went out (0: not yet) */
+    int killed;              /* SIGKILL went out */
+    int64_t log_total;       /* output size last pushed */
+    int64_t log_ms;          /* when it was pushed */
+} agent_worker;
+
+typedef struct {
+    const agent_opts *o;
+    cmd_ctx ctx;
+    runner_kind runtime;
+    int64_t lease, renewed_ms;
+    int store_down, reconcile_due;
+    store_watch *watch;
+    agent_worker *workers;
+    size_t nworkers, cap;
+} agent_state;
+
+/* Quotes words (a JSON array of strings and integers) into one command
+ * line of the command language. */
+rd_code agent_work_line(const json_t *words, char *line, size_t len, rd_err *err);
+
+/* Runs one command line as the agent, on the wall clock. */
+rd_code agent_work_exec(agent_state *a, const char *line, json_t **result, rd_err *err);
+
+/* Reads what the store places on the node and acts on it: starts workers
+ * that are `starting`, adopts running ones, kills processes of workers the
+ * store has ended. */
+void agent_work_reconcile(agent_state *a);
+
+/* Looks after the running workers: reports ends, signals what is being
+ * stopped (SIGTERM, SIGKILL 10 s later), pushes output every second or so. */
+void agent_work_tend(agent_state *a, int64_t now_ms);
+
+/* Workers with a live process. */
+size_t agent_work_running(agent_state *a);
+
+/* Frees the worker list (the processes keep running). */
+void agent_work_free(agent_state *a);
+
+#endif
