@@ -1,0 +1,515 @@
+/* runner_exec.c - what a worker execs: the checked argv and environment of
+ * each runtime (process, podman, docker), the runtime that `auto` picks,
+ * the kind names, and the small fork/exec helpers the runner shares.
+ *
+ * Everything here that runs before a fork may allocate; the two helpers
+ * marked async-signal-safe are the only ones called after one.
+ */
+#include "runner_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grow.h"
+
+extern char **environ;
+
+/* ---- a NULL-terminated, growing list of owned strings ------------------ */
+
+typedef struct {
+    char **v;
+    size_t n, cap;
+    int oom;
+} strv;
+
+static void strv_take(strv *s, char *owned)
+{
+    if (!owned || s->oom || grow_array(&s->v, &s->cap, s->n + 2, sizeof *s->v) != 0) {
+        free(owned);
+        s->oom = 1;
+        return;
+    }
+    s->v[s->n++] = owned;
+    s->v[s->n] = NULL;
+}
+
+static void strv_add(strv *s, const char *text)
+{
+    strv_take(s, strdup(text));
+}
+
+static void strv_addf(strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void strv_addf(strv *s, const char *fmt, ...)
+{
+    va_list ap;
+    char *p = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&p, fmt, ap) < 0)
+        p = NULL;
+    va_end(ap);
+    strv_take(s, p);
+}
+
+static void strv_free(strv *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+static size_t name_len(const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    return eq ? (size_t)(eq - kv) : strlen(kv);
+}
+
+/* The index of the entry naming the same variable as kv, or -1. */
+static long env_find(const strv *s, const char *kv)
+{
+    size_t n = name_len(kv);
+    for (size_t i = 0; i < s->n; i++)
+        if (name_len(s->v[i]) == n && strncmp(s->v[i], kv, n) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Sets kv ("K=V") in s: replaces the same name in place, else appends. */
+static void env_set(strv *s, const char *kv)
+{
+    long i = env_find(s, kv);
+    char *copy;
+    if (i < 0) {
+        strv_add(s, kv);
+        return;
+    }
+    if (!(copy = strdup(kv))) {
+        s->oom = 1;
+        return;
+    }
+    free(s->v[i]);
+    s->v[i] = copy;
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+static int valid_env_entry(const char *kv)
+{
+    size_t n = name_len(kv);
+    if (n == 0 || kv[n] != '=' || !(kv[0] == '_' || (kv[0] >= 'A' && kv[0] <= 'Z') || (kv[0] >= 'a' && kv[0] <= 'z')))
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        char c = kv[i];
+        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+            return 0;
+    }
+    return 1;
+}
+
+/* "" or "N[,N...]"; *count is the number of indices. */
+static int valid_gpus(const char *gpus, int *count)
+{
+    const char *p = gpus;
+    *count = 0;
+    if (!*p)
+        return 1;
+    for (;;) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        (*count)++;
+        if (!*p)
+            return *count <= 1024;
+        if (*p++ != ',')
+            return 0;
+    }
+}
+
+static int valid_mount_path(const char *p)
+{
+    return p && p[0] == '/' && !strchr(p, ':') && !strchr(p, '\n') && !strchr(p, ',');
+}
+
+/* Container names allow [a-zA-Z0-9][a-zA-Z0-9_.-]*: anything else becomes
+ * '-', and a name not starting with a letter or digit gets an 'r'. */
+static char *sanitize_name(const char *raw)
+{
+    size_t n = strlen(raw);
+    char *out;
+    size_t j = 0;
+    if (n > 128)
+        n = 128;
+    if (!(out = malloc(n + 2)))
+        return NULL;
+    if (n == 0 || !((raw[0] >= 'a' && raw[0] <= 'z') || (raw[0] >= 'A' && raw[0] <= 'Z') || (raw[0] >= '0' && raw[0] <= '9')))
+        out[j++] = 'r';
+    for (size_t i = 0; i < n; i++) {
+        char c = raw[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+        out[j++] = ok ? c : '-';
+    }
+    out[j] = '\0';
+    return out;
+}
+
+static rd_code check_spec(const runner_spec *spec, int *ngpu, rd_err *err)
+{
+    int container;
+    if (!spec)
+        return rd_fail(err, RD_EINVAL, "runner: no worker spec");
+    if (spec->kind != RUNNER_PROCESS && spec->kind != RUNNER_PODMAN && spec->kind != RUNNER_DOCKER)
+        return rd_fail(err, RD_EINVAL, "runner: runtime must be process, podman or docker (resolve auto first)");
+    container = spec->kind != RUNNER_PROCESS;
+    if (!spec->dir || spec->dir[0] != '/' || strchr(spec->dir, '\n'))
+        return rd_fail(err, RD_EINVAL, "runner: dir must be an absolute path");
+    if (!spec->command || !*spec->command)
+        return rd_fail(err, RD_EINVAL, "runner: command is empty");
+    if (!spec->job_id || !*spec->job_id || strchr(spec->job_id, '\n'))
+        return rd_fail(err, RD_EINVAL, "runner: job id is empty");
+    if (spec->worker_index < 0)
+        return rd_fail(err, RD_EINVAL, "runner: worker index %d is negative", spec->worker_index);
+    if (!valid_gpus(spec->gpus ? spec->gpus : "", ngpu))
+        return rd_fail(err, RD_EINVAL, "runner: gpus \"%s\" is not a comma-separated list of indices", spec->gpus);
+    for (size_t i = 0; spec->env && spec->env[i]; i++)
+        if (!valid_env_entry(spec->env[i]))
+            return rd_fail(err, RD_EINVAL, "runner: environment entry %zu is not NAME=VALUE", i);
+    if (!container)
+        return RD_OK;
+    if (!spec->image || !*spec->image || spec->image[0] == '-')
+        return rd_fail(err, RD_EINVAL, "runner: the %s runtime needs an image", runner_kind_name(spec->kind));
+    for (size_t i = 0; i < spec->n_mounts; i++)
+        if (!valid_mount_path(spec->mounts[i].host_path) || !valid_mount_path(spec->mounts[i].container_path))
+            return rd_fail(err, RD_EINVAL, "runner: mount %zu needs absolute paths without ':' or ','", i);
+    if (spec->workdir && spec->workdir[0] != '/')
+        return rd_fail(err, RD_EINVAL, "runner: container workdir must be an absolute path");
+    return RD_OK;
+}
+
+/* ---- the plan ---------------------------------------------------------- */
+
+/* The job's variables then the system ones, later names winning. */
+static void job_vars(const runner_spec *spec, int container, int ngpu, strv *vars)
+{
+    for (size_t i = 0; spec->env && spec->env[i]; i++)
+        env_set(vars, spec->env[i]);
+    {
+        strv sys = { 0 };
+        strv_addf(&sys, "RIGDECK_JOB_ID=%s", spec->job_id);
+        strv_addf(&sys, "RIGDECK_WORKER_INDEX=%d", spec->worker_index);
+        if (!container) {
+            strv_addf(&sys, "CUDA_VISIBLE_DEVICES=%s", spec->gpus ? spec->gpus : "");
+        } else {
+            /* Inside the container the allocated GPUs are 0..n-1. */
+            size_t cap = (size_t)ngpu * 6 + 32;
+            char *cv = malloc(cap);
+            if (cv) {
+                size_t len = (size_t)snprintf(cv, cap, "CUDA_VISIBLE_DEVICES=");
+                for (int g = 0; g < ngpu; g++)
+                    len += (size_t)snprintf(cv + len, cap - len, g ? ",%d" : "%d", g);
+            }
+            strv_take(&sys, cv);
+        }
+        for (size_t i = 0; i < sys.n; i++)
+            env_set(vars, sys.v[i]);
+        if (sys.oom)
+            vars->oom = 1;
+        strv_free(&sys);
+    }
+}
+
+static void process_plan(const runner_spec *spec, const strv *vars, strv *argv, strv *envp, runner_plan *plan)
+{
+    static const char *const keep[] = { "PATH", "HOME", "LANG" };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+        const char *v = getenv(keep[i]);
+        if (v)
+            strv_addf(envp, "%s=%s", keep[i], v);
+    }
+    if (!getenv("PATH"))
+        strv_add(envp, "PATH=/usr/local/bin:/usr/bin:/bin");
+    for (size_t i = 0; i < vars->n; i++)
+        env_set(envp, vars->v[i]);
+    strv_add(argv, "sh");
+    strv_add(argv, "-c");
+    strv_add(argv, spec->command);
+    plan->path = strdup("/bin/sh");
+    if (asprintf(&plan->record, "kind process\n") < 0)
+        plan->record = NULL;
+}
+
+static void container_plan(const runner_spec *spec, int ngpu, const strv *vars, strv *argv, strv *envp,
+                           runner_plan *plan)
+{
+    const char *prog = spec->kind == RUNNER_PODMAN ? "podman" : "docker";
+    char *name = sanitize_name(spec->name ? spec->name : "");
+    if (!spec->name) {
+        char *raw = NULL;
+        free(name);
+        name = asprintf(&raw, "rigdeck-%s-%d", spec->job_id, spec->worker_index) < 0 ? NULL : sanitize_name(raw);
+        free(raw);
+    }
+    /* The client runs with the agent's environment (podman needs its
+     * XDG_RUNTIME_DIR, docker its DOCKER_HOST...) plus the job's variables,
+     * which it passes on by name (`-e NAME`) so their values stay off the
+     * command line.  A variable the agent already has is passed as
+     * `-e NAME=VALUE` instead, so the client's own setting is untouched. */
+    for (size_t i = 0; environ && environ[i]; i++)
+        strv_add(envp, environ[i]);
+    strv_add(argv, prog);
+    strv_add(argv, "run");
+    strv_add(argv, "--rm");
+    if (spec->kind == RUNNER_PODMAN)
+        strv_add(argv, "--replace");
+    strv_add(argv, "--init");
+    strv_add(argv, "--sig-proxy=true");
+    strv_add(argv, "--name");
+    strv_add(argv, name ? name : "");
+    if (ngpu > 0 && spec->kind == RUNNER_PODMAN) {
+        const char *p = spec->gpus;
+        while (*p) {
+            size_t n = strcspn(p, ",");
+            strv_add(argv, "--device");
+            strv_addf(argv, "nvidia.com/gpu=%.*s", (int)n, p);
+            p += n + (p[n] == ',');
+        }
+    } else if (ngpu > 0) {
+        /* The quotes belong to the value: docker splits --gpus on ','. */
+        strv_add(argv, "--gpus");
+        strv_addf(argv, "\"device=%s\"", spec->gpus);
+    }
+    for (size_t i = 0; i < spec->n_mounts; i++) {
+        strv_add(argv, "-v");
+        strv_addf(argv, "%s:%s:%s", spec->mounts[i].host_path, spec->mounts[i].container_path,
+                  spec->mounts[i].read_only ? "ro" : "rw");
+    }
+    for (size_t i = 0; i < vars->n; i++) {
+        strv_add(argv, "-e");
+        if (env_find(envp, vars->v[i]) >= 0) {
+            strv_add(argv, vars->v[i]);
+        } else {
+            strv_addf(argv, "%.*s", (int)name_len(vars->v[i]), vars->v[i]);
+            strv_add(envp, vars->v[i]);
+        }
+    }
+    if (spec->workdir) {
+        strv_add(argv, "--workdir");
+        strv_add(argv, spec->workdir);
+    }
+    strv_add(argv, spec->image);
+    strv_add(argv, "/bin/sh");
+    strv_add(argv, "-c");
+    strv_add(argv, spec->command);
+    plan->path = runner_find_program(prog);
+    if (!plan->path)
+        plan->path = strdup(prog);
+    if (plan->path && name && asprintf(&plan->record, "kind %s\nclient %s\nname %s\n", prog, plan->path, name) < 0)
+        plan->record = NULL;
+    free(name);
+}
+
+rd_code runner_plan_build(const runner_spec *spec, runner_plan *plan, rd_err *err)
+{
+    strv vars = { 0 }, argv = { 0 }, envp = { 0 };
+    int ngpu = 0;
+    rd_code rc;
+    memset(plan, 0, sizeof *plan);
+    if ((rc = check_spec(spec, &ngpu, err)) != RD_OK)
+        return rc;
+    job_vars(spec, spec->kind != RUNNER_PROCESS, ngpu, &vars);
+    if (spec->kind == RUNNER_PROCESS)
+        process_plan(spec, &vars, &argv, &envp, plan);
+    else
+        container_plan(spec, ngpu, &vars, &argv, &envp, plan);
+    int oom = vars.oom;
+    strv_free(&vars);
+    if (oom || argv.oom || envp.oom || !argv.v || !envp.v || !plan->path || !plan->record) {
+        strv_free(&argv);
+        strv_free(&envp);
+        runner_plan_free(plan);
+        return rd_fail(err, RD_ENOMEM, "runner: out of memory building the worker's command");
+    }
+    plan->argv = argv.v;
+    plan->envp = envp.v;
+    return RD_OK;
+}
+
+void runner_plan_free(runner_plan *plan)
+{
+    strv a = { plan->argv, 0, 0, 0 }, e = { plan->envp, 0, 0, 0 };
+    while (a.v && a.v[a.n])
+        a.n++;
+    while (e.v && e.v[e.n])
+        e.n++;
+    strv_free(&a);
+    strv_free(&e);
+    free(plan->path);
+    free(plan->record);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* ---- programs and processes -------------------------------------------- */
+
+char *runner_find_program(const char *name)
+{
+    const char *path = getenv("PATH"), *p;
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0 ? strdup(name) : NULL;
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    for (p = path;;) {
+        size_t n = strcspn(p, ":");
+        char *cand = NULL;
+        struct stat st;
+        if (n > 0 && asprintf(&cand, "%.*s/%s", (int)n, p, name) >= 0) {
+            if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+                return cand;
+            free(cand);
+        }
+        if (!p[n])
+            return NULL;
+        p += n + 1;
+    }
+}
+
+void runner_close_from(int from)
+{
+    struct rlimit rl;
+    long max = 65536;
+    if (close_range((unsigned)from, ~0U, 0) == 0)
+        return;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (1u << 20))
+        max = (long)rl.rlim_cur;
+    for (long fd = from; fd < max; fd++)
+        close((int)fd);
+}
+
+void runner_reset_signals(void)
+{
+    struct sigaction sa;
+    sigset_t none;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &sa, NULL); /* EINVAL for the libc-reserved ones */
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+int runner_spawn_detached(const char *path, char *const argv[])
+{
+    pid_t mid = fork(), r;
+    int status;
+    if (mid < 0)
+        return -1;
+    if (mid == 0) {
+        pid_t pid;
+        setsid();
+        pid = fork();
+        if (pid != 0)
+            _exit(pid < 0);
+        {
+            int null = open("/dev/null", O_RDWR);
+            if (null >= 0) {
+                dup2(null, 0);
+                dup2(null, 1);
+                dup2(null, 2);
+            }
+            runner_close_from(3);
+            runner_reset_signals();
+            execve(path, argv, environ);
+            _exit(127);
+        }
+    }
+    while ((r = waitpid(mid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    return r == mid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Runs `prog info` quietly; 1 when it exits 0 within 15 s. */
+static int runtime_works(const char *prog)
+{
+    char *path = runner_find_program(prog);
+    char *argv[] = { (char *)prog, (char *)"info", NULL };
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    int ok = 0, status, rc;
+    struct timespec nap = { 0, 20 * 1000 * 1000 };
+    if (!path)
+        return 0;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    rc = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    free(path);
+    if (rc != 0)
+        return 0;
+    for (int waited = 0;; waited += 20) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) {
+            ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            break;
+        }
+        if (r < 0 && errno != EINTR)
+            break;
+        if (waited >= 15000) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            break;
+        }
+        nanosleep(&nap, NULL);
+    }
+    return ok;
+}
+
+runner_kind runner_pick_auto(void)
+{
+    if (runtime_works("podman"))
+        return RUNNER_PODMAN;
+    if (runtime_works("docker"))
+        return RUNNER_DOCKER;
+    return RUNNER_PROCESS;
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const kind_names[] = { "auto", "process", "podman", "docker" };
+
+rd_code runner_kind_parse(const char *text, runner_kind *out, rd_err *err)
+{
+    for (size_t i = 0; text && i < sizeof kind_names / sizeof kind_names[0]; i++)
+        if (strcmp(text, kind_names[i]) == 0) {
+            *out = (runner_kind)i;
+            return RD_OK;
+        }
+    return rd_fail(err, RD_EINVAL, "runtime \"%s\" must be auto, process, podman or docker", text ? text : "");
+}
+
+const char *runner_kind_name(runner_kind kind)
+{
+    return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : "?";
+}
+
+const char *runner_state_name(runner_state state)
+{
+    static const char *const names[] = { "none", "running", "exited", "gone" };
+    return (unsigned)state < sizeof names / sizeof names[0] ? names[state] : "?";
+}
