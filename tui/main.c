@@ -1,14 +1,18 @@
 /* main.c - rigdeck's entry point: options, then batch mode or the console. */
 #include <stdio.h>
+#include <string.h>
 
 #include "batch.h"
 #include "complete.h"
 #include "console.h"
+#include "daemon.h"
 #include "options.h"
 
 int main(int argc, char **argv)
 {
     rd_options opt;
+    if (argc >= 2 && (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "agent") == 0))
+        return daemon_main(argc - 1, argv + 1);
     int status = options_parse(argc, argv, &opt);
     if (status != 0) {
         options_free(&opt);

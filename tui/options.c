@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define RIGDECK_VERSION "0.1.0"
 
 static void usage(FILE *out)
 {

@@ -6,6 +6,8 @@
 
 #include "rdtime.h"
 
+#define RIGDECK_VERSION "0.1.0"
+
 typedef struct {
     int batch;
     const char **lines;      /* -c LINE, in order */

@@ -275,7 +275,7 @@ static void drop_local(agent_state *a, const char *job, int index, const char *w
 /* 1 when job/index is among the node's workers in a state the agent runs. */
 static int store_runs(const json_t *active, const char *job, int index)
 {
-    char ref[200];
+    char ref[320];
     snprintf(ref, sizeof ref, "%s/%d", job, index);
     return json_object_get(active, ref) != NULL;
 }

@@ -1,0 +1,238 @@
+/* daemon.c - the front end of the two long-running processes:
+ * `rigdeck serve` (core/serve/serve.c) and `rigdeck agent` (core/agent/).
+ *
+ * It parses their options (the global ones they use, then their own),
+ * installs SIGTERM/SIGINT handlers that only set a flag (the loops finish
+ * the step in hand and return), hands the core a log sink that writes one
+ * line to stderr, and maps the result to an exit status: 0 after a clean
+ * stop, 2 on a usage error, 3 when the store cannot be opened, 1 otherwise.
+ */
+#include "daemon.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_loop.h"
+#include "options.h"
+#include "serve.h"
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void write_stderr(void *data, const char *line)
+{
+    (void)data;
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+static rd_time wall_now(void)
+{
+    return (rd_time)time(NULL);
+}
+
+static void usage(FILE *out, int agent)
+{
+    if (agent)
+        fputs("usage: rigdeck agent --node NAME [GLOBAL OPTIONS] [--work-dir DIR] [--heartbeat D] [--sample D]\n"
+              "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--log-format text|json] [--once]\n"
+              "\n"
+              "Runs on a node: reports its hardware (discovered, or --inventory FILE), renews its heartbeat\n"
+              "lease every --heartbeat (default 5s), starts the workers the scheduler places there in\n"
+              "WORK_DIR/<job>/<worker>/ (default ~/.local/state/rigdeck/agent/NAME), reports their ends and\n"
+              "pushes their output.  Runs until SIGTERM or SIGINT; workers keep running and are adopted by\n"
+              "the next agent.  GPUs come from nvidia-smi ($RIGDECK_NVIDIA_SMI overrides the program).\n"
+              "D is a duration: 500ms, 10s, 2m, 1h.  Global options as for rigdeck --help.\n",
+              out);
+    else
+        fputs("usage: rigdeck serve [GLOBAL OPTIONS] [--sched-every D] [--bill-every D] [--sync-every D]\n"
+              "                     [--node-timeout D] [--log-format text|json] [--once]\n"
+              "\n"
+              "The controller: places waiting workers when anything changes (at least every --sched-every,\n"
+              "default 10s), posts billing every --bill-every (1h), runs a cloud sync round every\n"
+              "--sync-every (1m) when a GCP region exists, and turns nodes whose agent is silent for\n"
+              "--node-timeout (30s) offline.  Several may run on one store: one leads, the others stand by\n"
+              "('serve status' shows which).  Runs until SIGTERM or SIGINT.\n"
+              "D is a duration: 500ms, 10s, 2m, 1h.  Global options as for rigdeck --help.\n",
+              out);
+}
+
+enum {
+    D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
+    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY
+};
+
+typedef struct {
+    const char *store, *actor, *master, *cacert, *cert, *key, *logfmt;
+    int once;
+    const char *sched, *bill, *sync, *timeout;                          /* serve */
+    const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory;   /* agent */
+} daemon_args;
+
+/* Parses argv (after the word serve or agent); 0 to go on, else the exit
+ * status (-1: printed help, exit 0). */
+static int parse(int argc, char **argv, int agent, daemon_args *d)
+{
+    static const struct option common[] = {
+        { "store", required_argument, NULL, D_STORE }, { "as", required_argument, NULL, D_AS },
+        { "now", required_argument, NULL, D_NOW }, { "master-key", required_argument, NULL, D_MASTER },
+        { "cacert", required_argument, NULL, D_CACERT }, { "cert", required_argument, NULL, D_CERT },
+        { "key", required_argument, NULL, D_KEY }, { "log-format", required_argument, NULL, D_LOGFMT },
+        { "once", no_argument, NULL, D_ONCE }, { "help", no_argument, NULL, 'h' },
+        { "sched-every", required_argument, NULL, D_SCHED }, { "bill-every", required_argument, NULL, D_BILL },
+        { "sync-every", required_argument, NULL, D_SYNC }, { "node-timeout", required_argument, NULL, D_TIMEOUT },
+        { "node", required_argument, NULL, D_NODE }, { "work-dir", required_argument, NULL, D_WORKDIR },
+        { "heartbeat", required_argument, NULL, D_HEARTBEAT }, { "sample", required_argument, NULL, D_SAMPLE },
+        { "runtime", required_argument, NULL, D_RUNTIME }, { "inventory", required_argument, NULL, D_INVENTORY },
+        { 0, 0, 0, 0 }
+    };
+    const char *who = agent ? "agent" : "serve";
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", common, NULL)) != -1) {
+        int serve_only = c == D_SCHED || c == D_BILL || c == D_SYNC || c == D_TIMEOUT;
+        int agent_only = c >= D_NODE && c <= D_INVENTORY;
+        if ((agent && serve_only) || (!agent && agent_only)) {
+            fprintf(stderr, "rigdeck %s: unknown option %s (see 'rigdeck %s --help')\n", who, argv[optind - 1], who);
+            return 2;
+        }
+        switch (c) {
+        case D_STORE: d->store = optarg; break;
+        case D_AS: d->actor = optarg; break;
+        case D_NOW: break;   /* the daemons run on the system clock */
+        case D_MASTER: d->master = optarg; break;
+        case D_CACERT: d->cacert = optarg; break;
+        case D_CERT: d->cert = optarg; break;
+        case D_KEY: d->key = optarg; break;
+        case D_LOGFMT: d->logfmt = optarg; break;
+        case D_ONCE: d->once = 1; break;
+        case D_SCHED: d->sched = optarg; break;
+        case D_BILL: d->bill = optarg; break;
+        case D_SYNC: d->sync = optarg; break;
+        case D_TIMEOUT: d->timeout = optarg; break;
+        case D_NODE: d->node = optarg; break;
+        case D_WORKDIR: d->workdir = optarg; break;
+        case D_HEARTBEAT: d->heartbeat = optarg; break;
+        case D_SAMPLE: d->sample = optarg; break;
+        case D_RUNTIME: d->runtime = optarg; break;
+        case D_INVENTORY: d->inventory = optarg; break;
+        case 'h': usage(stdout, agent); return -1;
+        case ':':
+            fprintf(stderr, "rigdeck %s: option %s needs a value\n", who, argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "rigdeck %s: unknown option %s (see 'rigdeck %s --help')\n", who, argv[optind - 1], who);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "rigdeck %s: unexpected argument '%s' (see 'rigdeck %s --help')\n", who, argv[optind], who);
+        return 2;
+    }
+    if (d->logfmt && strcmp(d->logfmt, "text") != 0 && strcmp(d->logfmt, "json") != 0) {
+        fprintf(stderr, "rigdeck %s: --log-format must be text or json, got '%s'\n", who, d->logfmt);
+        return 2;
+    }
+    if (agent && !d->node) {
+        fprintf(stderr, "rigdeck agent: --node NAME is required (the node this machine is)\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* A duration option in ms, or its default; 0 on a usage error (printed). */
+static int64_t duration(const char *who, const char *flag, const char *text, int64_t dflt)
+{
+    int64_t ms = dflt;
+    rd_err err = { 0 };
+    if (text && rdtime_parse_duration_ms(flag, text, &ms, &err) != RD_OK) {
+        fprintf(stderr, "rigdeck %s: %s\n", who, err.msg);
+        return 0;
+    }
+    return ms;
+}
+
+static int exit_status(rd_code rc)
+{
+    return rc == RD_OK ? 0 : rc == RD_EUSAGE ? 2 : rc == RD_ESTORE || rc == RD_ENOMEM ? 3 : 1;
+}
+
+int daemon_main(int argc, char **argv)
+{
+    int agent = strcmp(argv[0], "agent") == 0;
+    const char *who = agent ? "agent" : "serve";
+    daemon_args d;
+    memset(&d, 0, sizeof d);
+    d.store = getenv("RIGDECK_STORE");
+    d.actor = getenv("RIGDECK_ACCOUNT");
+    d.master = getenv("RIGDECK_MASTER_KEY");
+    int status = parse(argc, argv, agent, &d);
+    if (status)
+        return status < 0 ? 0 : status;
+    char *store = d.store && *d.store ? strdup(d.store) : options_default_store();
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    store_opts sopts = { d.cacert, d.cert, d.key };
+    dlog_sink log = { who, d.logfmt && strcmp(d.logfmt, "json") == 0, write_stderr, NULL, wall_now };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    rd_err err = { 0 };
+    rd_code rc;
+    if (agent) {
+        char workdir[4096];
+        const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+        if (d.workdir)
+            snprintf(workdir, sizeof workdir, "%s", d.workdir);
+        else if (state && *state)
+            snprintf(workdir, sizeof workdir, "%s/rigdeck/agent/%s", state, d.node);
+        else
+            snprintf(workdir, sizeof workdir, "%s/.local/state/rigdeck/agent/%s", home && *home ? home : "/tmp", d.node);
+        if (workdir[0] != '/') {   /* the runner needs absolute paths */
+            char cwd[2048], abs[8192];
+            snprintf(abs, sizeof abs, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", workdir);
+            if (strlen(abs) >= sizeof workdir) {
+                fprintf(stderr, "rigdeck agent: --work-dir is too long\n");
+                free(store);
+                return 2;
+            }
+            memcpy(workdir, abs, strlen(abs) + 1);
+        }
+        agent_opts o = { store, &sopts, d.actor && *d.actor ? d.actor : "default", d.master, d.node, workdir,
+                         duration(who, "--heartbeat", d.heartbeat, 5000), duration(who, "--sample", d.sample, 10000),
+                         d.runtime, d.inventory, NULL, d.once, host, RIGDECK_VERSION, (long)getpid(), log, &stop_flag };
+        if (!o.heartbeat_ms || !o.sample_ms) {
+            free(store);
+            return 2;
+        }
+        rc = agent_run(&o, &err);
+    } else {
+        serve_opts o = { store, &sopts, d.actor && *d.actor ? d.actor : "default", d.master,
+                         duration(who, "--sched-every", d.sched, 10000), duration(who, "--bill-every", d.bill, 3600000),
+                         duration(who, "--sync-every", d.sync, 60000), duration(who, "--node-timeout", d.timeout, 30000),
+                         d.once, host, RIGDECK_VERSION, (long)getpid(), log, &stop_flag };
+        if (!o.sched_every_ms || !o.bill_every_ms || !o.sync_every_ms || !o.node_timeout_ms) {
+            free(store);
+            return 2;
+        }
+        rc = serve_run(&o, &err);
+    }
+    if (rc != RD_OK)
+        fprintf(stderr, "rigdeck %s: %s\n", who, err.msg);
+    free(store);
+    return exit_status(rc);
+}
