@@ -91,6 +91,11 @@ static void print_table(const json_t *result, const cmd_def *def)
     char *text = NULL;
     if (def && strcmp(def->words, "help") == 0)
         text = cmd_help_text(result, batch_text_width(getenv("COLUMNS"), stdout_cols()));
+    if (def && (def->options & CMD_TEXT_RESULT)) {
+        fputs(json_string_value(json_object_get(result, "text")) ? json_string_value(json_object_get(result, "text")) : "",
+              stdout);
+        return;
+    }
     if (text)
         fputs(text, stdout);
     else
@@ -112,8 +117,9 @@ static void print_result(batch_state *b, const json_t *result, const cmd_def *de
     } else if (b->opt->csv) {
         table_print_csv(stdout, result, def ? def->columns : NULL);
     } else {
-        /* A blank line between the tables of consecutive commands. */
-        if (b->printed++)
+        /* A blank line between the tables of consecutive commands (text
+         * results, such as a worker's output, are printed as they are). */
+        if (b->printed++ && !(def && (def->options & CMD_TEXT_RESULT)))
             putchar('\n');
         print_table(result, def);
     }
@@ -129,10 +135,23 @@ static void run_line(batch_state *b, const char *line, const char *where)
     rd_err_clear(&err);
     b->ctx.now = b->opt->now_text ? b->opt->now : (rd_time)time(NULL);
     rd_code rc = cmd_exec_line(&b->ctx, line, &result, &def, &err);
-    if (rc == RD_OK) {
+    /* A following command (job logs --follow) names the line to run next,
+     * until it says it is done. */
+    while (rc == RD_OK) {
         print_result(b, result, def);
+        const json_t *follow = json_object_get(result, "follow");
+        char next[1024];
+        if (!follow || json_is_true(json_object_get(follow, "done"))) {
+            json_decref(result);
+            return;
+        }
+        snprintf(next, sizeof next, "%s", json_string_value(json_object_get(follow, "next")));
         json_decref(result);
-        return;
+        result = NULL;
+        struct timespec ts = { 0, 500 * 1000000L };
+        nanosleep(&ts, NULL);
+        b->ctx.now = b->opt->now_text ? b->opt->now : (rd_time)time(NULL);
+        rc = cmd_exec_line(&b->ctx, next, &result, &def, &err);
     }
     print_error(b, where, &err);
     int status = rd_code_exit_status(rc);

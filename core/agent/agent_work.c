@@ -362,11 +362,22 @@ static void push_log(agent_state *a, agent_worker *w, int64_t now, int force)
         return;
     if (runner_log_tail(w->dir, RUNNER_LOG_TAIL_MAX, &text, &len, &total, &err) != RD_OK)
         return;
-    if (total != w->log_total &&
-        store_put(a->ctx.store, tx_key(key, KEY_LOGS "%s/%d", w->job, w->index), text, len, 0, &err) == RD_OK) {
-        w->log_total = total;
-        w->log_ms = now;
+    /* the value: a header with the output's full size (so a follower
+     * knows what is new), then the tail itself */
+    char head[64];
+    int hlen = snprintf(head, sizeof head, "rigdeck-log %lld\n", (long long)total);
+    char *value = total != w->log_total ? malloc((size_t)hlen + len + 1) : NULL;
+    if (value) {
+        memcpy(value, head, (size_t)hlen);
+        memcpy(value + hlen, text, len);
+        value[hlen + len] = '\0';
+        if (store_put(a->ctx.store, tx_key(key, KEY_LOGS "%s/%d", w->job, w->index), value, (size_t)hlen + len, 0,
+                      &err) == RD_OK) {
+            w->log_total = total;
+            w->log_ms = now;
+        }
     }
+    free(value);
     free(text);
 }
 

@@ -56,7 +56,10 @@ typedef struct {
 
 enum {
     CMD_MUTATES = 1 << 0,   /* runs in a guarded transaction and is audited */
-    CMD_NO_STORE = 1 << 1   /* needs no store (help, gpu list) */
+    CMD_NO_STORE = 1 << 1,  /* needs no store (help, gpu list) */
+    CMD_TEXT_RESULT = 1 << 2 /* table output prints the result's "text" as it is (job logs); a
+                              * result with "follow": {"next": LINE, "done": false} asks the
+                              * batch runner to run LINE next, a moment later */
 };
 
 typedef struct cmd_ctx cmd_ctx;

@@ -17,12 +17,14 @@ const cmd_def *const cmd_list_tables[] = {
     datastore_cmd_table,
     reservation_cmd_table,
     job_cmd_table,
+    job_logs_cmd_table,
     sched_cmd_table,
     price_cmd_table,
     ledger_cmd_table,
     bill_cmd_table,
     audit_cmd_table,
     agent_cmd_table,
+    serve_cmd_table,
     store_cmd_table,
 };
 

@@ -1,0 +1,144 @@
+/* job_logs.c - `job logs ID [--worker N] [--tail LINES] [--follow]`.
+ *
+ * A node agent keeps the last 256 KiB of each worker's output (stdout and
+ * stderr interleaved) at KEY_LOGS<job>/<index>, as a header line
+ * "rigdeck-log TOTAL" (the output's full size so far) and the tail.  This
+ * command prints it; with --follow it answers with what is new and a
+ * `follow` object naming the line to run next (`--after TOTAL`), which the
+ * batch runner runs until the worker has ended: the command itself never
+ * blocks, so the executor stays one command at a time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "doc.h"
+#include "job.h"
+#include "keyspace.h"
+#include "num.h"
+
+/* A copy of text[0..len) that is valid UTF-8 (JSON strings must be):
+ * NULs and bytes outside a valid sequence become '?'. */
+static char *utf8_clean(const char *text, size_t len)
+{
+    char *out = malloc(len + 1);
+    size_t i = 0, o = 0;
+    if (!out)
+        return NULL;
+    while (i < len) {
+        unsigned char c = (unsigned char)text[i];
+        size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        int ok = n > 0 && i + n <= len && c != 0 && c != 0xc0 && c != 0xc1;
+        for (size_t k = 1; ok && k < n; k++)
+            ok = ((unsigned char)text[i + k] >> 6) == 2;
+        if (!ok) {
+            out[o++] = '?';
+            i++;
+            continue;
+        }
+        memcpy(out + o, text + i, n);
+        o += n;
+        i += n;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* The last `lines` lines of text (all when lines <= 0). */
+static const char *last_lines(const char *text, size_t len, int64_t lines)
+{
+    if (lines <= 0)
+        return text;
+    size_t i = len;
+    if (i > 0 && text[i - 1] == '\n')
+        i--;   /* the final newline ends the last line; it does not start one */
+    while (i > 0) {
+        if (text[i - 1] == '\n' && --lines == 0)
+            return text + i;
+        i--;
+    }
+    return text;
+}
+
+static rd_code job_logs_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *job = NULL;
+    int64_t w = 0, tail = 0, after = -1;
+    char key[RD_KEY_MAX];
+    rd_code rc = job_get(ctx, cmd_arg(a, 0), &job, err);
+    if (rc == RD_OK)
+        rc = job_require_actor(ctx, job, "job logs", err);
+    if (rc == RD_OK && cmd_opt(a, "worker"))
+        rc = num_parse_int("--worker", cmd_opt(a, "worker"), 0,
+                           (int64_t)json_array_size(json_object_get(job, "workers")) - 1, &w, err);
+    if (rc == RD_OK && cmd_opt(a, "tail"))
+        rc = num_parse_int("--tail", cmd_opt(a, "tail"), 1, 1000000, &tail, err);
+    if (rc == RD_OK && cmd_opt(a, "after"))
+        rc = num_parse_int("--after", cmd_opt(a, "after"), 0, INT64_MAX, &after, err);
+    if (rc != RD_OK) {
+        json_decref(job);
+        return rc;
+    }
+    const char *state = doc_str(json_array_get(json_object_get(job, "workers"), (size_t)w), "state");
+    int ended = job_state_ended(state);
+    store_kv kv;
+    int found = 0;
+    rc = store_get(tx_store(ctx->tx), tx_key(key, KEY_LOGS "%s/%lld", cmd_arg(a, 0), (long long)w), &kv, &found,
+                   NULL, err);
+    if (rc != RD_OK) {
+        json_decref(job);
+        return rc;
+    }
+    const char *text = "";
+    size_t len = 0;
+    int64_t total = 0;
+    if (found && strncmp(kv.value, "rigdeck-log ", 12) == 0 && strchr(kv.value, '\n')) {
+        total = strtoll(kv.value + 12, NULL, 10);
+        text = strchr(kv.value, '\n') + 1;
+        len = kv.value_len - (size_t)(text - kv.value);
+    }
+    /* what a follower has not seen: the last total - after bytes (the
+     * store holds only the tail, so a long gap loses its middle) */
+    if (after >= 0) {
+        size_t fresh = total > after ? (size_t)(total - after) : 0;
+        if (fresh < len) {
+            text += len - fresh;
+            len = fresh;
+        }
+    } else if (tail > 0) {
+        const char *from = last_lines(text, len, tail);
+        len -= (size_t)(from - text);
+        text = from;
+    }
+    char *clean = utf8_clean(text, len);
+    if (found)
+        store_kv_free(&kv);
+    if (!clean) {
+        json_decref(job);
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    *result = json_pack("{s:s, s:I, s:s, s:I, s:s}", "job", cmd_arg(a, 0), "worker", (json_int_t)w, "state", state,
+                        "bytes_total", (json_int_t)total, "text", clean);
+    free(clean);
+    if (*result && cmd_opt_given(a, "follow")) {
+        char next[RD_KEY_MAX];
+        snprintf(next, sizeof next, "job logs %s --worker %lld --follow --after %lld", cmd_arg(a, 0), (long long)w,
+                 (long long)(total > after ? total : after < 0 ? 0 : after));
+        json_object_set_new(*result, "follow", json_pack("{s:s, s:b}", "next", next, "done", ended));
+    }
+    json_decref(job);
+    return *result ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+}
+
+static const cmd_flag job_logs_flags[] = {
+    { "worker", "N", CMD_FLAG_VALUE, "the worker's index (default 0)" },
+    { "tail", "LINES", CMD_FLAG_VALUE, "only the last LINES lines" },
+    { "follow", NULL, 0, "keep printing new output until the worker ends" },
+    { "after", "BYTES", CMD_FLAG_VALUE, "only output after the first BYTES (what --follow has printed)" },
+    { 0 }
+};
+
+const cmd_def job_logs_cmd_table[] = {
+    { "job logs", "ID", job_logs_flags, CMD_TEXT_RESULT,
+      "a worker's output (the last 256 KiB, stdout and stderr interleaved)", NULL, job_logs_cmd },
+    { 0 }
+};
