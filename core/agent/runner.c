@@ -178,6 +178,7 @@ _Noreturn static void shim_fail(int fd, char stage)
 _Noreturn static void worker_exec(const shim_ctx *c)
 {
     sbuf m = { .n = 0 };
+    close(3); /* the ready pipe: its EOF must not wait for our exec */
     setpgid(0, 0);
     runner_reset_signals();
     if (chdir(c->dir) != 0) {
@@ -269,8 +270,7 @@ _Noreturn static void shim_main(const shim_ctx *c)
         errno = e;
         shim_fail(3, 'p');
     }
-    write_all(3, "k", 1);
-    close(3);
+    close(3); /* EOF with no report: the pid record is in place */
 
     for (;;) {
         struct timespec tick = { RUNNER_SHIM_TICK_MS / 1000, (RUNNER_SHIM_TICK_MS % 1000) * 1000000L };
@@ -544,8 +544,9 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
     while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
         ;
 
-    /* Wait for the shim's word: 'k' once the pid record is in place, an
-     * error report, or EOF if it died. */
+    /* Wait for the shim: EOF once the pid record is in place (the shim,
+     * and so nothing of this process, holds the pipe then), or an error
+     * report first.  EOF without a record means it died. */
     {
         int64_t deadline = mono_ms() + START_TIMEOUT_MS;
         for (;;) {
@@ -567,11 +568,11 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
             if (r <= 0)
                 break;
             n += (int)r;
-            if (msg[0] == 'k' || n == (int)sizeof msg)
+            if (n == (int)sizeof msg)
                 break;
         }
     }
-    if (n < 1 || msg[0] != 'k') {
+    if (n > 0 || msg[0] == 't' || stat(c.pid_path, &sb) != 0) {
         rc = start_failure(spec->dir, msg, n, err);
         goto done;
     }
@@ -699,7 +700,7 @@ rd_code runner_log_tail(const char *dir, size_t max, char **text, size_t *len, i
         return rd_fail(err, RD_ESTORE, "runner: cannot stat the output log in %s: %s", dir, strerror(errno));
     }
     off = (size_t)sb.st_size > max ? sb.st_size - (off_t)max : 0;
-    if (off > 0) {
+    {
         /* Skip a punched-out front (zeros, not output). */
         off_t data = lseek(fd, off, SEEK_DATA);
         if (data > off && data < sb.st_size)
