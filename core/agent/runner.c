@@ -157,7 +157,7 @@ static void log_trim(int fd)
 typedef struct {
     runner_plan plan;
     const char *dir;
-    char *log_path, *pid_path, *pid_tmp, *exit_path, *exit_tmp;
+    char *state, *log_path, *pid_path, *pid_tmp, *exit_path, *exit_tmp;
     char boot[64];
     int ready_w;
 } shim_ctx;
@@ -185,7 +185,12 @@ _Noreturn static void worker_exec(const shim_ctx *c)
         sb_str(&m, "rigdeck: cannot enter ");
         sb_str(&m, c->dir);
     } else {
-        execve(c->plan.path, c->plan.argv, c->plan.envp);
+        /* A client not found on PATH is a bare name: never look for it in
+         * the job's directory. */
+        if (strchr(c->plan.path, '/'))
+            execve(c->plan.path, c->plan.argv, c->plan.envp);
+        else
+            errno = ENOENT;
         sb_str(&m, "rigdeck: cannot run ");
         sb_str(&m, c->plan.path);
     }
@@ -374,6 +379,7 @@ static int rec_field(const char *text, const char *key, char *out, size_t cap)
 static rd_code read_pid_rec(const char *dir, pid_rec *r, int *found, rd_err *err)
 {
     char text[4096], v[1024], kind[32];
+    long long started = 0;
     rd_code rc;
     memset(r, 0, sizeof *r);
     if ((rc = read_state(dir, "pid", text, sizeof text, found, err)) != RD_OK || !*found)
@@ -383,8 +389,9 @@ static rd_code read_pid_rec(const char *dir, pid_rec *r, int *found, rd_err *err
         runner_kind_parse(kind, &r->kind, NULL) != RD_OK || !rec_field(text, "shim", v, sizeof v) ||
         sscanf(v, "%d %llu", &r->shim_pid, &r->shim_start) != 2 || !rec_field(text, "worker", v, sizeof v) ||
         sscanf(v, "%d %llu", &r->worker_pid, &r->worker_start) != 2 ||
-        !rec_field(text, "started_ms", v, sizeof v) || sscanf(v, "%lld", (long long *)&r->started_ms) != 1)
+        !rec_field(text, "started_ms", v, sizeof v) || sscanf(v, "%lld", &started) != 1)
         return rd_fail(err, RD_ECORRUPT, "runner: the pid record in %s/%s is damaged", dir, STATE_DIR);
+    r->started_ms = started;
     rec_field(text, "client", r->client, sizeof r->client);
     rec_field(text, "name", r->name, sizeof r->name);
     return RD_OK;
@@ -490,26 +497,27 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
     rd_code rc;
     int fds[2] = { -1, -1 }, n = 0, status;
     char msg[2 + sizeof(int)] = { 0 };
-    char *state = NULL;
     pid_t mid;
     struct stat sb;
+    /* Every allocation hangs off c, which stays on the stack of the forked
+     * processes that never return from here: nothing in them is lost. */
 
     memset(&c, 0, sizeof c);
     if ((rc = runner_plan_build(spec, &c.plan, err)) != RD_OK)
         return rc;
     c.dir = spec->dir;
     boot_id(c.boot);
-    state = state_path(spec->dir, "");
+    c.state = state_path(spec->dir, "");
     c.log_path = state_path(spec->dir, "output.log");
     c.pid_path = state_path(spec->dir, "pid");
     c.pid_tmp = state_path(spec->dir, "pid.tmp");
     c.exit_path = state_path(spec->dir, "exit");
     c.exit_tmp = state_path(spec->dir, "exit.tmp");
-    if (!state || !c.log_path || !c.pid_path || !c.pid_tmp || !c.exit_path || !c.exit_tmp) {
+    if (!c.state || !c.log_path || !c.pid_path || !c.pid_tmp || !c.exit_path || !c.exit_tmp) {
         rc = rd_fail(err, RD_ENOMEM, "runner: out of memory");
         goto done;
     }
-    if ((rc = mkdirs(spec->dir, err)) != RD_OK || (rc = mkdirs(state, err)) != RD_OK)
+    if ((rc = mkdirs(spec->dir, err)) != RD_OK || (rc = mkdirs(c.state, err)) != RD_OK)
         goto done;
     if (stat(c.pid_path, &sb) == 0 || stat(c.exit_path, &sb) == 0) {
         rc = rd_fail(err, RD_EEXISTS, "runner: a worker was already started in %s", spec->dir);
@@ -596,7 +604,7 @@ done:
     if (fds[1] >= 0)
         close(fds[1]);
     runner_plan_free(&c.plan);
-    free(state);
+    free(c.state);
     free(c.log_path);
     free(c.pid_path);
     free(c.pid_tmp);

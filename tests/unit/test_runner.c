@@ -251,6 +251,40 @@ static void test_shim_forwards_sigterm(void **state)
     assert_int_equal(st.signal, SIGTERM);
 }
 
+/* What the command leaves running in its group ends with it. */
+static void test_leftovers_in_group_are_killed(void **state)
+{
+    const char *dir = wdir("leftover");
+    runner_spec s = proc_spec(dir, "sleep 60 & echo $! > bg.pid");
+    char path[PATH_MAX];
+    FILE *f;
+    int bg = 0;
+    int64_t end;
+    (void)state;
+    start_ok(&s);
+    assert_int_equal(wait_state(dir, RUNNER_EXITED).exit_code, 0);
+    snprintf(path, sizeof path, "%s/bg.pid", dir);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%d", &bg), 1);
+    fclose(f);
+    end = mono_ms() + DEADLINE_MS;
+    while (kill(bg, 0) == 0 && ppid_of(bg) >= 0) {
+        char st_path[64], buf[512];
+        FILE *sf;
+        snprintf(st_path, sizeof st_path, "/proc/%d/stat", bg);
+        if ((sf = fopen(st_path, "r")) != NULL) {
+            int zombie = fgets(buf, sizeof buf, sf) && strrchr(buf, ')') && strrchr(buf, ')')[2] == 'Z';
+            fclose(sf);
+            if (zombie)
+                break;
+        }
+        if (mono_ms() > end)
+            fail_msg("the background sleep %d outlived its worker", bg);
+        nap_ms(20);
+    }
+}
+
 /* ---- adoption ---------------------------------------------------------- */
 
 /* An "agent" process starts the worker and dies; this process, which did
@@ -781,6 +815,7 @@ int main(void)
         cmocka_unit_test(test_sigterm_records_signal),
         cmocka_unit_test(test_term_ignored_then_sigkill),
         cmocka_unit_test(test_shim_forwards_sigterm),
+        cmocka_unit_test(test_leftovers_in_group_are_killed),
         cmocka_unit_test(test_adoption_sees_running_then_exit_code),
         cmocka_unit_test(test_adoption_can_stop),
         cmocka_unit_test(test_gone_none_and_reused_pids),
