@@ -157,7 +157,7 @@ static void log_trim(int fd)
 typedef struct {
     runner_plan plan;
     const char *dir;
-    char *log_path, *pid_path, *pid_tmp, *exit_path, *exit_tmp;
+    char *state, *log_path, *pid_path, *pid_tmp, *exit_path, *exit_tmp;
     char boot[64];
     int ready_w;
 } shim_ctx;
@@ -178,13 +178,19 @@ _Noreturn static void shim_fail(int fd, char stage)
 _Noreturn static void worker_exec(const shim_ctx *c)
 {
     sbuf m = { .n = 0 };
+    close(3); /* the ready pipe: its EOF must not wait for our exec */
     setpgid(0, 0);
     runner_reset_signals();
     if (chdir(c->dir) != 0) {
         sb_str(&m, "rigdeck: cannot enter ");
         sb_str(&m, c->dir);
     } else {
-        execve(c->plan.path, c->plan.argv, c->plan.envp);
+        /* A client not found on PATH is a bare name: never look for it in
+         * the job's directory. */
+        if (strchr(c->plan.path, '/'))
+            execve(c->plan.path, c->plan.argv, c->plan.envp);
+        else
+            errno = ENOENT;
         sb_str(&m, "rigdeck: cannot run ");
         sb_str(&m, c->plan.path);
     }
@@ -269,8 +275,7 @@ _Noreturn static void shim_main(const shim_ctx *c)
         errno = e;
         shim_fail(3, 'p');
     }
-    write_all(3, "k", 1);
-    close(3);
+    close(3); /* EOF with no report: the pid record is in place */
 
     for (;;) {
         struct timespec tick = { RUNNER_SHIM_TICK_MS / 1000, (RUNNER_SHIM_TICK_MS % 1000) * 1000000L };
@@ -374,6 +379,7 @@ static int rec_field(const char *text, const char *key, char *out, size_t cap)
 static rd_code read_pid_rec(const char *dir, pid_rec *r, int *found, rd_err *err)
 {
     char text[4096], v[1024], kind[32];
+    long long started = 0;
     rd_code rc;
     memset(r, 0, sizeof *r);
     if ((rc = read_state(dir, "pid", text, sizeof text, found, err)) != RD_OK || !*found)
@@ -383,8 +389,9 @@ static rd_code read_pid_rec(const char *dir, pid_rec *r, int *found, rd_err *err
         runner_kind_parse(kind, &r->kind, NULL) != RD_OK || !rec_field(text, "shim", v, sizeof v) ||
         sscanf(v, "%d %llu", &r->shim_pid, &r->shim_start) != 2 || !rec_field(text, "worker", v, sizeof v) ||
         sscanf(v, "%d %llu", &r->worker_pid, &r->worker_start) != 2 ||
-        !rec_field(text, "started_ms", v, sizeof v) || sscanf(v, "%lld", (long long *)&r->started_ms) != 1)
+        !rec_field(text, "started_ms", v, sizeof v) || sscanf(v, "%lld", &started) != 1)
         return rd_fail(err, RD_ECORRUPT, "runner: the pid record in %s/%s is damaged", dir, STATE_DIR);
+    r->started_ms = started;
     rec_field(text, "client", r->client, sizeof r->client);
     rec_field(text, "name", r->name, sizeof r->name);
     return RD_OK;
@@ -490,26 +497,27 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
     rd_code rc;
     int fds[2] = { -1, -1 }, n = 0, status;
     char msg[2 + sizeof(int)] = { 0 };
-    char *state = NULL;
     pid_t mid;
     struct stat sb;
+    /* Every allocation hangs off c, which stays on the stack of the forked
+     * processes that never return from here: nothing in them is lost. */
 
     memset(&c, 0, sizeof c);
     if ((rc = runner_plan_build(spec, &c.plan, err)) != RD_OK)
         return rc;
     c.dir = spec->dir;
     boot_id(c.boot);
-    state = state_path(spec->dir, "");
+    c.state = state_path(spec->dir, "");
     c.log_path = state_path(spec->dir, "output.log");
     c.pid_path = state_path(spec->dir, "pid");
     c.pid_tmp = state_path(spec->dir, "pid.tmp");
     c.exit_path = state_path(spec->dir, "exit");
     c.exit_tmp = state_path(spec->dir, "exit.tmp");
-    if (!state || !c.log_path || !c.pid_path || !c.pid_tmp || !c.exit_path || !c.exit_tmp) {
+    if (!c.state || !c.log_path || !c.pid_path || !c.pid_tmp || !c.exit_path || !c.exit_tmp) {
         rc = rd_fail(err, RD_ENOMEM, "runner: out of memory");
         goto done;
     }
-    if ((rc = mkdirs(spec->dir, err)) != RD_OK || (rc = mkdirs(state, err)) != RD_OK)
+    if ((rc = mkdirs(spec->dir, err)) != RD_OK || (rc = mkdirs(c.state, err)) != RD_OK)
         goto done;
     if (stat(c.pid_path, &sb) == 0 || stat(c.exit_path, &sb) == 0) {
         rc = rd_fail(err, RD_EEXISTS, "runner: a worker was already started in %s", spec->dir);
@@ -544,8 +552,9 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
     while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
         ;
 
-    /* Wait for the shim's word: 'k' once the pid record is in place, an
-     * error report, or EOF if it died. */
+    /* Wait for the shim: EOF once the pid record is in place (the shim,
+     * and so nothing of this process, holds the pipe then), or an error
+     * report first.  EOF without a record means it died. */
     {
         int64_t deadline = mono_ms() + START_TIMEOUT_MS;
         for (;;) {
@@ -567,11 +576,11 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
             if (r <= 0)
                 break;
             n += (int)r;
-            if (msg[0] == 'k' || n == (int)sizeof msg)
+            if (n == (int)sizeof msg)
                 break;
         }
     }
-    if (n < 1 || msg[0] != 'k') {
+    if (n > 0 || msg[0] == 't' || stat(c.pid_path, &sb) != 0) {
         rc = start_failure(spec->dir, msg, n, err);
         goto done;
     }
@@ -595,7 +604,7 @@ done:
     if (fds[1] >= 0)
         close(fds[1]);
     runner_plan_free(&c.plan);
-    free(state);
+    free(c.state);
     free(c.log_path);
     free(c.pid_path);
     free(c.pid_tmp);
@@ -699,7 +708,7 @@ rd_code runner_log_tail(const char *dir, size_t max, char **text, size_t *len, i
         return rd_fail(err, RD_ESTORE, "runner: cannot stat the output log in %s: %s", dir, strerror(errno));
     }
     off = (size_t)sb.st_size > max ? sb.st_size - (off_t)max : 0;
-    if (off > 0) {
+    {
         /* Skip a punched-out front (zeros, not output). */
         off_t data = lseek(fd, off, SEEK_DATA);
         if (data > off && data < sb.st_size)
