@@ -205,8 +205,8 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
                  strcmp(cur, "running") == 0 || strcmp(cur, "stopping") == 0 ||
                  (strcmp(cur, "starting") == 0 && strcmp(to, "failed") == 0);
         if (!ok)
-            rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s; it cannot turn %s", (long long)w,
-                         cmd_arg(a, 0), cur, to);
+            rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s, not %s; it cannot turn %s",
+                         (long long)w, cmd_arg(a, 0), cur, strcmp(to, "running") == 0 ? "starting" : "running", to);
     }
     if (rc == RD_OK && strcmp(to, "running") == 0) {
         if (at > ctx->now)

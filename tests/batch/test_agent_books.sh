@@ -1,0 +1,176 @@
+#!/bin/sh
+# The books of agents, step by step and without a running daemon: what an
+# agent reports (discovery through a stand-in nvidia-smi, registration),
+# the `starting` and `stopping` worker states, `job report` with exit codes
+# and moments (billing covers exactly started_at to ended_at), and what
+# `agent check` does to a node whose agent went silent.
+. tests/batch/lib.sh
+INV=tests/inventories
+SMI=tests/agent/fake-nvidia-smi
+WORK=$TMP/work
+mkdir -p "$WORK"
+unset RIGDECK_NOW   # agent --once registers on the system clock
+
+rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
+   -c "price set a100 2.78" -c "account deposit default 1000" \
+   -c "node add dc n1 --minion m-1" -c "node add dc n2 --minion m-2 --inventory $INV/a100x4.yaml" \
+   -c "node maintenance n2 off"
+expect_status 0
+
+agent_once () {
+    node=$1; shift
+    $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$WORK/$node" --heartbeat 1s --once "$@" \
+        >"$OUT" 2>"$ERR"
+    RC=$?
+}
+
+case_ "the daemons refuse bad usage with exit 2"
+$WRAP "$BIN" agent --store "$STORE" >"$OUT" 2>"$ERR"; RC=$?
+expect_status 2
+expect_err "--node NAME is required"
+$WRAP "$BIN" serve --store "$STORE" --bogus >"$OUT" 2>"$ERR"; RC=$?
+expect_status 2
+expect_err "unknown option --bogus"
+$WRAP "$BIN" serve --store "$STORE" --node-timeout soon >"$OUT" 2>"$ERR"; RC=$?
+expect_status 2
+expect_err "node-timeout"
+$WRAP "$BIN" agent --store "$STORE" --node n1 --runtime lxc --once >"$OUT" 2>"$ERR"; RC=$?
+expect_status 1
+expect_err "runtime"
+
+case_ "an agent for a node that does not exist stops with a clear error"
+agent_once ghost --inventory $INV/a100x4.yaml
+expect_status 1
+expect_err "node 'ghost' does not exist"
+
+case_ "discovery: GPUs from the stand-in nvidia-smi, the rest from /proc and /sys"
+RIGDECK_NVIDIA_SMI=$SMI agent_once n1
+expect_status 0
+expect_err "registered for node n1"
+rd --output json -c "node show n1"
+expect_json gpu_type a100
+expect_json gpu_count 2
+expect_json inventory.gpus.0.sxm true
+expect_json agent.state online
+expect_json agent_managed true
+expect_json inventory_problems "[]"
+
+case_ "an unknown GPU name is a clear error in the log and in node show, not a guess"
+printf '0, NVIDIA H100 80GB HBM3, 81559, 5, 16, 0, 0, 35, 70.00, 0\n1, NVIDIA A100-SXM4-40GB, 40960, [N/A], [N/A], 0, 0, 33, 60.00, 0\n' >"$TMP/h100.csv"
+FAKE_NVIDIA_SMI_CSV=$TMP/h100.csv RIGDECK_NVIDIA_SMI=$SMI agent_once n1
+expect_status 0
+expect_err "unknown GPU name 'NVIDIA H100 80GB HBM3'"
+rd --output json -c "node show n1"
+expect_json gpu_count 1
+expect_json inventory_problems.len 1
+problem=$(jget inventory_problems.0)
+case "$problem" in *H100*) pass ;; *) fail "node show problem: $problem" ;; esac
+
+case_ "a worker placed on an agent's node is starting until its process starts"
+rd -c "agent list"
+agent_once n2 --inventory $INV/a100x4.yaml
+expect_status 0
+cat >"$TMP/job.yaml" <<EOF
+name: books
+type: training
+resources: {gpu_types: [a100], gpu_count: 1, max_price: 3, disk_size: 50}
+workers: {count: 1, commands: ["true"]}
+environment: {python: "3.9", framework: pytorch}
+EOF
+rd --output json --now 2026-11-24T10:00:00Z -c "job submit $TMP/job.yaml"
+J=$(jget id)
+rd --output json --now 2026-11-24T10:00:00Z -c "sched run"
+expect_json placed 1
+rd --output json -c "job show $J"
+expect_json state waiting_gpus
+expect_json workers.0.state starting
+expect_json workers.0.started_at null
+node=$(jget workers.0.node)
+
+case_ "job report: the rules of each transition"
+rd -c "job report $J finished --worker 0"
+expect_status 1
+expect_err "is starting, not running"
+rd --now 2026-11-24T10:00:05Z -c "job report $J running --worker 0 --exit-code 0 --signal 9 --at 2026-11-24T10:00:02Z"
+expect_status 1
+expect_err "not both"
+rd --now 2026-11-24T10:00:05Z -c "job report $J running --worker 0 --at 2026-11-24T10:00:02Z"
+expect_status 0
+rd --output json -c "job show $J"
+expect_json state running
+expect_json workers.0.started_at 2026-11-24T10:00:02Z
+expect_json workers.0.run_by_agent true
+rd --now 2026-11-24T10:40:00Z -c "job report $J finished --worker 0 --exit-code 3"
+expect_status 1
+expect_err "nonzero exit"
+rd --now 2026-11-24T10:40:00Z -c "job report $J running --worker 0"
+expect_status 1
+expect_err "is running, not starting"
+
+case_ "job stop asks an agent's worker to stop; the agent reports how it ended"
+rd --output json --now 2026-11-24T10:30:00Z -c "job stop $J"
+expect_json state stopping
+expect_json workers.0.state stopping
+rd --output json -c "node show $node"
+expect_json gpus_used 1
+rd --output json --now 2026-11-24T10:30:20Z -c "job report $J stopped --worker 0 --signal 15 --at 2026-11-24T10:30:12Z"
+expect_json state stopped
+expect_json workers.0.signal 15
+expect_json workers.0.ended_at 2026-11-24T10:30:12Z
+rd --output json -c "node show $node"
+expect_json gpus_used 0
+
+case_ "billing covers exactly started_at to ended_at"
+# 10:00:02 .. 10:30:12 is 1810 s of one a100 on own capacity at 0.25/h.
+rd --output json -c "ledger entries --account default --kind usage_fee"
+billed=$(jget items | python3 -c "import json,sys; print(sum(t['amount_ucr'] for t in json.load(sys.stdin) if '$J' in t['id']))")
+[ "$billed" = 125694 ] && pass || fail "billed $billed ucr, want 125694 (250000 x 1810 / 3600)"
+rd -c "ledger verify"
+expect_status 0
+
+case_ "agent check: a silent agent's node goes offline; running workers fail node_lost, starting ones requeue"
+rd --output json --now 2026-11-24T11:00:00Z -c "job submit $TMP/job.yaml" 
+J2=$(jget id)
+rd --output json --now 2026-11-24T11:00:00Z -c "job submit $TMP/job.yaml"
+J3=$(jget id)
+rd --now 2026-11-24T11:00:00Z -c "sched run"
+rd -c "job report $J2 running --worker 0"
+expect_status 0
+n2=$(rd --output json -c "job show $J2"; jget workers.0.node)
+n3=$(rd --output json -c "job show $J3"; jget workers.0.node)
+# the agents ran --once: their leases (3 s) run out by themselves
+end=$(($(date +%s) + 60))
+until rd --output json -c "node show $n2" && [ "$(jget agent.state)" = lost ]; do
+    [ "$(date +%s)" -gt "$end" ] && break
+    sleep 0.3
+done
+expect_json agent.state lost
+rd --output json -c "agent check --node-timeout 1s"
+expect_status 0
+rd --output json -c "node show $n2"
+expect_json state offline
+rd --output json -c "job show $J2"
+expect_json workers.0.state failed
+expect_json workers.0.reason node_lost
+if [ "$n3" = "$n2" ]; then
+    rd --output json -c "job show $J3"
+    expect_json workers.0.state waiting_gpus
+    expect_json workers.0.node null
+fi
+rd --output json -c "node show $n2"
+expect_json gpus_used 0
+rd -c "ledger verify"
+expect_status 0
+
+case_ "agent check again changes nothing"
+before=$(revision)
+rd --output json -c "agent check --node-timeout 1s"
+expect_status 0
+[ "$(revision)" = "$before" ] && pass || fail "a second agent check wrote to the store"
+
+case_ "the agent registers again: the node returns to the state it had"
+agent_once "$n2" --inventory $INV/a100x4.yaml
+expect_status 0
+rd --output json -c "node show $n2"
+expect_json state active
+finish
