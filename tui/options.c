@@ -15,6 +15,8 @@ static void usage(FILE *out)
           "       rigdeck --batch [GLOBAL OPTIONS] [-c LINE]... [-f FILE]...\n"
           "                                               run command lines headless: each -c line,\n"
           "                                               then each line of FILE, else of stdin\n"
+          "       rigdeck serve [GLOBAL OPTIONS] [...]     the controller (see rigdeck serve --help)\n"
+          "       rigdeck agent --node NAME [...]         a node's agent (see rigdeck agent --help)\n"
           "\n"
           "global options:\n"
           "  --store URL       sqlite:PATH, a PATH, etcd://HOST:PORT[,...] or etcds://...  [RIGDECK_STORE]\n"
