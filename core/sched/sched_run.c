@@ -600,11 +600,20 @@ static rd_code stop_out_of_credit(pass *p, const broke_state *bs, size_t *stoppe
             tx_reset(ctx->tx);
             if ((rc = job_get(ctx, json_string_value(id), &job, err)) != RD_OK)
                 break;
+            json_t *before = json_deep_copy(job);
             json_array_foreach(json_object_get(job, "workers"), k, w)
                 if (rc == RD_OK)
                     rc = job_stop_worker(ctx, job, k, err);
             json_object_set_new(job, "reason", json_string("out_of_credits"));
             job_update_state(job);
+            /* an agent's workers asked to stop already: nothing to write
+             * until it reports their end */
+            int same = json_equal(before, job);
+            json_decref(before);
+            if (same) {
+                json_decref(job);
+                break;
+            }
             if (rc == RD_OK && !p->dry)
                 rc = job_put(ctx, job, err);
             else

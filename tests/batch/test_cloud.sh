@@ -364,6 +364,16 @@ expect_status 1
 sync
 expect_out '"regions": *\["burst"\]'
 
+case_ "the controller runs cloud sync rounds by itself (rigdeck serve)"
+ctl '{"quotas": {"us-west1": {"NVIDIA_A100_GPUS": 2, "CPUS": 24, "LOCAL_SSD_TOTAL_GB": 750}}}'
+rd --as alice -c "region create burst3 --provider gcp --gcp-region us-west1 --storage-class small"
+expect_status 0
+$WRAP "$BIN" serve --store "$STORE" --once 2>"$TMP/serve.log"
+RC=$?
+expect_status 0
+grep -q "cloud: cloud sync round done" "$TMP/serve.log" && pass || fail "serve ran no cloud sync: $(cat "$TMP/serve.log")"
+[ "$(fake_inst rigdeck-burst3-storage status)" = RUNNING ] && pass || fail "serve did not provision burst3's storage node"
+
 rd --output json -c "ledger verify"
 expect_status 0
 finish
