@@ -173,9 +173,12 @@ static void watch_reopen(agent_state *a)
     rd_err err = { 0 };
     store_watch_close(a->watch);
     a->watch = NULL;
-    if (store_watch_open(a->ctx.store, KEY_JOBS, 0, &a->watch, &err) != RD_OK)
-        dlog(&a->o->log, "watch", NULL, "cannot watch the jobs: %s (reading them every %d s)", err.msg,
+    if (store_watch_open(a->ctx.store, KEY_JOBS, 0, &a->watch, &err) != RD_OK && !a->watch_failed)
+        dlog(&a->o->log, "watch", NULL, "cannot watch the jobs: %s (reading them every %d s until it can)", err.msg,
              RECONCILE_EVERY_MS / 1000);
+    else if (a->watch && a->watch_failed)
+        dlog(&a->o->log, "watch", NULL, "watching the jobs again");
+    a->watch_failed = a->watch == NULL;
     a->reconcile_due = 1;
 }
 
@@ -194,6 +197,7 @@ static void wait_changes(agent_state *a, int timeout_ms)
     }
     if (store_watch_next(a->watch, timeout_ms, &ev, &n, &err) != RD_OK) {
         dlog(&a->o->log, "watch", NULL, "watch ended: %s; reopening", err.msg);
+        a->watch_failed = 0;
         watch_reopen(a);
         return;
     }

@@ -417,7 +417,9 @@ void agent_work_tend(agent_state *a, int64_t now)
         agent_worker *w = &a->workers[k];
         runner_status_t st;
         rd_err err = { 0 };
-        if (runner_status(w->dir, &st, &err) != RD_OK || st.state == RUNNER_NONE)
+        /* NONE: the store says this agent runs it, but nothing here ever
+         * did (a wiped work dir): lost, like GONE */
+        if (runner_status(w->dir, &st, &err) != RD_OK)
             continue;
         if (st.state == RUNNER_RUNNING) {
             if (w->stopping && !w->term_ms) {

@@ -27,6 +27,7 @@ typedef struct {
     runner_kind runtime;
     int64_t lease, renewed_ms;
     int store_down, reconcile_due;
+    int watch_failed;        /* said so once; quiet until it works again */
     store_watch *watch;
     agent_worker *workers;
     size_t nworkers, cap;

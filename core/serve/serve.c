@@ -42,6 +42,7 @@ typedef struct {
     store_watch *watch;
     int64_t watch_rev;
     int dirty;                 /* a change a pass reads arrived */
+    int watch_failed;          /* said so once; quiet until it works again */
     int64_t last_sched, last_check, last_bill, last_sync;
 } serve_state;
 
@@ -138,9 +139,12 @@ static void watch_reopen(serve_state *s)
     rd_err err = { 0 };
     store_watch_close(s->watch);
     s->watch = NULL;
-    if (store_watch_open(s->ctx.store, KEY_ROOT, 0, &s->watch, &err) != RD_OK)
-        dlog(&s->o->log, "watch", NULL, "cannot watch the store: %s (polling every %lld ms)", err.msg,
+    if (store_watch_open(s->ctx.store, KEY_ROOT, 0, &s->watch, &err) != RD_OK && !s->watch_failed)
+        dlog(&s->o->log, "watch", NULL, "cannot watch the store: %s (polling every %lld ms until it can)", err.msg,
              (long long)s->o->sched_every_ms);
+    else if (s->watch && s->watch_failed)
+        dlog(&s->o->log, "watch", NULL, "watching the store again");
+    s->watch_failed = s->watch == NULL;
     s->dirty = 1;
 }
 
@@ -158,6 +162,7 @@ static void wait_changes(serve_state *s, int timeout_ms)
     }
     if (store_watch_next(s->watch, timeout_ms, &ev, &n, &err) != RD_OK) {
         dlog(&s->o->log, "watch", NULL, "watch ended: %s; reopening", err.msg);
+        s->watch_failed = 0;
         watch_reopen(s);
         return;
     }

@@ -61,6 +61,19 @@ static rd_code try_lead(serve_lead *l, int *won, rd_err *err)
     *won = rc == RD_OK && res.succeeded;
     if (*won)
         l->leader_rev = res.revision;
+    if (rc == RD_OK && !*won) {
+        /* Held under our own lease: we led, lost sight of the store and it
+         * kept our lease alive.  It is still ours. */
+        store_kv kv;
+        int found = 0;
+        rc = store_get(l->st, KEY_SERVE_LEADER, &kv, &found, NULL, err);
+        if (rc == RD_OK && found && kv.lease == l->lease) {
+            *won = 1;
+            l->leader_rev = kv.mod_revision;
+        }
+        if (found)
+            store_kv_free(&kv);
+    }
     return rc;
 }
 
