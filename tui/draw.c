@@ -162,8 +162,10 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
                       theme_elem base, int selected)
 {
     theme_elem e = base;
-    if ((col->flags & COL_STATE) && !selected && row->elem)
-        e = (theme_elem)row->elem;
+    /* Each state cell by its own word: a node's STATE and AGENT, a
+     * device's STATE and DEPLOYMENT differ. */
+    if ((col->flags & COL_STATE) && !selected && theme_state_elem(text) != TH_NORMAL)
+        e = theme_state_elem(text);
     if ((col->flags & COL_MONEY) && !selected && text[0] == '-' && text[1])
         e = TH_MONEY_NEGATIVE;
     if ((col->flags & COL_BAR) && row->bar >= 0 && w >= 8) {

@@ -9,6 +9,10 @@
 /* A JSON value as one line of cell text (money in credits, bools yes/no). */
 void panes_value_text(const json_t *v, const char *field, char *out, size_t len);
 
+/* A node's agent cell: "online", "lost" or "none" from `node list`'s word
+ * or `node show`'s object; "-" when the core says nothing. */
+void panes_agent_text(const json_t *agent, char *out, size_t len);
+
 /* A number without trailing zeros: "2.5", "4". */
 void panes_number_text(double d, char *out, size_t len);
 
