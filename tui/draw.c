@@ -72,6 +72,18 @@ static void draw_header(session *c, lay_rect r)
     snprintf(clock, sizeof clock, "%s%s ", r.w < 100 ? iso + 11 : iso, c->opt->now_text ? " (--now)" : "");
     int x = r.x + r.w - text_cols(clock);
     put(r.y, x, text_cols(clock), clock, TH_HEADER);
+    /* Whether a controller leads comes right after the clock: its narrow
+     * form fits an 80-column header with room for the alerts. */
+    char ctl[256];
+    theme_elem ce = header_format_ctl(&c->ctl, r.w, ctl, sizeof ctl);
+    if (ctl[0]) {
+        snprintf(right, sizeof right, " %s ", ctl);
+        int w = text_cols(right);
+        if (x - w > r.w / 2) {
+            x -= w + 1;
+            put(r.y, x, w, right, ce);
+        }
+    }
     if (c->alerts[0]) {
         snprintf(right, sizeof right, " ! %s ", c->alerts);
         int w = text_cols(right);

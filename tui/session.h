@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "grid.h"
+#include "header.h"
 #include "live.h"
 #include "options.h"
 #include "prompt.h"
@@ -94,6 +95,7 @@ typedef struct session {
     char status[512];
     int status_error;
     char alerts[256];
+    header_ctl ctl;                         /* `serve status`, for the header */
     long long last_load_ms;
     long long alerts_ms;                    /* when Nodes was last read for the alerts */
     long long clock_shown;
