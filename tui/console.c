@@ -26,6 +26,7 @@
 #include "draw.h"
 #include "form.h"
 #include "keys.h"
+#include "logs.h"
 #include "modes.h"
 #include "panes.h"
 #include "text.h"
@@ -74,6 +75,8 @@ static void follow_watch(session *c)
 {
     if (c->live.kinds & LK_SERVE)
         c->ctl.stale = 1;
+    if (c->live.kinds & (LK_LOGS | LK_JOBS))
+        c->logs.stale = 1;
     panes_follow(c, &c->live);
     if (!c->ps[PANE_NODES][0].stale)
         panes_alerts(c, c->alerts, sizeof c->alerts);
@@ -230,6 +233,7 @@ static void console_teardown(session *c)
     panes_free(c);
     textview_clear(&c->view_text);
     textview_clear(&c->help);
+    textview_clear(&c->logs.tv);
     lhistory_free(&c->history);
     compl_list_free(&c->compl);
     form_close(c->form);
@@ -283,6 +287,8 @@ static void loop_once(session *c)
     if (was_lost != c->live.lost)
         c->dirty = 1;
     follow_ctl(c, now);
+    if (logs_due(c, now))
+        logs_refresh(c);
     pane_state *ps = session_current_table(c);
     if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS)) {
         /* A table never read yet: show the screen with "Loading..." first,
