@@ -117,10 +117,46 @@ expect_screen 'second-line'
 expect_screen "job $JOB  worker 0 of 1  finished"
 expect_screen '\[ \] worker'
 
-case_ "the logs view closes with q; a job without output says so"
+case_ "the logs view closes with q"
 keys q
 expect_not_screen 'hello-from-worker'
 expect_screen 'o logs'
+
+case_ "a running worker's output grows in the view while it is open"
+cat >"$TMP/tick.yaml" <<EOS
+name: tick
+type: training
+resources:
+  gpu_types: [a100]
+  gpu_count: 1
+  max_price: 3
+  disk_size: 50
+workers:
+  count: 1
+  commands: ["for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo tick-\$i; sleep 0.5; done"]
+environment:
+  python: "3.9"
+  framework: pytorch
+EOS
+JOB3=$(rd --output json -c "job submit $TMP/tick.yaml" | python3 tests/jget.py id)
+if json_wait 60 "job show $JOB3" workers.0.state running; then pass; else fail "job $JOB3 never ran"; fi
+keys /
+type_ "$JOB3"
+keys Enter
+expect_screen 'Projects · 1 of 2'
+keys o
+expect_screen "job $JOB3  worker 0 of 1  running" 15
+expect_screen 'following'
+expect_screen '^ *tick-2 *$' 15
+expect_screen '^ *tick-8 *$' 30
+expect_screen '^ *tick-12 *$' 30
+expect_screen "job $JOB3  worker 0 of 1  finished" 30
+keys Escape
+expect_not_screen 'tick-12'
+
+case_ "a job without output says so; ] and digits pick workers"
+keys /
+keys C-u
 cat >"$TMP/wait.yaml" <<EOS
 name: never
 type: training
@@ -137,11 +173,10 @@ environment:
   framework: pytorch
 EOS
 JOB2=$(rd --output json -c "job submit $TMP/wait.yaml" | python3 tests/jget.py id)
-expect_screen "$JOB2"
-keys /
+expect_screen 'Projects · 3 of 3'
 type_ "$JOB2"
 keys Enter
-expect_screen 'Projects · 1 of 2'
+expect_screen 'Projects · 1 of 3'
 keys o
 expect_screen '(no output yet)'
 expect_screen "job $JOB2  worker 0 of 2  waiting_gpus"
