@@ -53,6 +53,10 @@ void panes_explain_job(session *c, json_t *job);
 /* A `job why` result as one line for the Jobs table. */
 void panes_why_text(const json_t *why, char *out, size_t len);
 
+/* A waiting job placed on agents' nodes that have not started it: "starting
+ * on NODE (...)" in out and 1; else 0. */
+int panes_job_starting(const json_t *job, char *out, size_t len);
+
 /* Fills the Nodes summary from its items. */
 void panes_node_summary(pane_state *ps);
 

@@ -367,6 +367,25 @@ static void test_agent_cell(void **state)
     grid_free(&ps.g);
 }
 
+/* A waiting job whose workers are placed but not started yet says so
+ * instead of asking `job why` (which judges it as unplaced). */
+static void test_job_starting(void **state)
+{
+    (void)state;
+    char out[160];
+    json_t *job = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:n}]}", "state", "waiting_gpus", "workers", "state",
+                            "starting", "node", "n1", "state", "waiting_gpus", "node");
+    assert_int_equal(panes_job_starting(job, out, sizeof out), 1);
+    assert_string_equal(out, "starting on n1 (its agent starts it)");
+    json_object_set_new(json_array_get(json_object_get(job, "workers"), 1), "state", json_string("starting"));
+    assert_int_equal(panes_job_starting(job, out, sizeof out), 1);
+    assert_string_equal(out, "2 workers starting (their agents start them)");
+    json_decref(job);
+    job = json_pack("{s:s, s:[{s:s}]}", "state", "waiting_gpus", "workers", "state", "waiting_gpus");
+    assert_int_equal(panes_job_starting(job, out, sizeof out), 0);
+    json_decref(job);
+}
+
 /* Every account has a project called "default": the Jobs table names the
  * owner too. */
 static void test_job_project_cell(void **state)
@@ -402,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_node_capacity_cells),
         cmocka_unit_test(test_job_project_cell),
         cmocka_unit_test(test_agent_cell),
+        cmocka_unit_test(test_job_starting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
