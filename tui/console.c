@@ -26,6 +26,7 @@
 #include "draw.h"
 #include "form.h"
 #include "keys.h"
+#include "logs.h"
 #include "modes.h"
 #include "panes.h"
 #include "text.h"
@@ -37,6 +38,10 @@
 /* `job why` asked per idle loop on the Jobs pane: keys wait at most this. */
 #define WHY_IDLE_MS 60
 #define ALERTS_MS 5000
+/* `serve status` is asked this often besides on a change of the serve
+ * keys: a leader that dies drops out when its lease runs out, and on
+ * SQLite that deletion happens at the next read of the store. */
+#define CTL_MS 3000
 
 static volatile sig_atomic_t stop_signal;
 
@@ -68,10 +73,35 @@ static void reload_table(session *c)
  * read again at all; the stale ones are re-read when next shown. */
 static void follow_watch(session *c)
 {
+    if (c->live.kinds & LK_SERVE)
+        c->ctl.stale = 1;
+    if (c->live.kinds & (LK_LOGS | LK_JOBS))
+        c->logs.stale = 1;
     panes_follow(c, &c->live);
     if (!c->ps[PANE_NODES][0].stale)
         panes_alerts(c, c->alerts, sizeof c->alerts);
     live_forget_changes(&c->live);
+}
+
+/* The header's controller indicator: `serve status` when the serve keys
+ * changed, and every CTL_MS (not while the store is lost: the banner says
+ * so, and the last answer stays). */
+static void follow_ctl(session *c, long long now)
+{
+    if (c->live.lost || (!c->ctl.stale && c->ctl.asked_ms && now - c->ctl.asked_ms < CTL_MS))
+        return;
+    header_ctl was = c->ctl;
+    json_t *res = NULL;
+    rd_err err;
+    if (session_exec_line(c, "serve status", &res, &err) == RD_OK)
+        header_parse_ctl(res, &c->ctl);
+    else if (!c->live.lost)
+        c->ctl.known = 0;   /* a core without `serve status`: say nothing */
+    json_decref(res);
+    c->ctl.stale = 0;
+    c->ctl.asked_ms = now;
+    if (!header_same_ctl(&was, &c->ctl))
+        c->dirty = 1;
 }
 
 /* ACT_FOLLOW: after a command this console ran, shows what it changed
@@ -203,6 +233,7 @@ static void console_teardown(session *c)
     panes_free(c);
     textview_clear(&c->view_text);
     textview_clear(&c->help);
+    textview_clear(&c->logs.tv);
     lhistory_free(&c->history);
     compl_list_free(&c->compl);
     form_close(c->form);
@@ -255,6 +286,9 @@ static void loop_once(session *c)
         follow_watch(c);
     if (was_lost != c->live.lost)
         c->dirty = 1;
+    follow_ctl(c, now);
+    if (logs_due(c, now))
+        logs_refresh(c);
     pane_state *ps = session_current_table(c);
     if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS)) {
         /* A table never read yet: show the screen with "Loading..." first,

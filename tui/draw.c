@@ -72,6 +72,18 @@ static void draw_header(session *c, lay_rect r)
     snprintf(clock, sizeof clock, "%s%s ", r.w < 100 ? iso + 11 : iso, c->opt->now_text ? " (--now)" : "");
     int x = r.x + r.w - text_cols(clock);
     put(r.y, x, text_cols(clock), clock, TH_HEADER);
+    /* Whether a controller leads comes right after the clock: its narrow
+     * form fits an 80-column header with room for the alerts. */
+    char ctl[256];
+    theme_elem ce = header_format_ctl(&c->ctl, r.w, ctl, sizeof ctl);
+    if (ctl[0]) {
+        snprintf(right, sizeof right, " %s ", ctl);
+        int w = text_cols(right);
+        if (x - w > r.w / 2) {
+            x -= w + 1;
+            put(r.y, x, w, right, ce);
+        }
+    }
     if (c->alerts[0]) {
         snprintf(right, sizeof right, " ! %s ", c->alerts);
         int w = text_cols(right);
@@ -162,8 +174,10 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
                       theme_elem base, int selected)
 {
     theme_elem e = base;
-    if ((col->flags & COL_STATE) && !selected && row->elem)
-        e = (theme_elem)row->elem;
+    /* Each state cell by its own word: a node's STATE and AGENT, a
+     * device's STATE and DEPLOYMENT differ. */
+    if ((col->flags & COL_STATE) && !selected && theme_state_elem(text) != TH_NORMAL)
+        e = theme_state_elem(text);
     if ((col->flags & COL_MONEY) && !selected && text[0] == '-' && text[1])
         e = TH_MONEY_NEGATIVE;
     if ((col->flags & COL_BAR) && row->bar >= 0 && w >= 8) {
@@ -258,8 +272,9 @@ static void draw_table(session *c, lay_rect r)
     }
 }
 
-/* A text view inside r, with a title row. */
-static void draw_textview(const textview *tv, lay_rect r, const char *hint)
+/* A text view inside r, with a title row; plain: no "key  value"
+ * highlighting (a worker's output is not a result). */
+static void draw_textview(const textview *tv, lay_rect r, const char *hint, int plain)
 {
     char title[512];
     if (r.h <= 0)
@@ -275,7 +290,7 @@ static void draw_textview(const textview *tv, lay_rect r, const char *hint)
         const char *line = text_skip(tv->lines[li], (int)tv->left);
         /* "key  value" lines: the key stands out. */
         size_t klen = strcspn(line, " ");
-        int is_pair = line[0] != ' ' && strstr(line, "  ") == line + klen;
+        int is_pair = !plain && line[0] != ' ' && strstr(line, "  ") == line + klen;
         if (is_pair && klen < 64) {
             char key[64];
             snprintf(key, sizeof key, "%.*s", (int)klen, line);
@@ -287,6 +302,27 @@ static void draw_textview(const textview *tv, lay_rect r, const char *hint)
     }
     if (tv->top + (size_t)r.h - 1 < tv->count)
         put(r.y + r.h - 1, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
+}
+
+/* The logs view: the worker's output under a title naming the job, the
+ * worker, its state (in the state's colour) and the output's size. */
+static void draw_logs(session *c, lay_rect r)
+{
+    const logview *lv = &c->logs;
+    char title[256], tail[128];
+    if (r.h <= 0)
+        return;
+    draw_textview(&lv->tv, r, "", 1);
+    fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
+    logview_title(lv, title, sizeof title);
+    int x = r.x + put(r.y, r.x, r.w, " ", TH_DIALOG_TITLE);
+    x += put(r.y, x, r.x + r.w - x, title, TH_DIALOG_TITLE);
+    x += put(r.y, x, r.x + r.w - x, "  ", TH_DIALOG_TITLE);
+    theme_elem se = theme_state_elem(lv->state);
+    x += put(r.y, x, r.x + r.w - x, lv->state, se != TH_NORMAL ? se : TH_DIALOG_TITLE);
+    snprintf(tail, sizeof tail, "  %lld bytes%s  ([ ] worker, q closes)", lv->bytes_total < 0 ? 0 : lv->bytes_total,
+             lv->follow && logview_live_state(lv->state) ? ", following" : "");
+    put(r.y, x, r.x + r.w - x, tail, TH_DIALOG_TITLE);
 }
 
 static void draw_confirm(session *c, int rows, int cols)
@@ -359,6 +395,8 @@ static void draw_footer(session *c, lay_rect r)
     size_t n = 0;
     static const char *const view_k[] = { "Up/Down", "Left/Right", "q" };
     static const char *const view_l[] = { "scroll", "pan", "close" };
+    static const char *const logs_k[] = { "Up/Down", "[ ]", "0-9", "End", "r", "q" };
+    static const char *const logs_l[] = { "scroll", "worker", "worker N", "follow", "reread", "close" };
     static const char *const prompt_k[] = { "Enter", "Tab", "Up/Down", "Esc" };
     static const char *const prompt_l[] = { "run", "complete", "history", "cancel" };
     static const char *const filter_k[] = { "Enter", "!text", "Esc" };
@@ -370,6 +408,7 @@ static void draw_footer(session *c, lay_rect r)
     const char *const *fk = NULL, *const *fl = NULL;
     switch (c->mode) {
     case MODE_VIEW: case MODE_HELP: fk = view_k; fl = view_l; n = 3; break;
+    case MODE_LOGS: fk = logs_k; fl = logs_l; n = 6; break;
     case MODE_PROMPT: fk = prompt_k; fl = prompt_l; n = 4; break;
     case MODE_FILTER: fk = filter_k; fl = filter_l; n = 3; break;
     case MODE_CONFIRM: fk = yn_k; fl = yn_l; n = 2; break;
@@ -458,7 +497,7 @@ void draw_screen(session *c)
 {
     int rows, cols, cy = -1, cx = -1;
     getmaxyx(stdscr, rows, cols);
-    int detail = c->mode == MODE_VIEW && c->view_text.open;
+    int detail = (c->mode == MODE_VIEW && c->view_text.open) || c->mode == MODE_LOGS;
     lay_screen s = layout_compute(rows, cols, c->live.lost, detail);
     attrset(theme_attr(TH_NORMAL));
     erase();
@@ -482,15 +521,17 @@ void draw_screen(session *c)
     }
     draw_summary(c, s.summary);
     draw_table(c, s.table);
-    if (detail)
-        draw_textview(&c->view_text, s.detail, "Esc closes");
+    if (c->mode == MODE_LOGS)
+        draw_logs(c, s.detail);
+    else if (detail)
+        draw_textview(&c->view_text, s.detail, "Esc closes", 0);
     draw_status(c, s.status, &cy, &cx);
     draw_footer(c, s.footer);
     if (c->mode == MODE_HELP) {
         lay_rect h = layout_center(rows, cols, rows - 4, cols - 8);
         draw_box(h, TH_DIALOG, NULL);
         lay_rect in = { h.y + 1, h.x + 1, h.h - 2, h.w - 2 };
-        draw_textview(&c->help, in, "Esc closes");
+        draw_textview(&c->help, in, "Esc closes", 0);
     } else if (c->mode == MODE_CONFIRM) {
         draw_confirm(c, rows, cols);
     } else if (c->mode == MODE_FORM && c->form) {

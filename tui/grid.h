@@ -18,7 +18,6 @@ typedef struct {
     char **cells;       /* ncols strings, owned */
     char *key;          /* the object's name or id, used to build commands */
     double bar;         /* 0..1 for a bar column, < 0: none */
-    int elem;           /* theme element of the state cell (0: normal) */
 } grid_row;
 
 typedef struct {

@@ -11,6 +11,7 @@
 
 #include "form.h"
 #include "layout.h"
+#include "logs.h"
 #include "panes.h"
 #include "text.h"
 
@@ -23,7 +24,8 @@ enum {
     KB_NEEDS_REMOVE = 1 << 2,   /* only where the table has a remove command */
     KB_NEEDS_ADD = 1 << 3,
     KB_NEEDS_EDIT = 1 << 4,
-    KB_NEEDS_VIEWS = 1 << 5     /* only where the pane has several tables */
+    KB_NEEDS_VIEWS = 1 << 5,    /* only where the pane has several tables */
+    KB_NEEDS_JOBS = 1 << 6      /* only in the Jobs table (not Projects) */
 };
 
 /* One row of the table: the keys and the action they run first (as in
@@ -271,6 +273,23 @@ static act_result act_details(session *c, int key)
     return ACT_REDRAW;
 }
 
+/* o/L: the selected job's output (worker 0; [ ] pick another). */
+static act_result act_logs(session *c, int key)
+{
+    (void)key;
+    const grid_row *r = grid_current(&session_current_table(c)->g);
+    const json_t *item = pane_current_item(c);
+    if (!r || !item) {
+        session_set_error(c, "nothing selected");
+        return ACT_REDRAW;
+    }
+    const json_t *total = json_object_get(item, "workers_total");
+    int n = json_is_integer(total) ? (int)json_integer_value(total)
+                                   : (int)json_array_size(json_object_get(item, "workers"));
+    logs_open(c, r->key, n);
+    return ACT_REDRAW;
+}
+
 static act_result act_prompt(session *c, int key)
 {
     (void)key;
@@ -335,6 +354,9 @@ static const key_binding bindings[] = {
       "End/G", NULL, "last row" },
     { K('\n', '\r', CK_FN(KEY_ENTER)), act_details, ALL_PANES, KB_FOOTER,
       "Enter", "details", "details of the selected row" },
+    { K('o', 'L'), act_logs, PANE_BIT(PANE_JOBS), KB_FOOTER | KB_NEEDS_JOBS,
+      "o L", "logs", "the selected job's output (job logs), following it while it runs; "
+      "[ ] or 0-9 another worker, q closes" },
     { K('/', CK_FN(KEY_F(3))), act_filter, ALL_PANES, KB_FOOTER,
       "/ F3", "filter", "filter rows: substring of any cell; !text keeps the rest" },
     { K('s', CK_FN(KEY_F(6))), act_sort, ALL_PANES, KB_FOOTER,
@@ -380,6 +402,8 @@ static int applies(const session *c, const key_binding *b)
     if ((b->flags & KB_NEEDS_EDIT) && v->edit_form < 0)
         return 0;
     if ((b->flags & KB_NEEDS_VIEWS) && pane_get(c->pane)->nviews < 2)
+        return 0;
+    if ((b->flags & KB_NEEDS_JOBS) && (c->pane != PANE_JOBS || c->view[c->pane] != 0))
         return 0;
     return 1;
 }
@@ -480,7 +504,10 @@ void keys_help(const session *c, textview *tv)
         "In a confirmation:  y  confirms;  n or Esc  cancels\n"
         "In a form:  Tab/Down next field, Up previous, Left/Right cycle choices, Enter submit, Esc cancel\n"
         "In a view (details, results, this help)\n"
-        "  Up/Down/j/k PgUp/PgDn scroll, Left/Right pan, Esc or q closes\n");
+        "  Up/Down/j/k PgUp/PgDn scroll, Left/Right pan, Esc or q closes\n"
+        "In the logs view (o on a job)\n"
+        "  [ ] previous/next worker, 0-9 that worker, r reads again, End follows new output,\n"
+        "  scroll as in a view, Esc or q closes; it reads again every second while the worker runs\n");
     if (c->read_only)
         textview_add_text(tv, "\nThis session is read-only (--read-only): a, e, d, m and S are refused, no\n"
                               "background cloud sync runs, and so is any ':' line that would change the store.\n");

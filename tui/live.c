@@ -31,6 +31,7 @@ unsigned live_key_kind(const char *key)
         [KEYSPACE_PROJECTS] = LK_PROJECTS, [KEYSPACE_DATASTORES] = LK_DATASTORES,
         [KEYSPACE_RESERVATIONS] = LK_RESERVATIONS, [KEYSPACE_PORTS] = LK_RESERVATIONS, [KEYSPACE_AUDIT] = LK_AUDIT,
         [KEYSPACE_PRICES] = LK_PRICES, [KEYSPACE_AGENTS] = LK_NODES, [KEYSPACE_AGENT_ALIVE] = LK_NODES,
+        [KEYSPACE_SERVE] = LK_SERVE, [KEYSPACE_LOGS] = LK_LOGS,
     };
     unsigned t = tables[keyspace_kind_of(key)];
     return t ? t : LK_OTHER;

@@ -29,7 +29,9 @@ enum {
     LK_CONFIGS = 1u << 4, LK_QUOTAS = 1u << 5, LK_JOBS = 1u << 6, LK_LEDGER = 1u << 7,
     LK_ACCOUNTS = 1u << 8, LK_PROJECTS = 1u << 9, LK_DATASTORES = 1u << 10, LK_RESERVATIONS = 1u << 11,
     LK_AUDIT = 1u << 12, LK_PRICES = 1u << 13, LK_OTHER = 1u << 14,
-    LK_ALL = (1u << 15) - 1
+    LK_SERVE = 1u << 15,    /* which controller leads: the header */
+    LK_LOGS = 1u << 16,     /* workers' output: the logs view */
+    LK_ALL = (1u << 17) - 1
 };
 
 typedef struct {

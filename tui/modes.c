@@ -13,6 +13,7 @@
 
 #include "form.h"
 #include "keys.h"
+#include "logs.h"
 #include "panes.h"
 
 /* 'y': runs every confirmed line; the status names what each did. */
@@ -177,6 +178,7 @@ act_result modes_handle_key(session *c, int key)
     case MODE_FILTER: return key_filter(c, key);
     case MODE_VIEW: return key_view(c, &c->view_text, key);
     case MODE_HELP: return key_view(c, &c->help, key);
+    case MODE_LOGS: return logs_key(c, key);
     case MODE_CONFIRM: return key_confirm(c, key);
     case MODE_FORM: return form_key(c, c->form, key);
     default: return keys_dispatch(c, key);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keyspace.h"
 #include "panes_int.h"
 #include "table.h"
 
@@ -35,6 +36,7 @@ static const pane_col node_cols[] = {
     { "ROLE", "role", 8, 7, 2, 0 }, { "STATE", "state", 12, 12, 0, COL_STATE },
     { "GPU TYPE", "gpu_type", 9, 5, 0, 0 }, { "GPUS", "@gpus", 9, 5, 0, COL_RIGHT },
     { "UTILISATION", "@util", 16, 10, 1, COL_BAR }, { "JOBS", "@jobs", 5, 4, 0, COL_RIGHT },
+    { "AGENT", "@agent", 7, 6, 0, COL_STATE },
 };
 static const pane_col device_cols[] = {
     { "NAME", "name", 14, 8, 0, 0 }, { "REGION", "region", 10, 6, 0, 0 },
@@ -319,7 +321,6 @@ done:
 int panes_patch_nodes(session *c, const live_state *l)
 {
     pane_state *ps = &c->ps[PANE_NODES][0];
-    size_t plen = strlen(LIVE_NODES);
     if (!ps->loaded || ps->stale || l->overflow || !json_is_array(ps->items))
         return 0;
     if (l->nchanged == 0)
@@ -334,7 +335,9 @@ int panes_patch_nodes(session *c, const live_state *l)
     }
     int gone = 0;
     for (size_t k = 0; k < l->nchanged; k++) {
-        const char *name = l->changed[k] + plen;
+        /* A node's own key, or its agent's (the document or the alive
+         * key): either way the node is re-read, its "agent" included. */
+        const char *name = l->changed[k] + strlen(keyspace_prefix(keyspace_kind_of(l->changed[k])));
         char line[200];
         json_t *node = NULL;
         rd_err err;

@@ -65,6 +65,14 @@ void panes_value_text(const json_t *v, const char *field, char *out, size_t len)
     }
 }
 
+void panes_agent_text(const json_t *agent, char *out, size_t len)
+{
+    /* `node list` says "online"; `node show` (a patched row) says
+     * {"state": "online", "last_heartbeat": ...}. */
+    const json_t *state = json_is_object(agent) ? json_object_get(agent, "state") : agent;
+    snprintf(out, len, "%s", json_is_string(state) && *json_string_value(state) ? json_string_value(state) : "-");
+}
+
 static double number_of(const json_t *item, const char *field)
 {
     const json_t *v = json_object_get(item, field);
@@ -116,6 +124,8 @@ static void computed_text(const json_t *item, const char *field, char *out, size
         const char *owner = json_string_value(json_object_get(item, "project_owner"));
         const char *name = json_string_value(json_object_get(item, "project"));
         snprintf(out, len, "%s%s%s", owner ? owner : "", owner ? "/" : "", name ? name : "-");
+    } else if (strcmp(field, "@agent") == 0) {
+        panes_agent_text(json_object_get(item, "agent"), out, len);
     } else if (strcmp(field, "@workers") == 0) {
         snprintf(out, len, "%lld/%lld", (long long)number_of(item, "workers_running"),
                  (long long)number_of(item, "workers_total"));
@@ -205,7 +215,6 @@ void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items)
     char buf[16][256];
     json_array_foreach(items, i, item) {
         double bar = -1;
-        int elem = 0;
         for (size_t k = 0; k < v->ncols && k < 16; k++) {
             const pane_col *col = &v->cols[k];
             if (col->field[0] == '@')
@@ -213,16 +222,12 @@ void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items)
             else
                 panes_value_text(json_object_get(item, col->field), col->field, buf[k], sizeof buf[k]);
             cells[k] = buf[k];
-            if ((col->flags & COL_STATE) && !elem)
-                elem = (int)theme_state_elem(buf[k]);
         }
         char key[256];
         pane_item_key(v, item, key, sizeof key);
         grid_row *r = grid_add_row(&ps->g, key, cells);
-        if (r) {
+        if (r)
             r->bar = bar;
-            r->elem = elem;
-        }
     }
 }
 

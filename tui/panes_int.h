@@ -9,6 +9,10 @@
 /* A JSON value as one line of cell text (money in credits, bools yes/no). */
 void panes_value_text(const json_t *v, const char *field, char *out, size_t len);
 
+/* A node's agent cell: "online", "lost" or "none" from `node list`'s word
+ * or `node show`'s object; "-" when the core says nothing. */
+void panes_agent_text(const json_t *agent, char *out, size_t len);
+
 /* A number without trailing zeros: "2.5", "4". */
 void panes_number_text(double d, char *out, size_t len);
 
@@ -48,6 +52,10 @@ void panes_explain_job(session *c, json_t *job);
 
 /* A `job why` result as one line for the Jobs table. */
 void panes_why_text(const json_t *why, char *out, size_t len);
+
+/* A waiting job placed on agents' nodes that have not started it: "starting
+ * on NODE (...)" in out and 1; else 0. */
+int panes_job_starting(const json_t *job, char *out, size_t len);
 
 /* Fills the Nodes summary from its items. */
 void panes_node_summary(pane_state *ps);

@@ -152,6 +152,28 @@ void panes_explain_job(session *c, json_t *job)
     json_decref(why);
 }
 
+int panes_job_starting(const json_t *job, char *out, size_t len)
+{
+    size_t i, n = 0;
+    const json_t *w;
+    const char *node = NULL;
+    json_array_foreach(json_object_get(job, "workers"), i, w) {
+        const char *state = json_string_value(json_object_get(w, "state"));
+        if (state && strcmp(state, "starting") == 0) {
+            if (!node)
+                node = json_string_value(json_object_get(w, "node"));
+            n++;
+        }
+    }
+    if (n == 0)
+        return 0;
+    if (n == 1)
+        snprintf(out, len, "starting on %s (its agent starts it)", node ? node : "?");
+    else
+        snprintf(out, len, "%zu workers starting (their agents start them)", n);
+    return 1;
+}
+
 void panes_load_jobs(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *res = panes_run(c, ps, v->list_cmd);
@@ -186,6 +208,13 @@ void panes_load_jobs(session *c, const pane_view *v, pane_state *ps)
         const char *id = json_string_value(json_object_get(job, "id"));
         if (!state || strcmp(state, "waiting_gpus") != 0)
             continue;
+        /* Placed on an agent's node that has not started it yet: `job why`
+         * would judge it as if unplaced. */
+        char starting[160];
+        if (panes_job_starting(job, starting, sizeof starting)) {
+            json_object_set_new(job, "why", json_string(starting));
+            continue;
+        }
         const json_t *old = id ? json_object_get(known, id) : NULL;
         if (old && strcmp(json_string_value(old), WHY_PENDING) != 0 && strcmp(json_string_value(old), WHY_ENTER) != 0) {
             json_object_set(job, "why", (json_t *)old);

@@ -14,7 +14,9 @@
 
 #include "cmd.h"
 #include "grid.h"
+#include "header.h"
 #include "live.h"
+#include "logview.h"
 #include "options.h"
 #include "prompt.h"
 #include "sync.h"
@@ -33,7 +35,8 @@ typedef enum {
     MODE_CONFIRM,   /* a y/n question */
     MODE_FORM,      /* an add/edit form */
     MODE_VIEW,      /* reading details or a command's result */
-    MODE_HELP       /* reading the key bindings */
+    MODE_HELP,      /* reading the key bindings */
+    MODE_LOGS       /* reading a job worker's output (`job logs`) */
 } con_mode;
 
 /* One table of a pane (a pane has one, Billing and Datastores/Reservations
@@ -85,6 +88,7 @@ typedef struct session {
     char filter_before[GRID_FILTER_MAX];    /* restored when a filter is cancelled */
     textview view_text;                     /* details and ':' results */
     textview help;
+    logview logs;                           /* MODE_LOGS */
 
     char question[1024];                    /* MODE_CONFIRM */
     char *confirm_lines[CONFIRM_MAX_LINES];
@@ -94,6 +98,7 @@ typedef struct session {
     char status[512];
     int status_error;
     char alerts[256];
+    header_ctl ctl;                         /* `serve status`, for the header */
     long long last_load_ms;
     long long alerts_ms;                    /* when Nodes was last read for the alerts */
     long long clock_shown;

@@ -21,6 +21,7 @@ static const elem_info elems[TH_COUNT] = {
     [TH_NORMAL] = { "normal", "ui", 0 },
     [TH_HEADER] = { "header", "ui", TH_A_REVERSE },
     [TH_HEADER_ALERT] = { "header_alert", "ui", TH_A_REVERSE | TH_A_BOLD },
+    [TH_HEADER_WARN] = { "header_warn", "ui", TH_A_REVERSE | TH_A_UNDERLINE },
     [TH_READ_ONLY] = { "read_only", "ui", TH_A_BOLD | TH_A_UNDERLINE },
     [TH_TAB] = { "tab", "ui", 0 },
     [TH_TAB_ACTIVE] = { "tab_active", "ui", TH_A_REVERSE | TH_A_BOLD },
@@ -58,6 +59,9 @@ static const elem_info elems[TH_COUNT] = {
     [TH_STATE_STOPPED] = { "stopped", "states", TH_A_DIM },
     [TH_STATE_FAILED] = { "failed", "states", TH_A_BOLD | TH_A_REVERSE },
     [TH_STATE_CANCELED] = { "canceled", "states", TH_A_DIM },
+    [TH_STATE_STARTING] = { "starting", "states", TH_A_DIM },
+    [TH_STATE_ONLINE] = { "online", "states", 0 },
+    [TH_STATE_LOST] = { "lost", "states", TH_A_BOLD },
 };
 
 const char *theme_elem_name(theme_elem e)
@@ -82,7 +86,8 @@ theme_elem theme_state_elem(const char *word)
         { "running", TH_STATE_RUNNING }, { "stopping", TH_STATE_STOPPING },
         { "finished", TH_STATE_FINISHED }, { "stopped", TH_STATE_STOPPED },
         { "failed", TH_STATE_FAILED }, { "canceled", TH_STATE_CANCELED },
-        { "voided", TH_STATE_CANCELED },
+        { "voided", TH_STATE_CANCELED }, { "starting", TH_STATE_STARTING },
+        { "online", TH_STATE_ONLINE }, { "lost", TH_STATE_LOST },
     };
     for (size_t i = 0; word && i < sizeof words / sizeof words[0]; i++)
         if (strcmp(word, words[i].word) == 0)

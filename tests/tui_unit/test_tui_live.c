@@ -18,6 +18,8 @@ static void test_key_kinds(void **state)
     assert_int_equal(live_key_kind("/rigdeck/ledger/transfers/x"), LK_LEDGER);
     assert_int_equal(live_key_kind("/rigdeck/audit/000123"), LK_AUDIT);
     assert_int_equal(live_key_kind("/rigdeck/minions/m-01"), LK_OTHER);
+    assert_int_equal(live_key_kind("/rigdeck/agents/n1"), LK_NODES);
+    assert_int_equal(live_key_kind("/rigdeck/agent-alive/n1"), LK_NODES);
     assert_int_equal(live_key_kind("/elsewhere/nodes/x"), LK_OTHER);
 }
 
@@ -266,6 +268,17 @@ static void test_patch_nodes(void **state)
     assert_string_equal(names[2], "n4");
     assert_string_equal(json_string_value(json_object_get(json_array_get(ps->items, 0), "state")), "active");
     assert_non_null(strstr(ps->summary, "1 active"));
+    /* An agent's keys name their node: a changed agent document or alive
+     * key re-reads that node (its "agent" then an object from `node show`). */
+    memset(&l, 0, sizeof l);
+    static char *agent_keys[] = { "/rigdeck/agents/n3", "/rigdeck/agent-alive/n3" };
+    for (size_t k = 0; k < 2; k++)
+        l.changed[l.nchanged++] = agent_keys[k];
+    json_object_del(json_array_get(ps->items, 1), "agent");
+    assert_int_equal(panes_patch_nodes(&c, &l), 1);
+    assert_int_equal(json_array_size(ps->items), 3);
+    const json_t *agent = json_object_get(json_array_get(ps->items, 1), "agent");
+    assert_string_equal(json_string_value(json_object_get(agent, "state")), "none");
     /* Too many to patch: the caller reads the table again. */
     l.overflow = 1;
     assert_int_equal(panes_patch_nodes(&c, &l), 0);
@@ -308,6 +321,71 @@ static void test_node_capacity_cells(void **state)
     grid_free(&ps.g);
 }
 
+/* The AGENT column: the word of `node list`, the object of `node show`
+ * (a patched row), nothing at all from an older core. */
+static void test_agent_cell(void **state)
+{
+    (void)state;
+    char out[32];
+    json_t *v = json_string("online");
+    panes_agent_text(v, out, sizeof out);
+    assert_string_equal(out, "online");
+    json_decref(v);
+    v = json_pack("{s:s, s:s}", "state", "lost", "last_heartbeat", "2026-01-01T00:00:00Z");
+    panes_agent_text(v, out, sizeof out);
+    assert_string_equal(out, "lost");
+    json_decref(v);
+    panes_agent_text(NULL, out, sizeof out);
+    assert_string_equal(out, "-");
+    v = json_object();
+    panes_agent_text(v, out, sizeof out);
+    assert_string_equal(out, "-");
+    json_decref(v);
+
+    const pane_view *nv = pane_view_get(PANE_NODES, 0);
+    size_t col = 0;
+    for (size_t k = 0; k < nv->ncols; k++)
+        if (strcmp(nv->cols[k].header, "AGENT") == 0)
+            col = k;
+    assert_true(col);
+    assert_true(nv->cols[col].flags & COL_STATE);
+    assert_int_equal(nv->cols[col].drop, 0);    /* shown at 80 columns too */
+    pane_state ps;
+    memset(&ps, 0, sizeof ps);
+    grid_init(&ps.g, nv->ncols);
+    json_t *items = json_pack("[{s:s, s:s}, {s:s, s:{s:s}}, {s:s, s:s}]", "name", "n1", "agent", "online", "name",
+                              "n2", "agent", "state", "lost", "name", "n3", "agent", "none");
+    panes_fill_rows(nv, &ps, items);
+    assert_string_equal(ps.g.rows[0].cells[col], "online");
+    assert_string_equal(ps.g.rows[1].cells[col], "lost");
+    assert_string_equal(ps.g.rows[2].cells[col], "none");
+    /* Each is coloured by its own theme element. */
+    assert_int_equal(theme_state_elem(ps.g.rows[0].cells[col]), TH_STATE_ONLINE);
+    assert_int_equal(theme_state_elem(ps.g.rows[1].cells[col]), TH_STATE_LOST);
+    assert_int_equal(theme_state_elem(ps.g.rows[2].cells[col]), TH_NORMAL);
+    json_decref(items);
+    grid_free(&ps.g);
+}
+
+/* A waiting job whose workers are placed but not started yet says so
+ * instead of asking `job why` (which judges it as unplaced). */
+static void test_job_starting(void **state)
+{
+    (void)state;
+    char out[160];
+    json_t *job = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:n}]}", "state", "waiting_gpus", "workers", "state",
+                            "starting", "node", "n1", "state", "waiting_gpus", "node");
+    assert_int_equal(panes_job_starting(job, out, sizeof out), 1);
+    assert_string_equal(out, "starting on n1 (its agent starts it)");
+    json_object_set_new(json_array_get(json_object_get(job, "workers"), 1), "state", json_string("starting"));
+    assert_int_equal(panes_job_starting(job, out, sizeof out), 1);
+    assert_string_equal(out, "2 workers starting (their agents start them)");
+    json_decref(job);
+    job = json_pack("{s:s, s:[{s:s}]}", "state", "waiting_gpus", "workers", "state", "waiting_gpus");
+    assert_int_equal(panes_job_starting(job, out, sizeof out), 0);
+    json_decref(job);
+}
+
 /* Every account has a project called "default": the Jobs table names the
  * owner too. */
 static void test_job_project_cell(void **state)
@@ -342,6 +420,8 @@ int main(void)
         cmocka_unit_test(test_patch_nodes),
         cmocka_unit_test(test_node_capacity_cells),
         cmocka_unit_test(test_job_project_cell),
+        cmocka_unit_test(test_agent_cell),
+        cmocka_unit_test(test_job_starting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

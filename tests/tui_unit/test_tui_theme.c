@@ -185,6 +185,10 @@ static void test_state_words(void **state)
     assert_int_equal(theme_state_elem("active"), TH_STATE_ACTIVE);
     assert_int_equal(theme_state_elem("waiting_gpus"), TH_STATE_WAITING);
     assert_int_equal(theme_state_elem("rejected"), TH_STATE_REJECTED);
+    assert_int_equal(theme_state_elem("starting"), TH_STATE_STARTING);
+    assert_int_equal(theme_state_elem("stopping"), TH_STATE_STOPPING);
+    assert_int_equal(theme_state_elem("online"), TH_STATE_ONLINE);
+    assert_int_equal(theme_state_elem("lost"), TH_STATE_LOST);
     assert_int_equal(theme_state_elem("a100"), TH_NORMAL);
     assert_int_equal(theme_state_elem(NULL), TH_NORMAL);
     for (int e = 0; e < TH_COUNT; e++) {
