@@ -295,6 +295,13 @@ static json_t *real_to(double x, double scale)
     return json_real(r == 0 ? 0.0 : r); /* never -0.0 */
 }
 
+/* num / den rounded half up, as a real in units of 1/scale: gauges come as
+ * whole numbers (bytes, MiB, mW), so integer arithmetic rounds them exactly. */
+static json_t *ratio_to(uint64_t num, uint64_t den, uint64_t scale)
+{
+    return json_real((double)((num * scale + den / 2) / den) / (double)scale);
+}
+
 /* Bytes per second between two cumulative byte counters; null when the
  * counter went backwards or no time passed. */
 static json_t *rate(uint64_t prev, uint64_t cur, int64_t ms)
@@ -314,10 +321,11 @@ static json_t *gpu_stats(const probe_gpu *g)
 {
     json_t *o = json_object();
     int ok = o && put(o, "index", json_integer(g->index)) &&
-             put(o, "gpu_util", g->util_pct < 0 ? json_null() : real_to(g->util_pct, 10)) &&
-             put(o, "gpu_mem_used_gb", g->mem_used_mib < 0 ? json_null() : real_to(g->mem_used_mib / 1024.0, 100)) &&
+             put(o, "gpu_util", g->util_pct < 0 ? json_null() : json_real(g->util_pct)) &&
+             put(o, "gpu_mem_used_gb",
+                 g->mem_used_mib < 0 ? json_null() : ratio_to((uint64_t)g->mem_used_mib, 1024, 100)) &&
              put(o, "gpu_temp_c", g->temp_c < 0 ? json_null() : json_integer(g->temp_c)) &&
-             put(o, "gpu_power_w", g->power_mw < 0 ? json_null() : real_to(g->power_mw / 1000.0, 10)) &&
+             put(o, "gpu_power_w", g->power_mw < 0 ? json_null() : ratio_to((uint64_t)g->power_mw, 1000, 10)) &&
              put(o, "gpu_ecc_errors", g->ecc_errors < 0 ? json_null() : json_integer(g->ecc_errors));
     if (!ok) {
         json_decref(o);
@@ -342,9 +350,9 @@ json_t *sample_stats(const sample_counters *prev, const sample_counters *cur)
                       10);
     else
         cpu = json_null();
-    ok = put(o, "cpu_util", cpu) && put(o, "mem_used_gb", real_to((double)cur->mem_used_bytes / 1e9, 100)) &&
+    ok = put(o, "cpu_util", cpu) && put(o, "mem_used_gb", ratio_to(cur->mem_used_bytes, 1000000000, 100)) &&
          put(o, "disk_used_gb",
-             cur->have_disk_used ? real_to((double)cur->disk_used_bytes / 1e9, 100) : json_null()) &&
+             cur->have_disk_used ? ratio_to(cur->disk_used_bytes, 1000000000, 100) : json_null()) &&
          put(o, "disk_read_bps", io ? rate(prev->disk_read_bytes, cur->disk_read_bytes, ms) : json_null()) &&
          put(o, "disk_write_bps", io ? rate(prev->disk_write_bytes, cur->disk_write_bytes, ms) : json_null()) &&
          put(o, "net_rx_bps", net ? rate(prev->net_rx_bytes, cur->net_rx_bytes, ms) : json_null()) &&
