@@ -8,6 +8,7 @@
 #include "agent_loop.h"
 #include "cmd.h"
 #include "runner.h"
+#include "sample.h"
 
 /* One worker this agent runs (or ran and has not yet reported). */
 typedef struct {
@@ -28,6 +29,9 @@ typedef struct {
     int64_t lease, renewed_ms;
     int store_down, reconcile_due;
     int watch_failed;        /* said so once; quiet until it works again */
+    sample_counters prev;    /* the last vital-stats reading (have_prev) */
+    int have_prev, sample_failed, gpu_error_said;
+    int64_t sampled_ms, vitals_put_ms;
     store_watch *watch;
     agent_worker *workers;
     size_t nworkers, cap;
