@@ -6,11 +6,13 @@
  * command prints it; with --follow it answers with what is new and a
  * `follow` object naming the line to run next (`--after TOTAL`), which the
  * batch runner runs until the worker has ended: the command itself never
- * blocks, so the executor stays one command at a time.
+ * blocks, so the executor stays one command at a time.  `job logs prune`
+ * deletes the output of workers that ended long ago.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "account.h"
 #include "doc.h"
 #include "job.h"
 #include "keyspace.h"
@@ -129,6 +131,66 @@ static rd_code job_logs_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     return *result ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
 }
 
+/* ---- retention ------------------------------------------------------------ */
+
+#define JOB_LOGS_KEEP_DEFAULT (7 * 86400)
+
+/* Deletes the output of workers that ended more than --older-than ago
+ * (default 7 days) and marks them (`logs_pruned_at`) so that the next run
+ * skips them: a store that runs jobs for years keeps a week of output, not
+ * all of it.  One job per step. */
+static rd_code job_logs_prune_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    int64_t keep = JOB_LOGS_KEEP_DEFAULT;
+    json_t *jobs = NULL, *j;
+    size_t i, pruned = 0, jobs_touched = 0;
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    rd_code rc = RD_OK;
+    if (!account_actor_is_admin(ctx))
+        return rd_fail(err, RD_EPERM, "job logs prune: only an administering account may delete output (acting as '%s')",
+                       ctx->actor);
+    if (cmd_opt(a, "older-than"))
+        rc = rdtime_parse_duration("--older-than", cmd_opt(a, "older-than"), &keep, err);
+    if (rc == RD_OK)
+        rc = tx_list(ctx->tx, KEY_JOBS, &jobs, err);
+    json_array_foreach(jobs, i, j) {
+        if (rc != RD_OK)
+            break;
+        json_t *job = NULL, *w;
+        size_t k, n = 0;
+        rc = job_get(ctx, doc_str(j, "id"), &job, err);
+        json_array_foreach(json_object_get(job, "workers"), k, w) {
+            rd_time ended = 0;
+            if (rc != RD_OK || !job_state_ended(doc_str(w, "state")) || *doc_str(w, "logs_pruned_at") ||
+                !json_is_true(json_object_get(w, "run_by_agent")) ||
+                rdtime_parse("ended_at", doc_str(w, "ended_at"), &ended, NULL) != RD_OK || ctx->now - ended < keep)
+                continue;
+            rc = tx_delete(ctx->tx, tx_key(key, KEY_LOGS "%s/%zu", doc_str(job, "id"), k), err);
+            json_object_set_new(w, "logs_pruned_at", json_string(rdtime_format(ctx->now, ts)));
+            n++;
+        }
+        if (rc == RD_OK && n) {
+            pruned += n;
+            jobs_touched++;
+            rc = job_put(ctx, job, err);
+            job = NULL;
+            if (rc == RD_OK)
+                rc = cmd_commit_step(ctx, err);
+        }
+        json_decref(job);
+    }
+    json_decref(jobs);
+    if (rc == RD_OK)
+        *result = json_pack("{s:s, s:I, s:I}", "name", "logs", "workers_pruned", (json_int_t)pruned, "jobs",
+                            (json_int_t)jobs_touched);
+    return rc;
+}
+
+static const cmd_flag job_logs_prune_flags[] = {
+    { "older-than", "D", CMD_FLAG_VALUE, "delete the output of workers that ended longer ago (default 7d)" },
+    { 0 }
+};
+
 static const cmd_flag job_logs_flags[] = {
     { "worker", "N", CMD_FLAG_VALUE, "the worker's index (default 0)" },
     { "tail", "LINES", CMD_FLAG_VALUE, "only the last LINES lines" },
@@ -140,5 +202,8 @@ static const cmd_flag job_logs_flags[] = {
 const cmd_def job_logs_cmd_table[] = {
     { "job logs", "ID", job_logs_flags, CMD_TEXT_RESULT,
       "a worker's output (the last 256 KiB, stdout and stderr interleaved)", NULL, job_logs_cmd },
+    { "job logs prune", "", job_logs_prune_flags, CMD_MUTATES,
+      "delete the output of workers that ended long ago (rigdeck serve does this hourly)", NULL,
+      job_logs_prune_cmd },
     { 0 }
 };

@@ -9,7 +9,7 @@
  *                  a wallet), at most every SCHED_DEBOUNCE_MS, and at least
  *                  every --sched-every
  *   agent check    every CHECK_EVERY_MS: lost agents, offline nodes
- *   bill run       every --bill-every
+ *   bill run       every --bill-every (and `job logs prune`)
  *   cloud sync     every --sync-every, when a GCP region exists
  *
  * It sleeps in the watch (no busy loop) and stops at the end of the step in
@@ -109,6 +109,16 @@ static void do_bill(serve_state *s)
     json_decref(r);
 }
 
+/* Housekeeping with billing's cadence: output of long-ended workers. */
+static void do_prune(serve_state *s)
+{
+    json_t *r = run(s, "prune", "job logs prune");
+    if (r && doc_int(r, "workers_pruned"))
+        dlog(&s->o->log, "prune", r, "deleted the output of %lld worker(s) that ended over 7 days ago",
+             (long long)doc_int(r, "workers_pruned"));
+    json_decref(r);
+}
+
 /* 1 when some region is a GCP one (else there is nothing to sync). */
 static int has_gcp_region(serve_state *s)
 {
@@ -186,6 +196,7 @@ static void leader_round(serve_state *s, int64_t now)
     if (now - s->last_bill >= o->bill_every_ms || o->once) {
         s->last_bill = now;
         do_bill(s);
+        do_prune(s);
     }
     if (now - s->last_sync >= o->sync_every_ms || o->once) {
         s->last_sync = now;

@@ -187,6 +187,21 @@ expect_json leader null
 kill_daemon "$(agent_pid n1)" TERM
 [ "$DSTATUS" = 0 ] && pass || fail "agent exited $DSTATUS on SIGTERM"
 
+case_ "job logs prune deletes the output of workers that ended over a week ago, once"
+rd -c "job logs $J1"
+expect_out "^out$"
+rd --output json --now 2026-11-24T00:00:00Z -c "job logs prune"
+expect_json workers_pruned 0
+rd --output json --now 2099-01-01T00:00:00Z -c "job logs prune"
+n=$(jget workers_pruned)
+[ "$n" -ge 8 ] && pass || fail "pruned the output of $n workers, expected every ended one (8 or more)"
+rd -c "job logs $J1"
+expect_no_out "^out$"
+rd --output json -c "job show $J1"
+expect_json workers.0.logs_pruned_at 2099-01-01T00:00:00Z
+rd --output json --now 2099-01-02T00:00:00Z -c "job logs prune"
+expect_json workers_pruned 0
+
 case_ "--once does one round and exits 0"
 $WRAP "$BIN" serve --store "$STORE" --once 2>"$TMP/once.log"
 RC=$?
