@@ -156,7 +156,10 @@ rd_code rdtime_parse_duration_ms(const char *field, const char *text, int64_t *m
         return RD_OK;
     }
     int64_t s = 0;
-    rd_code rc = rdtime_parse_duration(field, text, &s, err);
+    rd_code rc = rdtime_parse_duration(field, text, &s, NULL);
+    if (rc != RD_OK)
+        return rd_fail(err, RD_EINVAL, "%s must be a positive duration such as 500ms, 10s, 2m or 1h, got '%s'", field,
+                       text);
     if (rc == RD_OK && s > INT64_MAX / 1000)
         rc = rd_fail(err, RD_EINVAL, "%s is too long, got '%s'", field, text);
     if (rc == RD_OK)

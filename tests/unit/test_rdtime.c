@@ -33,6 +33,25 @@ static void test_parse_refusals(void **state)
     }
 }
 
+static void test_durations_ms(void **state)
+{
+    int64_t ms = 0;
+    rd_err err;
+    (void)state;
+    assert_int_equal(rdtime_parse_duration_ms("d", "500ms", &ms, &err), RD_OK);
+    assert_int_equal(ms, 500);
+    assert_int_equal(rdtime_parse_duration_ms("d", "10s", &ms, &err), RD_OK);
+    assert_int_equal(ms, 10000);
+    assert_int_equal(rdtime_parse_duration_ms("d", "1m30s", &ms, &err), RD_OK);
+    assert_int_equal(ms, 90000);
+    assert_int_equal(rdtime_parse_duration_ms("--heartbeat", "0ms", &ms, &err), RD_EINVAL);
+    assert_non_null(strstr(err.msg, "--heartbeat must be a positive duration such as 500ms"));
+    assert_int_equal(rdtime_parse_duration_ms("d", "0s", &ms, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration_ms("d", "5xs", &ms, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration_ms("d", "ms", &ms, &err), RD_EINVAL);
+    assert_int_equal(rdtime_parse_duration_ms("d", "1.5s", &ms, &err), RD_EINVAL);
+}
+
 static void test_durations(void **state)
 {
     int64_t s;
@@ -87,6 +106,7 @@ int main(void)
         cmocka_unit_test(test_parse_format),
         cmocka_unit_test(test_parse_refusals),
         cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_durations_ms),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
