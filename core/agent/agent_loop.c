@@ -211,6 +211,32 @@ static void sample_vitals(agent_state *a, int64_t now)
     json_decref(doc);
 }
 
+/* The store must say this agent is online under its lease; a controller
+ * that judged it lost (a lease it could not see in time) is answered by
+ * registering again, which also brings the node back. */
+static void check_registration(agent_state *a)
+{
+    char key[RD_KEY_MAX];
+    store_kv kv;
+    int found = 0;
+    rd_err err = { 0 };
+    if (store_get(a->ctx.store, tx_key(key, KEY_AGENTS "%s", a->o->node), &kv, &found, NULL, &err) != RD_OK)
+        return;
+    json_t *doc = found ? json_loadb(kv.value, kv.value_len, 0, NULL) : NULL;
+    if (found)
+        store_kv_free(&kv);
+    int ok = doc && strcmp(doc_str(doc, "state"), "online") == 0 && doc_int(doc, "lease") == a->lease;
+    json_decref(doc);
+    if (ok)
+        return;
+    int64_t old = a->lease;
+    dlog(&a->o->log, "register", NULL, "the store does not show this agent online under its lease; registering again");
+    if (register_agent(a, &err) != RD_OK)
+        dlog(&a->o->log, "register", NULL, "cannot register: %s", err.msg);
+    else if (old && old != a->lease)
+        store_lease_revoke(a->ctx.store, old, &err);   /* it holds no key any more */
+}
+
 static void watch_reopen(agent_state *a)
 {
     rd_err err = { 0 };
@@ -288,6 +314,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         if (a.reconcile_due || now - last_reconcile >= RECONCILE_EVERY_MS || o->once) {
             a.reconcile_due = 0;
             last_reconcile = now;
+            check_registration(&a);
             agent_work_reconcile(&a);
         }
         agent_work_tend(&a, now);

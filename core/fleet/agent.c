@@ -193,6 +193,21 @@ static rd_code end_node_workers(cmd_ctx *ctx, const char *name, rd_time last, in
     }
 }
 
+/* 1 when node's alive key is there now, under lease. */
+static int alive_now(cmd_ctx *ctx, const char *name, int64_t lease)
+{
+    store_kv kv;
+    int found = 0;
+    char key[RD_KEY_MAX];
+    rd_err ignored = { 0 };
+    if (store_get(tx_store(ctx->tx), tx_key(key, KEY_AGENT_ALIVE "%s", name), &kv, &found, NULL, &ignored) != RD_OK)
+        return 1;   /* cannot tell: do not call it lost on that */
+    int alive = found && kv.lease == lease;
+    if (found)
+        store_kv_free(&kv);
+    return alive;
+}
+
 /* One agent: lost when its alive key is gone; its node offline once it has
  * been silent for timeout.  Appends what it changed to events. */
 static rd_code check_one(cmd_ctx *ctx, const char *name, const json_t *alive, int64_t timeout, json_t *events,
@@ -205,6 +220,8 @@ static rd_code check_one(cmd_ctx *ctx, const char *name, const json_t *alive, in
         return rc;
     json_t *lease = json_object_get(alive, name);
     int is_alive = lease && json_integer_value(lease) == doc_int(agent, "lease");
+    if (!is_alive && strcmp(doc_str(agent, "state"), "online") == 0)
+        is_alive = alive_now(ctx, name, doc_int(agent, "lease"));   /* registered since the range */
     rd_time last = 0;
     rdtime_parse("last_heartbeat", doc_str(agent, "last_heartbeat"), &last, NULL);
     if (strcmp(doc_str(agent, "state"), "online") == 0 && !is_alive) {
@@ -244,6 +261,19 @@ static rd_code check_one(cmd_ctx *ctx, const char *name, const json_t *alive, in
     int failed = 0, requeued = 0;
     if (rc == RD_OK)
         rc = end_node_workers(ctx, name, last, &failed, &requeued, err);
+    if (rc == RD_OK) {
+        /* done with this loss: later rounds skip the agent from the list */
+        json_t *fresh = NULL;
+        rc = agent_view_get(ctx->tx, name, &fresh, err);
+        if (rc == RD_OK && fresh && strcmp(doc_str(fresh, "state"), "lost") == 0) {
+            json_object_set_new(fresh, "offline_done", json_true());
+            rc = tx_put(ctx->tx, tx_key(key, KEY_AGENTS "%s", name), fresh, err);
+            fresh = NULL;
+            if (rc == RD_OK)
+                rc = cmd_commit_step(ctx, err);
+        }
+        json_decref(fresh);
+    }
     if (rc == RD_OK && (turned || failed || requeued))
         json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:i, s:i}", "node", name, "event", "offline",
                                                 "last_heartbeat", rdtime_format(last, ts), "workers_failed", failed,
@@ -271,6 +301,15 @@ static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     json_array_foreach(agents, i, ag) {
         if (rc != RD_OK)
             break;
+        /* Most agents need nothing: decided from the list, no read each. */
+        const char *state = doc_str(ag, "state");
+        json_t *lease = json_object_get(alive, doc_str(ag, "node"));
+        rd_time last = 0;
+        rdtime_parse("last_heartbeat", doc_str(ag, "last_heartbeat"), &last, NULL);
+        if (strcmp(state, "online") == 0 && lease && json_integer_value(lease) == doc_int(ag, "lease"))
+            continue;
+        if (strcmp(state, "lost") == 0 && (ctx->now - last < timeout || json_is_true(json_object_get(ag, "offline_done"))))
+            continue;
         char name[256];
         snprintf(name, sizeof name, "%s", doc_str(ag, "node"));
         tx_reset(ctx->tx);
