@@ -246,6 +246,8 @@ static double self_cpu_s(void)
 
 static pid_t start_serve(const char *bin, const char *log, const char *key)
 {
+    fflush(stdout);
+    fflush(stderr);
     pid_t pid = fork();
     if (pid < 0)
         die("fork", NULL);
