@@ -5,8 +5,8 @@
 # inventories: 4 GPUs each), one real `rigdeck serve` and one real
 # `rigdeck agent` per node (own --node and --work-dir, --heartbeat 1s).
 # BENCH_FLEET_JOBS jobs (default 1,000) whose one worker runs `sleep 1` on
-# one GPU are submitted back to back by one batch process; with 200 GPUs
-# they queue.  tests/bench/fleet_watch.py follows every job write from the
+# one GPU are submitted back to back by BENCH_FLEET_SUBMITTERS (default 4)
+# batch processes at once; with 200 GPUs they queue.  tests/bench/fleet_watch.py follows every job write from the
 # outside with a millisecond clock (the store's stamps are whole seconds)
 # and reports:
 #   submit_to_running  the first AGENTS x 4 jobs, which never wait for
@@ -15,6 +15,7 @@
 #                      (the agent's reaction)
 #   queued_submit_to_running  every job, queueing included
 #   JOBS_jobs_wall_s   first submission to the last job's end
+#   submits_per_s      how fast the submitters got their jobs in meanwhile
 # On SQLite, then on etcd when RIGDECK_BENCH_ETCD names one (its /rigdeck/
 # and ~rigdeck/ keys are deleted first).  `ledger verify` runs after each.
 # BENCH_FLEET_ONLY=sqlite|etcd runs one backend.
@@ -25,6 +26,7 @@ BUILD=${BUILD:-build-bench}
 BIN=$BUILD/rigdeck
 JOBS=${BENCH_FLEET_JOBS:-1000}
 AGENTS=${BENCH_FLEET_AGENTS:-50}
+SUBMITTERS=${BENCH_FLEET_SUBMITTERS:-4}
 TIMEOUT=${BENCH_FLEET_TIMEOUT:-600}
 INV=tests/inventories/a100x4.yaml
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/rdfleet.XXXXXX")
@@ -109,8 +111,12 @@ environment:
   python: "3.9"
   framework: pytorch
 EOF
-    i=0
-    while [ $i -lt "$JOBS" ]; do echo "job submit $dir/job.yaml"; i=$((i + 1)); done >"$dir/submit.txt"
+    k=1
+    while [ $k -le "$SUBMITTERS" ]; do
+        i=$k
+        while [ $i -le "$JOBS" ]; do echo "job submit $dir/job.yaml"; i=$((i + SUBMITTERS)); done >"$dir/submit-$k.txt"
+        k=$((k + 1))
+    done
 
     # the daemons: the agents first, the serve once they have registered.
     # (A serve already running may call an agent that registers during its
@@ -176,9 +182,20 @@ for a in json.load(sys.stdin)["items"]:
         sleep 0.1
     done
     ts=$(date +%s.%N)
-    rdb -f "$dir/submit.txt" >"$dir/submit.out" 2>&1 || echo "$label: some submissions failed: $(tail -n 2 "$dir/submit.out")"
+    subs=""
+    k=1
+    while [ $k -le "$SUBMITTERS" ]; do
+        rdb -f "$dir/submit-$k.txt" >"$dir/submit-$k.out" 2>&1 &
+        subs="$subs $!"
+        k=$((k + 1))
+    done
+    for p in $subs; do
+        wait "$p" || echo "$label: some submissions failed: $(tail -q -n 1 "$dir"/submit-*.out | head -n 2)"
+    done
     te=$(date +%s.%N)
-    echo "$label: $JOBS submissions by one batch process took $(python3 -c "print(f'{$te - $ts:.2f}')") s"
+    rate=$(python3 -c "print(f'{$JOBS / ($te - $ts):.0f}')")
+    echo "$label: $JOBS submissions by $SUBMITTERS batch processes at once took $(python3 -c "print(f'{$te - $ts:.2f}')") s ($rate/s)"
+    echo "bench: fleet_${label}_submits_per_s $rate 1/s" >>"$FIGS"
     wait "$wpid"
     grep -v '^ready$' "$dir/report" | grep -v '^bench: ' | sed 's/^fleet_//'
     grep '^bench: ' "$dir/report" >>"$FIGS"

@@ -433,7 +433,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nkc; i++)
         printf("  %6ld writes under %s\n", kc[i].count, kc[i].prefix);
     printf("cpu: serve %.3f of a core; this client (%ld keepalive threads) %.3f of a core; the machine %.0f%% busy "
-           "over %ld CPUs (etcd takes most of the rest)\n", serve_share, g_threads, self_share, machine * 100, ncpu);
+           "over %ld CPUs (etcd, this client, the serve)\n", serve_share, g_threads, self_share, machine * 100, ncpu);
     printf("the serve's input: %ld agent documents under /rigdeck/agents/ and %ld alive keys under "
            "/rigdeck/agent-alive/ (no node documents, no jobs)\n", g_agents, g_agents);
     FILE *lf = fopen(log, "r");
