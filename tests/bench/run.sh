@@ -1,5 +1,6 @@
 #!/bin/sh
-# run.sh - runs every benchmark: each $BUILD/bench/bench_* program in turn.
+# run.sh - runs every benchmark: each $BUILD/bench/bench_* program in turn,
+# then each tests/bench/bench_*.sh script (with BUILD set).
 #
 # When etcd is installed, a single-member etcd is started on free loopback
 # ports (data in a temp dir) for the run and named in RIGDECK_BENCH_ETCD, so
@@ -26,5 +27,10 @@ for b in "$BUILD"/bench/bench_*; do
     [ -x "$b" ] || continue
     echo "== $(basename "$b")"
     "$b" || echo "($(basename "$b") exited with status $?)"
+done
+for b in tests/bench/bench_*.sh; do
+    [ -f "$b" ] || continue
+    echo "== $(basename "$b")"
+    BUILD="$BUILD" sh "$b" || echo "($(basename "$b") exited with status $?)"
 done
 exit 0
