@@ -286,7 +286,7 @@ out:
 
 static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    int64_t timeout = AGENT_DEFAULT_TIMEOUT_S;
+    int64_t timeout = AGENT_DEFAULT_TIMEOUT_S, next_in = -1;
     json_t *alive = NULL, *agents = NULL, *events = json_array(), *ag;
     size_t i;
     rd_code rc = RD_OK;
@@ -308,7 +308,14 @@ static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
         rdtime_parse("last_heartbeat", doc_str(ag, "last_heartbeat"), &last, NULL);
         if (strcmp(state, "online") == 0 && lease && json_integer_value(lease) == doc_int(ag, "lease"))
             continue;
-        if (strcmp(state, "lost") == 0 && (ctx->now - last < timeout || json_is_true(json_object_get(ag, "offline_done"))))
+        if (strcmp(state, "lost") == 0 && !json_is_true(json_object_get(ag, "offline_done")) &&
+            ctx->now - last < timeout) {
+            /* when the controller should look again */
+            if (next_in < 0 || last + timeout - ctx->now < next_in)
+                next_in = last + timeout - ctx->now;
+            continue;
+        }
+        if (strcmp(state, "lost") == 0 && json_is_true(json_object_get(ag, "offline_done")))
             continue;
         char name[256];
         snprintf(name, sizeof name, "%s", doc_str(ag, "node"));
@@ -318,7 +325,8 @@ static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     json_decref(agents);
     json_decref(alive);
     if (rc == RD_OK)
-        *result = json_pack("{s:I, s:O}", "changed", (json_int_t)json_array_size(events), "items", events);
+        *result = json_pack("{s:I, s:O, s:o}", "changed", (json_int_t)json_array_size(events), "items", events,
+                            "next_offline_in_s", next_in >= 0 ? json_integer(next_in) : json_null());
     json_decref(events);
     return rc;
 }

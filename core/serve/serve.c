@@ -8,7 +8,10 @@
  *                  submit, a worker's end, a node turning active, a price or
  *                  a wallet), at most every SCHED_DEBOUNCE_MS, and at least
  *                  every --sched-every
- *   agent check    every CHECK_EVERY_MS: lost agents, offline nodes
+ *   agent check    when an agent's alive key vanishes (its lease ran out:
+ *                  the watch shows it), when a lost agent's silence reaches
+ *                  --node-timeout, and every node timeout / 4 (1..5 s):
+ *                  lost agents, offline nodes
  *   bill run       every --bill-every (and `job logs prune`)
  *   cloud sync     every --sync-every, when a GCP region exists
  *
@@ -31,7 +34,6 @@
 
 enum {
     SCHED_DEBOUNCE_MS = 200,   /* a burst of submits becomes one pass */
-    CHECK_EVERY_MS = 1000,
     WAIT_MS = 250              /* longest sleep in the watch between rounds */
 };
 
@@ -42,6 +44,8 @@ typedef struct {
     store_watch *watch;
     int64_t watch_rev;
     int dirty;                 /* a change a pass reads arrived */
+    int check_due;             /* an agent's key changed: look at the agents */
+    int64_t check_every, next_check;   /* ms; next_check 0: none planned */
     int watch_failed;          /* said so once; quiet until it works again */
     int64_t last_sched, last_check, last_bill, last_sync;
 } serve_state;
@@ -82,12 +86,14 @@ static void do_sched(serve_state *s)
     json_decref(r);
 }
 
-static void do_check(serve_state *s)
+static void do_check(serve_state *s, int64_t now)
 {
     char line[96];
     snprintf(line, sizeof line, "agent check --node-timeout %lldms", (long long)s->o->node_timeout_ms);
     json_t *r = run(s, "agents", line), *e;
     size_t i;
+    json_t *next = json_object_get(r, "next_offline_in_s");
+    s->next_check = json_is_integer(next) ? now + json_integer_value(next) * 1000 + 1000 : 0;
     json_array_foreach(json_object_get(r, "items"), i, e) {
         if (strcmp(doc_str(e, "event"), "agent_lost") == 0)
             dlog(&s->o->log, "agent_lost", e, "node %s: agent silent since %s", doc_str(e, "node"),
@@ -176,17 +182,22 @@ static void wait_changes(serve_state *s, int timeout_ms)
         watch_reopen(s);
         return;
     }
-    for (size_t i = 0; i < n && !s->dirty; i++)
-        s->dirty = sched_idle_key_matters(ev[i].kv.key);
+    for (size_t i = 0; i < n; i++) {
+        keyspace_kind k = keyspace_kind_of(ev[i].kv.key);
+        s->check_due |= k == KEYSPACE_AGENT_ALIVE && ev[i].type == STORE_EVENT_DELETE;   /* a lease ran out */
+        s->dirty |= sched_idle_key_matters(ev[i].kv.key);
+    }
     store_events_free(ev, n);
 }
 
 static void leader_round(serve_state *s, int64_t now)
 {
     const serve_opts *o = s->o;
-    if (now - s->last_check >= CHECK_EVERY_MS || o->once) {
+    if (s->check_due || now - s->last_check >= s->check_every || (s->next_check && now >= s->next_check) ||
+        o->once) {
+        s->check_due = 0;
         s->last_check = now;
-        do_check(s);
+        do_check(s, now);
     }
     if ((s->dirty && now - s->last_sched >= SCHED_DEBOUNCE_MS) || now - s->last_sched >= o->sched_every_ms || o->once) {
         s->dirty = 0;
@@ -210,6 +221,9 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
     char ts[RDTIME_BUFLEN];
     memset(&s, 0, sizeof s);
     s.o = o;
+    /* On SQLite an expired lease is reaped only when someone reads or
+     * writes: this look is what notices a silent agent there. */
+    s.check_every = o->node_timeout_ms / 4 < 1000 ? 1000 : o->node_timeout_ms / 4 > 5000 ? 5000 : o->node_timeout_ms / 4;
     s.ctx.store_url = o->store_url;
     s.ctx.store_opts = o->store_opts;
     s.ctx.actor = o->actor;
