@@ -270,9 +270,14 @@ static void wait_changes(agent_state *a, int timeout_ms)
         watch_reopen(a);
         return;
     }
+    /* Only a job with a worker here that waits for this agent (starting,
+     * stopping) needs a look now; its own reports come back as events too,
+     * and the periodic look catches everything else. */
     snprintf(needle, sizeof needle, "\"node\":\"%s\"", a->o->node);
     for (size_t i = 0; i < n && !a->reconcile_due; i++)
-        a->reconcile_due = ev[i].type == STORE_EVENT_PUT && ev[i].kv.value && strstr(ev[i].kv.value, needle);
+        a->reconcile_due = ev[i].type == STORE_EVENT_PUT && ev[i].kv.value && strstr(ev[i].kv.value, needle) &&
+                           (strstr(ev[i].kv.value, "\"state\":\"starting\"") ||
+                            strstr(ev[i].kv.value, "\"state\":\"stopping\""));
     store_events_free(ev, n);
 }
 
@@ -311,10 +316,13 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
     while (!*o->stop) {
         int64_t now = mono_ms();
         heartbeat(&a, now);
-        if (a.reconcile_due || now - last_reconcile >= RECONCILE_EVERY_MS || o->once) {
+        int periodic = now - last_reconcile >= RECONCILE_EVERY_MS;
+        if (a.reconcile_due || periodic || o->once) {
             a.reconcile_due = 0;
-            last_reconcile = now;
-            check_registration(&a);
+            if (periodic || o->once) {
+                last_reconcile = now;
+                check_registration(&a);
+            }
             agent_work_reconcile(&a);
         }
         agent_work_tend(&a, now);
