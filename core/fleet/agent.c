@@ -6,6 +6,8 @@
  *                             the node marked as run by an agent (placed
  *                             workers then wait for their process to start)
  *   agent list                every agent and its state
+ *   agent remove NODE         retires a stopped agent: the node goes back to
+ *                             the books
  *   agent check               the controller's round: an agent whose lease
  *                             expired is `lost`; a node whose agent has been
  *                             silent for the node timeout turns `offline`,
@@ -331,6 +333,59 @@ static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     return rc;
 }
 
+/* ---- remove ---------------------------------------------------------------- */
+
+/* Retires a node's agent: the node goes back to the books (placement is the
+ * start, ends are reported by hand), and one that is offline because its
+ * agent went silent returns to the state it had.  Refused while the agent
+ * is online or the node holds workers (no one would report them). */
+static rd_code agent_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *name = cmd_arg(a, 0);
+    json_t *node = NULL, *agent = NULL, *region = NULL, *alive = NULL;
+    char key[RD_KEY_MAX];
+    rd_code rc = names_check("node name", name, err);
+    if (rc == RD_OK)
+        rc = node_read(ctx, name, &node, err);
+    if (rc == RD_OK)
+        rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "agent remove", err);
+    if (rc == RD_OK)
+        rc = agent_view_get(ctx->tx, name, &agent, err);
+    if (rc == RD_OK && !agent)
+        rc = rd_fail(err, RD_ENOTFOUND, "agent remove: node '%s' has no agent", name);
+    if (rc == RD_OK) {
+        alive = agent_view_describe(ctx->tx, agent, ctx->now);
+        if (strcmp(doc_str(alive, "state"), "online") == 0)
+            rc = rd_fail(err, RD_EINVAL, "agent remove: the agent of node '%s' is online (pid %lld on %s); stop it first",
+                         name, (long long)doc_int(agent, "pid"), doc_str(agent, "host"));
+    }
+    if (rc == RD_OK && json_array_size(json_object_get(node, "workers")) > 0)
+        rc = rd_fail(err, RD_EINVAL, "agent remove: node '%s' still holds %zu worker(s); stop them first (no one would report their end)",
+                     name, json_array_size(json_object_get(node, "workers")));
+    if (rc == RD_OK)
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_AGENTS "%s", name), err);
+    if (rc == RD_OK)
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_AGENT_ALIVE "%s", name), err);
+    if (rc == RD_OK) {
+        const char *before = doc_str(node, "offline_from");
+        if (strcmp(doc_str(node, "state"), "offline") == 0 && *before)
+            node_set_state(node, before, ctx->now);
+        json_object_del(node, "offline_from");
+        json_object_del(node, "offline_reason");
+        json_object_del(node, "agent_managed");
+        *result = json_incref(node);
+        rc = node_write(ctx, node, err);
+        node = NULL;
+    }
+    json_decref(node);
+    json_decref(agent);
+    json_decref(region);
+    json_decref(alive);
+    return rc;
+}
+
 static const cmd_flag agent_register_flags[] = {
     { "lease", "ID", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the store lease the agent renews as its heartbeat" },
     { "pid", "N", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "the agent's process id" },
@@ -353,5 +408,7 @@ const cmd_def agent_cmd_table[] = {
       "name,state,last_heartbeat,host,pid,version,runtime", agent_list_cmd },
     { "agent check", "", agent_check_flags, CMD_MUTATES,
       "mark lost agents and take their nodes offline (rigdeck serve does this)", NULL, agent_check_cmd },
+    { "agent remove", "NODE", NULL, CMD_MUTATES,
+      "retire a stopped node agent: the node goes back to placement without an agent", NULL, agent_remove_cmd },
     { 0 }
 };

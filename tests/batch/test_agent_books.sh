@@ -173,4 +173,33 @@ agent_once "$n2" --inventory $INV/a100x4.yaml
 expect_status 0
 rd --output json -c "node show $n2"
 expect_json state active
+
+case_ "agent remove: refused while the agent is online; then the node is placed on without an agent"
+before=$(snapshot)
+rd -c "agent remove $n2"
+expect_refused 1 "$before" "is online"
+end=$(($(date +%s) + 60))
+until rd --output json -c "node show $n2" && [ "$(jget agent.state)" = lost ]; do
+    [ "$(date +%s)" -gt "$end" ] && break
+    sleep 0.3
+done
+rd -c "agent remove ghost"
+expect_status 1
+expect_err "node 'ghost' does not exist"
+rd --output json -c "agent remove $n2"
+expect_status 0
+rd --output json -c "node show $n2"
+expect_json agent.state none
+rd --output json -c "agent remove $n2"
+expect_status 1
+expect_err "has no agent"
+rd --output json --now 2026-11-24T12:00:00Z -c "job submit $TMP/job.yaml"
+J4=$(jget id)
+rd --output json --now 2026-11-24T12:00:00Z -c "sched run"
+rd --output json -c "job show $J4"
+if [ "$(jget workers.0.node)" = "$n2" ]; then
+    expect_json workers.0.state running
+else
+    pass
+fi
 finish
