@@ -175,9 +175,21 @@ rd --output json -c "node show $n2"
 expect_json state active
 
 case_ "agent remove: refused while the agent is online; then the node is placed on without an agent"
+# a running agent keeps its lease alive however slow the machine is
+$WRAP "$BIN" agent --store "$STORE" --node "$n2" --work-dir "$WORK/$n2" --heartbeat 1s \
+    --sample 1h --inventory $INV/a100x4.yaml 2>"$TMP/agent.log" &
+APID=$!
+trap 'kill -9 $APID 2>/dev/null; rm -rf "$TMP"' EXIT
+end=$(($(date +%s) + 60))
+until rd --output json -c "agent list" && grep -q "\"pid\": *$APID" "$OUT"; do
+    [ "$(date +%s)" -gt "$end" ] && break
+    sleep 0.3
+done
 before=$(snapshot)
 rd -c "agent remove $n2"
 expect_refused 1 "$before" "is online"
+kill -TERM $APID
+wait $APID
 end=$(($(date +%s) + 60))
 until rd --output json -c "node show $n2" && [ "$(jget agent.state)" = lost ]; do
     [ "$(date +%s)" -gt "$end" ] && break

@@ -149,12 +149,13 @@ expect_json agent.state lost
 rd --output json -c "job show $J7"
 expect_json workers.0.state failed
 expect_json workers.0.reason node_lost
-# The last heartbeat is known to the lease's second: the end may be at most
-# two seconds after the kill (whole seconds, and the controller's one-second
-# check), never the time it took to notice.
+# The last heartbeat is known to the lease's second: the end may be a little
+# after the kill (whole seconds, and the moment the controller saw the lease
+# run out), but before the node timeout (4 s) - the end is the heartbeat,
+# never the moment the node was taken offline.
 ended=$(jget workers.0.ended_at)
 late=$(python3 -c "import datetime as d; f=lambda s: d.datetime.strptime(s,'%Y-%m-%dT%H:%M:%SZ'); print(int((f('$ended')-f('$killed_at')).total_seconds()))")
-[ "$late" -le 2 ] && pass || fail "billed to $ended, ${late}s after the agent died at $killed_at"
+[ "$late" -le 3 ] && pass || fail "billed to $ended, ${late}s after the agent died at $killed_at"
 rd -c "ledger verify"
 expect_status 0
 
