@@ -22,6 +22,7 @@
  * returns, leaving its workers running (its lease then expires unless it
  * comes back in time).
  */
+#include "rdtime.h"
 #include "agent_loop.h"
 
 #include <errno.h>
@@ -42,13 +43,6 @@ enum {
     VITALS_PUT_MS = 60000,       /* the latest vital stats reach the store once a minute */
     WAIT_MS = 250
 };
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static rd_code make_dirs(const char *path, rd_err *err)
 {
@@ -140,7 +134,7 @@ static rd_code register_agent(agent_state *a, rd_err *err)
         dlog(&a->o->log, "register", NULL, "registered for node %s (lease %llx, ttl %llds); node is %s", a->o->node,
              (long long)a->lease, (long long)(ttl < 2 ? 2 : ttl), doc_str(result, "node_state"));
     json_decref(result);
-    a->renewed_ms = mono_ms();
+    a->renewed_ms = rdtime_mono_ms();
     return rc;
 }
 
@@ -314,7 +308,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
     watch_reopen(&a);
     int64_t last_reconcile = 0;
     while (!*o->stop) {
-        int64_t now = mono_ms();
+        int64_t now = rdtime_mono_ms();
         heartbeat(&a, now);
         int periodic = now - last_reconcile >= RECONCILE_EVERY_MS;
         if (a.reconcile_due || periodic || o->once) {

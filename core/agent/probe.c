@@ -181,10 +181,7 @@ static rd_code probe_memory_gb(const probe_ctx *ctx, int *gb, rd_err *err)
 
 /* ---- drives --------------------------------------------------------------- */
 
-/* Block devices that are not drives: loop, RAM disks, device-mapper and md
- * volumes built on drives already counted, optical drives, and NVMe
- * multipath paths (nvme0c0n1) of a namespace listed as nvme0n1. */
-static int skip_block(const char *name)
+int probe_block_skipped(const char *name)
 {
     static const char *const skip[] = { "loop", "ram", "zram", "dm-", "md", "sr", NULL };
     for (const char *const *s = skip; *s; s++)
@@ -213,7 +210,7 @@ static void probe_drives(probe_ctx *ctx, hw_inventory *inv)
         long long sectors, rotational, removable;
         int nvme = has_prefix(name, "nvme");
 
-        if (name[0] == '.' || skip_block(name))
+        if (name[0] == '.' || probe_block_skipped(name))
             continue;
         /* Virtual devices have no device link; removable ones (USB sticks,
          * card readers) come and go and are not the machine's storage. */

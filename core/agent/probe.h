@@ -83,4 +83,10 @@ int probe_gpu_memory_gb(const probe_gpu *g);
 rd_code probe_inventory(const char *root, const char *nvidia_smi, json_t **inventory, json_t **problems,
                         rd_err *err);
 
+/* 1 for a block device that is not a drive of its own: loop, RAM disks,
+ * device-mapper and md volumes built on drives already counted, optical
+ * drives, and NVMe multipath paths (nvme0c0n1) of a namespace listed as
+ * nvme0n1.  Discovery and the vital stats' disk rates both skip them. */
+int probe_block_skipped(const char *name);
+
 #endif

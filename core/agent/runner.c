@@ -8,6 +8,7 @@
  * calls (no malloc, no stdio): the agent may have threads, and a lock one
  * of them held at fork would never be released in the child.
  */
+#include "rdtime.h"
 #include "runner_int.h"
 
 #include <errno.h>
@@ -59,13 +60,6 @@ static int64_t now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -556,9 +550,9 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
      * and so nothing of this process, holds the pipe then), or an error
      * report first.  EOF without a record means it died. */
     {
-        int64_t deadline = mono_ms() + START_TIMEOUT_MS;
+        int64_t deadline = rdtime_mono_ms() + START_TIMEOUT_MS;
         for (;;) {
-            int64_t left = deadline - mono_ms();
+            int64_t left = deadline - rdtime_mono_ms();
             struct pollfd pfd = { fds[0], POLLIN, 0 };
             ssize_t r;
             if (left <= 0) {

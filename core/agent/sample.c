@@ -126,24 +126,6 @@ static void read_disk_used(const char *work_dir, sample_counters *out)
     out->have_disk_used = 1;
 }
 
-/* Block devices that are not physical disks, or whose I/O is already counted
- * on the disks under them: loop, RAM disks, device-mapper and md volumes,
- * optical drives, and the per-path devices of NVMe multipath (nvme0c0n1),
- * whose I/O the namespace nvme0n1 also shows. */
-static int skip_block(const char *name)
-{
-    static const char *const skip[] = { "loop", "ram", "zram", "dm-", "md", "sr", NULL };
-    for (const char *const *s = skip; *s; s++)
-        if (has_prefix(name, *s))
-            return 1;
-    if (has_prefix(name, "nvme")) {
-        const char *p = name + 4 + strspn(name + 4, "0123456789");
-        if (*p == 'c')
-            return 1;
-    }
-    return 0;
-}
-
 /* A partition by its name alone, for when there is no /sys/block to ask:
  * digits after a disk name that itself ends in a letter (sda1, vdb2, xvda1,
  * hdc3), or "p" + digits after one that ends in a digit (nvme0n1p2,
@@ -170,7 +152,7 @@ static int whole_disk(const char *root, int have_sys, const char *name)
 {
     char path[PATH_MAX_LEN];
     struct stat st;
-    if (skip_block(name))
+    if (probe_block_skipped(name))
         return 0;
     if (have_sys)
         return path_of(path, root, "/sys/block", name) && lstat(path, &st) == 0;

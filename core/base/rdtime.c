@@ -166,3 +166,10 @@ rd_code rdtime_parse_duration_ms(const char *field, const char *text, int64_t *m
         *ms = s * 1000;
     return rc;
 }
+
+int64_t rdtime_mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -28,4 +28,8 @@ rd_code rdtime_parse_duration(const char *field, const char *text, int64_t *seco
 /* The same in milliseconds, also taking "500ms". */
 rd_code rdtime_parse_duration_ms(const char *field, const char *text, int64_t *ms, rd_err *err);
 
+/* Milliseconds on the monotonic clock: for timeouts, retry deadlines and
+ * the daemons' periods, never the business clock (that is injected). */
+int64_t rdtime_mono_ms(void);
+
 #endif

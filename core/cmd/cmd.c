@@ -6,6 +6,7 @@
  * together with its audit entry (retried when a concurrent change wins).
  * A refused command writes nothing: its transaction is simply dropped.
  */
+#include "rdtime.h"
 #include "cmd.h"
 
 #include <errno.h>
@@ -492,15 +493,6 @@ static void backoff(int attempt)
         ;
 }
 
-/* Milliseconds on the monotonic clock (retry deadlines, never the
- * business clock: that is ctx->now). */
-static int64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args,
                            json_t **result, rd_err *err)
 {
@@ -565,10 +557,10 @@ rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
     ctx->tx = tx;
     if (tx && ctx->fence_key)
         tx_set_fence(tx, ctx->fence_key, ctx->fence_rev);
-    int64_t started = monotonic_ms();
+    int64_t started = rdtime_mono_ms();
     for (int attempt = 0;; attempt++) {
         rc = run_attempt(ctx, def, args, result, err);
-        if (rc != RD_ECONFLICT || (attempt >= CMD_RETRIES && monotonic_ms() - started >= CMD_RETRY_MS))
+        if (rc != RD_ECONFLICT || (attempt >= CMD_RETRIES && rdtime_mono_ms() - started >= CMD_RETRY_MS))
             break;
         json_decref(*result);
         *result = NULL;

@@ -19,6 +19,7 @@
  * hand when *stop is set (SIGTERM/SIGINT in the front end).  Each action
  * that changed something is one log line.
  */
+#include "rdtime.h"
 #include "serve.h"
 
 #include <stdio.h>
@@ -49,13 +50,6 @@ typedef struct {
     int watch_failed;          /* said so once; quiet until it works again */
     int64_t last_sched, last_check, last_bill, last_sync;
 } serve_state;
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Runs one command as the leader; logs an error, returns its result. */
 static json_t *run(serve_state *s, const char *action, const char *line)
@@ -249,12 +243,12 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
          store_url(s.ctx.store), (long long)(o->sched_every_ms / 1000), (long long)(o->bill_every_ms / 1000),
          (long long)(o->sync_every_ms / 1000), (long long)o->node_timeout_ms);
     watch_reopen(&s);
-    int64_t start = mono_ms();
+    int64_t start = rdtime_mono_ms();
     s.last_sched = s.last_check = s.last_bill = s.last_sync = start;
     int store_down = 0;
     while (!*o->stop) {
         int changed = 0;
-        int64_t now = mono_ms();
+        int64_t now = rdtime_mono_ms();
         rd_err lerr = { 0 };
         rd_code lrc = serve_lead_step(&s.lead, now, &changed, &lerr);
         if (lrc != RD_OK && !store_down)

@@ -8,6 +8,7 @@
  * behind them, and the revision-count compaction trigger (marked here, run
  * at close).
  */
+#include "rdtime.h"
 #include "store_backend.h"
 
 #include <jansson.h>
@@ -128,13 +129,6 @@ rd_code store_lease_revoke(store_t *st, int64_t id, rd_err *err)
     return seen(st, st->be->lease_revoke(st, id, err));
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Writes the watch's registration: the oldest revision it still needs. */
 static rd_code watch_reg_put(store_t *st, store_watch *w, int64_t needed, rd_err *err)
 {
@@ -155,7 +149,7 @@ static rd_code watch_reg_open(store_t *st, store_watch *w, int64_t needed, rd_er
 {
     uint64_t id = 0;
     if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
-        id = (uint64_t)mono_ms() * 2654435761u ^ (uint64_t)(uintptr_t)w;
+        id = (uint64_t)rdtime_mono_ms() * 2654435761u ^ (uint64_t)(uintptr_t)w;
     snprintf(w->reg_key, sizeof w->reg_key, STORE_WATCHERS_PREFIX "%016llx", (unsigned long long)id);
     rd_code rc = store_lease_grant(st, WATCH_REG_TTL, &w->reg_lease, err);
     if (rc == RD_OK && (rc = watch_reg_put(st, w, needed, err)) != RD_OK) {
@@ -164,14 +158,14 @@ static rd_code watch_reg_open(store_t *st, store_watch *w, int64_t needed, rd_er
     }
     if (rc != RD_OK)
         w->reg_lease = 0;
-    w->reg_renewed_ms = mono_ms();
+    w->reg_renewed_ms = rdtime_mono_ms();
     return rc;
 }
 
 /* Keeps the registration alive and moves it up to what was delivered. */
 static rd_code watch_reg_renew(store_watch *w, rd_err *err)
 {
-    int64_t now = mono_ms();
+    int64_t now = rdtime_mono_ms();
     if (now - w->reg_renewed_ms < WATCH_REG_RENEW_MS)
         return RD_OK;
     w->reg_renewed_ms = now;
