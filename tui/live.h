@@ -31,7 +31,9 @@ enum {
     LK_AUDIT = 1u << 12, LK_PRICES = 1u << 13, LK_OTHER = 1u << 14,
     LK_SERVE = 1u << 15,    /* which controller leads: the header */
     LK_LOGS = 1u << 16,     /* workers' output: the logs view */
-    LK_ALL = (1u << 17) - 1
+    LK_METRICS = 1u << 17,  /* vital stats: the Dashboard */
+    LK_ALERTS = 1u << 18,   /* alert rules and firings: the Alerts pane, the header */
+    LK_ALL = (1u << 19) - 1
 };
 
 typedef struct {

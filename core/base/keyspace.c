@@ -31,6 +31,9 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_AGENT_ALIVE] = KEY_AGENT_ALIVE,
     [KEYSPACE_LOGS] = KEY_LOGS,
     [KEYSPACE_SERVE] = KEY_ROOT "serve/",
+    [KEYSPACE_METRICS] = KEY_METRICS,
+    [KEYSPACE_ALERT_RULES] = KEY_ALERT_RULES,
+    [KEYSPACE_ALERTS] = KEY_ALERTS,
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

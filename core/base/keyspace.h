@@ -39,6 +39,9 @@
 #define KEY_LOGS KEY_ROOT "logs/"
 #define KEY_SERVE_LEADER KEY_ROOT "serve/leader"
 #define KEY_SERVE_STANDBY KEY_ROOT "serve/standby/"
+#define KEY_METRICS KEY_ROOT "metrics/"
+#define KEY_ALERT_RULES KEY_ROOT "alert-rules/"
+#define KEY_ALERTS KEY_ROOT "alerts/"
 
 /* The kinds of document, one per prefix above. */
 typedef enum {
@@ -69,6 +72,9 @@ typedef enum {
     KEYSPACE_AGENT_ALIVE,
     KEYSPACE_LOGS,
     KEYSPACE_SERVE,
+    KEYSPACE_METRICS,
+    KEYSPACE_ALERT_RULES,
+    KEYSPACE_ALERTS,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

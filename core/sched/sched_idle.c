@@ -42,6 +42,9 @@ int sched_idle_key_matters(const char *key)
     case KEYSPACE_SERVE:              /* who leads the controllers */
     case KEYSPACE_AGENTS:             /* an agent's state reaches the pass through its node */
     case KEYSPACE_AGENT_ALIVE:
+    case KEYSPACE_METRICS:            /* vital stats: GPU health reaches the pass through the node */
+    case KEYSPACE_ALERT_RULES:
+    case KEYSPACE_ALERTS:
         return 0;
     default:
         return 1;   /* any other key, known or not, may change a pass */

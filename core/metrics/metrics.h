@@ -1,0 +1,119 @@
+/* metrics.h - the vital stats history of every node in the store
+ * (spec/operations.md, "Vital stats"; metrics_agg.c, metrics_read.c,
+ * metrics_cmd.c).
+ *
+ * The agent samples every --sample and folds each sample into per-minute
+ * min/avg/max; minutes fold into hours.  Each node has a bounded set of
+ * documents, whatever how long it runs:
+ *
+ *   KEY_METRICS <node>/now       the latest reading, the minute and the
+ *                                hour in progress, and the finished
+ *                                minutes of the 10-minute block in progress
+ *   KEY_METRICS <node>/m/<slot>  one finished 10-minute block of minute
+ *                                points; slot = block index mod 288 (48 h)
+ *   KEY_METRICS <node>/h/<slot>  one UTC day of hour points; slot = day
+ *                                index mod 90 (90 days)
+ *
+ * A slot is overwritten when its turn comes again, so a node never has
+ * more than 1 + 288 + 90 documents; the store's compaction forgets the old
+ * versions.  Readers filter blocks by their "start" (a slot left from two
+ * days ago is older than any window that asks for minutes).
+ *
+ * Series: a node stat is named by the stat ("cpu_util"); a GPU stat by the
+ * stat and the GPU index ("gpu_temp_c:0") - metrics_series_key.  A point is
+ * [min, avg, max] (JSON reals), or null for a minute or hour without samples.
+ *
+ * Writes: the agent writes `now` (with the block or day that just closed in
+ * the same transaction) once a minute, after its first sample, and sooner
+ * when a reading moved by more than its stat's dead band (a GPU heating up
+ * shows within one sample; a steady node costs one write a minute).
+ */
+#ifndef RD_METRICS_H
+#define RD_METRICS_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "err.h"
+#include "rdtime.h"
+#include "tx.h"
+
+enum {
+    METRICS_BLOCK_MINUTES = 10,
+    METRICS_MINUTE_SLOTS = 288,   /* 48 h of 10-minute blocks */
+    METRICS_DAY_SLOTS = 90,       /* 90 days of hour points */
+    METRICS_SERIES_MAX = 64       /* buffer size of a series key */
+};
+
+/* ---- the stats ------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;    /* "cpu_util", "gpu_temp_c" ... */
+    int per_gpu;         /* 1: one series per GPU */
+    const char *unit;    /* "%", "GB", "B/s", "C", "W", "" */
+    double dead_band;    /* a change beyond this is written at once (0: any change) */
+    const char *help;    /* one line, for --help and Prometheus' # HELP */
+} metrics_stat;
+
+/* The stats in the spec's order: cpu_util mem_used_gb disk_used_gb
+ * disk_read_bps disk_write_bps net_rx_bps net_tx_bps, then per GPU gpu_util
+ * gpu_mem_used_gb gpu_temp_c gpu_power_w gpu_ecc_errors. */
+size_t metrics_stat_count(void);
+const metrics_stat *metrics_stat_at(size_t i);
+
+/* The stat called name, or NULL. */
+const metrics_stat *metrics_stat_find(const char *name);
+
+/* RD_OK when name is a stat, else RD_EINVAL naming field and the stats. */
+rd_code metrics_check_stat(const char *field, const char *name, rd_err *err);
+
+/* "cpu_util" for a node stat (gpu ignored), "gpu_temp_c:3" for GPU 3. */
+const char *metrics_series_key(char buf[METRICS_SERIES_MAX], const metrics_stat *stat, int gpu);
+
+/* ---- the agent's side: folding samples ------------------------------------ */
+
+typedef struct metrics_agg metrics_agg;
+
+/* A new aggregation for node (NULL when out of memory). */
+metrics_agg *metrics_agg_new(const char *node);
+void metrics_agg_free(metrics_agg *m);
+
+/* Picks up where a previous agent left off: its `now` document and the
+ * day document of now's UTC day (either may be NULL).  Minutes and hours
+ * that are over by now are finished as they were. */
+void metrics_agg_restore(metrics_agg *m, const json_t *now_doc, const json_t *day_doc, rd_time now);
+
+/* Folds one sample (sample_stats's object) taken at wall time t. */
+void metrics_agg_add(metrics_agg *m, const json_t *stats, rd_time t);
+
+/* 1 when the store should hear from this node now: nothing written yet,
+ * a minute finished since the last write, or a reading moved beyond its
+ * dead band since the last write. */
+int metrics_agg_due(const metrics_agg *m);
+
+/* Stages the documents to write (now, and a block or day that closed) in
+ * tx; after the commit succeeded, call metrics_agg_written. */
+rd_code metrics_agg_stage(metrics_agg *m, rd_tx *tx, rd_err *err);
+void metrics_agg_written(metrics_agg *m);
+
+/* ---- reading ----------------------------------------------------------------- */
+
+typedef struct {
+    rd_time t;           /* the minute's or hour's start */
+    double min, avg, max;
+} metrics_point;
+
+/* The points of one series of node with since <= t < until, in time order,
+ * step 60 (minutes: the last 48 h) or 3600 (hours: the last 90 days),
+ * including the minute or hour in progress.  Minutes or hours without
+ * samples are left out.  *pts is malloc'd (NULL when *n is 0). */
+rd_code metrics_read_points(rd_tx *tx, const char *node, const char *series, int step, rd_time since, rd_time until,
+                            metrics_point **pts, size_t *n, rd_err *err);
+
+/* The node's latest reading: a new object {"sampled_at": TIME, "values":
+ * {SERIES: number, ...}} (a stat the machine lacks is absent), or NULL
+ * when the node has none. */
+rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err *err);
+
+#endif
