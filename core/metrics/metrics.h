@@ -119,4 +119,9 @@ rd_code metrics_read_points(rd_tx *tx, const char *node, const char *series, int
  * when the node has none. */
 rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err *err);
 
+/* The latest reading in the agent's sample shape, for `node show`:
+ * {"cpu_util", ... (null when missing), "gpus": [{"index", "gpu_util",
+ * ...}]}, and when it was taken; *vitals NULL when the node has none. */
+rd_code metrics_read_vitals(rd_tx *tx, const char *node, json_t **vitals, rd_time *sampled_at, rd_err *err);
+
 #endif

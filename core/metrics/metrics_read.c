@@ -204,3 +204,48 @@ rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err
     json_decref(now);
     return *latest ? RD_OK : rd_fail(err, RD_ENOMEM, "metrics: out of memory");
 }
+
+rd_code metrics_read_vitals(rd_tx *tx, const char *node, json_t **vitals, rd_time *sampled_at, rd_err *err)
+{
+    json_t *now = NULL;
+    char key[METRICS_SERIES_MAX];
+    *vitals = NULL;
+    *sampled_at = 0;
+    rd_code rc = read_now(tx, node, &now, err);
+    if (rc != RD_OK || !now)
+        return rc;
+    const json_t *last = json_object_get(now, "last");
+    json_t *out = json_object(), *gpus = json_array(), *by_index = json_object();
+    const char *series;
+    json_t *v;
+    /* GPU indices in the order of their series, each GPU one object */
+    json_object_foreach((json_t *)last, series, v) {
+        const char *colon = strchr(series, ':');
+        if (colon && !json_object_get(by_index, colon + 1)) {
+            json_t *g = json_pack("{s:i}", "index", atoi(colon + 1));
+            json_object_set(by_index, colon + 1, g);
+            json_array_append_new(gpus, g);
+        }
+    }
+    for (size_t i = 0; i < metrics_stat_count(); i++) {
+        const metrics_stat *s = metrics_stat_at(i);
+        if (!s->per_gpu) {
+            json_t *x = json_object_get(last, s->name);
+            json_object_set_new(out, s->name, x ? json_real(hundredths(x)) : json_null());
+            continue;
+        }
+        size_t k;
+        json_t *g;
+        json_array_foreach(gpus, k, g) {
+            json_t *x = json_object_get(
+                last, metrics_series_key(key, s, (int)json_integer_value(json_object_get(g, "index"))));
+            json_object_set_new(g, s->name, x ? json_real(hundredths(x)) : json_null());
+        }
+    }
+    json_object_set_new(out, "gpus", gpus);
+    json_decref(by_index);
+    *sampled_at = doc_time(now, "sampled_at");
+    json_decref(now);
+    *vitals = out;
+    return RD_OK;
+}
