@@ -40,6 +40,7 @@
 typedef struct {
     int64_t alloc_cgs;
     double busy_s;
+    int measured;            /* some gpu_util reading covered this group */
     int64_t spent_ucr, earned_ucr;
 } usage_acc;
 
@@ -153,6 +154,7 @@ static rd_code busy_by_account(usage_state *u, const char *node, int64_t gpu, co
                 return rd_fail(err, RD_ENOMEM, "out of memory");
             double part = pts[p].avg / 100.0 * (double)x / 100.0 * (double)s;
             a->busy_s += part;
+            a->measured = 1;
             given += part;
         }
         if (busy - given > 1e-6) {
@@ -160,6 +162,7 @@ static rd_code busy_by_account(usage_state *u, const char *node, int64_t gpu, co
             if (!a)
                 return rd_fail(err, RD_ENOMEM, "out of memory");
             a->busy_s += busy - given;
+            a->measured = 1;
         }
     }
     return RD_OK;
@@ -193,12 +196,13 @@ static rd_code read_busy(cmd_ctx *ctx, usage_state *u, rd_err *err)
                 const char *gname = strcmp(u->by, "region") == 0     ? doc_str(node, "region")
                                     : strcmp(u->by, "gpu-type") == 0 ? type
                                                                      : name;
-                double busy = report_busy_seconds(pts, n, step, win->since, win->until, win->now);
-                usage_acc *a = busy > 0 ? group(u, gname) : NULL;
-                if (a)
-                    a->busy_s += busy;
-                else if (busy > 0)
+                usage_acc *a = group(u, gname);
+                if (a) {
+                    a->busy_s += report_busy_seconds(pts, n, step, win->since, win->until, win->now);
+                    a->measured = 1;
+                } else {
                     rc = rd_fail(err, RD_ENOMEM, "out of memory");
+                }
             }
             free(pts);
         }
@@ -297,10 +301,11 @@ static json_t *hours_json(int64_t cgs)
 
 static json_t *row_json(const char *key, const char *name, const usage_acc *a)
 {
+    /* no reading at all is unknown, not idle */
     int64_t busy_cgs = llround(a->busy_s * 100.0);
-    int64_t util = report_ratio_bp(busy_cgs, a->alloc_cgs);
+    int64_t util = a->measured ? report_ratio_bp(busy_cgs, a->alloc_cgs) : -1;
     return json_pack("{s:s, s:o, s:o, s:o, s:I, s:I}", key, name, "allocated_gpu_h", hours_json(a->alloc_cgs),
-                     "busy_gpu_h", hours_json(busy_cgs), "util_pct",
+                     "busy_gpu_h", a->measured ? hours_json(busy_cgs) : json_null(), "util_pct",
                      util < 0 ? json_null() : json_real((double)util / 100.0), "spent_ucr", (json_int_t)a->spent_ucr,
                      "earned_ucr", (json_int_t)a->earned_ucr);
 }
@@ -317,7 +322,7 @@ static rd_code usage_result(usage_state *u, json_t **result, rd_err *err)
     const char **names = malloc((n ? n : 1) * sizeof *names);
     json_t *items = json_array(), *v;
     const char *name;
-    usage_acc total = { 0, 0, 0, 0 };
+    usage_acc total = { 0, 0, 0, 0, 0 };
     if (!names || !items) {
         free(names);
         json_decref(items);
@@ -331,6 +336,7 @@ static rd_code usage_result(usage_state *u, json_t **result, rd_err *err)
         json_array_append_new(items, row_json(key, names[k], a));
         total.alloc_cgs += a->alloc_cgs;
         total.busy_s += a->busy_s;
+        total.measured |= a->measured;
         total.spent_ucr += a->spent_ucr;
         total.earned_ucr += a->earned_ucr;
     }
