@@ -2,9 +2,13 @@
  * window, GPU time with fractions, the rent-vs-buy costs of docs/reports.md's
  * worked example, break-even, one rounding half away from zero, busy time
  * from gpu_util points, and what a job document says a worker ran and
- * waited. */
+ * waited; and report usage's busy time on a real store, from gpu_util
+ * history the metrics module wrote, by node and shared by account. */
 #include "testutil.h"
 
+#include <math.h>
+
+#include "keyspace.h"
 #include "report.h"
 #include "report_math.h"
 
@@ -165,8 +169,126 @@ static void test_worker_run_and_wait(void **state)
     json_decref(job);
 }
 
+
+/* ---- busy time on a real store ------------------------------------------- */
+
+static char dir[256];
+
+static void put(rd_tx *tx, const char *key, const char *text)
+{
+    rd_err err;
+    json_t *doc = json_loads(text, 0, NULL);
+    assert_non_null(doc);
+    assert_int_equal(tx_put(tx, key, doc, &err), RD_OK);   /* takes the reference */
+}
+
+/* n1 has two A100s: GPU 0 runs at 50 %, GPU 1 at 100 %, sampled every 30 s
+ * for two hours from NOV_1.  alice's worker held all of GPU 0 for the
+ * first hour; bob's holds half of GPU 1 throughout. */
+static store_t *busy_store(void)
+{
+    char url[512];
+    store_t *st = NULL;
+    rd_err err;
+    snprintf(url, sizeof url, "sqlite:%s/busy.db", dir);
+    assert_int_equal(store_open(url, NULL, &st, &err), RD_OK);
+    rd_tx *tx = tx_new(st);
+    put(tx, KEY_NODES "n1", "{\"name\": \"n1\", \"region\": \"dc\", \"gpu_type\": \"a100\", \"gpu_count\": 2}");
+    put(tx, KEY_JOBS "job-a",
+        "{\"id\": \"job-a\", \"project_owner\": \"alice\", \"submitted_at\": \"2026-11-01T00:00:00Z\","
+        " \"state\": \"finished\", \"resources\": {\"gpu_types\": [\"a100\"], \"gpus_x100\": 100},"
+        " \"workers\": [{\"index\": 0, \"state\": \"finished\", \"node\": \"n1\", \"region\": \"dc\", \"gpu_type\": \"a100\","
+        " \"started_at\": \"2026-11-01T00:00:00Z\", \"ended_at\": \"2026-11-01T01:00:00Z\","
+        " \"alloc\": [{\"gpu\": 0, \"x100\": 100}]}]}");
+    put(tx, KEY_JOBS "job-b",
+        "{\"id\": \"job-b\", \"project_owner\": \"bob\", \"submitted_at\": \"2026-11-01T00:00:00Z\","
+        " \"state\": \"running\", \"resources\": {\"gpu_types\": [\"a100\"], \"gpus_x100\": 50},"
+        " \"workers\": [{\"index\": 0, \"state\": \"running\", \"node\": \"n1\", \"region\": \"dc\", \"gpu_type\": \"a100\","
+        " \"started_at\": \"2026-11-01T00:00:00Z\", \"ended_at\": null, \"alloc\": [{\"gpu\": 1, \"x100\": 50}]}]}");
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+    tx_free(tx);
+    metrics_agg *m = metrics_agg_new("n1");
+    for (rd_time t = NOV_1; t < NOV_1 + 2 * HOUR; t += 30) {
+        json_t *s = json_pack("{s:[{s:i, s:f}, {s:i, s:f}]}", "gpus", "index", 0, "gpu_util", 50.0, "index", 1,
+                              "gpu_util", 100.0);
+        metrics_agg_add(m, s, t);
+        json_decref(s);
+        if (metrics_agg_due(m)) {
+            tx = tx_new(st);
+            assert_int_equal(metrics_agg_stage(m, tx, &err), RD_OK);
+            assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+            tx_free(tx);
+            metrics_agg_written(m);
+        }
+    }
+    metrics_agg_free(m);
+    return st;
+}
+
+/* The row whose group is name in a usage result. */
+static const json_t *row_of(const json_t *result, const char *key, const char *name)
+{
+    size_t i;
+    const json_t *r;
+    json_array_foreach(json_object_get(result, "items"), i, r)
+        if (strcmp(json_string_value(json_object_get(r, key)), name) == 0)
+            return r;
+    fail_msg("no row %s", name);
+    return NULL;
+}
+
+static void expect_hours(const json_t *row, const char *field, double want)
+{
+    double got = json_real_value(json_object_get(row, field));
+    if (fabs(got - want) > 0.005)
+        fail_msg("%s: expected %.2f, got %.2f", field, want, got);
+}
+
+static void usage_on(store_t *st, rd_time since, const char *by, json_t **result)
+{
+    cmd_ctx ctx;
+    rd_err err;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.store = st;
+    ctx.actor = "default";
+    ctx.now = NOV_1 + 2 * HOUR;
+    ctx.tx = tx_new(st);
+    report_window win = { since, NOV_1 + 2 * HOUR, ctx.now };
+    assert_int_equal(report_usage_build(&ctx, &win, by, result, &err), RD_OK);
+    tx_free(ctx.tx);
+}
+
+static void test_busy_by_node_and_account(void **state)
+{
+    (void)state;
+    store_t *st = busy_store();
+    json_t *r = NULL;
+    /* the last two hours: minute points */
+    usage_on(st, NOV_1, "node", &r);
+    const json_t *n1 = row_of(r, "node", "n1");
+    expect_hours(n1, "allocated_gpu_h", 2.0);   /* 1 GPU × 1 h + 0.5 GPU × 2 h */
+    expect_hours(n1, "busy_gpu_h", 3.0);        /* 50 % × 2 h + 100 % × 2 h */
+    expect_hours(n1, "util_pct", 150.0);        /* busier than allocated: work outside the books */
+    json_decref(r);
+    /* a window reaching three days back: hour points, the same answer */
+    usage_on(st, NOV_1 - 3 * DAY, "gpu-type", &r);
+    expect_hours(row_of(r, "gpu_type", "a100"), "busy_gpu_h", 3.0);
+    json_decref(r);
+    /* by account: each holder gets its share of the GPU it held while it
+     * held it; the rest is unallocated */
+    usage_on(st, NOV_1, "account", &r);
+    expect_hours(row_of(r, "account", "alice"), "busy_gpu_h", 0.5);           /* GPU 0, first hour, 50 % */
+    expect_hours(row_of(r, "account", "alice"), "util_pct", 50.0);
+    expect_hours(row_of(r, "account", "bob"), "busy_gpu_h", 1.0);             /* half of GPU 1 at 100 % */
+    expect_hours(row_of(r, "account", "(unallocated)"), "busy_gpu_h", 1.5);   /* GPU 0's second hour, GPU 1's other half */
+    expect_hours(row_of(r, "account", "(total)"), "busy_gpu_h", 3.0);
+    json_decref(r);
+    store_close(st);
+}
+
 int main(void)
 {
+    testutil_tmpdir(dir, sizeof dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlap_clips_to_window),
         cmocka_unit_test(test_gpu_cgs_with_fractions),
@@ -176,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_costs_round_half_away),
         cmocka_unit_test(test_busy_seconds_from_points),
         cmocka_unit_test(test_worker_run_and_wait),
+        cmocka_unit_test(test_busy_by_node_and_account),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
