@@ -23,6 +23,7 @@ const cmd_def *const cmd_list_tables[] = {
     price_cmd_table,
     ledger_cmd_table,
     bill_cmd_table,
+    report_cmd_table,
     audit_cmd_table,
     agent_cmd_table,
     serve_cmd_table,

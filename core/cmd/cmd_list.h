@@ -32,6 +32,7 @@ extern const cmd_def sched_cmd_table[];
 extern const cmd_def price_cmd_table[];
 extern const cmd_def ledger_cmd_table[];
 extern const cmd_def bill_cmd_table[];
+extern const cmd_def report_cmd_table[];
 
 
 /* Every table above, in help order; cmd_list_ntables of them. */
