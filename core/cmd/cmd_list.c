@@ -28,6 +28,7 @@ const cmd_def *const cmd_list_tables[] = {
     agent_cmd_table,
     serve_cmd_table,
     metrics_cmd_table,
+    metrics_import_cmd_table,
     store_cmd_table,
 };
 

@@ -13,6 +13,7 @@ extern const cmd_def audit_cmd_table[];
 extern const cmd_def agent_cmd_table[];
 extern const cmd_def serve_cmd_table[];
 extern const cmd_def metrics_cmd_table[];
+extern const cmd_def metrics_import_cmd_table[];
 extern const cmd_def store_cmd_table[];
 extern const cmd_def gpu_cmd_table[];
 extern const cmd_def gcp_cmd_table[];

@@ -51,6 +51,8 @@ rd -c "node health report n1 0 --reason temperature"
 expect_refused 1 "$S" "node 'n1' has no agent"
 rd -c "node health report n1 0 --reason hot"
 expect_refused 1 "$S" "--reason"
+rd -c "metrics import n1 $TMP/none.jsonl"
+expect_refused 1 "$S" "FILE: cannot read"
 
 case_ "a node without readings shows none"
 rd --output json -c "metrics show n1"
@@ -59,6 +61,46 @@ expect_json gpu null
 rd --output json -c "node show n1"
 expect_json gpu_health.len 2
 expect_json gpu_health.1.state healthy
+
+case_ "metrics import: a node without an agent gets readings from a file"
+samples () {   # samples FILE MINUTES_AGO... : one sample per given minute ago
+    f=$1; shift
+    python3 - "$@" >"$f" <<'PY'
+import json, sys, time
+now = int(time.time())
+for ago in sys.argv[1:]:
+    t = now - int(ago) * 60
+    print(json.dumps({"t": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)), "cpu_util": 50 + int(ago),
+                      "mem_used_gb": 100.5, "gpus": [{"index": 0, "gpu_util": 90, "gpu_temp_c": 70},
+                                                     {"index": 1, "gpu_util": 10, "gpu_temp_c": 40}]}))
+PY
+}
+samples "$TMP/s1.jsonl" 30 20 10 1
+printf '{"t": "2026-11-01T00:00:00Z", "cpu": 5}\n' >"$TMP/bad-stat.jsonl"
+samples "$TMP/old.jsonl" 3000
+samples "$TMP/backwards.jsonl" 5 10
+S=$(snapshot)
+rd -c "metrics import n2 $TMP/none.jsonl"
+expect_refused 1 "$S" "FILE: cannot read"
+rd -c "metrics import n2 $TMP/bad-stat.jsonl"
+expect_refused 1 "$S" "'cpu' is not a node stat"
+rd -c "metrics import n2 $TMP/old.jsonl"
+expect_refused 1 "$S" "more than 48 hours old"
+rd -c "metrics import n2 $TMP/backwards.jsonl"
+expect_refused 1 "$S" "line 2: .* is not after the sample before it"
+rd --as nobody -c "metrics import n2 $TMP/s1.jsonl"
+expect_status 1
+rd --output json -c "metrics import n2 $TMP/s1.jsonl"
+expect_status 0
+expect_json samples 4
+rd --output json -c "metrics show n2 --metric gpu_util --gpu 0"
+expect_json points.len 4
+expect_json points.0.avg 90.0
+rd --output json -c "metrics show n2"
+expect_json points.0.max 80.0
+S=$(snapshot)
+rd -c "metrics import n2 $TMP/s1.jsonl"
+expect_refused 1 "$S" "is not after the node's latest reading"
 
 case_ "an agent's first sample is in the history at once"
 start_agent n1 --inventory $INV/a100x2.yaml --sample 1s --gpu-temp-max 85
@@ -77,14 +119,14 @@ expect_json gpu 1
 expect_json step 1m
 rd --output json -c "metrics show n1"
 expect_json metric cpu_util
-rd --output json -c "metrics show n1 --step 1h"
+rd --output json -c "metrics show n1 --metric gpu_temp_c --gpu 1 --step 1h"
 expect_json points.len 1
 rd --output json -c "node show n1"
 expect_json agent.vitals.gpus.1.gpu_temp_c 37.0
 rd --output json -c "metrics fleet"
 expect_json gpus 4
 expect_json gpus_healthy 4
-expect_json nodes_reporting 1
+expect_json nodes_reporting 2
 
 case_ "a GPU that heats up is unhealthy within a sample, and gets no new work"
 gpus 41 0 88 0
