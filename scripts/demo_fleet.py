@@ -9,6 +9,7 @@ that daily `bill run`s leave.  Deterministic (fixed seed).  It first loads
 scripts/demo-fleet.txt, the small fleet the walk-through test checks.
 """
 import json
+import math
 import os
 import random
 import subprocess
@@ -71,6 +72,40 @@ def spec(name, gpu, count, max_price, workers=1, kind="training"):
             f.write(f"workers:\n  count: {workers}\n  commands: {cmds}\n")
         f.write('environment:\n  python: "3.9"\n  framework: pytorch\n')
     return path
+
+
+def vitals(month_end):
+    """Three hours of vital stats per active node, up to now (the demo has no
+    agents: `metrics import` stands in for them), so the Dashboard's
+    sparklines have something to draw."""
+    now = max(datetime.now(timezone.utc), month_end).replace(microsecond=0)
+    nodes = run(["node list --state active"], now)
+    items = nodes[0].get("items", []) if nodes else []
+    lines = []
+    for n in items:
+        gpus = 0 if n.get("gpu_type") == "cpu" else int(n.get("gpu_count") or 0)
+        busy = float(n.get("gpus_used") or 0) / gpus if gpus else 0.0
+        path = os.path.join(WORK, f"vitals-{n['name']}.jsonl")
+        phase = rng.random() * 6.28
+        with open(path, "w") as f:
+            for k in range(180, 0, -1):
+                t = now - timedelta(minutes=k)
+                wave = 0.5 + 0.5 * math.sin(phase + k / 17.0)
+                sample = {"t": ts(t), "cpu_util": round(10 + 60 * busy * wave + rng.random() * 5, 1),
+                          "mem_used_gb": round(40 + 300 * busy * wave, 1), "disk_used_gb": 900 + (180 - k) * 0.2,
+                          "disk_read_bps": int(2e8 * busy * wave), "disk_write_bps": int(5e7 * busy * wave),
+                          "net_rx_bps": int(1e8 * busy * wave), "net_tx_bps": int(2e7 * busy * wave), "gpus": []}
+                for g in range(gpus):
+                    on = g < round(busy * gpus)
+                    util = (70 + 28 * wave) if on else rng.random() * 3
+                    hot = 8 if (n["name"].endswith("7") and g == 0) else 0
+                    sample["gpus"].append({"index": g, "gpu_util": round(util, 1),
+                                           "gpu_mem_used_gb": round(30 * wave, 1) if on else 0.1,
+                                           "gpu_temp_c": int(38 + util / 2.2) + hot, "gpu_power_w": round(60 + util * 2.6, 1),
+                                           "gpu_ecc_errors": 0})
+                f.write(json.dumps(sample) + "\n")
+        lines.append(f"metrics import {n['name']} {path}")
+    run(lines, now)
 
 
 def main():
@@ -189,6 +224,7 @@ def main():
         run(["bill run"], base + timedelta(days=1, minutes=5))
         if day % 5 == 0:
             print(f"demo: day {day + 1} of 30", flush=True)
+    vitals(T0 + timedelta(days=30))
     print(f"demo: done ({len(REFUSED)} lines refused along the way, as a real month has)", flush=True)
     if os.environ.get("RIGDECK_DEMO_DEBUG"):
         print("\n".join(REFUSED[:40]))
