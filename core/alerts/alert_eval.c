@@ -167,7 +167,7 @@ static void change_add(eval_state *s, const json_t *rec, const rule_view *r, con
     char ts[RDTIME_BUFLEN];
     json_array_append_new(s->step, json_pack("{s:s, s:s, s:s, s:s, s:O, s:o, s:s, s:s, s:O}", "id", doc_str(rec, "id"),
                                              "rule", r->name, "state", state, "node", doc_str(rec, "node"), "gpu",
-                                             json_object_get(rec, "gpu"), value, "at",
+                                             json_object_get(rec, "gpu"), "value", value, "at",
                                              rdtime_format(s->ctx->now, ts), "severity", doc_str(rec, "severity"),
                                              "webhook", r->webhook ? r->webhook : json_null()));
 }
