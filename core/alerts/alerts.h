@@ -1,5 +1,6 @@
 /* alerts.h - alert rules and the alerts they raise (spec/operations.md,
- * "Metrics, alerts, reports"; alert_rule.c, alert_eval.c, alert_cmd.c).
+ * "Metrics, alerts, reports"; alert_rule.c, alert_rule_cmd.c, alert_eval.c,
+ * alert_cmd.c; deliveries: webhook.h).
  *
  * Documents:
  *
@@ -62,6 +63,12 @@ json_t *alert_number(double v);
 
 /* 1 when metric is a per-GPU one (gpu_unhealthy, gpu_* stats). */
 int alert_metric_per_gpu(const char *metric);
+
+/* The key of rule name's document. */
+const char *alert_rule_key(char buf[RD_KEY_MAX], const char *name);
+
+/* Records who made a rule and when. */
+void alert_rule_stamp(json_t *rule, const char *by, rd_time now);
 
 /* Stages the rules every new store has (node-offline, gpu-unhealthy),
  * skipping any name that exists. */
