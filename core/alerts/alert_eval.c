@@ -291,7 +291,7 @@ static rd_code eval_node(eval_state *s, const rule_view *r, const json_t *node, 
         return eval_target(s, r, name, -1, 1, strcmp(doc_str(node, "state"), "offline") == 0 ? 1 : 0, err);
     if (strcmp(r->metric, ALERT_METRIC_GPU_UNHEALTHY) == 0) {
         /* every GPU the node has, and any the health list names beyond */
-        int64_t count = doc_int(node, "gpu_count"), top = count;
+        int64_t count = strcmp(doc_str(node, "gpu_type"), "cpu") == 0 ? 0 : doc_int(node, "gpu_count"), top = count;
         size_t i;
         json_t *g;
         json_array_foreach(json_object_get(node, "gpu_health"), i, g)

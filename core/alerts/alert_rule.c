@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,14 +37,15 @@ static rd_code check_metric(const char *metric, rd_err *err)
 {
     if (!metric || !*metric)
         return rd_fail(err, RD_EINVAL, "--metric: required (a vital stat, node_offline or gpu_unhealthy)");
-    if (strcmp(metric, ALERT_METRIC_NODE_OFFLINE) == 0 || strcmp(metric, ALERT_METRIC_GPU_UNHEALTHY) == 0)
+    if (strcmp(metric, ALERT_METRIC_NODE_OFFLINE) == 0 || strcmp(metric, ALERT_METRIC_GPU_UNHEALTHY) == 0 ||
+        metrics_stat_find(metric))
         return RD_OK;
-    if (metrics_stat_find(metric))
-        return RD_OK;
-    rd_err inner = { 0 };
-    metrics_check_stat("--metric", metric, &inner);
-    return rd_fail(err, RD_EINVAL, "%s; or node_offline, gpu_unhealthy",
-                   inner.msg[0] ? inner.msg : "--metric: not a vital stat");
+    char list[512] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < metrics_stat_count() && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s, ", metrics_stat_at(i)->name);
+    return rd_fail(err, RD_EINVAL, "--metric: unknown metric '%s' (a vital stat: %sor node_offline, gpu_unhealthy)",
+                   metric, list);
 }
 
 /* A threshold as typed: a finite decimal, nothing after it. */
