@@ -26,6 +26,8 @@ const cmd_def *const cmd_list_tables[] = {
     report_cmd_table,
     audit_cmd_table,
     agent_cmd_table,
+    alert_rule_cmd_table,
+    alert_cmd_table,
     serve_cmd_table,
     metrics_cmd_table,
     metrics_import_cmd_table,

@@ -14,6 +14,11 @@
  *                  lost agents, offline nodes
  *   bill run       every --bill-every (and `job logs prune`)
  *   cloud sync     every --sync-every, when a GCP region exists
+ *   alert eval     every ALERTS_EVERY_MS, and ALERTS_DEBOUNCE_MS after the
+ *                  watch shows a change to nodes, metrics, rules or alerts;
+ *                  each state change is a log line, and those of a rule
+ *                  with a webhook go to the delivery thread (webhook.c),
+ *                  which the loop never waits for
  *
  * It sleeps in the watch (no busy loop) and stops at the end of the step in
  * hand when *stop is set (SIGTERM/SIGINT in the front end).  Each action
@@ -27,15 +32,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "alerts.h"
 #include "cmd.h"
 #include "doc.h"
 #include "keyspace.h"
 #include "sched_idle.h"
 #include "serve_lead.h"
+#include "webhook.h"
 
 enum {
     SCHED_DEBOUNCE_MS = 200,   /* a burst of submits becomes one pass */
-    WAIT_MS = 250              /* longest sleep in the watch between rounds */
+    WAIT_MS = 250,             /* longest sleep in the watch between rounds */
+    ALERTS_EVERY_MS = 2000,    /* alert eval at least this often */
+    ALERTS_DEBOUNCE_MS = 300,  /* and this soon after a change it reads */
+    ONCE_DRAIN_MS = 15000      /* --once waits this long for its webhooks */
 };
 
 typedef struct {
@@ -48,7 +58,9 @@ typedef struct {
     int check_due;             /* an agent's key changed: look at the agents */
     int64_t check_every, next_check;   /* ms; next_check 0: none planned */
     int watch_failed;          /* said so once; quiet until it works again */
-    int64_t last_sched, last_check, last_bill, last_sync;
+    int alerts_due;            /* a change alert eval reads arrived */
+    int64_t last_sched, last_check, last_bill, last_sync, last_alerts;
+    webhook_queue *hooks;
 } serve_state;
 
 /* Runs one command as the leader; logs an error, returns its result. */
@@ -143,6 +155,33 @@ static void do_sync(serve_state *s)
     json_decref(r);
 }
 
+/* One round of alert evaluation: a log line per state change, and the
+ * change queued for the rule's webhook. */
+static void do_alerts(serve_state *s)
+{
+    json_t *r = run(s, "alerts", "alert eval"), *c;
+    size_t i;
+    json_array_foreach(json_object_get(r, "changes"), i, c) {
+        json_t *gpu = json_object_get(c, "gpu");
+        char where[300];
+        if (json_is_integer(gpu))
+            snprintf(where, sizeof where, "%s gpu %lld", doc_str(c, "node"), (long long)json_integer_value(gpu));
+        else
+            snprintf(where, sizeof where, "%s", doc_str(c, "node"));
+        char *value = json_dumps(json_object_get(c, "value"), JSON_ENCODE_ANY);
+        dlog(&s->o->log, "alert", c, "%s %s (%s) on %s, value %s (%s)", doc_str(c, "rule"), doc_str(c, "state"),
+             doc_str(c, "severity"), where, value ? value : "null", doc_str(c, "id"));
+        free(value);
+        const char *url = json_string_value(json_object_get(c, "webhook"));
+        if (url && s->hooks) {
+            json_t *payload = alert_change_payload(c);
+            webhook_post(s->hooks, url, payload);
+            json_decref(payload);
+        }
+    }
+    json_decref(r);
+}
+
 /* Opens the watch from the current revision (again after an error). */
 static void watch_reopen(serve_state *s)
 {
@@ -180,6 +219,8 @@ static void wait_changes(serve_state *s, int timeout_ms)
         keyspace_kind k = keyspace_kind_of(ev[i].kv.key);
         s->check_due |= k == KEYSPACE_AGENT_ALIVE && ev[i].type == STORE_EVENT_DELETE;   /* a lease ran out */
         s->dirty |= sched_idle_key_matters(ev[i].kv.key);
+        s->alerts_due |= k == KEYSPACE_NODES || k == KEYSPACE_METRICS || k == KEYSPACE_ALERT_RULES ||
+                         k == KEYSPACE_ALERTS;
     }
     store_events_free(ev, n);
 }
@@ -207,6 +248,12 @@ static void leader_round(serve_state *s, int64_t now)
         s->last_sync = now;
         do_sync(s);
     }
+    if ((s->alerts_due && now - s->last_alerts >= ALERTS_DEBOUNCE_MS) || now - s->last_alerts >= ALERTS_EVERY_MS ||
+        o->once) {
+        s->alerts_due = 0;
+        s->last_alerts = now;
+        do_alerts(s);
+    }
 }
 
 rd_code serve_run(const serve_opts *o, rd_err *err)
@@ -226,11 +273,18 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
     rd_code rc = cmd_ctx_open_store(&s.ctx, err);
     if (rc != RD_OK)
         return rc;
+    s.hooks = webhook_new(NULL, &o->log);
+    if (!s.hooks || webhook_start(s.hooks, err) != RD_OK) {
+        webhook_stop(s.hooks);
+        cmd_ctx_close(&s.ctx);
+        return s.hooks ? err->code : rd_fail(err, RD_ENOMEM, "out of memory");
+    }
     json_t *id = json_pack("{s:s, s:I, s:s, s:s}", "host", o->host, "pid", (json_int_t)o->pid, "since",
                            rdtime_format(o->log.now(), ts), "version", o->version);
     char *idtext = id ? json_dumps(id, JSON_COMPACT) : NULL;
     json_decref(id);
     if (!idtext) {
+        webhook_stop(s.hooks);
         cmd_ctx_close(&s.ctx);
         return rd_fail(err, RD_ENOMEM, "out of memory");
     }
@@ -244,7 +298,7 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
          (long long)(o->sync_every_ms / 1000), (long long)o->node_timeout_ms);
     watch_reopen(&s);
     int64_t start = rdtime_mono_ms();
-    s.last_sched = s.last_check = s.last_bill = s.last_sync = start;
+    s.last_sched = s.last_check = s.last_bill = s.last_sync = s.last_alerts = start;
     int store_down = 0;
     while (!*o->stop) {
         int changed = 0;
@@ -265,7 +319,10 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
             break;
         wait_changes(&s, WAIT_MS);
     }
+    if (o->once && !*o->stop && !webhook_drain(s.hooks, ONCE_DRAIN_MS))
+        dlog(&o->log, "webhook", NULL, "--once: webhooks still undelivered after %d s", ONCE_DRAIN_MS / 1000);
     dlog(&o->log, "stop", NULL, "stopping%s", s.lead.leading ? ": handing the lead over" : "");
+    webhook_stop(s.hooks);
     store_watch_close(s.watch);
     serve_lead_release(&s.lead);
     cmd_ctx_close(&s.ctx);
