@@ -405,7 +405,7 @@ static const key_binding bindings[] = {
     { K(CK_FN(KEY_DOWN), 'j'), act_move, ALL_PANES, 0,
       "Down/j", NULL, "move down (Dashboard: the next node)" },
     { K('[', ']'), act_gpu, PANE_BIT(PANE_DASHBOARD), KB_FOOTER,
-      "[ ]", "GPU", "Dashboard: the node's previous or next GPU" },
+      "[/]", "GPU", "Dashboard: the node's previous or next GPU" },
     { K(CK_FN(KEY_PPAGE), CK_CTRL('b')), act_move, ALL_PANES, 0,
       "PgUp/^B", NULL, "page up" },
     { K(CK_FN(KEY_NPAGE), CK_CTRL('f')), act_move, ALL_PANES, 0,

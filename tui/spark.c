@@ -64,7 +64,7 @@ int spark_level(double v, spark_range r, int levels)
     if (levels <= 1)
         return 0;
     if (!(r.hi > r.lo))
-        return levels / 2;
+        return v > 0 ? levels / 2 : 0;
     double f = (v - r.lo) / (r.hi - r.lo);
     if (!(f > 0))   /* also NaN: the caller draws gaps itself */
         return 0;

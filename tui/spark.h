@@ -42,8 +42,9 @@ spark_summary spark_summarise(const double *v, size_t n);
 spark_range spark_auto_range(const double *v, size_t n);
 
 /* The bar (0..levels-1) of value v within r, clamped; a flat range
- * (hi <= lo) draws everything at the middle, since "steady" is all such a
- * series says. */
+ * (hi <= lo) draws a positive value at the middle, since "steady" is all
+ * such a series says, and zero or less at the floor (no ECC errors must
+ * not look like some). */
 int spark_level(double v, spark_range r, int levels);
 
 /* The sparkline of n values in width cells into out (NUL-terminated):

@@ -50,6 +50,9 @@ static void test_flat_series(void **state)
     assert_string_equal(out, "=====");   /* steady: the middle, not the floor */
     spark_range r = { 7, 7 };
     assert_int_equal(spark_level(7, r, 8), 4);
+    double zeros[4] = { 0, 0, 0, 0 };
+    spark_render(zeros, 4, 4, NULL, 1, out, sizeof out);
+    assert_string_equal(out, "____");    /* none is not "some" */
 }
 
 static void test_gaps(void **state)
@@ -114,6 +117,7 @@ static void test_no_nan_out_of_range(void **state)
     }
     spark_range inverted = { 5, 1 };
     assert_int_equal(spark_level(3, inverted, 8), 4);
+    assert_int_equal(spark_level(-3, inverted, 8), 0);
     /* Huge and tiny values together stay finite. */
     double v[3] = { -1e308, 0, 1e308 };
     char out[64];
