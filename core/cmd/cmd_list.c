@@ -24,6 +24,8 @@ const cmd_def *const cmd_list_tables[] = {
     bill_cmd_table,
     audit_cmd_table,
     agent_cmd_table,
+    alert_rule_cmd_table,
+    alert_cmd_table,
     serve_cmd_table,
     store_cmd_table,
 };

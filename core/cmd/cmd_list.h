@@ -11,6 +11,8 @@ extern const cmd_def account_cmd_table[];
 extern const cmd_def project_cmd_table[];
 extern const cmd_def audit_cmd_table[];
 extern const cmd_def agent_cmd_table[];
+extern const cmd_def alert_rule_cmd_table[];
+extern const cmd_def alert_cmd_table[];
 extern const cmd_def serve_cmd_table[];
 extern const cmd_def store_cmd_table[];
 extern const cmd_def gpu_cmd_table[];

@@ -2,13 +2,14 @@
  *
  * A new account is its document plus its "default" project, staged
  * together.  A new store gets its meta document and the accounts "default"
- * (team plan; it administers the store) and "platform" (the installation's
- * revenue) in one guarded transaction, so two processes opening a new
+ * (team plan; it administers the store), "platform" (the installation's
+ * revenue) and the default alert rules in one guarded transaction, so two processes opening a new
  * store at once initialise it once.  The executor (cmd.c) calls in here
  * with the transaction, the actor and the clock only.
  */
 #include "account_init.h"
 
+#include "alerts.h"
 #include "audit_log.h"
 #include "keyspace.h"
 #include "names.h"
@@ -77,12 +78,14 @@ static rd_code bootstrap_once(rd_tx *tx, rd_time now, rd_err *err)
         return rc;
     }
     rc = tx_put(tx, META_KEY,
-                json_pack("{s:s, s:i, s:s}", "name", "rigdeck", "schema", 1, "created_at",
-                          rdtime_format(now, ts)), err);
+                json_pack("{s:s, s:i, s:s, s:b}", "name", "rigdeck", "schema", 1, "created_at",
+                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, 1), err);
     if (rc == RD_OK)
         rc = account_init_stage(tx, ADMIN_ACCOUNT, "team", 1, now, NULL, err);
     if (rc == RD_OK)
         rc = account_init_stage(tx, "platform", "enterprise", 0, now, NULL, err);
+    if (rc == RD_OK)
+        rc = alert_rule_stage_defaults(tx, now, err);
     if (rc == RD_OK)
         rc = audit_log_append(tx, "rigdeck", "(new store initialised)", now, err);
     if (rc == RD_OK)
@@ -118,5 +121,19 @@ rd_code account_init_check_actor(rd_tx *tx, const char *actor, rd_err *err)
     if (rc == RD_OK && !doc)
         rc = rd_fail(err, RD_ENOTFOUND, "--as: account '%s' does not exist", actor);
     json_decref(doc);
+    return rc;
+}
+
+rd_code account_init_upgrade_alert_rules(rd_tx *tx, rd_time now, rd_err *err)
+{
+    json_t *meta = NULL;
+    rd_code rc = tx_get(tx, META_KEY, &meta, err);
+    if (rc == RD_OK && meta && !json_is_true(json_object_get(meta, ACCOUNT_INIT_ALERT_RULES_MARK))) {
+        rc = alert_rule_stage_defaults(tx, now, err);
+        json_object_set_new(meta, ACCOUNT_INIT_ALERT_RULES_MARK, json_true());
+        if (rc == RD_OK)
+            rc = tx_put(tx, META_KEY, json_incref(meta), err);
+    }
+    json_decref(meta);
     return rc;
 }

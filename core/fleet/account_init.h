@@ -29,6 +29,15 @@ rd_code account_init_stage(rd_tx *tx, const char *name, const char *plan, int ad
  * when the store is initialised already.  Safe with concurrent callers. */
 rd_code account_init_store(store_t *st, rd_time now, rd_err *err);
 
+/* The meta document's field saying the store has had its default alert
+ * rules (so a rule the operator removed is never added again). */
+#define ACCOUNT_INIT_ALERT_RULES_MARK "alert_rules_seeded"
+
+/* A store made before alerts existed gets the default alert rules, once:
+ * stages them and the mark in tx when the meta document lacks the mark
+ * (alert eval calls this; opening a store never writes to an old one). */
+rd_code account_init_upgrade_alert_rules(rd_tx *tx, rd_time now, rd_err *err);
+
 /* Checks that actor names an existing account (guarded in tx). */
 rd_code account_init_check_actor(rd_tx *tx, const char *actor, rd_err *err);
 
