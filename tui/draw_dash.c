@@ -135,13 +135,16 @@ void draw_dash(session *c, lay_rect body)
     draw_alerts(d, L.alerts, L.alert_rows);
     if (L.node.h) {
         const char *state = json_string_value(json_object_get(d->node_doc, "state"));
-        snprintf(title, sizeof title, "%s%s%s  last hour", d->node[0] ? "node " : "", d->node,
-                 state ? "" : "");
-        draw_heading(&L, L.node, title, TH_SECTION);
+        draw_heading(&L, L.node, "", TH_SECTION);
+        /* "node n1  active  last hour": the state in its own colour. */
+        int x = L.node.x + 1, end = L.node.x + 1 + L.label_w + 1 + L.spark_w;
+        snprintf(title, sizeof title, "node %s  ", d->node);
+        x += draw_text(L.node.y, x, end - x, d->node[0] ? title : "", TH_SECTION);
         if (state) {
-            int tx = L.node.x + 1 + text_cols(d->node) + 7;
-            draw_text(L.node.y, tx, L.node.x + L.node.w - tx, state, theme_state_elem(state));
+            x += draw_text(L.node.y, x, end - x, state, theme_state_elem(state));
+            x += draw_text(L.node.y, x, end - x, "  ", TH_NORMAL);
         }
+        draw_text(L.node.y, x, end - x, "last hour", TH_DIM);
         if (d->note[0] || d->nnode == 0)
             draw_text(L.node.y + 1, L.node.x + 2, L.node.w - 3,
                       d->note[0] ? d->note : "no vital stats yet (an agent samples them: rigdeck agent)", TH_DIM);
