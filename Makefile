@@ -83,6 +83,12 @@ $(CONF_BIN): tests/conformance/store_conformance.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_CORE) $(TEST_LIBS)
 
+# The Dashboard's benchmark measures console code: linked like the
+# console's unit tests.
+$(BUILD)/bench/bench_dash: tests/bench/bench_dash.c $(filter-out %/main.o,$(TUI_OBJ)) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -iquote tests -iquote tui -o $@ $< $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL)
+
 $(BUILD)/bench/%: tests/bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -iquote tests -o $@ $< $(LIB) $(LDLIBS_CORE)

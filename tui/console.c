@@ -42,6 +42,8 @@
  * keys: a leader that dies drops out when its lease runs out, and on
  * SQLite that deletion happens at the next read of the store. */
 #define CTL_MS 3000
+#define FIRING_MS 10000
+#define FIRING_MIN_MS 1000
 
 static volatile sig_atomic_t stop_signal;
 
@@ -75,6 +77,8 @@ static void follow_watch(session *c)
 {
     if (c->live.kinds & LK_SERVE)
         c->ctl.stale = 1;
+    if (c->live.kinds & LK_ALERTS)
+        c->firing_stale = 1;
     if (c->live.kinds & (LK_LOGS | LK_JOBS))
         c->logs.stale = 1;
     panes_follow(c, &c->live);
@@ -101,6 +105,28 @@ static void follow_ctl(session *c, long long now)
     c->ctl.stale = 0;
     c->ctl.asked_ms = now;
     if (!header_same_ctl(&was, &c->ctl))
+        c->dirty = 1;
+}
+
+/* The header's count of firing alerts: `alert list` when alerts changed
+ * (at most every FIRING_MIN_MS, a burst of changes costs one count) and
+ * every FIRING_MS besides (nothing is asked while the store is lost). */
+static void follow_firing(session *c, long long now)
+{
+    if (c->live.lost || (c->firing_ms && !(c->firing_stale && now - c->firing_ms >= FIRING_MIN_MS) &&
+                         now - c->firing_ms < FIRING_MS))
+        return;
+    long long was = c->firing;
+    json_t *res = NULL;
+    rd_err err;
+    if (session_exec_line(c, "alert list --state firing", &res, &err) == RD_OK)
+        c->firing = (long long)json_array_size(json_object_get(res, "items"));
+    else if (!c->live.lost)
+        c->firing = -1;   /* a core without alerts: say nothing */
+    json_decref(res);
+    c->firing_stale = 0;
+    c->firing_ms = now;
+    if (was != c->firing)
         c->dirty = 1;
 }
 
@@ -201,6 +227,7 @@ static int console_setup(session *c, const rd_options *opt)
     c->ctx.read_only = opt->read_only;   /* ':' lines: the executor's own refusal */
     c->ctx.master_key_path = opt->master_key && *opt->master_key ? opt->master_key : NULL;
     c->pane = PANE_NODES;
+    c->firing = -1;
 
     /* Themes are read before curses starts so warnings land on stderr. */
     const char *no_color = getenv("NO_COLOR");
@@ -231,6 +258,7 @@ static void console_teardown(session *c)
     sync_close(&c->sync);
     cmd_ctx_close(&c->ctx);
     panes_free(c);
+    dash_free(&c->dash);
     textview_clear(&c->view_text);
     textview_clear(&c->help);
     textview_clear(&c->logs.tv);
@@ -287,10 +315,12 @@ static void loop_once(session *c)
     if (was_lost != c->live.lost)
         c->dirty = 1;
     follow_ctl(c, now);
+    follow_firing(c, now);
     if (logs_due(c, now))
         logs_refresh(c);
     pane_state *ps = session_current_table(c);
-    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= RELOAD_MIN_MS)) {
+    int reload_ms = pane_view_get(c->pane, c->view[c->pane])->reload_ms;
+    if (ps->stale && (!ps->loaded || now - c->last_load_ms >= (reload_ms ? reload_ms : RELOAD_MIN_MS))) {
         /* A table never read yet: show the screen with "Loading..." first,
          * since on a large fleet the read takes a noticeable moment. */
         if (!ps->loaded && c->dirty) {

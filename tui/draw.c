@@ -34,6 +34,16 @@ static void fill(int y, int x, int w, theme_elem e)
     mvhline(y, x, ' ', w);
 }
 
+int draw_text(int y, int x, int w, const char *s, theme_elem e)
+{
+    return put(y, x, w, s, e);
+}
+
+void draw_fill(int y, int x, int w, theme_elem e)
+{
+    fill(y, x, w, e);
+}
+
 void draw_box(lay_rect r, theme_elem e, const char *title)
 {
     if (r.h < 2 || r.w < 2)
@@ -84,6 +94,16 @@ static void draw_header(session *c, lay_rect r)
             put(r.y, x, w, right, ce);
         }
     }
+    char count[64];
+    theme_elem ae = header_format_alerts(c->firing, count, sizeof count);
+    if (count[0]) {
+        snprintf(right, sizeof right, " %s ", count);
+        int w = text_cols(right);
+        if (x - w > r.w / 2) {
+            x -= w + 1;
+            put(r.y, x, w, right, ae);
+        }
+    }
     if (c->alerts[0]) {
         snprintf(right, sizeof right, " ! %s ", c->alerts);
         int w = text_cols(right);
@@ -115,21 +135,23 @@ static void draw_header(session *c, lay_rect r)
 static void draw_tabs(session *c, lay_rect r)
 {
     fill(r.y, r.x, r.w, TH_TAB);
-    /* The longest labels that fit: full names, shorter ones, the shortest. */
-    for (int level = 0; level < 3; level++) {
+    /* The longest labels that fit: full names, shorter ones, the shortest,
+     * the shortest without the leading blank (eleven panes in 80 columns). */
+    for (int level = 0; level < 4; level++) {
         int total = 0;
         for (int p = 0; p < PANE_COUNT; p++) {
             const pane_def *d = pane_get(p);
             const char *label = level == 0 ? d->name : level == 1 ? d->mid : d->tiny;
-            total += text_cols(label) + 4;
+            total += text_cols(label) + (level < 3 ? 4 : 3);
         }
-        if (total > r.w && level < 2)
+        if (total > r.w && level < 3)
             continue;
         int x = r.x;
         for (int p = 0; p < PANE_COUNT; p++) {
             const pane_def *d = pane_get(p);
             char tab[64];
-            snprintf(tab, sizeof tab, " %d %s ", p + 1, level == 0 ? d->name : level == 1 ? d->mid : d->tiny);
+            snprintf(tab, sizeof tab, level < 3 ? " %c %s " : "%c %s ", pane_key(p),
+                     level == 0 ? d->name : level == 1 ? d->mid : d->tiny);
             x += put(r.y, x, r.x + r.w - x, tab, p == c->pane ? TH_TAB_ACTIVE : TH_TAB);
         }
         return;
@@ -144,6 +166,12 @@ static void draw_summary(session *c, lay_rect r)
     grid *g = &ps->g;
     char left[512], title[160];
     fill(r.y, r.x, r.w, TH_SUMMARY);
+    if (v->ncols == 0) {
+        /* No table (the Dashboard): its title and its own figures. */
+        snprintf(left, sizeof left, " %s %s %s", d->name, ps->summary[0] ? text_glyph(GL_SEP) : "", ps->summary);
+        put(r.y, r.x, r.w, left, TH_SUMMARY);
+        return;
+    }
     if (d->nviews > 1) {
         size_t used = (size_t)snprintf(title, sizeof title, "%s:", d->mid);
         for (size_t i = 0; i < d->nviews && used < sizeof title; i++)
@@ -520,7 +548,10 @@ void draw_screen(session *c)
         put(s.banner.y, 0, s.banner.w, b, TH_BANNER);
     }
     draw_summary(c, s.summary);
-    draw_table(c, s.table);
+    if (c->pane == PANE_DASHBOARD)
+        draw_dash(c, s.table);
+    else
+        draw_table(c, s.table);
     if (c->mode == MODE_LOGS)
         draw_logs(c, s.detail);
     else if (detail)

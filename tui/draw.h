@@ -13,6 +13,15 @@
  * with title (may be NULL) in the top edge. */
 void draw_box(lay_rect r, theme_elem e, const char *title);
 
+/* Writes s at (y, x) cut to w columns in element e; returns the columns used. */
+int draw_text(int y, int x, int w, const char *s, theme_elem e);
+
+/* Fills w cells of row y from x with blanks in element e. */
+void draw_fill(int y, int x, int w, theme_elem e);
+
+/* The Dashboard in body (draw_dash.c). */
+void draw_dash(session *c, lay_rect body);
+
 /* Paints the screen for the current terminal size and refreshes it. */
 void draw_screen(session *c);
 

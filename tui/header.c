@@ -42,3 +42,14 @@ theme_elem header_format_ctl(const header_ctl *ctl, int cols, char *out, size_t 
         snprintf(out + n, len - (size_t)n, ", %lld standby", ctl->standby);
     return TH_HEADER;
 }
+
+theme_elem header_format_alerts(long long firing, char *out, size_t len)
+{
+    if (firing < 0) {
+        if (len)
+            out[0] = '\0';
+        return TH_HEADER;
+    }
+    snprintf(out, len, "alerts: %lld", firing);
+    return firing > 0 ? TH_HEADER_ALERT : TH_HEADER_DIM;
+}

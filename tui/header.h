@@ -1,6 +1,6 @@
 /* header.h - the header's controller indicator: what `serve status` said
  * (which `rigdeck serve` leads, how many stand by) and how much of it a
- * header of some width shows.  Pure (no curses, no store): the loop asks
+ * header of some width shows; and the count of firing alerts beside it.  Pure (no curses, no store): the loop asks
  * the command and keeps the answer in the session, draw.c paints the text,
  * and the unit tests check it across widths.
  */
@@ -40,5 +40,10 @@ int header_same_ctl(const header_ctl *a, const header_ctl *b);
  * empty when unknown.  Returns the theme element to paint it in:
  * TH_HEADER when a controller leads, TH_HEADER_WARN when none does. */
 theme_elem header_format_ctl(const header_ctl *ctl, int cols, char *out, size_t len);
+
+/* The header's count of firing alerts: "alerts: N" in TH_HEADER_ALERT
+ * while any fires, "alerts: 0" in TH_HEADER_DIM when none does, empty
+ * when unknown (firing < 0: not asked yet, or a core without alerts). */
+theme_elem header_format_alerts(long long firing, char *out, size_t len);
 
 #endif

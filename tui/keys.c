@@ -9,14 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dash.h"
 #include "form.h"
 #include "layout.h"
 #include "logs.h"
 #include "panes.h"
 #include "text.h"
 
-#define ALL_PANES 0x1ffu
+#define ALL_PANES ((1u << PANE_COUNT) - 1)
 #define PANE_BIT(p) (1u << (p))
+/* The panes that show a table (the Dashboard is no table: filter, sort,
+ * marks and details have nothing to act on there). */
+#define TABLE_PANES (ALL_PANES & ~PANE_BIT(PANE_DASHBOARD))
 
 enum {
     KB_MUTATES = 1 << 0,    /* changes the store: refused in --read-only */
@@ -45,7 +49,7 @@ typedef struct {
 
 static act_result act_pane(session *c, int key)
 {
-    c->pane = key - '1';
+    c->pane = pane_of_key(key);
     return ACT_REDRAW;
 }
 
@@ -66,7 +70,10 @@ static act_result act_next_view(session *c, int key)
 static act_result act_move(session *c, int key)
 {
     int page = session_page_rows(c);
-    grid *g = &session_current_table(c)->g;
+    /* On the Dashboard the keys choose the node: the Nodes pane's
+     * selection, so both panes show the same one. */
+    int dash = c->pane == PANE_DASHBOARD;
+    grid *g = dash ? &c->ps[PANE_NODES][0].g : &session_current_table(c)->g;
     switch (key) {
     case CK_FN(KEY_UP): case 'k': grid_move(g, -1, page); break;
     case CK_FN(KEY_DOWN): case 'j': grid_move(g, 1, page); break;
@@ -75,7 +82,60 @@ static act_result act_move(session *c, int key)
     case CK_FN(KEY_HOME): case 'g': grid_move_edge(g, 0, page); break;
     default: grid_move_edge(g, 1, page); break;
     }
+    if (dash && grid_current(g) && strcmp(grid_current(g)->key, c->dash.node) != 0) {
+        dash_load_node(c);
+        snprintf(c->ps[PANE_DASHBOARD][0].summary, sizeof c->ps[PANE_DASHBOARD][0].summary, "node %.200s", c->dash.node);
+    }
     return ACT_REDRAW;
+}
+
+/* [ ]: the Dashboard's previous or next GPU of the node. */
+static act_result act_gpu(session *c, int key)
+{
+    if (c->dash.gpus <= 0) {
+        session_set_error(c, "%s reports no GPU", c->dash.node[0] ? c->dash.node : "no node");
+        return ACT_REDRAW;
+    }
+    dash_step_gpu(c, key == '[' ? -1 : 1);
+    session_set_status(c, "GPU %d of %d", c->dash.gpu, c->dash.gpus);
+    return ACT_REDRAW;
+}
+
+/* A: acknowledge the selected (or marked) alerts.  No y/n question: an
+ * acknowledgement only records who looked, it changes nothing on a node. */
+static act_result act_ack(session *c, int key)
+{
+    (void)key;
+    grid *g = &session_current_table(c)->g;
+    const char *keys[CONFIRM_MAX_LINES];
+    size_t n = 0;
+    for (size_t i = 0; i < g->nrows && n < CONFIRM_MAX_LINES; i++)
+        if (grid_is_marked(g, g->rows[i].key))
+            keys[n++] = g->rows[i].key;
+    if (n == 0 && grid_current(g))
+        keys[n++] = grid_current(g)->key;
+    if (n == 0) {
+        session_set_error(c, "nothing selected");
+        return ACT_REDRAW;
+    }
+    char done[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        char line[160] = "alert ack ";
+        json_t *res = NULL;
+        rd_err err;
+        prompt_quote_word(line, sizeof line, keys[i]);
+        if (session_exec_line(c, line, &res, &err) != RD_OK) {
+            session_set_error(c, "%s", err.msg);
+            return ACT_FOLLOW | ACT_REDRAW;
+        }
+        json_decref(res);
+        if (used < sizeof done)
+            used += (size_t)snprintf(done + used, sizeof done - used, "%s%s", i ? ", " : "", keys[i]);
+    }
+    grid_clear_marks(g);
+    session_set_status(c, "acknowledged alert%s %s as %s", n > 1 ? "s" : "", done, c->opt->actor);
+    return ACT_FOLLOW | ACT_REDRAW;
 }
 
 static act_result act_filter(session *c, int key)
@@ -334,16 +394,18 @@ static const key_binding bindings[] = {
     /* keys, action, panes, flags,
      *   name in help, footer label (NULL: not in the footer), help line */
     { K('1', '2', '3'), act_pane, ALL_PANES, 0,
-      "1-9", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
-      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit" },
+      "1-9 0 !", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
+      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit 0 Dashboard ! Alerts" },
     { K('\t', CK_FN(KEY_RIGHT), 'l'), act_next_pane, ALL_PANES, 0,
       "Tab/Right/l", NULL, "next pane" },
     { K(CK_FN(KEY_BTAB), CK_FN(KEY_LEFT), 'h'), act_next_pane, ALL_PANES, 0,
       "S-Tab/Left/h", NULL, "previous pane" },
     { K(CK_FN(KEY_UP), 'k'), act_move, ALL_PANES, 0,
-      "Up/k", NULL, "move up" },
+      "Up/k", NULL, "move up (Dashboard: the previous node of the Nodes pane)" },
     { K(CK_FN(KEY_DOWN), 'j'), act_move, ALL_PANES, 0,
-      "Down/j", NULL, "move down" },
+      "Down/j", NULL, "move down (Dashboard: the next node)" },
+    { K('[', ']'), act_gpu, PANE_BIT(PANE_DASHBOARD), KB_FOOTER,
+      "[/]", "GPU", "Dashboard: the node's previous or next GPU" },
     { K(CK_FN(KEY_PPAGE), CK_CTRL('b')), act_move, ALL_PANES, 0,
       "PgUp/^B", NULL, "page up" },
     { K(CK_FN(KEY_NPAGE), CK_CTRL('f')), act_move, ALL_PANES, 0,
@@ -352,14 +414,16 @@ static const key_binding bindings[] = {
       "Home/g", NULL, "first row" },
     { K(CK_FN(KEY_END), 'G'), act_move, ALL_PANES, 0,
       "End/G", NULL, "last row" },
-    { K('\n', '\r', CK_FN(KEY_ENTER)), act_details, ALL_PANES, KB_FOOTER,
+    { K('A'), act_ack, PANE_BIT(PANE_ALERTS), KB_MUTATES | KB_FOOTER,
+      "A", "ack", "acknowledge the selected or marked alerts (alert ack ID): they show who looked" },
+    { K('\n', '\r', CK_FN(KEY_ENTER)), act_details, TABLE_PANES, KB_FOOTER,
       "Enter", "details", "details of the selected row" },
     { K('o', 'L'), act_logs, PANE_BIT(PANE_JOBS), KB_FOOTER | KB_NEEDS_JOBS,
       "o L", "logs", "the selected job's output (job logs), following it while it runs; "
       "[ ] or 0-9 another worker, q closes" },
-    { K('/', CK_FN(KEY_F(3))), act_filter, ALL_PANES, KB_FOOTER,
+    { K('/', CK_FN(KEY_F(3))), act_filter, TABLE_PANES, KB_FOOTER,
       "/ F3", "filter", "filter rows: substring of any cell; !text keeps the rest" },
-    { K('s', CK_FN(KEY_F(6))), act_sort, ALL_PANES, KB_FOOTER,
+    { K('s', CK_FN(KEY_F(6))), act_sort, TABLE_PANES, KB_FOOTER,
       "s F6", "sort", "cycle the sort column and direction" },
     { K('m', CK_FN(KEY_F(9))), act_maintenance, PANE_BIT(PANE_NODES), KB_MUTATES | KB_FOOTER,
       "m F9", "maint", "toggle maintenance of the selected or marked nodes (asks first)" },
@@ -374,8 +438,9 @@ static const key_binding bindings[] = {
     { K('?', CK_FN(KEY_F(1))), act_help, ALL_PANES, KB_FOOTER,
       "? F1", "help", "every key binding" },
     { K('v'), act_next_view, ALL_PANES, KB_FOOTER | KB_NEEDS_VIEWS,
-      "v", "view", "next table of this pane (Wallets/Entries/Device fees, Datastores/Reservations)" },
-    { K(' '), act_mark, ALL_PANES, KB_FOOTER,
+      "v", "view", "next table of this pane (Wallets/Entries/Device fees, Datastores/Reservations; "
+      "Alerts: all or only the firing ones)" },
+    { K(' '), act_mark, TABLE_PANES, KB_FOOTER,
       "Space", "mark", "mark or unmark the row (m and d act on every marked row)" },
     { K(CK_ESC), act_clear, ALL_PANES, 0,
       "Esc", NULL, "clear the marks" },
@@ -411,7 +476,7 @@ static int applies(const session *c, const key_binding *b)
 static int binding_has_key(const key_binding *b, int key)
 {
     if (b->run == act_pane)
-        return key >= '1' && key <= '9';
+        return pane_of_key(key) >= 0;
     for (int i = 0; b->keys[i]; i++)
         if (b->keys[i] == key)
             return 1;
@@ -509,6 +574,6 @@ void keys_help(const session *c, textview *tv)
         "  [ ] previous/next worker, 0-9 that worker, r reads again, End follows new output,\n"
         "  scroll as in a view, Esc or q closes; it reads again every second while the worker runs\n");
     if (c->read_only)
-        textview_add_text(tv, "\nThis session is read-only (--read-only): a, e, d, m and S are refused, no\n"
+        textview_add_text(tv, "\nThis session is read-only (--read-only): a, e, d, m, A and S are refused, no\n"
                               "background cloud sync runs, and so is any ':' line that would change the store.\n");
 }

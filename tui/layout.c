@@ -1,6 +1,8 @@
 /* layout.c - screen geometry: pure arithmetic on the terminal size. */
 #include "layout.h"
 
+#include <string.h>
+
 static lay_rect rect(int y, int x, int h, int w)
 {
     lay_rect r = { y, x, h > 0 ? h : 0, w > 0 ? w : 0 };
@@ -117,4 +119,81 @@ lay_rect layout_center(int rows, int cols, int h, int w)
     if (w > cols - 4)
         w = cols - 4;
     return rect((rows - h) / 2, (cols - w) / 2, h, w);
+}
+
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+/* Takes up to want rows from *rem; returns how many it got. */
+static int take(int *rem, int want)
+{
+    int got = min_int(*rem, want > 0 ? want : 0);
+    *rem -= got;
+    return got;
+}
+
+/* The columns of a stat row w wide: the sparkline gets what the name and
+ * the figures leave, up to points cells; figures go (max, then min) before
+ * the sparkline shrinks below a readable 12 cells. */
+static void dash_columns(lay_dash *d, int w, int points)
+{
+    d->label_w = DASH_LABEL_COLS;
+    d->value_w = DASH_VALUE_COLS;
+    for (d->nvalues = 3; d->nvalues > 1; d->nvalues--)
+        if (w - 2 - d->label_w - d->nvalues * d->value_w >= 12)
+            break;
+    if (w - 2 - d->label_w - d->nvalues * d->value_w < 4)
+        d->label_w = min_int(d->label_w, w / 3);
+    d->spark_w = w - 2 - d->label_w - d->nvalues * d->value_w;
+    if (points > 0 && d->spark_w > points)
+        d->spark_w = points;
+    if (d->spark_w < 0)
+        d->spark_w = 0;
+}
+
+lay_dash layout_dashboard(lay_rect body, int nalerts, int nnode, int ngpu, int points)
+{
+    lay_dash d;
+    memset(&d, 0, sizeof d);
+    int rem = body.h;
+    int side = body.w >= DASH_SIDE_COLS && ngpu > 0;
+    int fleet = take(&rem, 1);
+    int node_head = nnode > 0 && rem >= 2 ? take(&rem, 1) : 0;
+    d.node_rows = node_head ? take(&rem, nnode) : 0;
+    int alert_head = take(&rem, 1);
+    int gpu_head = 0;
+    if (ngpu > 0 && side && node_head) {
+        /* Beside the node's rows: only rows beyond those cost height. */
+        gpu_head = 1;
+        d.gpu_rows = min_int(ngpu, d.node_rows);
+        d.gpu_rows += take(&rem, ngpu - d.gpu_rows);
+    } else if (ngpu > 0 && rem >= 2) {
+        gpu_head = take(&rem, 1);
+        d.gpu_rows = take(&rem, ngpu);
+    }
+    d.alert_rows = alert_head ? take(&rem, min_int(nalerts, 3)) : 0;
+    int sep_alerts = take(&rem, fleet && alert_head);
+    int sep_node = take(&rem, alert_head && node_head);
+    int sep_gpu = side ? 0 : take(&rem, node_head && gpu_head);
+    if (alert_head)
+        d.alert_rows += take(&rem, min_int(nalerts, DASH_ALERTS_MAX) - d.alert_rows);
+
+    int y = body.y;
+    d.fleet = rect(y, body.x, fleet, body.w);
+    y += fleet + sep_alerts;
+    d.alerts = rect(y, body.x, alert_head ? 1 + d.alert_rows : 0, body.w);
+    y += d.alerts.h + sep_node;
+    int stat_w = side ? body.w / 2 : body.w;
+    int node_h = node_head ? 1 + (side ? (d.node_rows > d.gpu_rows ? d.node_rows : d.gpu_rows) : d.node_rows) : 0;
+    d.node = rect(y, body.x, node_h, stat_w);
+    if (side) {
+        d.gpu = rect(y, body.x + stat_w, gpu_head ? node_h : 0, body.w - stat_w);
+    } else {
+        y += node_h + sep_gpu;
+        d.gpu = rect(y, body.x, gpu_head ? 1 + d.gpu_rows : 0, body.w);
+    }
+    dash_columns(&d, stat_w, points);
+    return d;
 }

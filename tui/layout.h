@@ -50,4 +50,35 @@ size_t layout_columns(const int *want, const int *min, const int *drop, size_t n
 /* A centred box of at most w x h within the screen (for dialogs). */
 lay_rect layout_center(int rows, int cols, int h, int w);
 
+/* ---- the Dashboard ------------------------------------------------------- */
+
+/* Firing alerts listed at most (the Alerts pane lists them all). */
+#define DASH_ALERTS_MAX 10
+/* A stat's name column ("gpu_mem_used_gb") and each figure's column. */
+#define DASH_LABEL_COLS 16
+#define DASH_VALUE_COLS 11
+/* From this width on, the node's stats and the GPU's sit side by side. */
+#define DASH_SIDE_COLS 150
+
+typedef struct {
+    lay_rect fleet;         /* the fleet totals: one row (h = 0: no room) */
+    lay_rect alerts;        /* "N firing" then alert_rows alerts */
+    lay_rect node;          /* a heading row, then node_rows stat rows */
+    lay_rect gpu;           /* a heading row, then gpu_rows stat rows (h = 0: none) */
+    int alert_rows, node_rows, gpu_rows;
+    /* A stat row inside node or gpu: the name at x + 1 (label_w), the
+     * sparkline after it (spark_w), then nvalues figures (now, min, max:
+     * the first nvalues of them) of value_w each, right-aligned. */
+    int label_w, spark_w, value_w, nvalues;
+} lay_dash;
+
+/* Where the Dashboard's parts go in body (the table's area) for nalerts
+ * firing alerts, nnode node stats and ngpu stats of one GPU (0: none),
+ * with sparklines of at most points cells (0: no cap).  When rows run
+ * short the node's stats come first, then the alert count, the GPU's
+ * stats, three alerts, blank rows between parts, more alerts (up to
+ * DASH_ALERTS_MAX); whatever does not fit has 0 rows.  Wide bodies put
+ * the GPU's stats beside the node's. */
+lay_dash layout_dashboard(lay_rect body, int nalerts, int nnode, int ngpu, int points);
+
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dash.h"
 #include "keyspace.h"
 #include "panes_int.h"
 #include "table.h"
@@ -92,55 +93,74 @@ static const pane_col audit_cols[] = {
     { "COMMAND", "command", 44, 16, 0, 0 }, { "CHANGES", "@changes", 50, 12, 0, 0 },
 };
 
+static const pane_col alert_cols[] = {
+    { "ID", "id", 6, 3, 0, COL_RIGHT }, { "RULE", "rule", 16, 8, 0, 0 },
+    { "SEVERITY", "severity", 8, 8, 0, COL_STATE }, { "STATE", "state", 8, 8, 0, COL_STATE },
+    { "NODE", "node", 14, 6, 0, 0 }, { "GPU", "gpu", 3, 3, 3, COL_RIGHT },
+    { "VALUE", "value", 8, 5, 4, COL_RIGHT }, { "FIRED", "fired_at", 20, 10, 0, 0 },
+    { "RESOLVED", "resolved_at", 20, 10, 2, 0 }, { "ACKED BY", "acked_by", 10, 8, 1, 0 },
+};
+
 #define COLS(a) a, N(a)
 
 static const pane_view provider_views[] = {
     { "Providers", "provider list", COLS(provider_cols), "name", "provider show", NULL, NULL,
-      "No provider is enabled: press a to enable one.", -1, 0, NULL, FORM_PROVIDER_ENABLE, -1, NULL, 0 },
+      "No provider is enabled: press a to enable one.", -1, 0, NULL, FORM_PROVIDER_ENABLE, -1, NULL, 0, 0 },
 };
 static const pane_view region_views[] = {
     { "Regions", "region list", COLS(region_cols), "name", "region show", "region remove", "remove",
-      "No regions yet: press a to create one.", -1, 0, NULL, FORM_REGION_CREATE, -1, NULL, 0 },
+      "No regions yet: press a to create one.", -1, 0, NULL, FORM_REGION_CREATE, -1, NULL, 0, 0 },
 };
 static const pane_view node_views[] = {
     { "Nodes", "node list", COLS(node_cols), "name", "node show", "node remove", "remove",
-      "No nodes yet: press a to add one.", -1, 0, NULL, FORM_NODE_ADD, FORM_NODE_SET, NULL, 0 },
+      "No nodes yet: press a to add one.", -1, 0, NULL, FORM_NODE_ADD, FORM_NODE_SET, NULL, 0, 0 },
 };
 static const pane_view device_views[] = {
     { "Devices", "device list", COLS(device_cols), "name", "device show", "device remove", "remove",
       "No edge devices yet: press a to add one (its region needs central storage).", -1, 0, NULL,
-      FORM_DEVICE_ADD, FORM_DEVICE_SET_CONFIG, NULL, 0 },
+      FORM_DEVICE_ADD, FORM_DEVICE_SET_CONFIG, NULL, 0, 0 },
     { "Configs", "device-config list", COLS(config_cols), "name", NULL, "device-config remove", "remove",
-      "No device configurations yet: press a to create one.", -1, 0, NULL, FORM_CONFIG_CREATE, -1, "region", ' ' },
+      "No device configurations yet: press a to create one.", -1, 0, NULL, FORM_CONFIG_CREATE, -1, "region", ' ', 0 },
 };
 static const pane_view quota_views[] = {
     { "Quotas", NULL, COLS(quota_cols), "metric", NULL, NULL, NULL,
       "No GCP regions: quotas belong to GCP regions (':region create NAME --provider gcp ...').",
-      -1, 0, panes_load_quotas, -1, FORM_QUOTA_SET, "region", ' ' },
+      -1, 0, panes_load_quotas, -1, FORM_QUOTA_SET, "region", ' ', 0 },
 };
 static const pane_view job_views[] = {
     { "Jobs", "job list", COLS(job_cols), "id", "job show", "job stop", "stop",
-      "No jobs yet: press a to submit a job spec.", -1, 0, panes_load_jobs, FORM_JOB_SUBMIT, -1, NULL, 0 },
+      "No jobs yet: press a to submit a job spec.", -1, 0, panes_load_jobs, FORM_JOB_SUBMIT, -1, NULL, 0, 0 },
     { "Projects", "project list", COLS(project_cols), "name", "project show", NULL, NULL,
-      "No projects you own or share.", -1, 0, NULL, FORM_PROJECT_CREATE, FORM_PROJECT_SET, "owner", '/' },
+      "No projects you own or share.", -1, 0, NULL, FORM_PROJECT_CREATE, FORM_PROJECT_SET, "owner", '/', 0 },
 };
 static const pane_view billing_views[] = {
     { "Wallets", NULL, COLS(wallet_cols), "account", "ledger balance", NULL, NULL,
-      "No accounts.", -1, 0, panes_load_wallets, FORM_ACCOUNT_CREATE, FORM_ACCOUNT_SET, NULL, 0 },
+      "No accounts.", -1, 0, panes_load_wallets, FORM_ACCOUNT_CREATE, FORM_ACCOUNT_SET, NULL, 0, 0 },
     { "Entries", "ledger entries", COLS(entry_cols), "id", NULL, NULL, NULL,
-      "No ledger entries yet.", 0, 1, panes_load_entries, -1, -1, NULL, 0 },
+      "No ledger entries yet.", 0, 1, panes_load_entries, -1, -1, NULL, 0, 0 },
     { "Device fees", "ledger entries --kind device_fee", COLS(entry_cols), "id", NULL, NULL, NULL,
-      "No device fees posted yet ('bill run' posts them).", 0, 1, panes_load_entries, -1, -1, NULL, 0 },
+      "No device fees posted yet ('bill run' posts them).", 0, 1, panes_load_entries, -1, -1, NULL, 0, 0 },
 };
 static const pane_view store_views[] = {
     { "Datastores", "datastore list", COLS(datastore_cols), "name", "datastore show", "datastore remove",
-      "remove", "No datastores yet: press a to add one.", -1, 0, NULL, FORM_DATASTORE_ADD, -1, NULL, 0 },
+      "remove", "No datastores yet: press a to add one.", -1, 0, NULL, FORM_DATASTORE_ADD, -1, NULL, 0, 0 },
     { "Reservations", "reservation list", COLS(reservation_cols), "name", "reservation show",
-      "reservation remove", "remove", "No reservations yet: press a to add one.", -1, 0, NULL, FORM_RESERVATION_ADD, -1, NULL, 0 },
+      "reservation remove", "remove", "No reservations yet: press a to add one.", -1, 0, NULL, FORM_RESERVATION_ADD, -1, NULL, 0, 0 },
 };
 static const pane_view audit_views[] = {
     { "Audit", "audit list --limit 2000", COLS(audit_cols), "id", NULL, NULL, NULL,
-      "The audit trail is empty.", 0, 1, NULL, -1, -1, NULL, 0 },
+      "The audit trail is empty.", 0, 1, NULL, -1, -1, NULL, 0, 0 },
+};
+
+static const pane_view dash_views[] = {
+    { "Dashboard", NULL, NULL, 0, "name", "node show", NULL, NULL, "", -1, 0, panes_load_dash, -1, -1, NULL, 0,
+      DASH_RELOAD_MS },
+};
+static const pane_view alert_views[] = {
+    { "All", "alert list --state all", COLS(alert_cols), "id", NULL, NULL, NULL,
+      "No alert has fired ('alert rule list' shows the rules).", -1, 0, panes_load_alerts, -1, -1, NULL, 0, 0 },
+    { "Firing", "alert list --state firing", COLS(alert_cols), "id", NULL, NULL, NULL,
+      "No alert is firing (v shows the resolved ones too).", -1, 0, panes_load_alerts, -1, -1, NULL, 0, 0 },
 };
 
 static const pane_def panes[PANE_COUNT] = {
@@ -153,7 +173,24 @@ static const pane_def panes[PANE_COUNT] = {
     { "Billing", "Billing", "Bill", COLS(billing_views) },
     { "Datastores/Reservations", "Stores", "Store", COLS(store_views) },
     { "Audit", "Audit", "Audit", COLS(audit_views) },
+    { "Dashboard", "Dashboard", "Dash", COLS(dash_views) },
+    { "Alerts", "Alerts", "Alrt", COLS(alert_views) },
 };
+
+static const char pane_keys[PANE_COUNT] = { '1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '!' };
+
+int pane_key(int i)
+{
+    return i >= 0 && i < PANE_COUNT ? pane_keys[i] : 0;
+}
+
+int pane_of_key(int key)
+{
+    for (int i = 0; i < PANE_COUNT; i++)
+        if (pane_keys[i] == key)
+            return i;
+    return -1;
+}
 
 /* What each table shows, as LK_* kinds: a change of one of `kinds`, or a
  * document of `births` created or deleted (a count it shows), makes it
@@ -173,6 +210,9 @@ static const struct { int pane, view; unsigned kinds, births; } pane_deps[] = {
     { PANE_STORES, 0, LK_DATASTORES, 0 },
     { PANE_STORES, 1, LK_RESERVATIONS, 0 },
     { PANE_AUDIT, 0, LK_AUDIT, 0 },
+    { PANE_DASHBOARD, 0, LK_METRICS | LK_NODES | LK_ALERTS, 0 },
+    { PANE_ALERTS, 0, LK_ALERTS, 0 },
+    { PANE_ALERTS, 1, LK_ALERTS, 0 },
 };
 
 void panes_follow(session *c, const live_state *l)

@@ -2,9 +2,11 @@
  * lines that fill them, and the commands that show or remove a row.
  *
  * Panes in key order: 1 Providers, 2 Regions, 3 Nodes, 4 Devices, 5 Quotas,
- * 6 Jobs, 7 Billing, 8 Datastores/Reservations, 9 Audit.  Every table is
- * filled by running command-language lines (`node list`, `quota show R`,
- * `ledger entries`...), never by reading the store.
+ * 6 Jobs, 7 Billing, 8 Datastores/Reservations, 9 Audit, 0 Dashboard,
+ * ! Alerts.  Every table is filled by running command-language lines
+ * (`node list`, `quota show R`, `ledger entries`...), never by reading the
+ * store; the Dashboard, which is no table, reads one node's vital stats
+ * history through the core's reader (dash.h).
  */
 #ifndef RD_PANES_H
 #define RD_PANES_H
@@ -14,7 +16,7 @@
 #include "session.h"
 
 enum { PANE_PROVIDERS, PANE_REGIONS, PANE_NODES, PANE_DEVICES, PANE_QUOTAS, PANE_JOBS,
-       PANE_BILLING, PANE_STORES, PANE_AUDIT };
+       PANE_BILLING, PANE_STORES, PANE_AUDIT, PANE_DASHBOARD, PANE_ALERTS };
 
 /* The add/edit forms a view can open with 'a' and 'e' (form.c defines
  * them): named here so the pane definitions need not reach up to the
@@ -59,6 +61,7 @@ struct pane_view {
     int add_form, edit_form;    /* FORM_* for 'a' and 'e', or -1 */
     const char *key_prefix;     /* NULL, or a field that names a row together with key_field */
     char key_sep;               /* ' ': two command arguments ("REGION NAME"); '/': one ("OWNER/NAME") */
+    int reload_ms;              /* reloaded at most this often after store changes (0: the console's default) */
 };
 
 typedef struct {
@@ -71,6 +74,11 @@ typedef struct {
 
 /* The pane definition of pane i (0..PANE_COUNT-1). */
 const pane_def *pane_get(int i);
+
+/* The key that jumps to pane i ('1'..'9', '0', '!'), and the pane of a key
+ * (-1: none). */
+int pane_key(int i);
+int pane_of_key(int key);
 
 /* The view definition of a pane's view. */
 const pane_view *pane_view_get(int pane, int view);

@@ -36,6 +36,8 @@ void panes_load_quotas(session *c, const pane_view *v, pane_state *ps);
 void panes_load_wallets(session *c, const pane_view *v, pane_state *ps);
 void panes_load_jobs(session *c, const pane_view *v, pane_state *ps);
 void panes_load_entries(session *c, const pane_view *v, pane_state *ps);
+void panes_load_alerts(session *c, const pane_view *v, pane_state *ps);
+void panes_load_dash(session *c, const pane_view *v, pane_state *ps);   /* dash.c */
 
 /* `job why` per waiting job costs a pass over the nodes (half a second on
  * 10,000 nodes), so the table asks it in idle time, a little per loop, and

@@ -315,3 +315,43 @@ void panes_alerts(session *c, char *out, size_t len)
     if (failed && used < len)
         snprintf(out + used, len - used, "%s%zu failed jobs", used ? ", " : "", failed);
 }
+
+/* Firing before resolved, then newest first: what needs a look is on top. */
+static int alert_order(const void *a, const void *b)
+{
+    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    const char *sx = json_string_value(json_object_get(x, "state")), *sy = json_string_value(json_object_get(y, "state"));
+    int fx = sx && strcmp(sx, "firing") == 0, fy = sy && strcmp(sy, "firing") == 0;
+    if (fx != fy)
+        return fy - fx;
+    const char *tx = json_string_value(json_object_get(x, "fired_at")), *ty = json_string_value(json_object_get(y, "fired_at"));
+    return strcmp(ty ? ty : "", tx ? tx : "");
+}
+
+void panes_load_alerts(session *c, const pane_view *v, pane_state *ps)
+{
+    json_t *res = panes_run(c, ps, v->list_cmd);
+    if (!res)
+        return;
+    const json_t *list = json_object_get(res, "items");
+    size_t n = json_array_size(list), i, firing = 0, unacked = 0;
+    json_t **sorted = n ? malloc(n * sizeof *sorted) : NULL, *items = json_array();
+    for (i = 0; sorted && i < n; i++)
+        sorted[i] = json_array_get(list, i);
+    if (sorted)
+        qsort(sorted, n, sizeof *sorted, alert_order);
+    for (i = 0; sorted && i < n; i++) {
+        const char *state = json_string_value(json_object_get(sorted[i], "state"));
+        if (state && strcmp(state, "firing") == 0) {
+            firing++;
+            unacked += !json_is_string(json_object_get(sorted[i], "acked_by"));
+        }
+        json_array_append(items, sorted[i]);
+    }
+    free(sorted);
+    json_decref(res);
+    panes_fill_rows(v, ps, items);
+    panes_adopt_items(ps, items);
+    snprintf(ps->summary, sizeof ps->summary, "%zu firing (%zu not acknowledged), %zu resolved", firing, unacked,
+             json_array_size(items) - firing);
+}

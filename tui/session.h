@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "dash.h"
 #include "grid.h"
 #include "header.h"
 #include "live.h"
@@ -24,7 +25,7 @@
 #include "textview.h"
 #include "theme.h"
 
-#define PANE_COUNT 9
+#define PANE_COUNT 11
 #define PANE_MAX_VIEWS 3
 #define CONFIRM_MAX_LINES 64
 
@@ -99,6 +100,10 @@ typedef struct session {
     int status_error;
     char alerts[256];
     header_ctl ctl;                         /* `serve status`, for the header */
+    long long firing;                       /* firing alerts, for the header; -1: unknown */
+    long long firing_ms;                    /* when they were last counted; 0: never */
+    int firing_stale;                       /* alerts changed: count again */
+    dash_state dash;                        /* the Dashboard */
     long long last_load_ms;
     long long alerts_ms;                    /* when Nodes was last read for the alerts */
     long long clock_shown;

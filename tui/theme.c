@@ -45,6 +45,10 @@ static const elem_info elems[TH_COUNT] = {
     [TH_DETAIL_VALUE] = { "detail_value", "ui", 0 },
     [TH_MONEY_NEGATIVE] = { "money_negative", "ui", TH_A_BOLD },
     [TH_DIM] = { "dim", "ui", TH_A_DIM },
+    [TH_HEADER_DIM] = { "header_dim", "ui", TH_A_REVERSE | TH_A_DIM },
+    [TH_SECTION] = { "section", "ui", TH_A_BOLD },
+    [TH_SPARK] = { "spark", "ui", 0 },
+    [TH_SPARK_HIGH] = { "spark_high", "ui", TH_A_BOLD },
     [TH_STATE_ACTIVE] = { "active", "states", 0 },
     [TH_STATE_MAINTENANCE] = { "maintenance", "states", TH_A_UNDERLINE },
     [TH_STATE_DRAINING] = { "draining", "states", TH_A_UNDERLINE },
@@ -62,6 +66,11 @@ static const elem_info elems[TH_COUNT] = {
     [TH_STATE_STARTING] = { "starting", "states", TH_A_DIM },
     [TH_STATE_ONLINE] = { "online", "states", 0 },
     [TH_STATE_LOST] = { "lost", "states", TH_A_BOLD },
+    [TH_STATE_CRITICAL] = { "critical", "states", TH_A_BOLD | TH_A_REVERSE },
+    [TH_STATE_WARNING] = { "warning", "states", TH_A_BOLD },
+    [TH_STATE_FIRING] = { "firing", "states", TH_A_BOLD },
+    [TH_STATE_RESOLVED] = { "resolved", "states", TH_A_DIM },
+    [TH_STATE_UNHEALTHY] = { "unhealthy", "states", TH_A_BOLD },
 };
 
 const char *theme_elem_name(theme_elem e)
@@ -88,6 +97,10 @@ theme_elem theme_state_elem(const char *word)
         { "failed", TH_STATE_FAILED }, { "canceled", TH_STATE_CANCELED },
         { "voided", TH_STATE_CANCELED }, { "starting", TH_STATE_STARTING },
         { "online", TH_STATE_ONLINE }, { "lost", TH_STATE_LOST },
+        /* alerts: severities and states; GPU health */
+        { "critical", TH_STATE_CRITICAL }, { "warning", TH_STATE_WARNING },
+        { "firing", TH_STATE_FIRING }, { "resolved", TH_STATE_RESOLVED },
+        { "unhealthy", TH_STATE_UNHEALTHY }, { "healthy", TH_STATE_ACTIVE },
     };
     for (size_t i = 0; word && i < sizeof words / sizeof words[0]; i++)
         if (strcmp(word, words[i].word) == 0)

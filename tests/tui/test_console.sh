@@ -175,7 +175,8 @@ expect_state gpu-09 provisioning
 
 case_ "resize to 80x24, below the minimum, and to 200x60"
 T resize-window -t rd -x 80 -y 24
-expect_screen '1 Prov  2 Regn  3 Node'
+# Eleven panes: at 80 columns the shortest labels, one blank apart.
+expect_screen '1 Prov 2 Regn 3 Node .* 0 Dash ! Alrt'
 expect_screen 'gpu-02'
 shot
 if python3 -c "import sys; sys.exit(any(len(l.rstrip('\\n')) > 80 for l in open(sys.argv[1], encoding='utf-8')))" "$SCREEN"; then

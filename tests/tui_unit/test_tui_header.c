@@ -81,11 +81,24 @@ static void test_widths(void **state)
     }
 }
 
+static void test_alert_count(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_int_equal(header_format_alerts(2, out, sizeof out), TH_HEADER_ALERT);
+    assert_string_equal(out, "alerts: 2");
+    assert_int_equal(header_format_alerts(0, out, sizeof out), TH_HEADER_DIM);
+    assert_string_equal(out, "alerts: 0");
+    assert_int_equal(header_format_alerts(-1, out, sizeof out), TH_HEADER);
+    assert_string_equal(out, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_widths),
+        cmocka_unit_test(test_alert_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,8 @@ static void test_follow_marks_only_affected(void **state)
     assert_int_equal(stale_count(c), 2);
 
     /* A node changed (none listed to patch): Nodes is patched in place, the
-     * Jobs and Quotas tables that depend on nodes go stale, Regions not. */
+     * Jobs and Quotas tables and the Dashboard that depend on nodes go
+     * stale, Regions not. */
     c = fresh();
     l.kinds = LK_NODES;
     l.births = 0;
@@ -71,8 +72,24 @@ static void test_follow_marks_only_affected(void **state)
     assert_false(c->ps[PANE_NODES][0].stale);
     assert_true(c->ps[PANE_JOBS][0].stale);
     assert_true(c->ps[PANE_QUOTAS][0].stale);
+    assert_true(c->ps[PANE_DASHBOARD][0].stale);
     assert_false(c->ps[PANE_REGIONS][0].stale);
-    assert_int_equal(stale_count(c), 2);
+    assert_int_equal(stale_count(c), 3);
+
+    /* Vital stats: only the Dashboard; alerts: the Dashboard and both
+     * tables of the Alerts pane. */
+    c = fresh();
+    l.kinds = LK_METRICS;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_DASHBOARD][0].stale);
+    assert_int_equal(stale_count(c), 1);
+    c = fresh();
+    l.kinds = LK_ALERTS;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_DASHBOARD][0].stale);
+    assert_true(c->ps[PANE_ALERTS][0].stale && c->ps[PANE_ALERTS][1].stale);
+    assert_int_equal(stale_count(c), 3);
+    l.kinds = LK_NODES;
 
     /* A node created: the Regions table counts nodes, so it goes too. */
     c = fresh();
@@ -90,7 +107,7 @@ static void test_follow_marks_only_affected(void **state)
     c = fresh();
     l.kinds = l.births = LK_ALL;
     panes_follow(c, &l);
-    assert_int_equal(stale_count(c), 14);
+    assert_int_equal(stale_count(c), 17)   /* 14 tables, the Dashboard, two Alerts tables */;
     panes_free(c);
 }
 

@@ -1,0 +1,94 @@
+/* dash.h - the Dashboard pane: fleet totals, the firing alerts, and the
+ * vital stats of one node over the last hour (a sparkline per stat, of
+ * the node and of one of its GPUs).
+ *
+ * What it reads: `metrics fleet` and `alert list` through the command
+ * language, and the selected node's history through the core's reader
+ * (metrics_read_points, one read transaction): only that node's
+ * documents, so a 10,000-node store costs what a 10-node one does.  The
+ * selected node is the Nodes pane's selection, so both panes follow one
+ * choice; '[' and ']' pick the GPU.  The formatting helpers are pure and
+ * unit tested; draw_dash.c paints.
+ */
+#ifndef RD_DASH_H
+#define RD_DASH_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "metrics.h"
+
+/* The window: the last hour, a point a minute. */
+#define DASH_POINTS 60
+#define DASH_STATS_MAX 16
+/* Fleet totals read at most this often: `metrics fleet` reads every
+ * node's latest reading, the one cost here that grows with the fleet. */
+#define DASH_FLEET_MS 5000
+/* The pane reloads at most this often however busy the store. */
+#define DASH_RELOAD_MS 1000
+
+typedef struct {
+    const metrics_stat *stat;
+    char key[METRICS_SERIES_MAX];   /* "cpu_util", "gpu_temp_c:0" */
+    double avg[DASH_POINTS];        /* each minute's average, oldest first; NaN: no samples */
+    size_t count;                   /* minutes with samples */
+    double lo, hi;                  /* the hour's extremes (minute mins and maxes) */
+    double now;                     /* the latest reading */
+    int has_now;
+} dash_series;
+
+typedef struct {
+    json_t *fleet;                  /* `metrics fleet`, or totals from the Nodes table; NULL: none */
+    char fleet_note[256];           /* why the totals are partial */
+    long long fleet_ms;             /* when they were read (monotonic ms); 0: never */
+    long long firing;               /* firing alerts; -1: unknown */
+    json_t *recent;                 /* the newest firing alerts first, at most DASH_ALERTS_MAX */
+    char alerts_note[256];
+    char node[256];                 /* the node shown; "" none */
+    json_t *node_doc;               /* its `node show` */
+    int gpus;                       /* GPUs it reports */
+    int gpu;                        /* the GPU shown */
+    char sampled_at[40];
+    dash_series node_stats[DASH_STATS_MAX], gpu_stats[DASH_STATS_MAX];
+    size_t nnode, ngpu;
+    char note[512];                 /* why there is nothing to show for the node */
+    int loaded;
+} dash_state;
+
+struct session;
+
+/* Reads everything the pane shows (fleet totals at most every
+ * DASH_FLEET_MS unless force_fleet). */
+void dash_load(struct session *c, int force_fleet);
+
+/* Reads just the selected node's stats again (after the selection moved). */
+void dash_load_node(struct session *c);
+
+/* Moves to the previous (-1) or next (+1) GPU of the node and reads it. */
+void dash_step_gpu(struct session *c, int delta);
+
+/* Frees what the state holds. */
+void dash_free(dash_state *d);
+
+/* ---- pure helpers ----------------------------------------------------------- */
+
+/* Fills s from points (t, min, avg, max) of the window [until - 3600,
+ * until): one slot a minute, gaps NaN. */
+void dash_fill_series(dash_series *s, const metrics_point *pts, size_t n, rd_time until);
+
+/* A reading with its unit, short: "34%", "12.3 GB", "1.5 MB/s", "71 C",
+ * "250 W", "3"; "-" when not finite. */
+void dash_format_value(double v, const char *unit, char *out, size_t len);
+
+/* The fleet totals as one line: "GPUs 12/16 allocated  15 healthy  1
+ * unhealthy  GPU use 47%  CPU use 31%", from `metrics fleet`'s fields. */
+void dash_fleet_text(const json_t *fleet, char *out, size_t len);
+
+/* One alert as a line: "#12 critical node-offline n3 GPU 1 value 97 since 12:04:05 (acked by bob)". */
+void dash_alert_text(const json_t *alert, char *out, size_t len);
+
+/* The newest of the firing alerts (by fired_at), at most max: a new array. */
+json_t *dash_recent_alerts(const json_t *items, size_t max);
+
+#endif
