@@ -68,7 +68,7 @@ static double num(const json_t *o, const char *field, double dflt)
 void dash_fleet_text(const json_t *fleet, char *out, size_t len)
 {
     char a[32], t[32], use[64] = "", cpu[64] = "";
-    double total = num(fleet, "gpus_total", 0), alloc = num(fleet, "gpus_allocated", 0);
+    double total = num(fleet, "gpus", 0), alloc = num(fleet, "gpus_allocated", 0);
     double healthy = num(fleet, "gpus_healthy", total), unhealthy = num(fleet, "gpus_unhealthy", total - healthy);
     double gu = num(fleet, "gpu_util_mean", NAN), cu = num(fleet, "cpu_util_mean", NAN);
     panes_number_text(alloc, a, sizeof a);
@@ -143,19 +143,6 @@ static rd_time console_now(session *c)
     return c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
 }
 
-/* Totals from the Nodes table, for a core without `metrics fleet`. */
-static json_t *fleet_from_nodes(session *c)
-{
-    double total = 0, used = 0;
-    size_t i;
-    const json_t *n;
-    json_array_foreach(c->ps[PANE_NODES][0].items, i, n) {
-        total += num(n, "gpu_count", 0);
-        used += num(n, "gpus_used", 0);
-    }
-    return json_pack("{s:f, s:f}", "gpus_total", total, "gpus_allocated", used);
-}
-
 static void load_fleet(session *c, dash_state *d)
 {
     json_t *res = NULL;
@@ -163,12 +150,10 @@ static void load_fleet(session *c, dash_state *d)
     json_decref(d->fleet);
     d->fleet = NULL;
     d->fleet_note[0] = '\0';
-    if (session_exec_line(c, "metrics fleet", &res, &err) == RD_OK) {
+    if (session_exec_line(c, "metrics fleet", &res, &err) == RD_OK)
         d->fleet = res;
-    } else {
-        d->fleet = fleet_from_nodes(c);
-        snprintf(d->fleet_note, sizeof d->fleet_note, "(from the Nodes table: %.200s)", err.msg);
-    }
+    else
+        snprintf(d->fleet_note, sizeof d->fleet_note, "%.250s", err.msg);
     d->fleet_ms = session_now_ms();
 }
 
@@ -216,12 +201,11 @@ static int count_gpus(const json_t *node_doc, const json_t *latest)
     return n;
 }
 
-static rd_code read_series(rd_tx *tx, const char *node, dash_series *s, const json_t *latest, rd_time until,
-                           rd_err *err)
+static rd_code read_series(const metrics_window *w, dash_series *s, const json_t *latest, rd_time until, rd_err *err)
 {
     metrics_point *pts = NULL;
     size_t n = 0;
-    rd_code rc = metrics_read_points(tx, node, s->key, 60, until - DASH_POINTS * 60, until, &pts, &n, err);
+    rd_code rc = metrics_window_points(w, s->key, &pts, &n, err);
     if (rc != RD_OK)
         return rc;
     dash_fill_series(s, pts, n, until);
@@ -232,8 +216,8 @@ static rd_code read_series(rd_tx *tx, const char *node, dash_series *s, const js
     return RD_OK;
 }
 
-/* Reads every stat of the node and of its selected GPU in one read
- * transaction: the blocks the series share are read once. */
+/* Reads every stat of the node and of its selected GPU from one window:
+ * the blocks the series share are read once. */
 static rd_code read_node_stats(session *c, dash_state *d, rd_err *err)
 {
     rd_code rc = cmd_ctx_open_store(&c->ctx, err);
@@ -251,6 +235,9 @@ static rd_code read_node_stats(session *c, dash_state *d, rd_err *err)
     snprintf(d->sampled_at, sizeof d->sampled_at, "%s", at ? at : "");
     /* The minute in progress is the window's last slot. */
     rd_time now = console_now(c), until = now - now % 60 + 60;
+    metrics_window *w = NULL;
+    if (rc == RD_OK)
+        rc = metrics_window_read(tx, d->node, 60, until - DASH_POINTS * 60, until, &w, err);
     d->nnode = d->ngpu = 0;
     for (size_t i = 0; rc == RD_OK && i < metrics_stat_count(); i++) {
         const metrics_stat *st = metrics_stat_at(i);
@@ -263,8 +250,9 @@ static rd_code read_node_stats(session *c, dash_state *d, rd_err *err)
             continue;
         s->stat = st;
         metrics_series_key(s->key, st, d->gpu);
-        rc = read_series(tx, d->node, s, latest, until, err);
+        rc = read_series(w, s, latest, until, err);
     }
+    metrics_window_free(w);
     json_decref(latest);
     tx_free(tx);
     return rc;

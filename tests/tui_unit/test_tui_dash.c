@@ -52,12 +52,12 @@ static void test_fleet_and_alert_text(void **state)
 {
     (void)state;
     char out[512];
-    json_t *f = json_pack("{s:i, s:f, s:i, s:i, s:f, s:f}", "gpus_total", 16, "gpus_allocated", 12.5, "gpus_healthy",
+    json_t *f = json_pack("{s:i, s:f, s:i, s:i, s:f, s:f}", "gpus", 16, "gpus_allocated", 12.5, "gpus_healthy",
                           15, "gpus_unhealthy", 1, "gpu_util_mean", 47.4, "cpu_util_mean", 31.0);
     dash_fleet_text(f, out, sizeof out);
     assert_string_equal(out, "GPUs 12.5/16 allocated  15 healthy  1 unhealthy  GPU use 47%  CPU use 31%");
     json_decref(f);
-    f = json_pack("{s:i, s:i}", "gpus_total", 8, "gpus_allocated", 2);   /* no use figures: none shown */
+    f = json_pack("{s:i, s:i}", "gpus", 8, "gpus_allocated", 2);   /* no use figures: none shown */
     dash_fleet_text(f, out, sizeof out);
     assert_string_equal(out, "GPUs 2/8 allocated  8 healthy  0 unhealthy");
     json_decref(f);
