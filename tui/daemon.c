@@ -45,13 +45,16 @@ static void usage(FILE *out, int agent)
 {
     if (agent)
         fputs("usage: rigdeck agent --node NAME [GLOBAL OPTIONS] [--work-dir DIR] [--heartbeat D] [--sample D]\n"
-              "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--log-format text|json] [--once]\n"
+              "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--metrics-listen HOST:PORT]\n"
+              "                     [--log-format text|json] [--once]\n"
               "\n"
               "Runs on a node: reports its hardware (discovered, or --inventory FILE), renews its heartbeat\n"
               "lease every --heartbeat (default 5s), starts the workers the scheduler places there in\n"
               "WORK_DIR/<job>/<worker>/ (default ~/.local/state/rigdeck/agent/NAME), reports their ends and\n"
               "pushes their output.  Runs until SIGTERM or SIGINT; workers keep running and are adopted by\n"
               "the next agent.  GPUs come from nvidia-smi ($RIGDECK_NVIDIA_SMI overrides the program).\n"
+              "Vital stats are sampled every --sample (10s); --metrics-listen HOST:PORT (127.0.0.1:9400,\n"
+              "[::1]:9400, :9400 for every IPv4 interface) also serves them for Prometheus at /metrics.\n"
               "D is a duration: 500ms, 10s, 2m, 1h.  Global options as for rigdeck --help.\n",
               out);
     else
@@ -69,14 +72,14 @@ static void usage(FILE *out, int agent)
 
 enum {
     D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
-    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY
+    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_METRICS_LISTEN
 };
 
 typedef struct {
     const char *store, *actor, *master, *cacert, *cert, *key, *logfmt;
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
-    const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory;   /* agent */
+    const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory, *metrics_listen;   /* agent */
 } daemon_args;
 
 /* Parses argv (after the word serve or agent); 0 to go on, else the exit
@@ -94,6 +97,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "node", required_argument, NULL, D_NODE }, { "work-dir", required_argument, NULL, D_WORKDIR },
         { "heartbeat", required_argument, NULL, D_HEARTBEAT }, { "sample", required_argument, NULL, D_SAMPLE },
         { "runtime", required_argument, NULL, D_RUNTIME }, { "inventory", required_argument, NULL, D_INVENTORY },
+        { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN },
         { 0, 0, 0, 0 }
     };
     const char *who = agent ? "agent" : "serve";
@@ -102,7 +106,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", common, NULL)) != -1) {
         int serve_only = c == D_SCHED || c == D_BILL || c == D_SYNC || c == D_TIMEOUT;
-        int agent_only = c >= D_NODE && c <= D_INVENTORY;
+        int agent_only = c >= D_NODE && c <= D_METRICS_LISTEN;
         if ((agent && serve_only) || (!agent && agent_only)) {
             fprintf(stderr, "rigdeck %s: unknown option %s (see 'rigdeck %s --help')\n", who, argv[optind - 1], who);
             return 2;
@@ -127,6 +131,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         case D_SAMPLE: d->sample = optarg; break;
         case D_RUNTIME: d->runtime = optarg; break;
         case D_INVENTORY: d->inventory = optarg; break;
+        case D_METRICS_LISTEN: d->metrics_listen = optarg; break;
         case 'h': usage(stdout, agent); return -1;
         case ':':
             fprintf(stderr, "rigdeck %s: option %s needs a value\n", who, argv[optind - 1]);
@@ -214,7 +219,8 @@ int daemon_main(int argc, char **argv)
         }
         agent_opts o = { store, &sopts, d.actor && *d.actor ? d.actor : "default", d.master, d.node, workdir,
                          duration(who, "--heartbeat", d.heartbeat, 5000), duration(who, "--sample", d.sample, 10000),
-                         d.runtime, d.inventory, NULL, d.once, host, RIGDECK_VERSION, (long)getpid(), log, &stop_flag };
+                         d.runtime, d.inventory, NULL, d.once, host, RIGDECK_VERSION, (long)getpid(), log, &stop_flag,
+                         d.metrics_listen };
         if (!o.heartbeat_ms || !o.sample_ms) {
             free(store);
             return 2;

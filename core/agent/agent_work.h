@@ -7,6 +7,7 @@
 
 #include "agent_loop.h"
 #include "cmd.h"
+#include "metrics_http.h"
 #include "runner.h"
 #include "sample.h"
 
@@ -32,6 +33,7 @@ typedef struct {
     sample_counters prev;    /* the last vital-stats reading (have_prev) */
     int have_prev, sample_failed, gpu_error_said;
     int64_t sampled_ms, vitals_put_ms;
+    metrics_http *prom;      /* --metrics-listen's server, or NULL */
     store_watch *watch;
     agent_worker *workers;
     size_t nworkers, cap;
