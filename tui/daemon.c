@@ -101,14 +101,16 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { 0, 0, 0, 0 }
     };
     const char *who = agent ? "agent" : "serve";
-    int c;
+    int c, longidx = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", common, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", common, &longidx)) != -1) {
         int serve_only = c == D_SCHED || c == D_BILL || c == D_SYNC || c == D_TIMEOUT;
         int agent_only = c >= D_NODE && c <= D_METRICS_LISTEN;
         if ((agent && serve_only) || (!agent && agent_only)) {
-            fprintf(stderr, "rigdeck %s: unknown option %s (see 'rigdeck %s --help')\n", who, argv[optind - 1], who);
+            /* by name: argv[optind - 1] may be the option's value */
+            fprintf(stderr, "rigdeck %s: unknown option --%s (see 'rigdeck %s --help')\n", who, common[longidx].name,
+                    who);
             return 2;
         }
         switch (c) {
