@@ -6,22 +6,25 @@
  * min/avg/max; minutes fold into hours.  Each node has a bounded set of
  * documents, whatever how long it runs:
  *
- *   KEY_METRICS <node>/now       the latest reading, the minute and the
- *                                hour in progress, and the finished
- *                                minutes of the 10-minute block in progress
- *   KEY_METRICS <node>/m/<slot>  one finished 10-minute block of minute
- *                                points; slot = block index mod 288 (48 h)
- *   KEY_METRICS <node>/h/<slot>  one UTC day of hour points; slot = day
- *                                index mod 90 (90 days)
+ *   KEY_METRICS now/<node>         the latest reading, the minute and the
+ *                                  hour in progress, and the finished
+ *                                  minutes of the 10-minute block in progress
+ *   KEY_METRICS min/<node>/<slot>  one finished 10-minute block of minute
+ *                                  points; slot = block index mod 288 (48 h)
+ *   KEY_METRICS hour/<node>/<slot> one UTC day of hour points; slot = day
+ *                                  index mod 90 (90 days)
  *
+ * (`now` documents of every node sit under one prefix, so the fleet's
+ * latest readings are one range read.)
  * A slot is overwritten when its turn comes again, so a node never has
  * more than 1 + 288 + 90 documents; the store's compaction forgets the old
  * versions.  Readers filter blocks by their "start" (a slot left from two
  * days ago is older than any window that asks for minutes).
  *
  * Series: a node stat is named by the stat ("cpu_util"); a GPU stat by the
- * stat and the GPU index ("gpu_temp_c:0") - metrics_series_key.  A point is
- * [min, avg, max] (JSON reals), or null for a minute or hour without samples.
+ * stat and the GPU index ("gpu_temp_c:0") - metrics_series_key.  Stored
+ * values are integers in hundredths of the stat's unit (exact and short); a
+ * point is [min, avg, max], or null for a minute or hour without samples.
  *
  * Writes: the agent writes `now` (with the block or day that just closed in
  * the same transaction) once a minute, after its first sample, and sooner

@@ -1,0 +1,338 @@
+/* metrics_agg.c - the agent's side of the vital stats history: folds each
+ * sample into the minute in progress, finished minutes into the 10-minute
+ * block and the hour in progress, finished hours into the UTC day, and
+ * decides when the store must hear from the node (metrics.h has the
+ * document layout).
+ *
+ * All values are integers in hundredths of the stat's unit.  While a minute
+ * or hour is open it is an accumulator [min, sum, max, n] (n samples, or n
+ * finished minutes for an hour), so an agent that restarts continues it
+ * exactly; once finished it becomes the point [min, avg, max].
+ *
+ * A block is written when it closes, a day each time one of its hours
+ * closes; both wait in `pending` until a commit succeeds, so a store that is
+ * down for a while loses nothing that closed meanwhile.
+ */
+#include "metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doc.h"
+#include "keyspace.h"
+
+enum { MINUTE = 60, BLOCK = 60 * METRICS_BLOCK_MINUTES, HOUR = 3600, DAY = 86400 };
+
+struct metrics_agg {
+    char node[128];
+    rd_time minute_t, block_t, hour_t, day_t;   /* starts of what is open; minute_t 0: nothing yet */
+    json_t *minute;        /* series -> [min, sum, max, n] */
+    json_t *block;         /* series -> [10 × (null | [min, avg, max])] */
+    json_t *hour;          /* series -> [min, sum of minute avgs, max, minutes] */
+    json_t *day;           /* series -> [24 × (null | [min, avg, max])] */
+    json_t *last;          /* series -> the latest sample */
+    rd_time sampled_at;
+    json_t *written_last;  /* last as the store has it; NULL: nothing written yet */
+    int minute_closed;     /* a minute finished since the last write */
+    int moved;             /* a reading left its dead band since the last write */
+    json_t *pending;       /* key -> closed block or day document not yet written */
+};
+
+static rd_time floor_to(rd_time t, rd_time step)
+{
+    rd_time r = t % step;
+    return t - (r < 0 ? r + step : r);
+}
+
+metrics_agg *metrics_agg_new(const char *node)
+{
+    metrics_agg *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    snprintf(m->node, sizeof m->node, "%s", node);
+    m->minute = json_object();
+    m->block = json_object();
+    m->hour = json_object();
+    m->day = json_object();
+    m->last = json_object();
+    m->pending = json_object();
+    if (!m->minute || !m->block || !m->hour || !m->day || !m->last || !m->pending) {
+        metrics_agg_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void metrics_agg_free(metrics_agg *m)
+{
+    if (!m)
+        return;
+    json_decref(m->minute);
+    json_decref(m->block);
+    json_decref(m->hour);
+    json_decref(m->day);
+    json_decref(m->last);
+    json_decref(m->written_last);
+    json_decref(m->pending);
+    free(m);
+}
+
+static int64_t at(const json_t *arr, size_t i)
+{
+    return (int64_t)json_integer_value(json_array_get(arr, i));
+}
+
+/* Adds v to the accumulator acc[key] = [min, sum, max, n]. */
+static void acc_add(json_t *acc, const char *key, int64_t v)
+{
+    json_t *a = json_object_get(acc, key);
+    if (!a) {
+        json_object_set_new(acc, key, json_pack("[I, I, I, i]", (json_int_t)v, (json_int_t)v, (json_int_t)v, 1));
+        return;
+    }
+    int64_t lo = at(a, 0), sum = at(a, 1), hi = at(a, 2), n = at(a, 3);
+    json_array_set_new(a, 0, json_integer(v < lo ? v : lo));
+    json_array_set_new(a, 1, json_integer(sum + v));
+    json_array_set_new(a, 2, json_integer(v > hi ? v : hi));
+    json_array_set_new(a, 3, json_integer(n + 1));
+}
+
+/* The point [min, avg, max] of an accumulator (avg rounded half away from zero). */
+static json_t *acc_point(const json_t *a)
+{
+    int64_t sum = at(a, 1), n = at(a, 3);
+    int64_t avg = n > 0 ? (sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n)) : 0;
+    return json_pack("[I, I, I]", (json_int_t)at(a, 0), (json_int_t)avg, (json_int_t)at(a, 2));
+}
+
+/* points[key][i] = point, growing a row of len nulls for a new series. */
+static void row_set(json_t *points, const char *key, size_t len, size_t i, json_t *point)
+{
+    json_t *row = json_object_get(points, key);
+    if (!row) {
+        row = json_array();
+        for (size_t k = 0; k < len; k++)
+            json_array_append_new(row, json_null());
+        json_object_set_new(points, key, row);
+    }
+    if (i < len)
+        json_array_set_new(row, i, point);
+    else
+        json_decref(point);
+}
+
+/* A block or day document; takes the reference to points. */
+static json_t *range_doc(const metrics_agg *m, const char *step, rd_time start, json_t *points)
+{
+    char ts[RDTIME_BUFLEN];
+    return json_pack("{s:s, s:s, s:s, s:o}", "node", m->node, "step", step, "start", rdtime_format(start, ts),
+                     "points", points);
+}
+
+static void close_minute(metrics_agg *m)
+{
+    const char *key;
+    json_t *a;
+    size_t i = (size_t)((m->minute_t - m->block_t) / MINUTE);
+    json_object_foreach(m->minute, key, a) {
+        json_t *p = acc_point(a);
+        row_set(m->block, key, METRICS_BLOCK_MINUTES, i, json_incref(p));
+        acc_add(m->hour, key, at(p, 1));
+        /* the hour's min and max are the minutes' extremes, not their averages */
+        json_t *h = json_object_get(m->hour, key);
+        if (at(p, 0) < at(h, 0))
+            json_array_set_new(h, 0, json_integer(at(p, 0)));
+        if (at(p, 2) > at(h, 2))
+            json_array_set_new(h, 2, json_integer(at(p, 2)));
+        json_decref(p);
+    }
+    json_object_clear(m->minute);
+    m->minute_closed = 1;
+}
+
+static void close_block(metrics_agg *m)
+{
+    char key[RD_KEY_MAX];
+    if (json_object_size(m->block) > 0) {
+        long slot = (long)((m->block_t / BLOCK) % METRICS_MINUTE_SLOTS);
+        tx_key(key, KEY_METRICS "min/%s/%03ld", m->node, slot);
+        json_object_set_new(m->pending, key, range_doc(m, "1m", m->block_t, m->block));
+        m->block = json_object();
+    }
+}
+
+static void close_hour(metrics_agg *m)
+{
+    char key[RD_KEY_MAX];
+    const char *series;
+    json_t *a;
+    if (json_object_size(m->hour) == 0)
+        return;
+    size_t i = (size_t)((m->hour_t - m->day_t) / HOUR);
+    json_object_foreach(m->hour, series, a)
+        row_set(m->day, series, 24, i, acc_point(a));
+    json_object_clear(m->hour);
+    long slot = (long)((m->day_t / DAY) % METRICS_DAY_SLOTS);
+    tx_key(key, KEY_METRICS "hour/%s/%02ld", m->node, slot);
+    json_object_set_new(m->pending, key, range_doc(m, "1h", m->day_t, json_deep_copy(m->day)));
+}
+
+/* Moves the open periods on to the minute of t, closing what ended. */
+static void advance(metrics_agg *m, rd_time t)
+{
+    rd_time mt = floor_to(t, MINUTE);
+    if (m->minute_t && mt <= m->minute_t)
+        return;   /* the same minute (or a clock that stepped back: keep folding into it) */
+    if (m->minute_t)
+        close_minute(m);
+    if (!m->minute_t || floor_to(mt, BLOCK) != m->block_t)
+        close_block(m);
+    if (!m->minute_t || floor_to(mt, HOUR) != m->hour_t)
+        close_hour(m);
+    if (!m->minute_t || floor_to(mt, DAY) != m->day_t)
+        json_object_clear(m->day);
+    m->minute_t = mt;
+    m->block_t = floor_to(mt, BLOCK);
+    m->hour_t = floor_to(mt, HOUR);
+    m->day_t = floor_to(mt, DAY);
+}
+
+static void set_last(metrics_agg *m, const char *key, const json_t *v)
+{
+    if (!json_is_number(v))
+        return;
+    int64_t x = (int64_t)llround(json_number_value(v) * 100.0);
+    json_object_set_new(m->last, key, json_integer(x));
+    acc_add(m->minute, key, x);
+}
+
+/* 1 when last differs from what the store has by more than a dead band,
+ * or a series came or went (a GPU fell off the bus). */
+static int moved_since_write(const metrics_agg *m)
+{
+    const char *key;
+    json_t *v;
+    if (!m->written_last)
+        return 1;
+    if (json_object_size(m->written_last) != json_object_size(m->last))
+        return 1;
+    json_object_foreach(m->last, key, v) {
+        json_t *w = json_object_get(m->written_last, key);
+        if (!w)
+            return 1;
+        char stat[METRICS_SERIES_MAX];
+        snprintf(stat, sizeof stat, "%s", key);
+        char *colon = strchr(stat, ':');
+        if (colon)
+            *colon = '\0';
+        const metrics_stat *s = metrics_stat_find(stat);
+        double band = s ? s->dead_band * 100.0 : 0.0;
+        double d = (double)(json_integer_value(v) - json_integer_value(w));
+        if (fabs(d) > band || (band == 0.0 && d != 0.0))
+            return 1;
+    }
+    return 0;
+}
+
+void metrics_agg_add(metrics_agg *m, const json_t *stats, rd_time t)
+{
+    char key[METRICS_SERIES_MAX];
+    advance(m, t);
+    m->sampled_at = t;
+    json_object_clear(m->last);
+    for (size_t i = 0; i < metrics_stat_count(); i++) {
+        const metrics_stat *s = metrics_stat_at(i);
+        if (!s->per_gpu) {
+            set_last(m, s->name, json_object_get(stats, s->name));
+            continue;
+        }
+        size_t k;
+        json_t *g;
+        json_array_foreach(json_object_get(stats, "gpus"), k, g) {
+            json_t *idx = json_object_get(g, "index");
+            if (json_is_integer(idx))
+                set_last(m, metrics_series_key(key, s, (int)json_integer_value(idx)), json_object_get(g, s->name));
+        }
+    }
+    m->moved = m->moved || moved_since_write(m);
+}
+
+int metrics_agg_due(const metrics_agg *m)
+{
+    return m->minute_t && (!m->written_last || m->minute_closed || m->moved || json_object_size(m->pending) > 0);
+}
+
+rd_code metrics_agg_stage(metrics_agg *m, rd_tx *tx, rd_err *err)
+{
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN], mt[RDTIME_BUFLEN], bt[RDTIME_BUFLEN], ht[RDTIME_BUFLEN];
+    const char *k;
+    json_t *doc;
+    rd_code rc = RD_OK;
+    json_object_foreach(m->pending, k, doc)
+        if (rc == RD_OK)
+            rc = tx_put(tx, k, json_incref(doc), err);
+    if (rc != RD_OK)
+        return rc;
+    json_t *now = json_pack("{s:s, s:s, s:O, s:{s:s, s:O}, s:{s:s, s:O}, s:{s:s, s:O}}", "node", m->node,
+                            "sampled_at", rdtime_format(m->sampled_at, ts), "last", m->last, "minute", "t",
+                            rdtime_format(m->minute_t, mt), "series", m->minute, "block", "start",
+                            rdtime_format(m->block_t, bt), "points", m->block, "hour", "t",
+                            rdtime_format(m->hour_t, ht), "series", m->hour);
+    if (!now)
+        return rd_fail(err, RD_ENOMEM, "metrics: out of memory");
+    return tx_put(tx, tx_key(key, KEY_METRICS "now/%s", m->node), now, err);
+}
+
+void metrics_agg_written(metrics_agg *m)
+{
+    json_decref(m->written_last);
+    m->written_last = json_deep_copy(m->last);
+    m->minute_closed = 0;
+    m->moved = 0;
+    json_object_clear(m->pending);
+}
+
+/* A time field of a stored document, or 0. */
+static rd_time doc_time(const json_t *doc, const char *field)
+{
+    rd_time t = 0;
+    const char *s = json_string_value(json_object_get(doc, field));
+    return s && rdtime_parse(field, s, &t, NULL) == RD_OK ? t : 0;
+}
+
+static void update_copy(json_t *into, const json_t *from)
+{
+    json_t *c = json_deep_copy(from);
+    json_object_update(into, c);
+    json_decref(c);
+}
+
+void metrics_agg_restore(metrics_agg *m, const json_t *now_doc, const json_t *day_doc, rd_time now)
+{
+    rd_time mt = doc_time(json_object_get(now_doc, "minute"), "t");
+    if (!mt || mt > now || m->minute_t)
+        return;   /* nothing to pick up (or from the future: a clock that was wrong) */
+    json_t *minute = json_object_get(json_object_get(now_doc, "minute"), "series");
+    json_t *block = json_object_get(json_object_get(now_doc, "block"), "points");
+    json_t *hour = json_object_get(json_object_get(now_doc, "hour"), "series");
+    if (!json_is_object(minute) || !json_is_object(block) || !json_is_object(hour))
+        return;
+    m->minute_t = mt;
+    m->block_t = floor_to(mt, BLOCK);
+    m->hour_t = floor_to(mt, HOUR);
+    m->day_t = floor_to(mt, DAY);
+    /* deep copies: the open periods are changed in place from now on */
+    update_copy(m->minute, minute);
+    update_copy(m->block, block);
+    update_copy(m->hour, hour);
+    json_t *day = json_object_get(day_doc, "points");
+    if (json_is_object(day) && doc_time(day_doc, "start") == m->day_t)
+        update_copy(m->day, day);
+    json_t *last = json_object_get(now_doc, "last");
+    if (json_is_object(last)) {
+        update_copy(m->last, last);
+        m->written_last = json_deep_copy(last);
+    }
+    m->sampled_at = doc_time(now_doc, "sampled_at");
+}
