@@ -21,8 +21,13 @@ rng = random.Random(2026_11)
 WORK = tempfile.mkdtemp(prefix="rigdeck-demo.")
 ENV = dict(os.environ)
 ENV.setdefault("RIGDECK_MASTER_KEY", os.path.join(os.path.dirname(STORE.split(":", 1)[-1]) or ".", "demo.key"))
-# The month that ends today, so the console's clock reads naturally.
-T0 = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=30)
+# The month that ends today, so the console's clock reads naturally;
+# RIGDECK_DEMO_START (YYYY-MM-DD) fixes its first day instead, for tests
+# that check the month's reports against a hand computation.
+if os.environ.get("RIGDECK_DEMO_START"):
+    T0 = datetime.strptime(os.environ["RIGDECK_DEMO_START"], "%Y-%m-%d").replace(tzinfo=timezone.utc)
+else:
+    T0 = datetime.now(timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=30)
 REFUSED = []
 
 

@@ -45,16 +45,20 @@ static void usage(FILE *out, int agent)
 {
     if (agent)
         fputs("usage: rigdeck agent --node NAME [GLOBAL OPTIONS] [--work-dir DIR] [--heartbeat D] [--sample D]\n"
-              "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--metrics-listen HOST:PORT]\n"
+              "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--gpu-temp-max C]\n"
+              "                     [--metrics-listen HOST:PORT]\n"
               "                     [--log-format text|json] [--once]\n"
               "\n"
               "Runs on a node: reports its hardware (discovered, or --inventory FILE), renews its heartbeat\n"
               "lease every --heartbeat (default 5s), starts the workers the scheduler places there in\n"
               "WORK_DIR/<job>/<worker>/ (default ~/.local/state/rigdeck/agent/NAME), reports their ends and\n"
-              "pushes their output.  Runs until SIGTERM or SIGINT; workers keep running and are adopted by\n"
+              "pushes their output.  Every --sample (default 10s) it records the vital stats and checks the\n"
+              "GPUs: one that vanishes, reaches --gpu-temp-max (default 90 C) or gains uncorrected ECC errors\n"
+              "gets no new work until 'node health clear'.\n"
+              "Runs until SIGTERM or SIGINT; workers keep running and are adopted by\n"
               "the next agent.  GPUs come from nvidia-smi ($RIGDECK_NVIDIA_SMI overrides the program).\n"
-              "Vital stats are sampled every --sample (10s); --metrics-listen HOST:PORT (127.0.0.1:9400,\n"
-              "[::1]:9400, :9400 for every IPv4 interface) also serves them for Prometheus at /metrics.\n"
+              "--metrics-listen HOST:PORT (127.0.0.1:9400, [::1]:9400, :9400 for every IPv4 interface) also\n"
+              "serves the vital stats for Prometheus at /metrics.\n"
               "D is a duration: 500ms, 10s, 2m, 1h.  Global options as for rigdeck --help.\n",
               out);
     else
@@ -72,14 +76,15 @@ static void usage(FILE *out, int agent)
 
 enum {
     D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
-    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_METRICS_LISTEN
+    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN
 };
 
 typedef struct {
     const char *store, *actor, *master, *cacert, *cert, *key, *logfmt;
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
-    const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory, *metrics_listen;   /* agent */
+    const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
+                *metrics_listen;   /* agent */
 } daemon_args;
 
 /* Parses argv (after the word serve or agent); 0 to go on, else the exit
@@ -97,8 +102,8 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "node", required_argument, NULL, D_NODE }, { "work-dir", required_argument, NULL, D_WORKDIR },
         { "heartbeat", required_argument, NULL, D_HEARTBEAT }, { "sample", required_argument, NULL, D_SAMPLE },
         { "runtime", required_argument, NULL, D_RUNTIME }, { "inventory", required_argument, NULL, D_INVENTORY },
-        { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN },
-        { 0, 0, 0, 0 }
+        { "gpu-temp-max", required_argument, NULL, D_TEMPMAX },
+        { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN }, { 0, 0, 0, 0 }
     };
     const char *who = agent ? "agent" : "serve";
     int c, longidx = 0;
@@ -133,6 +138,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         case D_SAMPLE: d->sample = optarg; break;
         case D_RUNTIME: d->runtime = optarg; break;
         case D_INVENTORY: d->inventory = optarg; break;
+        case D_TEMPMAX: d->temp_max = optarg; break;
         case D_METRICS_LISTEN: d->metrics_listen = optarg; break;
         case 'h': usage(stdout, agent); return -1;
         case ':':
@@ -168,6 +174,18 @@ static int64_t duration(const char *who, const char *flag, const char *text, int
         return 0;
     }
     return ms;
+}
+
+/* --gpu-temp-max: whole degrees C; 0 (after a message) when bad. */
+static int temp_max(const char *text)
+{
+    char *end = NULL;
+    long c = text ? strtol(text, &end, 10) : 90;
+    if (text && (!*text || *end || c < 30 || c > 150)) {
+        fprintf(stderr, "rigdeck agent: --gpu-temp-max: '%s' must be whole degrees C from 30 to 150\n", text);
+        return 0;
+    }
+    return (int)c;
 }
 
 static int exit_status(rd_code rc)
@@ -219,11 +237,15 @@ int daemon_main(int argc, char **argv)
             }
             memcpy(workdir, abs, strlen(abs) + 1);
         }
-        agent_opts o = { store, &sopts, d.actor && *d.actor ? d.actor : "default", d.master, d.node, workdir,
-                         duration(who, "--heartbeat", d.heartbeat, 5000), duration(who, "--sample", d.sample, 10000),
-                         d.runtime, d.inventory, NULL, d.once, host, RIGDECK_VERSION, (long)getpid(), log, &stop_flag,
-                         d.metrics_listen };
-        if (!o.heartbeat_ms || !o.sample_ms) {
+        agent_opts o = { .store_url = store, .store_opts = &sopts,
+                         .actor = d.actor && *d.actor ? d.actor : "default", .master_key_path = d.master,
+                         .node = d.node, .work_dir = workdir,
+                         .heartbeat_ms = duration(who, "--heartbeat", d.heartbeat, 5000),
+                         .sample_ms = duration(who, "--sample", d.sample, 10000),
+                         .gpu_temp_max = temp_max(d.temp_max), .runtime = d.runtime, .inventory_file = d.inventory,
+                         .once = d.once, .host = host, .version = RIGDECK_VERSION, .pid = (long)getpid(), .log = log,
+                         .stop = &stop_flag, .metrics_listen = d.metrics_listen };
+        if (!o.heartbeat_ms || !o.sample_ms || !o.gpu_temp_max) {
             free(store);
             return 2;
         }

@@ -218,6 +218,11 @@ int options_parse(int argc, char **argv, rd_options *opt)
         fprintf(stderr, "rigdeck: -c and -f need --batch\n");
         return 2;
     }
+    /* the console draws its own panes: CSV is a format for files */
+    if (!opt->batch && opt->csv) {
+        fprintf(stderr, "rigdeck: --output csv needs --batch (the console shows tables; use --batch -c LINE)\n");
+        return 2;
+    }
     if (!opt->actor || !*opt->actor)
         opt->actor = "default";
     if (opt->now_text && *opt->now_text) {

@@ -79,7 +79,19 @@ static char *cell_of(const char *key, const json_t *v)
         return strdup(buf);
     }
     if (json_is_real(v)) {
-        snprintf(buf, sizeof buf, "%.4g", json_real_value(v));
+        /* %.4g keeps small figures short (0.25, 19.5) but would print
+         * 12070.5 GPU-hours as 1.207e+04: from 100 up, two decimals */
+        double d = json_real_value(v);
+        if (d >= 100 || d <= -100) {
+            snprintf(buf, sizeof buf, "%.2f", d);
+            size_t n = strlen(buf);
+            while (n && buf[n - 1] == '0')
+                buf[--n] = '\0';
+            if (n && buf[n - 1] == '.')
+                buf[--n] = '\0';
+        } else {
+            snprintf(buf, sizeof buf, "%.4g", d);
+        }
         return strdup(buf);
     }
     if (json_is_array(v)) {

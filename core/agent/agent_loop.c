@@ -9,8 +9,8 @@
  *   heartbeat   renew the lease every --heartbeat (no store revision); a
  *               lease that ran out (the agent was stopped too long) is
  *               replaced and the agent registers again
- *   vitals      every --sample: CPU, memory, disk, network and GPU readings;
- *               the latest rides on the alive key once a minute
+ *   vitals      every --sample: CPU, memory, disk, network and GPU readings
+ *               into the metrics history, and GPU health (agent_vitals.c)
  *   work        every worker the node holds, as the store says (agent_work.c):
  *               start what is `starting`, report what ended, signal what is
  *               `stopping`, push output, and kill what the store no longer
@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "agent_vitals.h"
 #include "agent_work.h"
 #include "cmd.h"
 #include "doc.h"
@@ -40,7 +41,6 @@
 
 enum {
     RECONCILE_EVERY_MS = 5000,   /* read the node's workers even without a watch event */
-    VITALS_PUT_MS = 60000,       /* the latest vital stats reach the store once a minute */
     WAIT_MS = 250
 };
 
@@ -165,48 +165,6 @@ static void heartbeat(agent_state *a, int64_t now)
     a->renewed_ms = now;   /* try again after one heartbeat, not in a loop */
 }
 
-/* Reads the vital stats every --sample; once a minute the latest reading
- * rides on the agent's alive key (same lease, one revision a minute), where
- * `node show` finds it.  Keeping history is the metrics store's job. */
-static void sample_vitals(agent_state *a, int64_t now)
-{
-    sample_counters cur;
-    rd_err err = { 0 };
-    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    if (a->sampled_ms && now - a->sampled_ms < a->o->sample_ms)
-        return;
-    a->sampled_ms = now;
-    if (sample_read(NULL, a->o->work_dir, a->o->nvidia_smi, now, &cur, &err) != RD_OK) {
-        if (!a->sample_failed)
-            dlog(&a->o->log, "sample", NULL, "cannot read the vital stats: %s", err.msg);
-        a->sample_failed = 1;
-        return;
-    }
-    a->sample_failed = 0;
-    if (cur.gpu_error[0] && !a->gpu_error_said)
-        dlog(&a->o->log, "sample", NULL, "GPU readings unavailable: %s", cur.gpu_error);
-    a->gpu_error_said = cur.gpu_error[0] != '\0';
-    json_t *stats = a->have_prev ? sample_stats(&a->prev, &cur) : NULL;
-    if (stats)
-        metrics_http_publish(a->prom, stats, a->o->log.now());
-    if (a->have_prev)
-        sample_counters_free(&a->prev);
-    a->prev = cur;
-    a->have_prev = 1;
-    if (!stats || (a->vitals_put_ms && now - a->vitals_put_ms < VITALS_PUT_MS)) {
-        json_decref(stats);
-        return;
-    }
-    json_t *doc = json_pack("{s:I, s:s, s:o}", "pid", (json_int_t)a->o->pid, "sampled_at",
-                            rdtime_format(a->o->log.now(), ts), "vitals", stats);
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-    if (text && store_put(a->ctx.store, tx_key(key, KEY_AGENT_ALIVE "%s", a->o->node), text, strlen(text), a->lease,
-                          &err) == RD_OK)
-        a->vitals_put_ms = now;
-    free(text);
-    json_decref(doc);
-}
-
 /* The store must say this agent is online under its lease; a controller
  * that judged it lost (a lease it could not see in time) is answered by
  * registering again, which also brings the node back. */
@@ -315,6 +273,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         cmd_ctx_close(&a.ctx);
         return rc;
     }
+    agent_vitals_start(&a);
     watch_reopen(&a);
     int64_t last_reconcile = 0;
     while (!*o->stop) {
@@ -330,7 +289,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
             agent_work_reconcile(&a);
         }
         agent_work_tend(&a, now);
-        sample_vitals(&a, now);
+        agent_vitals_sample(&a, now);
         if (o->once)
             break;
         wait_changes(&a, WAIT_MS);
@@ -339,8 +298,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
          agent_work_running(&a));
     store_watch_close(a.watch);
     metrics_http_stop(a.prom);
-    if (a.have_prev)
-        sample_counters_free(&a.prev);
+    agent_vitals_free(&a);
     agent_work_free(&a);
     cmd_ctx_close(&a.ctx);
     return RD_OK;

@@ -17,6 +17,7 @@ typedef struct {
     const char *work_dir;              /* --work-dir (created) */
     int64_t heartbeat_ms;              /* --heartbeat */
     int64_t sample_ms;                 /* --sample */
+    int gpu_temp_max;                  /* --gpu-temp-max, degrees C */
     const char *runtime;               /* auto|process|podman|docker */
     const char *inventory_file;        /* --inventory, or NULL: discover */
     const char *nvidia_smi;            /* NULL: $RIGDECK_NVIDIA_SMI, else nvidia-smi on PATH */

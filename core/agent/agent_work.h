@@ -23,6 +23,17 @@ typedef struct {
     int64_t log_ms;          /* when it was pushed */
 } agent_worker;
 
+enum { AGENT_GPU_MAX = 64 };
+
+/* What the agent knows of its GPUs' health (agent_vitals.c). */
+typedef struct {
+    unsigned char known[AGENT_GPU_MAX];     /* nvidia-smi listed it at least once */
+    unsigned char reported[AGENT_GPU_MAX];  /* the store lists it unhealthy, as far as we know */
+    int64_t ecc_base[AGENT_GPU_MAX];        /* the ECC count it may not exceed; -1: none yet */
+} agent_gpu_health;
+
+typedef struct metrics_agg metrics_agg;
+
 typedef struct {
     const agent_opts *o;
     cmd_ctx ctx;
@@ -31,8 +42,10 @@ typedef struct {
     int store_down, reconcile_due;
     int watch_failed;        /* said so once; quiet until it works again */
     sample_counters prev;    /* the last vital-stats reading (have_prev) */
-    int have_prev, sample_failed, gpu_error_said;
-    int64_t sampled_ms, vitals_put_ms;
+    int have_prev, sample_failed, gpu_error_said, metrics_failed;
+    int64_t sampled_ms;
+    metrics_agg *metrics;    /* the history being folded (metrics.h) */
+    agent_gpu_health health;
     metrics_http *prom;      /* --metrics-listen's server, or NULL */
     store_watch *watch;
     agent_worker *workers;

@@ -12,6 +12,7 @@ const cmd_def *const cmd_list_tables[] = {
     quota_cmd_table,
     cloud_cmd_table,
     node_cmd_table,
+    node_health_cmd_table,
     device_cmd_table,
     device_config_cmd_table,
     datastore_cmd_table,
@@ -22,9 +23,11 @@ const cmd_def *const cmd_list_tables[] = {
     price_cmd_table,
     ledger_cmd_table,
     bill_cmd_table,
+    report_cmd_table,
     audit_cmd_table,
     agent_cmd_table,
     serve_cmd_table,
+    metrics_cmd_table,
     store_cmd_table,
 };
 

@@ -12,6 +12,7 @@ extern const cmd_def project_cmd_table[];
 extern const cmd_def audit_cmd_table[];
 extern const cmd_def agent_cmd_table[];
 extern const cmd_def serve_cmd_table[];
+extern const cmd_def metrics_cmd_table[];
 extern const cmd_def store_cmd_table[];
 extern const cmd_def gpu_cmd_table[];
 extern const cmd_def gcp_cmd_table[];
@@ -20,6 +21,7 @@ extern const cmd_def region_cmd_table[];
 extern const cmd_def quota_cmd_table[];
 extern const cmd_def cloud_cmd_table[];
 extern const cmd_def node_cmd_table[];
+extern const cmd_def node_health_cmd_table[];
 extern const cmd_def device_cmd_table[];
 extern const cmd_def device_config_cmd_table[];
 extern const cmd_def datastore_cmd_table[];
@@ -30,6 +32,7 @@ extern const cmd_def sched_cmd_table[];
 extern const cmd_def price_cmd_table[];
 extern const cmd_def ledger_cmd_table[];
 extern const cmd_def bill_cmd_table[];
+extern const cmd_def report_cmd_table[];
 
 
 /* Every table above, in help order; cmd_list_ntables of them. */

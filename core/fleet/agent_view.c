@@ -15,6 +15,7 @@
 
 #include "doc.h"
 #include "keyspace.h"
+#include "metrics.h"
 
 /* The last heartbeat an alive lease proves: its last renewal. */
 static rd_time last_renewal(store_t *st, int64_t lease, rd_time now)
@@ -33,7 +34,6 @@ json_t *agent_view_describe(rd_tx *tx, const json_t *agent, rd_time now)
     if (!agent)
         return json_pack("{s:s, s:n, s:n, s:n}", "state", "none", "last_heartbeat", "host", "version");
     const char *state = doc_str(agent, "state");
-    json_t *alive = NULL;
     rd_time last = 0;
     rdtime_parse("last_heartbeat", doc_str(agent, "last_heartbeat"), &last, NULL);
     if (strcmp(state, "online") == 0) {
@@ -45,21 +45,23 @@ json_t *agent_view_describe(rd_tx *tx, const json_t *agent, rd_time now)
             rd_time renewed = last_renewal(tx_store(tx), kv.lease, now);
             if (renewed > last)
                 last = renewed;
-            alive = json_loadb(kv.value, kv.value_len, 0, NULL);
         } else {
             state = "lost";   /* the lease expired; the controller has not seen it yet */
         }
         if (found)
             store_kv_free(&kv);
     }
-    /* the latest vital stats the agent sent (at most a minute old) */
-    json_t *vitals = json_object_get(alive, "vitals");
-    json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:O, s:O}", "state", state, "last_heartbeat",
+    /* the latest vital stats, as the metrics history has them */
+    json_t *vitals = NULL;
+    rd_time sampled = 0;
+    char st[RDTIME_BUFLEN];
+    rd_err ignored = { 0 };
+    metrics_read_vitals(tx, doc_str(agent, "node"), &vitals, &sampled, &ignored);
+    json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o?, s:s?}", "state", state, "last_heartbeat",
                             rdtime_format(last, ts), "host", doc_str(agent, "host"), "version",
                             doc_str(agent, "version"), "pid", (json_int_t)doc_int(agent, "pid"), "registered_at",
-                            doc_str(agent, "registered_at"), "vitals", vitals ? vitals : json_null(), "sampled_at",
-                            json_object_get(alive, "sampled_at") ? json_object_get(alive, "sampled_at") : json_null());
-    json_decref(alive);
+                            doc_str(agent, "registered_at"), "vitals", vitals, "sampled_at",
+                            sampled ? rdtime_format(sampled, st) : NULL);
     return out;
 }
 

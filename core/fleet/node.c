@@ -20,6 +20,7 @@
 
 #include "account.h"
 #include "agent_view.h"
+#include "node_health.h"
 #include "doc.h"
 #include "fleet.h"
 #include "hwreq.h"
@@ -32,7 +33,7 @@ static const char *node_key(char buf[RD_KEY_MAX], const char *name)
     return tx_key(buf, KEY_NODES "%s", name);
 }
 
-static void set_state(json_t *node, const char *state, rd_time now)
+void node_set_state(json_t *node, const char *state, rd_time now)
 {
     char ts[RDTIME_BUFLEN];
     if (strcmp(doc_str(node, "state"), state) == 0)
@@ -90,18 +91,18 @@ static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, cons
     json_object_set_new(node, "memory_gb", json_integer(inv->memory_gb));
     const char *state = doc_str(node, "state");
     if (json_array_size(unmet) > 0) {
-        set_state(node, "rejected", ctx->now);
+        node_set_state(node, "rejected", ctx->now);
     } else if (strcmp(state, "provisioning") == 0 || strcmp(state, "rejected") == 0) {
-        set_state(node, storage ? "active" : "maintenance", ctx->now);
+        node_set_state(node, storage ? "active" : "maintenance", ctx->now);
     }
     /* A machine that lost hardware its running workers hold: they keep
      * running (the agent decides their fate), but the node takes no new
      * work until they end, and says why. */
     if (unmet && node_capacity_check_held(node, unmet) > 0) {
         if (strcmp(doc_str(node, "state"), "rejected") != 0)
-            set_state(node, "draining", ctx->now);
+            node_set_state(node, "draining", ctx->now);
     } else if (node_unmet_held(node) && strcmp(doc_str(node, "state"), "draining") == 0) {
-        set_state(node, "active", ctx->now);   /* the hardware came back */
+        node_set_state(node, "active", ctx->now);   /* the hardware came back */
     }
     json_object_set_new(node, "unmet", unmet ? unmet : json_array());
 }
@@ -164,7 +165,7 @@ rd_code node_stage_removed(cmd_ctx *ctx, const char *name, rd_err *err)
     rd_code rc = node_get(ctx, name, &node, err);
     if (rc != RD_OK)
         return rc;
-    set_state(node, "removed", ctx->now);
+    node_set_state(node, "removed", ctx->now);
     rc = fleet_release_minion(ctx, doc_str(node, "minion_id"), err);
     if (rc == RD_OK)
         return node_put(ctx, node, err);
@@ -264,9 +265,9 @@ rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd
                        doc_str(node, "name"));
     if (strcmp(instance, "running") == 0) {
         if (strcmp(state, "provisioning") == 0 || strcmp(state, "offline") == 0)
-            set_state(node, "active", ctx->now);
+            node_set_state(node, "active", ctx->now);
     } else {
-        set_state(node, "offline", ctx->now);
+        node_set_state(node, "offline", ctx->now);
     }
     return RD_OK;
 }
@@ -323,10 +324,13 @@ static rd_code node_maintenance_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
         goto out;
     }
     int on = strcmp(want, "on") == 0 || (strcmp(want, "toggle") == 0 && !in_maint);
-    if (on && !in_maint)
-        set_state(node, node_workers(node) > 0 ? "draining" : "maintenance", ctx->now);
-    else if (!on && in_maint)
-        set_state(node, "active", ctx->now);
+    if (on && !in_maint) {
+        node_set_state(node, node_workers(node) > 0 ? "draining" : "maintenance", ctx->now);
+        json_object_set_new(node, "maintenance_reason", json_string("operator"));
+    } else if (!on && in_maint) {
+        node_set_state(node, "active", ctx->now);
+        json_object_del(node, "maintenance_reason");
+    }
     *result = json_incref(node);
     rc = node_put(ctx, node, err);
     node = NULL;
@@ -511,6 +515,8 @@ static rd_code node_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
     json_t *agent = NULL;
     if (rc == RD_OK && (rc = agent_view_for_node(ctx->tx, cmd_arg(a, 0), ctx->now, &agent, err)) == RD_OK)
         json_object_set_new(*result, "agent", agent);
+    if (rc == RD_OK)
+        json_object_set_new(*result, "gpu_health", node_health_view(*result));
     return rc;
 }
 

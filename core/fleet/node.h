@@ -26,4 +26,7 @@ rd_code node_stage_removed(cmd_ctx *ctx, const char *name, rd_err *err);
  * node active, anything else makes it offline.  Refuses non-cloud nodes. */
 rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd_err *err);
 
+/* Sets a node's state and state_changed_at (no change when it has it). */
+void node_set_state(json_t *node, const char *state, rd_time now);
+
 #endif

@@ -138,6 +138,10 @@ rd_code job_end_worker_at(cmd_ctx *ctx, json_t *job, size_t w, const char *state
     } else if (strcmp(state, "stopped") == 0) {
         state = "canceled";   /* a worker that never started is canceled, not stopped */
     }
+    /* A worker that never ran has no ended_at; when it stopped waiting is
+     * what `report rent-vs-buy` counts as its wait (report_jobs.c). */
+    if (!json_is_string(json_object_get(worker, "started_at")))
+        json_object_set_new(worker, "canceled_at", json_string(rdtime_format(ctx->now, ts)));
     json_object_set_new(worker, "state", json_string(state));
     return RD_OK;
 }

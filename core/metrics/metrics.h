@@ -114,9 +114,24 @@ typedef struct {
 rd_code metrics_read_points(rd_tx *tx, const char *node, const char *series, int step, rd_time since, rd_time until,
                             metrics_point **pts, size_t *n, rd_err *err);
 
+/* The same for several series of one node: the window's documents are
+ * read once (metrics_window_read), then each series is picked from them
+ * (metrics_window_points, same contract as metrics_read_points). */
+typedef struct metrics_window metrics_window;
+rd_code metrics_window_read(rd_tx *tx, const char *node, int step, rd_time since, rd_time until,
+                            metrics_window **out, rd_err *err);
+rd_code metrics_window_points(const metrics_window *w, const char *series, metrics_point **pts, size_t *n,
+                              rd_err *err);
+void metrics_window_free(metrics_window *w);
+
 /* The node's latest reading: a new object {"sampled_at": TIME, "values":
  * {SERIES: number, ...}} (a stat the machine lacks is absent), or NULL
  * when the node has none. */
 rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err *err);
+
+/* The latest reading in the agent's sample shape, for `node show`:
+ * {"cpu_util", ... (null when missing), "gpus": [{"index", "gpu_util",
+ * ...}]}, and when it was taken; *vitals NULL when the node has none. */
+rd_code metrics_read_vitals(rd_tx *tx, const char *node, json_t **vitals, rd_time *sampled_at, rd_err *err);
 
 #endif

@@ -76,69 +76,73 @@ static void list_add_open(point_list *l, const json_t *acc, rd_time t)
     list_add(l, t, hundredths(json_array_get(acc, 0)), sum / (double)n / 100.0, hundredths(json_array_get(acc, 2)));
 }
 
-static rd_code read_range_doc(rd_tx *tx, const char *key, rd_time start, json_t **doc, rd_err *err)
+struct metrics_window {
+    int step;
+    rd_time since, until;
+    json_t *now;      /* the node's `now` document, or NULL */
+    json_t *rows;     /* [[start, points object], ...] of the stored blocks or days, in time order */
+};
+
+static rd_code read_range_doc(rd_tx *tx, const char *key, rd_time start, json_t *rows, rd_err *err)
 {
-    rd_code rc = tx_get(tx, key, doc, err);
-    if (rc == RD_OK && *doc && doc_time(*doc, "start") != start) {
-        json_decref(*doc);   /* the slot holds an older block or day */
-        *doc = NULL;
-    }
+    json_t *doc = NULL;
+    rd_code rc = tx_get(tx, key, &doc, err);
+    /* a slot may still hold an older block or day */
+    if (rc == RD_OK && doc && doc_time(doc, "start") == start)
+        json_array_append_new(rows, json_pack("[I, O]", (json_int_t)start, json_object_get(doc, "points")));
+    json_decref(doc);
     return rc;
 }
 
-static rd_code read_minutes(rd_tx *tx, const char *node, const char *series, const json_t *now, point_list *l,
-                            rd_err *err)
+static rd_code window_read_minutes(rd_tx *tx, const char *node, metrics_window *w, rd_err *err)
 {
     char key[RD_KEY_MAX];
-    const json_t *nblock = json_object_get(now, "block");
+    const json_t *nblock = json_object_get(w->now, "block");
     rd_time now_block = doc_time(nblock, "start");
-    rd_time first = floor_to(l->since, BLOCK), last = floor_to(l->until - 1, BLOCK);
+    rd_time first = floor_to(w->since, BLOCK), last = floor_to(w->until - 1, BLOCK);
     if ((last - first) / BLOCK >= METRICS_MINUTE_SLOTS)
         first = last - (METRICS_MINUTE_SLOTS - 1) * BLOCK;
     for (rd_time b = first; b <= last; b += BLOCK) {
         if (b == now_block) {
-            list_add_row(l, json_object_get(json_object_get(nblock, "points"), series), b);
+            json_array_append_new(w->rows, json_pack("[I, O]", (json_int_t)b, json_object_get(nblock, "points")));
             continue;
         }
-        json_t *doc = NULL;
         long slot = (long)((b / BLOCK) % METRICS_MINUTE_SLOTS);
-        rd_code rc = read_range_doc(tx, tx_key(key, KEY_METRICS "min/%s/%03ld", node, slot), b, &doc, err);
+        rd_code rc = read_range_doc(tx, tx_key(key, KEY_METRICS "min/%s/%03ld", node, slot), b, w->rows, err);
         if (rc != RD_OK)
             return rc;
-        list_add_row(l, json_object_get(json_object_get(doc, "points"), series), b);
-        json_decref(doc);
     }
-    const json_t *minute = json_object_get(now, "minute");
-    list_add_open(l, json_object_get(json_object_get(minute, "series"), series), doc_time(minute, "t"));
     return RD_OK;
 }
 
-static rd_code read_hours(rd_tx *tx, const char *node, const char *series, const json_t *now, point_list *l,
-                          rd_err *err)
+static rd_code window_read_hours(rd_tx *tx, const char *node, metrics_window *w, rd_err *err)
 {
     char key[RD_KEY_MAX];
-    rd_time first = floor_to(l->since, DAY), last = floor_to(l->until - 1, DAY);
+    rd_time first = floor_to(w->since, DAY), last = floor_to(w->until - 1, DAY);
     if ((last - first) / DAY >= METRICS_DAY_SLOTS)
         first = last - (METRICS_DAY_SLOTS - 1) * DAY;
     for (rd_time d = first; d <= last; d += DAY) {
-        json_t *doc = NULL;
         long slot = (long)((d / DAY) % METRICS_DAY_SLOTS);
-        rd_code rc = read_range_doc(tx, tx_key(key, KEY_METRICS "hour/%s/%02ld", node, slot), d, &doc, err);
+        rd_code rc = read_range_doc(tx, tx_key(key, KEY_METRICS "hour/%s/%02ld", node, slot), d, w->rows, err);
         if (rc != RD_OK)
             return rc;
-        list_add_row(l, json_object_get(json_object_get(doc, "points"), series), d);
-        json_decref(doc);
     }
-    /* The hour in progress: its finished minutes and the minute in progress. */
+    return RD_OK;
+}
+
+/* The hour in progress: its finished minutes and the minute in progress. */
+static void list_add_open_hour(point_list *l, const json_t *now, const char *series)
+{
     const json_t *hour = json_object_get(json_object_get(json_object_get(now, "hour"), "series"), series);
     const json_t *minute = json_object_get(json_object_get(json_object_get(now, "minute"), "series"), series);
     rd_time ht = doc_time(json_object_get(now, "hour"), "t");
-    if (!ht || (!hour && !minute))
-        return RD_OK;
-    int64_t lo = INT64_MAX, hi = INT64_MIN, sum = 0, n = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN, n = 0;
+    double sum = 0;
+    if (!ht)
+        return;
     if (json_array_size(hour) == 4 && json_integer_value(json_array_get(hour, 3)) > 0) {
         lo = json_integer_value(json_array_get(hour, 0));
-        sum = json_integer_value(json_array_get(hour, 1));
+        sum = (double)json_integer_value(json_array_get(hour, 1));
         hi = json_integer_value(json_array_get(hour, 2));
         n = json_integer_value(json_array_get(hour, 3));
     }
@@ -147,44 +151,90 @@ static rd_code read_hours(rd_tx *tx, const char *node, const char *series, const
         int64_t mlo = json_integer_value(json_array_get(minute, 0)), mhi = json_integer_value(json_array_get(minute, 2));
         lo = mlo < lo ? mlo : lo;
         hi = mhi > hi ? mhi : hi;
-        sum += json_integer_value(json_array_get(minute, 1)) / mn;
+        sum += (double)json_integer_value(json_array_get(minute, 1)) / (double)mn;
         n++;
     }
     if (n > 0)
-        list_add(l, ht, (double)lo / 100.0, (double)sum / (double)n / 100.0, (double)hi / 100.0);
+        list_add(l, ht, (double)lo / 100.0, sum / (double)n / 100.0, (double)hi / 100.0);
+}
+
+rd_code metrics_window_read(rd_tx *tx, const char *node, int step, rd_time since, rd_time until,
+                            metrics_window **out, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    *out = NULL;
+    if (step != MINUTE && step != HOUR)
+        return rd_fail(err, RD_EINVAL, "--step: must be 1m or 1h");
+    metrics_window *w = calloc(1, sizeof *w);
+    if (!w || !(w->rows = json_array())) {
+        free(w);
+        return rd_fail(err, RD_ENOMEM, "metrics: out of memory");
+    }
+    w->step = step;
+    w->since = since;
+    w->until = until;
+    rd_code rc = until > since ? tx_get(tx, tx_key(key, KEY_METRICS "now/%s", node), &w->now, err) : RD_OK;
+    if (rc == RD_OK && until > since)
+        rc = step == MINUTE ? window_read_minutes(tx, node, w, err) : window_read_hours(tx, node, w, err);
+    if (rc != RD_OK) {
+        metrics_window_free(w);
+        return rc;
+    }
+    *out = w;
     return RD_OK;
+}
+
+rd_code metrics_window_points(const metrics_window *w, const char *series, metrics_point **pts, size_t *n,
+                              rd_err *err)
+{
+    point_list l = { .since = w->since, .until = w->until, .step = w->step };
+    size_t i;
+    json_t *row;
+    *pts = NULL;
+    *n = 0;
+    json_array_foreach(w->rows, i, row)
+        list_add_row(&l, json_object_get(json_array_get(row, 1), series), json_integer_value(json_array_get(row, 0)));
+    if (w->step == MINUTE) {
+        const json_t *minute = json_object_get(w->now, "minute");
+        list_add_open(&l, json_object_get(json_object_get(minute, "series"), series), doc_time(minute, "t"));
+    } else {
+        list_add_open_hour(&l, w->now, series);
+    }
+    if (l.nomem) {
+        free(l.pts);
+        return rd_fail(err, RD_ENOMEM, "metrics: out of memory");
+    }
+    *pts = l.pts;
+    *n = l.n;
+    return RD_OK;
+}
+
+void metrics_window_free(metrics_window *w)
+{
+    if (!w)
+        return;
+    json_decref(w->now);
+    json_decref(w->rows);
+    free(w);
+}
+
+rd_code metrics_read_points(rd_tx *tx, const char *node, const char *series, int step, rd_time since, rd_time until,
+                            metrics_point **pts, size_t *n, rd_err *err)
+{
+    metrics_window *w = NULL;
+    *pts = NULL;
+    *n = 0;
+    rd_code rc = metrics_window_read(tx, node, step, since, until, &w, err);
+    if (rc == RD_OK)
+        rc = metrics_window_points(w, series, pts, n, err);
+    metrics_window_free(w);
+    return rc;
 }
 
 static rd_code read_now(rd_tx *tx, const char *node, json_t **now, rd_err *err)
 {
     char key[RD_KEY_MAX];
     return tx_get(tx, tx_key(key, KEY_METRICS "now/%s", node), now, err);
-}
-
-rd_code metrics_read_points(rd_tx *tx, const char *node, const char *series, int step, rd_time since, rd_time until,
-                            metrics_point **pts, size_t *n, rd_err *err)
-{
-    point_list l = { .since = since, .until = until, .step = step };
-    json_t *now = NULL;
-    *pts = NULL;
-    *n = 0;
-    if (step != MINUTE && step != HOUR)
-        return rd_fail(err, RD_EINVAL, "--step: must be 1m or 1h");
-    if (until <= since)
-        return RD_OK;
-    rd_code rc = read_now(tx, node, &now, err);
-    if (rc == RD_OK)
-        rc = step == MINUTE ? read_minutes(tx, node, series, now, &l, err) : read_hours(tx, node, series, now, &l, err);
-    json_decref(now);
-    if (rc == RD_OK && l.nomem)
-        rc = rd_fail(err, RD_ENOMEM, "metrics: out of memory");
-    if (rc != RD_OK) {
-        free(l.pts);
-        return rc;
-    }
-    *pts = l.pts;
-    *n = l.n;
-    return RD_OK;
 }
 
 rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err *err)
@@ -203,4 +253,49 @@ rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err
     *latest = json_pack("{s:O?, s:o}", "sampled_at", json_object_get(now, "sampled_at"), "values", values);
     json_decref(now);
     return *latest ? RD_OK : rd_fail(err, RD_ENOMEM, "metrics: out of memory");
+}
+
+rd_code metrics_read_vitals(rd_tx *tx, const char *node, json_t **vitals, rd_time *sampled_at, rd_err *err)
+{
+    json_t *now = NULL;
+    char key[METRICS_SERIES_MAX];
+    *vitals = NULL;
+    *sampled_at = 0;
+    rd_code rc = read_now(tx, node, &now, err);
+    if (rc != RD_OK || !now)
+        return rc;
+    const json_t *last = json_object_get(now, "last");
+    json_t *out = json_object(), *gpus = json_array(), *by_index = json_object();
+    const char *series;
+    json_t *v;
+    /* GPU indices in the order of their series, each GPU one object */
+    json_object_foreach((json_t *)last, series, v) {
+        const char *colon = strchr(series, ':');
+        if (colon && !json_object_get(by_index, colon + 1)) {
+            json_t *g = json_pack("{s:i}", "index", atoi(colon + 1));
+            json_object_set(by_index, colon + 1, g);
+            json_array_append_new(gpus, g);
+        }
+    }
+    for (size_t i = 0; i < metrics_stat_count(); i++) {
+        const metrics_stat *s = metrics_stat_at(i);
+        if (!s->per_gpu) {
+            json_t *x = json_object_get(last, s->name);
+            json_object_set_new(out, s->name, x ? json_real(hundredths(x)) : json_null());
+            continue;
+        }
+        size_t k;
+        json_t *g;
+        json_array_foreach(gpus, k, g) {
+            json_t *x = json_object_get(
+                last, metrics_series_key(key, s, (int)json_integer_value(json_object_get(g, "index"))));
+            json_object_set_new(g, s->name, x ? json_real(hundredths(x)) : json_null());
+        }
+    }
+    json_object_set_new(out, "gpus", gpus);
+    json_decref(by_index);
+    *sampled_at = doc_time(now, "sampled_at");
+    json_decref(now);
+    *vitals = out;
+    return RD_OK;
 }

@@ -17,6 +17,7 @@
 #include "doc.h"
 #include "fleet.h"
 #include "grow.h"
+#include "node_health.h"
 #include "sched_index.h"
 #include "keyspace.h"
 
@@ -212,7 +213,8 @@ static void node_parse(sched_snapshot *s, size_t i)
     n->free_x100 = 0;
     n->whole_free = 0;
     for (int k = 0; k < n->gpu_count; k++) {
-        n->slots[k] = (int)json_integer_value(json_array_get(alloc, (size_t)k));
+        /* an unhealthy GPU counts as taken: it gets no new work */
+        n->slots[k] = node_health_gpu_unhealthy(doc, k) ? 100 : (int)json_integer_value(json_array_get(alloc, (size_t)k));
         n->free_x100 += 100 - n->slots[k];
         n->whole_free += n->slots[k] == 0;
     }

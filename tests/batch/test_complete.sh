@@ -32,8 +32,8 @@ expect_quiet
 expect_lines 1
 expect_line "node "              # the only candidate: the line goes on
 comp -c "node "
-for sub in add list show maintenance replace remove set report; do expect_line "node $sub"; done
-expect_lines 8
+for sub in add list show maintenance replace remove set report health; do expect_line "node $sub"; done
+expect_lines 9
 comp -c "job submit spec.yaml --"
 expect_line "job submit spec.yaml --project"
 expect_line "job submit spec.yaml --priority"
