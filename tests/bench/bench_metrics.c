@@ -29,7 +29,9 @@
  *          checkpoint writes every 30 min) and bursty (an inference server:
  *          GPU util anywhere 0-100 % from one sample to the next).  Aim: at
  *          most 1 write per node per minute.
- * Prints a report, then `bench: <name> <value> <unit>` lines.
+ * BENCH_METRICS_NO_GROWTH=1 runs the writes part alone (the growth part
+ * takes a few minutes).  Prints a report, then `bench: <name> <value>
+ * <unit>` lines.
  */
 #include <errno.h>
 #include <math.h>
