@@ -29,6 +29,24 @@ rd -c "provider enable physical" -c "region create dc --provider physical --stor
 expect_status 0
 
 PORT=$(free_port)
+case_ "a bad --metrics-listen is refused with one line, before the store is touched"
+# (before any agent runs: a running one writes its vital stats)
+before=$(snapshot)
+for bad in "127.0.0.1:0|port must be 1-65535" "127.0.0.1|expected HOST:PORT" "::1:9400|an IPv6 address goes in brackets" \
+           "127.0.0.1:http|port must be a number" "[::1]9400|expected \\[IPV6\\]:PORT"; do
+    val=${bad%%|*} msg=${bad#*|}
+    $WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$TMP/work-bad" --once --metrics-listen "$val" >"$OUT" 2>"$ERR"
+    RC=$?
+    expect_status 2
+    expect_err "^rigdeck agent: --metrics-listen: $msg"
+    expect_err_lines 1
+done
+$WRAP "$BIN" serve --store "$STORE" --metrics-listen "127.0.0.1:$PORT" >"$OUT" 2>"$ERR"
+RC=$?
+expect_status 2
+expect_err "unknown option --metrics-listen"
+[ "$(snapshot)" = "$before" ] && pass || fail "a refused agent changed the store"
+
 case_ "the agent serves /metrics on --metrics-listen, in the text format, parsed strictly"
 start_agent n1 --inventory "$INV/a100x4.yaml" --sample 1s --metrics-listen "127.0.0.1:$PORT"
 wait_until 90 scrape_with_cpu
@@ -73,23 +91,6 @@ EOF
 [ "$(http_status GET "http://127.0.0.1:$PORT/metricsx")" = "404 " ] && pass || fail "GET /metricsx is not 404"
 [ "$(http_status POST "http://127.0.0.1:$PORT/metrics")" = "405 GET, HEAD" ] && pass || fail "POST is not 405"
 [ "$(http_status GET "http://127.0.0.1:$PORT/metrics?x=1")" = "200" ] && pass || fail "a query string is not ignored"
-
-case_ "a bad --metrics-listen is refused with one line, before the store is touched"
-before=$(snapshot)
-for bad in "127.0.0.1:0|port must be 1-65535" "127.0.0.1|expected HOST:PORT" "::1:9400|an IPv6 address goes in brackets" \
-           "127.0.0.1:http|port must be a number" "[::1]9400|expected \\[IPV6\\]:PORT"; do
-    val=${bad%%|*} msg=${bad#*|}
-    $WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$TMP/work-bad" --once --metrics-listen "$val" >"$OUT" 2>"$ERR"
-    RC=$?
-    expect_status 2
-    expect_err "^rigdeck agent: --metrics-listen: $msg"
-    expect_err_lines 1
-done
-$WRAP "$BIN" serve --store "$STORE" --metrics-listen "127.0.0.1:$PORT" >"$OUT" 2>"$ERR"
-RC=$?
-expect_status 2
-expect_err "unknown option --metrics-listen"
-[ "$(snapshot)" = "$before" ] && pass || fail "a refused agent changed the store"
 
 case_ "a port in use is a clear startup error; the agent that holds it keeps running"
 rd --output json -c "agent list"
