@@ -46,6 +46,7 @@ static void usage(FILE *out, int agent)
     if (agent)
         fputs("usage: rigdeck agent --node NAME [GLOBAL OPTIONS] [--work-dir DIR] [--heartbeat D] [--sample D]\n"
               "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--gpu-temp-max C]\n"
+              "                     [--metrics-listen HOST:PORT]\n"
               "                     [--log-format text|json] [--once]\n"
               "\n"
               "Runs on a node: reports its hardware (discovered, or --inventory FILE), renews its heartbeat\n"
@@ -56,6 +57,8 @@ static void usage(FILE *out, int agent)
               "gets no new work until 'node health clear'.\n"
               "Runs until SIGTERM or SIGINT; workers keep running and are adopted by\n"
               "the next agent.  GPUs come from nvidia-smi ($RIGDECK_NVIDIA_SMI overrides the program).\n"
+              "--metrics-listen HOST:PORT (127.0.0.1:9400, [::1]:9400, :9400 for every IPv4 interface) also\n"
+              "serves the vital stats for Prometheus at /metrics.\n"
               "D is a duration: 500ms, 10s, 2m, 1h.  Global options as for rigdeck --help.\n",
               out);
     else
@@ -73,14 +76,15 @@ static void usage(FILE *out, int agent)
 
 enum {
     D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
-    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX
+    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN
 };
 
 typedef struct {
     const char *store, *actor, *master, *cacert, *cert, *key, *logfmt;
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
-    const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max;   /* agent */
+    const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
+                *metrics_listen;   /* agent */
 } daemon_args;
 
 /* Parses argv (after the word serve or agent); 0 to go on, else the exit
@@ -98,17 +102,20 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "node", required_argument, NULL, D_NODE }, { "work-dir", required_argument, NULL, D_WORKDIR },
         { "heartbeat", required_argument, NULL, D_HEARTBEAT }, { "sample", required_argument, NULL, D_SAMPLE },
         { "runtime", required_argument, NULL, D_RUNTIME }, { "inventory", required_argument, NULL, D_INVENTORY },
-        { "gpu-temp-max", required_argument, NULL, D_TEMPMAX }, { 0, 0, 0, 0 }
+        { "gpu-temp-max", required_argument, NULL, D_TEMPMAX },
+        { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN }, { 0, 0, 0, 0 }
     };
     const char *who = agent ? "agent" : "serve";
-    int c;
+    int c, longidx = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", common, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", common, &longidx)) != -1) {
         int serve_only = c == D_SCHED || c == D_BILL || c == D_SYNC || c == D_TIMEOUT;
-        int agent_only = c >= D_NODE && c <= D_TEMPMAX;
+        int agent_only = c >= D_NODE && c <= D_METRICS_LISTEN;
         if ((agent && serve_only) || (!agent && agent_only)) {
-            fprintf(stderr, "rigdeck %s: unknown option %s (see 'rigdeck %s --help')\n", who, argv[optind - 1], who);
+            /* by name: argv[optind - 1] may be the option's value */
+            fprintf(stderr, "rigdeck %s: unknown option --%s (see 'rigdeck %s --help')\n", who, common[longidx].name,
+                    who);
             return 2;
         }
         switch (c) {
@@ -132,6 +139,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         case D_RUNTIME: d->runtime = optarg; break;
         case D_INVENTORY: d->inventory = optarg; break;
         case D_TEMPMAX: d->temp_max = optarg; break;
+        case D_METRICS_LISTEN: d->metrics_listen = optarg; break;
         case 'h': usage(stdout, agent); return -1;
         case ':':
             fprintf(stderr, "rigdeck %s: option %s needs a value\n", who, argv[optind - 1]);
@@ -236,7 +244,7 @@ int daemon_main(int argc, char **argv)
                          .sample_ms = duration(who, "--sample", d.sample, 10000),
                          .gpu_temp_max = temp_max(d.temp_max), .runtime = d.runtime, .inventory_file = d.inventory,
                          .once = d.once, .host = host, .version = RIGDECK_VERSION, .pid = (long)getpid(), .log = log,
-                         .stop = &stop_flag };
+                         .stop = &stop_flag, .metrics_listen = d.metrics_listen };
         if (!o.heartbeat_ms || !o.sample_ms || !o.gpu_temp_max) {
             free(store);
             return 2;

@@ -247,21 +247,29 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
     a.ctx.now = o->log.now();
     runner_kind kind = RUNNER_AUTO;
     rd_code rc = runner_kind_parse(o->runtime ? o->runtime : "auto", &kind, err);
+    /* Bound before anything reaches the store: a port in use stops the
+     * agent with one line, without registering over an agent that runs. */
+    if (rc == RD_OK && o->metrics_listen)
+        rc = metrics_http_start(o->metrics_listen, o->node, &a.prom, err);
     if (rc == RD_OK)
         rc = make_dirs(o->work_dir, err);
     if (rc == RD_OK)
         rc = cmd_ctx_open_store(&a.ctx, err);
     if (rc != RD_OK) {
+        metrics_http_stop(a.prom);
         cmd_ctx_close(&a.ctx);
         return rc;
     }
     a.runtime = kind == RUNNER_AUTO ? runner_pick_auto() : kind;
     dlog(&o->log, "start", NULL, "agent for node %s on %s (runtime %s, work dir %s, heartbeat %lldms)", o->node,
          store_url(a.ctx.store), runner_kind_name(a.runtime), o->work_dir, (long long)o->heartbeat_ms);
+    if (a.prom)
+        dlog(&o->log, "metrics", NULL, "serving Prometheus metrics at http://%s/metrics", metrics_http_address(a.prom));
     rc = report_inventory(&a, err);
     if (rc == RD_OK)
         rc = register_agent(&a, err);
     if (rc != RD_OK) {
+        metrics_http_stop(a.prom);
         cmd_ctx_close(&a.ctx);
         return rc;
     }
@@ -289,6 +297,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
     dlog(&o->log, "stop", NULL, "stopping; %zu worker(s) keep running and are adopted when the agent is back",
          agent_work_running(&a));
     store_watch_close(a.watch);
+    metrics_http_stop(a.prom);
     agent_vitals_free(&a);
     agent_work_free(&a);
     cmd_ctx_close(&a.ctx);

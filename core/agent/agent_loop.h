@@ -26,6 +26,7 @@ typedef struct {
     long pid;
     dlog_sink log;
     volatile sig_atomic_t *stop;
+    const char *metrics_listen;        /* --metrics-listen HOST:PORT, or NULL: no /metrics */
 } agent_opts;
 
 /* Runs the agent until *stop (or one round with once): reports the

@@ -212,6 +212,8 @@ void agent_vitals_sample(agent_state *a, int64_t now_ms)
     a->gpu_error_said = cur.gpu_error[0] != '\0';
     /* the first reading has no rates yet, but its gauges show at once */
     json_t *stats = sample_stats(a->have_prev ? &a->prev : NULL, &cur);
+    if (stats)
+        metrics_http_publish(a->prom, stats, a->o->log.now());
     judge_gpus(a, &cur);
     if (a->have_prev)
         sample_counters_free(&a->prev);

@@ -7,6 +7,7 @@
 
 #include "agent_loop.h"
 #include "cmd.h"
+#include "metrics_http.h"
 #include "runner.h"
 #include "sample.h"
 
@@ -45,6 +46,7 @@ typedef struct {
     int64_t sampled_ms;
     metrics_agg *metrics;    /* the history being folded (metrics.h) */
     agent_gpu_health health;
+    metrics_http *prom;      /* --metrics-listen's server, or NULL */
     store_watch *watch;
     agent_worker *workers;
     size_t nworkers, cap;
