@@ -27,9 +27,12 @@
  * point is [min, avg, max], or null for a minute or hour without samples.
  *
  * Writes: the agent writes `now` (with the block or day that just closed in
- * the same transaction) once a minute, after its first sample, and sooner
- * when a reading moved by more than its stat's dead band (a GPU heating up
- * shows within one sample; a steady node costs one write a minute).
+ * the same transaction) after its first sample, then at most once a minute
+ * (when a minute closed or a reading moved beyond its stat's dead band),
+ * except that news of a health stat - a GPU's temperature or ECC count
+ * moving, a GPU coming or going - is written at once: a GPU heating up
+ * shows within one sample, and a node costs one write a minute however
+ * busy its readings are.
  */
 #ifndef RD_METRICS_H
 #define RD_METRICS_H
@@ -55,8 +58,9 @@ typedef struct {
     const char *name;    /* "cpu_util", "gpu_temp_c" ... */
     int per_gpu;         /* 1: one series per GPU */
     const char *unit;    /* "%", "GB", "B/s", "C", "W", "" */
-    double dead_band;    /* a change beyond this is written at once (0: any change) */
+    double dead_band;    /* a change beyond this is news (0: any change) */
     const char *help;    /* one line, for --help and Prometheus' # HELP */
+    int health;          /* news of this stat is written at once; of the others, within a minute */
 } metrics_stat;
 
 /* The stats in the spec's order: cpu_util mem_used_gb disk_used_gb
@@ -90,9 +94,9 @@ void metrics_agg_restore(metrics_agg *m, const json_t *now_doc, const json_t *da
 /* Folds one sample (sample_stats's object) taken at wall time t. */
 void metrics_agg_add(metrics_agg *m, const json_t *stats, rd_time t);
 
-/* 1 when the store should hear from this node now: nothing written yet,
- * a minute finished since the last write, or a reading moved beyond its
- * dead band since the last write. */
+/* 1 when the store should hear from this node now: nothing written yet; a
+ * health stat moved beyond its dead band; or, a minute after the last
+ * write, a minute finished or any reading moved since. */
 int metrics_agg_due(const metrics_agg *m);
 
 /* Stages the documents to write (now, and a block or day that closed) in

@@ -36,6 +36,8 @@ struct metrics_agg {
     json_t *written_last;  /* last as the store has it; NULL: nothing written yet */
     int minute_closed;     /* a minute finished since the last write */
     int moved;             /* a reading left its dead band since the last write */
+    int urgent;            /* ... a health stat's, or a GPU came or went: write at once */
+    rd_time written_at;    /* the sample time of the last write */
     json_t *pending;       /* key -> closed block or day document not yet written */
 };
 
@@ -207,20 +209,20 @@ static void set_last(metrics_agg *m, const char *key, const json_t *v)
     acc_add(m->minute, key, x);
 }
 
-/* 1 when last differs from what the store has by more than a dead band,
- * or a series came or went (a GPU fell off the bus). */
+/* 2 when a health stat left its dead band since the last write or a
+ * series came or went (a GPU fell off the bus), 1 when another stat did,
+ * else 0. */
 static int moved_since_write(const metrics_agg *m)
 {
     const char *key;
     json_t *v;
-    if (!m->written_last)
-        return 1;
-    if (json_object_size(m->written_last) != json_object_size(m->last))
-        return 1;
+    int moved = 0;
+    if (!m->written_last || json_object_size(m->written_last) != json_object_size(m->last))
+        return 2;
     json_object_foreach(m->last, key, v) {
         json_t *w = json_object_get(m->written_last, key);
         if (!w)
-            return 1;
+            return 2;
         char stat[METRICS_SERIES_MAX];
         snprintf(stat, sizeof stat, "%s", key);
         char *colon = strchr(stat, ':');
@@ -229,10 +231,13 @@ static int moved_since_write(const metrics_agg *m)
         const metrics_stat *s = metrics_stat_find(stat);
         double band = s ? s->dead_band * 100.0 : 0.0;
         double d = (double)(json_integer_value(v) - json_integer_value(w));
-        if (fabs(d) > band || (band == 0.0 && d != 0.0))
-            return 1;
+        if (fabs(d) > band || (band == 0.0 && d != 0.0)) {
+            if (s && s->health)
+                return 2;
+            moved = 1;
+        }
     }
-    return 0;
+    return moved;
 }
 
 void metrics_agg_add(metrics_agg *m, const json_t *stats, rd_time t)
@@ -255,12 +260,19 @@ void metrics_agg_add(metrics_agg *m, const json_t *stats, rd_time t)
                 set_last(m, metrics_series_key(key, s, (int)json_integer_value(idx)), json_object_get(g, s->name));
         }
     }
-    m->moved = m->moved || moved_since_write(m);
+    int moved = moved_since_write(m);
+    m->moved = m->moved || moved > 0;
+    m->urgent = m->urgent || moved == 2;
 }
 
 int metrics_agg_due(const metrics_agg *m)
 {
-    return m->minute_t && (!m->written_last || m->minute_closed || m->moved || json_object_size(m->pending) > 0);
+    if (!m->minute_t)
+        return 0;
+    if (!m->written_last || m->urgent)
+        return 1;
+    return m->sampled_at - m->written_at >= 60 &&
+           (m->minute_closed || m->moved || json_object_size(m->pending) > 0);
 }
 
 rd_code metrics_agg_stage(metrics_agg *m, rd_tx *tx, rd_err *err)
@@ -290,6 +302,8 @@ void metrics_agg_written(metrics_agg *m)
     m->written_last = json_deep_copy(m->last);
     m->minute_closed = 0;
     m->moved = 0;
+    m->urgent = 0;
+    m->written_at = m->sampled_at;
     json_object_clear(m->pending);
 }
 
@@ -334,5 +348,5 @@ void metrics_agg_restore(metrics_agg *m, const json_t *now_doc, const json_t *da
         update_copy(m->last, last);
         m->written_last = json_deep_copy(last);
     }
-    m->sampled_at = doc_time(now_doc, "sampled_at");
+    m->sampled_at = m->written_at = doc_time(now_doc, "sampled_at");
 }

@@ -5,23 +5,22 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Dead bands: how far a reading may drift before the agent writes it ahead
- * of the minute.  Wide enough that a steady machine's jitter costs nothing,
- * narrow enough that what an operator alerts on (a GPU heating, a disk
- * filling, ECC errors) shows within one sample. */
+/* Dead bands: how far a reading may drift before it is news.  News of a
+ * health stat (the ones GPU health judges: temperature, ECC errors) is
+ * written at once; other news waits for the minute's write. */
 static const metrics_stat stats[] = {
-    { "cpu_util", 0, "%", 10.0, "CPU busy time, percent of all cores" },
-    { "mem_used_gb", 0, "GB", 1.0, "memory in use (total minus available), GB" },
-    { "disk_used_gb", 0, "GB", 1.0, "space used on the work dir's filesystem, GB" },
-    { "disk_read_bps", 0, "B/s", 50e6, "bytes read from the physical disks per second" },
-    { "disk_write_bps", 0, "B/s", 50e6, "bytes written to the physical disks per second" },
-    { "net_rx_bps", 0, "B/s", 50e6, "bytes received per second, all interfaces but lo" },
-    { "net_tx_bps", 0, "B/s", 50e6, "bytes sent per second, all interfaces but lo" },
-    { "gpu_util", 1, "%", 10.0, "GPU busy time, percent" },
-    { "gpu_mem_used_gb", 1, "GB", 1.0, "GPU memory in use, GB" },
-    { "gpu_temp_c", 1, "C", 3.0, "GPU temperature, degrees Celsius" },
-    { "gpu_power_w", 1, "W", 25.0, "GPU power draw, watts" },
-    { "gpu_ecc_errors", 1, "", 0.0, "uncorrected ECC errors since the driver loaded" },
+    { "cpu_util", 0, "%", 10.0, "CPU busy time, percent of all cores", 0 },
+    { "mem_used_gb", 0, "GB", 1.0, "memory in use (total minus available), GB", 0 },
+    { "disk_used_gb", 0, "GB", 1.0, "space used on the work dir's filesystem, GB", 0 },
+    { "disk_read_bps", 0, "B/s", 50e6, "bytes read from the physical disks per second", 0 },
+    { "disk_write_bps", 0, "B/s", 50e6, "bytes written to the physical disks per second", 0 },
+    { "net_rx_bps", 0, "B/s", 50e6, "bytes received per second, all interfaces but lo", 0 },
+    { "net_tx_bps", 0, "B/s", 50e6, "bytes sent per second, all interfaces but lo", 0 },
+    { "gpu_util", 1, "%", 10.0, "GPU busy time, percent", 0 },
+    { "gpu_mem_used_gb", 1, "GB", 1.0, "GPU memory in use, GB", 0 },
+    { "gpu_temp_c", 1, "C", 3.0, "GPU temperature, degrees Celsius", 1 },
+    { "gpu_power_w", 1, "W", 25.0, "GPU power draw, watts", 0 },
+    { "gpu_ecc_errors", 1, "", 0.0, "uncorrected ECC errors since the driver loaded", 1 },
 };
 
 size_t metrics_stat_count(void)

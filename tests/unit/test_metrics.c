@@ -126,12 +126,17 @@ static void test_dead_band(void **state)
     (void)state;
     assert_int_equal(feed(st, m, T0 + 1, 5.0, 50.0), 1);    /* the first sample */
     assert_int_equal(feed(st, m, T0 + 11, 9.0, 51.0), 0);   /* jitter */
-    assert_int_equal(feed(st, m, T0 + 21, 9.0, 58.0), 1);   /* the GPU heats by 8 C */
+    assert_int_equal(feed(st, m, T0 + 21, 9.0, 58.0), 1);   /* the GPU heats by 8 C: at once */
+    assert_int_equal(feed(st, m, T0 + 31, 90.0, 58.0), 0);  /* a busy CPU is news, but waits ... */
+    assert_int_equal(feed(st, m, T0 + 41, 20.0, 58.0), 0);
+    assert_int_equal(feed(st, m, T0 + 81, 95.0, 58.0), 1);  /* ... for a minute after the last write */
+    assert_int_equal(feed(st, m, T0 + 91, 5.0, 58.0), 0);   /* once a minute however busy */
     rd_tx *tx = tx_new(st);
     json_t *latest = NULL;
     rd_err err;
     assert_int_equal(metrics_read_latest(tx, "n1", &latest, &err), RD_OK);
     assert_true(fabs(json_real_value(json_object_get(json_object_get(latest, "values"), "gpu_temp_c:0")) - 58.0) < 1e-9);
+    assert_true(fabs(json_real_value(json_object_get(json_object_get(latest, "values"), "cpu_util")) - 95.0) < 1e-9);
     assert_null(json_object_get(json_object_get(latest, "values"), "net_rx_bps"));   /* null: left out */
     json_decref(latest);
     assert_int_equal(metrics_read_latest(tx, "nobody", &latest, &err), RD_OK);
@@ -139,7 +144,7 @@ static void test_dead_band(void **state)
     tx_free(tx);
     /* a GPU that vanishes is news too */
     json_t *s = json_pack("{s:f, s:f, s:[]}", "cpu_util", 9.0, "mem_used_gb", 10.0, "gpus");
-    metrics_agg_add(m, s, T0 + 31);
+    metrics_agg_add(m, s, T0 + 101);
     json_decref(s);
     assert_true(metrics_agg_due(m));
     metrics_agg_free(m);
