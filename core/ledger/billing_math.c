@@ -9,10 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
-__extension__ typedef __int128 billing_wide;
-
-/* n / d rounded half away from zero; d > 0. */
-static int64_t round_div(billing_wide n, int64_t d)
+int64_t billing_round_div(billing_wide n, billing_wide d)
 {
     billing_wide q = n / d, r = n % d;
     if ((r < 0 ? -r : r) * 2 >= d)
@@ -27,7 +24,7 @@ static int64_t round_div(billing_wide n, int64_t d)
 int64_t billing_span_charge(int64_t rate_ucr_per_hour, int64_t gpus_x100, int64_t seconds)
 {
     /* rate per GPU-hour × (gpus_x100 / 100) GPUs × seconds / 3600 */
-    return round_div((billing_wide)rate_ucr_per_hour * gpus_x100 * seconds, 360000);
+    return billing_round_div((billing_wide)rate_ucr_per_hour * gpus_x100 * seconds, 360000);
 }
 
 int64_t billing_host_share(int64_t price_ucr, int64_t usage_fee_ucr, int64_t gpus_x100, int64_t seconds)
@@ -35,12 +32,12 @@ int64_t billing_host_share(int64_t price_ucr, int64_t usage_fee_ucr, int64_t gpu
     if (price_ucr <= usage_fee_ucr)
         return 0;   /* nothing left to split: the platform keeps what was paid */
     /* half of (price - fee) per GPU-hour: / (2 × 3600 × 100) */
-    return round_div((billing_wide)(price_ucr - usage_fee_ucr) * gpus_x100 * seconds, 720000);
+    return billing_round_div((billing_wide)(price_ucr - usage_fee_ucr) * gpus_x100 * seconds, 720000);
 }
 
 int64_t billing_device_fee(int64_t devices, int days_in_month)
 {
-    return round_div((billing_wide)BILLING_DEVICE_FEE_UCR * devices, days_in_month);
+    return billing_round_div((billing_wide)BILLING_DEVICE_FEE_UCR * devices, days_in_month);
 }
 
 rd_time billing_day_start(rd_time t)

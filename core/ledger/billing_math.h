@@ -6,6 +6,12 @@
 
 #include <stdint.h>
 
+/* Wide enough for a rate × GPUs × seconds product before its one rounding. */
+__extension__ typedef __int128 billing_wide;
+
+/* n / d rounded half away from zero, clamped to int64; d > 0. */
+int64_t billing_round_div(billing_wide n, billing_wide d);
+
 #include "rdtime.h"
 
 #define BILLING_DAY 86400

@@ -7,7 +7,9 @@
  */
 #include "report_math.h"
 
-__extension__ typedef __int128 report_wide;
+#include "billing_math.h"
+
+typedef billing_wide report_wide;
 
 int64_t report_overlap(rd_time a, rd_time b, rd_time since, rd_time until)
 {
@@ -20,37 +22,25 @@ int64_t report_gpu_cgs(int64_t gpus_x100, rd_time a, rd_time b, rd_time since, r
     return gpus_x100 > 0 ? gpus_x100 * report_overlap(a, b, since, until) : 0;
 }
 
-static int64_t round_wide(report_wide n, report_wide d)
-{
-    report_wide q = n / d, r = n % d;
-    if ((r < 0 ? -r : r) * 2 >= d)
-        q += n < 0 ? -1 : 1;
-    if (q > INT64_MAX)
-        return INT64_MAX;
-    if (q < INT64_MIN)
-        return INT64_MIN;
-    return (int64_t)q;
-}
-
 int64_t report_round_product(const int64_t *f, size_t n, int64_t d)
 {
     report_wide p = 1;
     for (size_t i = 0; i < n; i++)
         p *= f[i];
-    return round_wide(p, d);
+    return billing_round_div(p, d);
 }
 
 int64_t report_cgs_hours_x100(int64_t cgs)
 {
     /* cgs / 360000 GPU-hours, × 100 */
-    return round_wide(cgs, 3600);
+    return billing_round_div(cgs, 3600);
 }
 
 int64_t report_ratio_bp(int64_t num, int64_t den)
 {
     if (den <= 0)
         return -1;
-    return round_wide((report_wide)num * 10000, den);
+    return billing_round_div((report_wide)num * 10000, den);
 }
 
 int64_t report_gpus_needed(int64_t demand_cgs, int64_t window_s)
@@ -88,7 +78,7 @@ int64_t report_break_even_bp(int64_t buy_ucr, int64_t lifetime_s, int64_t watts,
     /* hourly cost = buy × 3600 / L + W × p / 1000 = (buy × 3600000 + W × p × L) / (1000 × L);
      * × 10000 basis points / price, divided once */
     report_wide hourly_num = (report_wide)buy_ucr * 3600000 + (report_wide)watts * kwh_ucr * lifetime_s;
-    return round_wide(hourly_num * 10000, (report_wide)1000 * lifetime_s * price_ucr);
+    return billing_round_div(hourly_num * 10000, (report_wide)1000 * lifetime_s * price_ucr);
 }
 
 double report_busy_seconds(const metrics_point *pts, size_t n, int step, rd_time since, rd_time until, rd_time now)
