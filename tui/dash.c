@@ -176,14 +176,11 @@ static void load_alerts(session *c, dash_state *d)
     json_decref(res);
 }
 
-/* The node the Nodes pane has selected (its table is read first when it
- * never was: the console reads it anyway, for the header). */
+/* The node the Nodes pane has selected (pane_load reads that table before
+ * the Dashboard's). */
 static const char *selected_node(session *c)
 {
-    pane_state *nodes = &c->ps[PANE_NODES][0];
-    if (!nodes->loaded)
-        pane_load(c, PANE_NODES, 0);
-    const grid_row *r = grid_current(&nodes->g);
+    const grid_row *r = grid_current(&c->ps[PANE_NODES][0].g);
     return r ? r->key : NULL;
 }
 

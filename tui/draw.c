@@ -14,66 +14,27 @@
 #include "panes.h"
 #include "text.h"
 
-/* Writes s at (y, x) cut to w columns in element e; returns columns used. */
-static int put(int y, int x, int w, const char *s, theme_elem e)
-{
-    char buf[2048];
-    if (w <= 0)
-        return 0;
-    int used = text_fit(s, w, buf, sizeof buf);
-    attrset(theme_attr(e));
-    mvaddstr(y, x, buf);
-    return used;
-}
 
-static void fill(int y, int x, int w, theme_elem e)
+/* Puts text (if any) right-aligned left of column *x on the header row and
+ * moves *x past it, as long as two thirds of the row stay for the rest: the
+ * store URL on the left is what gets cut when space runs out. */
+static void draw_header_item(lay_rect r, int *x, const char *text, theme_elem e)
 {
-    if (w <= 0)
+    char cell[512];
+    if (!text[0])
         return;
-    attrset(theme_attr(e));
-    mvhline(y, x, ' ', w);
-}
-
-int draw_text(int y, int x, int w, const char *s, theme_elem e)
-{
-    return put(y, x, w, s, e);
-}
-
-void draw_fill(int y, int x, int w, theme_elem e)
-{
-    fill(y, x, w, e);
-}
-
-void draw_box(lay_rect r, theme_elem e, const char *title)
-{
-    if (r.h < 2 || r.w < 2)
-        return;
-    for (int y = 0; y < r.h; y++)
-        fill(r.y + y, r.x, r.w, e);
-    attrset(theme_attr(e));
-    mvaddstr(r.y, r.x, text_glyph(GL_TL));
-    mvaddstr(r.y, r.x + r.w - 1, text_glyph(GL_TR));
-    mvaddstr(r.y + r.h - 1, r.x, text_glyph(GL_BL));
-    mvaddstr(r.y + r.h - 1, r.x + r.w - 1, text_glyph(GL_BR));
-    for (int x = 1; x < r.w - 1; x++) {
-        mvaddstr(r.y, r.x + x, text_glyph(GL_HLINE));
-        mvaddstr(r.y + r.h - 1, r.x + x, text_glyph(GL_HLINE));
-    }
-    for (int y = 1; y < r.h - 1; y++) {
-        mvaddstr(r.y + y, r.x, text_glyph(GL_VLINE));
-        mvaddstr(r.y + y, r.x + r.w - 1, text_glyph(GL_VLINE));
-    }
-    if (title && *title) {
-        char t[256];
-        snprintf(t, sizeof t, " %s ", title);
-        put(r.y, r.x + 2, r.w - 4, t, TH_DIALOG_TITLE);
+    snprintf(cell, sizeof cell, " %s ", text);
+    int w = text_cols(cell);
+    if (*x - w > r.w / 3) {
+        *x -= w + 1;
+        draw_text(r.y, *x, w, cell, e);
     }
 }
 
 static void draw_header(session *c, lay_rect r)
 {
     char right[512], clock[64], left[1024];
-    fill(r.y, r.x, r.w, TH_HEADER);
+    draw_fill(r.y, r.x, r.w, TH_HEADER);
     rd_time now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
     char iso[RDTIME_BUFLEN];
     rdtime_format(now, iso);
@@ -81,60 +42,34 @@ static void draw_header(session *c, lay_rect r)
     /* Narrow terminals get the time of day only. */
     snprintf(clock, sizeof clock, "%s%s ", r.w < 100 ? iso + 11 : iso, c->opt->now_text ? " (--now)" : "");
     int x = r.x + r.w - text_cols(clock);
-    put(r.y, x, text_cols(clock), clock, TH_HEADER);
+    draw_text(r.y, x, text_cols(clock), clock, TH_HEADER);
     /* Whether a controller leads comes right after the clock: its narrow
      * form fits an 80-column header with room for the alerts. */
-    char ctl[256];
+    char ctl[256], count[64];
     theme_elem ce = header_format_ctl(&c->ctl, r.w, ctl, sizeof ctl);
-    if (ctl[0]) {
-        snprintf(right, sizeof right, " %s ", ctl);
-        int w = text_cols(right);
-        if (x - w > r.w / 2) {
-            x -= w + 1;
-            put(r.y, x, w, right, ce);
-        }
-    }
-    char count[64];
+    draw_header_item(r, &x, ctl, ce);
     theme_elem ae = header_format_alerts(c->firing, count, sizeof count);
-    if (count[0]) {
-        snprintf(right, sizeof right, " %s ", count);
-        int w = text_cols(right);
-        if (x - w > r.w / 2) {
-            x -= w + 1;
-            put(r.y, x, w, right, ae);
-        }
-    }
+    draw_header_item(r, &x, count, ae);
     if (c->alerts[0]) {
-        snprintf(right, sizeof right, " ! %s ", c->alerts);
-        int w = text_cols(right);
-        if (x - w > r.w / 2) {
-            x -= w + 1;
-            put(r.y, x, w, right, TH_HEADER_ALERT);
-        }
+        snprintf(right, sizeof right, "! %s", c->alerts);
+        draw_header_item(r, &x, right, TH_HEADER_ALERT);
     }
-    if (c->sync.label[0]) {
-        snprintf(right, sizeof right, " %s ", c->sync.label);
-        int w = text_cols(right);
-        if (x - w > r.w / 2) {
-            x -= w + 1;
-            put(r.y, x, w, right, c->sync.error ? TH_HEADER_ALERT : TH_HEADER);
-        }
-    }
+    draw_header_item(r, &x, c->sync.label, c->sync.error ? TH_HEADER_ALERT : TH_HEADER);
     if (c->read_only) {
         const char *ro = " READ-ONLY ";
         x -= (int)strlen(ro) + 1;
-        put(r.y, x, (int)strlen(ro), ro, TH_READ_ONLY);
+        draw_text(r.y, x, (int)strlen(ro), ro, TH_READ_ONLY);
     }
     /* The account before the store URL: when space runs out the URL's
      * tail is what gets cut. */
     snprintf(left, sizeof left, " rigdeck %s as %s %s store %s", text_glyph(GL_SEP), c->opt->actor,
              text_glyph(GL_SEP), c->opt->store_url);
-    put(r.y, r.x, x - r.x - 1, left, TH_HEADER);
+    draw_text(r.y, r.x, x - r.x - 1, left, TH_HEADER);
 }
 
 static void draw_tabs(session *c, lay_rect r)
 {
-    fill(r.y, r.x, r.w, TH_TAB);
+    draw_fill(r.y, r.x, r.w, TH_TAB);
     /* The longest labels that fit: full names, shorter ones, the shortest,
      * the shortest without the leading blank (eleven panes in 80 columns). */
     for (int level = 0; level < 4; level++) {
@@ -152,7 +87,7 @@ static void draw_tabs(session *c, lay_rect r)
             char tab[64];
             snprintf(tab, sizeof tab, level < 3 ? " %c %s " : "%c %s ", pane_key(p),
                      level == 0 ? d->name : level == 1 ? d->mid : d->tiny);
-            x += put(r.y, x, r.x + r.w - x, tab, p == c->pane ? TH_TAB_ACTIVE : TH_TAB);
+            x += draw_text(r.y, x, r.x + r.w - x, tab, p == c->pane ? TH_TAB_ACTIVE : TH_TAB);
         }
         return;
     }
@@ -165,11 +100,11 @@ static void draw_summary(session *c, lay_rect r)
     pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     char left[512], title[160];
-    fill(r.y, r.x, r.w, TH_SUMMARY);
+    draw_fill(r.y, r.x, r.w, TH_SUMMARY);
     if (v->ncols == 0) {
         /* No table (the Dashboard): its title and its own figures. */
         snprintf(left, sizeof left, " %s %s %s", d->name, ps->summary[0] ? text_glyph(GL_SEP) : "", ps->summary);
-        put(r.y, r.x, r.w, left, TH_SUMMARY);
+        draw_text(r.y, r.x, r.w, left, TH_SUMMARY);
         return;
     }
     if (d->nviews > 1) {
@@ -189,12 +124,12 @@ static void draw_summary(session *c, lay_rect r)
                                  v->cols[g->sort_col].header, text_glyph(g->sort_desc ? GL_SORT_DOWN : GL_SORT_UP));
     if (g->nmarks && used < sizeof left)
         snprintf(left + used, sizeof left - used, " %s %zu marked", text_glyph(GL_SEP), g->nmarks);
-    int lw = put(r.y, r.x, r.w, left, TH_SUMMARY);
+    int lw = draw_text(r.y, r.x, r.w, left, TH_SUMMARY);
     int rw = text_cols(ps->summary) + 1;
     if (ps->summary[0] && lw + 3 < r.w) {
         if (rw > r.w - lw - 3)
             rw = r.w - lw - 3;
-        put(r.y, r.x + r.w - rw, rw, ps->summary, TH_SUMMARY);
+        draw_text(r.y, r.x + r.w - rw, rw, ps->summary, TH_SUMMARY);
     }
 }
 
@@ -221,7 +156,7 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
         attrset(theme_attr(selected ? base : TH_BAR_FREE));
         for (int i = filled; i < bw; i++)
             addstr(text_glyph(GL_BAR_EMPTY));
-        put(y, x + bw, 5, pct, base);
+        draw_text(y, x + bw, 5, pct, base);
         return;
     }
     if (col->flags & COL_RIGHT) {
@@ -231,7 +166,7 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
         if (tw < w)
             x += w - tw;
     }
-    put(y, x, w, text, e);
+    draw_text(y, x, w, text, e);
 }
 
 static void draw_table(session *c, lay_rect r)
@@ -253,7 +188,7 @@ static void draw_table(session *c, lay_rect r)
     /* Keep the cursor visible after a resize or a reload. */
     grid_move(g, 0, page);
 
-    fill(r.y, r.x, r.w, TH_COLUMN_HEADER);
+    draw_fill(r.y, r.x, r.w, TH_COLUMN_HEADER);
     int x = r.x + 2;
     for (size_t i = 0; i < n; i++) {
         char h[64];
@@ -262,26 +197,26 @@ static void draw_table(session *c, lay_rect r)
         snprintf(h, sizeof h, "%s%s", v->cols[i].header,
                  g->sort_col == (int)i ? text_glyph(g->sort_desc ? GL_SORT_DOWN : GL_SORT_UP) : "");
         int hw = text_cols(h);
-        put(r.y, (v->cols[i].flags & COL_RIGHT) && hw < width[i] ? x + width[i] - hw : x, width[i], h,
+        draw_text(r.y, (v->cols[i].flags & COL_RIGHT) && hw < width[i] ? x + width[i] - hw : x, width[i], h,
             TH_COLUMN_HEADER);
         x += width[i] + 1;
     }
     if (g->top > 0)
-        put(r.y, r.x + r.w - 1, 1, text_glyph(GL_MORE_UP), TH_COLUMN_HEADER);
+        draw_text(r.y, r.x + r.w - 1, 1, text_glyph(GL_MORE_UP), TH_COLUMN_HEADER);
 
     for (int i = 0; i < page; i++) {
         size_t vi = g->top + (size_t)i;
         int y = r.y + 1 + i;
         if (vi >= g->nview) {
-            fill(y, r.x, r.w, TH_NORMAL);
+            draw_fill(y, r.x, r.w, TH_NORMAL);
             continue;
         }
         const grid_row *row = &g->rows[g->view[vi]];
         int selected = vi == g->cursor;
         int marked = grid_is_marked(g, row->key);
         theme_elem base = selected ? TH_ROW_SELECTED : marked ? TH_ROW_MARKED : TH_ROW;
-        fill(y, r.x, r.w, base);
-        put(y, r.x, 1, text_glyph(marked ? GL_MARK : GL_UNMARKED), base);
+        draw_fill(y, r.x, r.w, base);
+        draw_text(y, r.x, 1, text_glyph(marked ? GL_MARK : GL_UNMARKED), base);
         x = r.x + 2;
         for (size_t k = 0; k < n; k++) {
             if (!width[k])
@@ -291,12 +226,12 @@ static void draw_table(session *c, lay_rect r)
         }
     }
     if (g->top + (size_t)page < g->nview)
-        put(r.y + page, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
+        draw_text(r.y + page, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
     if (g->nview == 0) {
         const char *msg = ps->note[0] && (ps->note_error || g->nrows == 0) ? ps->note
                         : g->nrows ? "No row matches the filter (/ to change it, empty shows all)."
                                    : "Loading...";
-        put(r.y + 2, r.x + 2, r.w - 4, msg, ps->note_error ? TH_STATUS_ERROR : TH_DIM);
+        draw_text(r.y + 2, r.x + 2, r.w - 4, msg, ps->note_error ? TH_STATUS_ERROR : TH_DIM);
     }
 }
 
@@ -307,12 +242,12 @@ static void draw_textview(const textview *tv, lay_rect r, const char *hint, int 
     char title[512];
     if (r.h <= 0)
         return;
-    fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
+    draw_fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
     snprintf(title, sizeof title, " %s  (%s)", tv->title, hint);
-    put(r.y, r.x, r.w, title, TH_DIALOG_TITLE);
+    draw_text(r.y, r.x, r.w, title, TH_DIALOG_TITLE);
     for (int i = 1; i < r.h; i++) {
         size_t li = tv->top + (size_t)i - 1;
-        fill(r.y + i, r.x, r.w, TH_DIALOG);
+        draw_fill(r.y + i, r.x, r.w, TH_DIALOG);
         if (li >= tv->count)
             continue;
         const char *line = text_skip(tv->lines[li], (int)tv->left);
@@ -322,14 +257,14 @@ static void draw_textview(const textview *tv, lay_rect r, const char *hint, int 
         if (is_pair && klen < 64) {
             char key[64];
             snprintf(key, sizeof key, "%.*s", (int)klen, line);
-            put(r.y + i, r.x + 1, r.w - 1, key, TH_DETAIL_KEY);
-            put(r.y + i, r.x + 1 + (int)klen, r.w - 1 - (int)klen, line + klen, TH_DETAIL_VALUE);
+            draw_text(r.y + i, r.x + 1, r.w - 1, key, TH_DETAIL_KEY);
+            draw_text(r.y + i, r.x + 1 + (int)klen, r.w - 1 - (int)klen, line + klen, TH_DETAIL_VALUE);
         } else {
-            put(r.y + i, r.x + 1, r.w - 1, line, TH_DETAIL_VALUE);
+            draw_text(r.y + i, r.x + 1, r.w - 1, line, TH_DETAIL_VALUE);
         }
     }
     if (tv->top + (size_t)r.h - 1 < tv->count)
-        put(r.y + r.h - 1, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
+        draw_text(r.y + r.h - 1, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
 }
 
 /* The logs view: the worker's output under a title naming the job, the
@@ -341,16 +276,16 @@ static void draw_logs(session *c, lay_rect r)
     if (r.h <= 0)
         return;
     draw_textview(&lv->tv, r, "", 1);
-    fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
+    draw_fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
     logview_title(lv, title, sizeof title);
-    int x = r.x + put(r.y, r.x, r.w, " ", TH_DIALOG_TITLE);
-    x += put(r.y, x, r.x + r.w - x, title, TH_DIALOG_TITLE);
-    x += put(r.y, x, r.x + r.w - x, "  ", TH_DIALOG_TITLE);
+    int x = r.x + draw_text(r.y, r.x, r.w, " ", TH_DIALOG_TITLE);
+    x += draw_text(r.y, x, r.x + r.w - x, title, TH_DIALOG_TITLE);
+    x += draw_text(r.y, x, r.x + r.w - x, "  ", TH_DIALOG_TITLE);
     theme_elem se = theme_state_elem(lv->state);
-    x += put(r.y, x, r.x + r.w - x, lv->state, se != TH_NORMAL ? se : TH_DIALOG_TITLE);
+    x += draw_text(r.y, x, r.x + r.w - x, lv->state, se != TH_NORMAL ? se : TH_DIALOG_TITLE);
     snprintf(tail, sizeof tail, "  %lld bytes%s  ([ ] worker, q closes)", lv->bytes_total < 0 ? 0 : lv->bytes_total,
              lv->follow && logview_live_state(lv->state) ? ", following" : "");
-    put(r.y, x, r.x + r.w - x, tail, TH_DIALOG_TITLE);
+    draw_text(r.y, x, r.x + r.w - x, tail, TH_DIALOG_TITLE);
 }
 
 static void draw_confirm(session *c, int rows, int cols)
@@ -358,13 +293,13 @@ static void draw_confirm(session *c, int rows, int cols)
     int nlines = (int)c->confirm_count;
     lay_rect r = layout_center(rows, cols, nlines + 6 > 18 ? 18 : nlines + 6, 76);
     draw_box(r, TH_DIALOG, "Confirm");
-    put(r.y + 1, r.x + 2, r.w - 4, c->question, TH_DIALOG);
+    draw_text(r.y + 1, r.x + 2, r.w - 4, c->question, TH_DIALOG);
     for (int i = 0; i < nlines && i + 3 < r.h - 2; i++) {
         char l[600];
         snprintf(l, sizeof l, "runs: %s", c->confirm_lines[i]);
-        put(r.y + 2 + i, r.x + 4, r.w - 6, l, TH_DIM);
+        draw_text(r.y + 2 + i, r.x + 4, r.w - 6, l, TH_DIM);
     }
-    put(r.y + r.h - 2, r.x + 2, r.w - 4, "y confirms   n or Esc cancels", TH_DIALOG_TITLE);
+    draw_text(r.y + r.h - 2, r.x + 2, r.w - 4, "y confirms   n or Esc cancels", TH_DIALOG_TITLE);
 }
 
 static void draw_completions(session *c, lay_rect status)
@@ -374,20 +309,20 @@ static void draw_completions(session *c, lay_rect status)
     line[0] = '\0';
     for (size_t i = 0; i < c->compl.count && used < sizeof line; i++)
         used += (size_t)snprintf(line + used, sizeof line - used, "%s  ", c->compl.items[i]);
-    fill(status.y - 1, status.x, status.w, TH_DIALOG);
-    put(status.y - 1, status.x + 1, status.w - 1, line, TH_DIALOG);
+    draw_fill(status.y - 1, status.x, status.w, TH_DIALOG);
+    draw_text(status.y - 1, status.x + 1, status.w - 1, line, TH_DIALOG);
 }
 
 static void draw_input(const char *lead, const ledit *e, lay_rect r, int *cy, int *cx)
 {
     char head[PROMPT_MAX];
-    fill(r.y, r.x, r.w, TH_INPUT);
-    put(r.y, r.x, 1, lead, TH_INPUT);
+    draw_fill(r.y, r.x, r.w, TH_INPUT);
+    draw_text(r.y, r.x, 1, lead, TH_INPUT);
     snprintf(head, sizeof head, "%.*s", (int)e->cur, e->buf);
     int hc = text_cols(head);
     /* Long lines scroll so the cursor stays on screen. */
     int skip = hc > r.w - 3 ? hc - (r.w - 3) : 0;
-    put(r.y, r.x + 1, r.w - 2, text_skip(e->buf, skip), TH_INPUT);
+    draw_text(r.y, r.x + 1, r.w - 2, text_skip(e->buf, skip), TH_INPUT);
     *cy = r.y;
     *cx = r.x + 1 + hc - skip;
 }
@@ -406,13 +341,13 @@ static void draw_status(session *c, lay_rect r, int *cy, int *cx)
     case MODE_CONFIRM: {
         char q[1100];
         snprintf(q, sizeof q, "%s [y/n]", c->question);
-        fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
-        put(r.y, r.x, r.w, q, TH_DIALOG_TITLE);
+        draw_fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
+        draw_text(r.y, r.x, r.w, q, TH_DIALOG_TITLE);
         return;
     }
     default:
-        fill(r.y, r.x, r.w, c->status_error ? TH_STATUS_ERROR : TH_STATUS);
-        put(r.y, r.x, r.w, c->status, c->status_error ? TH_STATUS_ERROR : TH_STATUS);
+        draw_fill(r.y, r.x, r.w, c->status_error ? TH_STATUS_ERROR : TH_STATUS);
+        draw_text(r.y, r.x, r.w, c->status, c->status_error ? TH_STATUS_ERROR : TH_STATUS);
     }
 }
 
@@ -447,7 +382,7 @@ static void draw_footer(session *c, lay_rect r)
         snprintf(keys[i], sizeof keys[i], "%s", fk[i]);
         labels[i] = fl[i];
     }
-    fill(r.y, r.x, r.w, TH_FOOTER);
+    draw_fill(r.y, r.x, r.w, TH_FOOTER);
     int end = r.x + r.w - (c->read_only ? 11 : 0);
     /* In normal mode the last pair (quit) is pinned to the right end so it
      * is always there, however narrow the terminal. */
@@ -455,19 +390,19 @@ static void draw_footer(session *c, lay_rect r)
     if (pinned < n) {
         int w = text_cols(keys[pinned]) + text_cols(labels[pinned]) + 2;
         end -= w;
-        put(r.y, end + 1, text_cols(keys[pinned]), keys[pinned], TH_FOOTER_KEY);
-        put(r.y, end + 2 + text_cols(keys[pinned]), text_cols(labels[pinned]), labels[pinned], TH_FOOTER);
+        draw_text(r.y, end + 1, text_cols(keys[pinned]), keys[pinned], TH_FOOTER_KEY);
+        draw_text(r.y, end + 2 + text_cols(keys[pinned]), text_cols(labels[pinned]), labels[pinned], TH_FOOTER);
     }
     int x = r.x;
     for (size_t i = 0; i < pinned; i++) {
         int need = text_cols(keys[i]) + text_cols(labels[i]) + 3;
         if (x + need > end)
             break;
-        x += put(r.y, x + 1, text_cols(keys[i]), keys[i], TH_FOOTER_KEY) + 1;
-        x += put(r.y, x + 1, text_cols(labels[i]), labels[i], TH_FOOTER) + 2;
+        x += draw_text(r.y, x + 1, text_cols(keys[i]), keys[i], TH_FOOTER_KEY) + 1;
+        x += draw_text(r.y, x + 1, text_cols(labels[i]), labels[i], TH_FOOTER) + 2;
     }
     if (c->read_only)
-        put(r.y, r.x + r.w - 10, 10, "READ-ONLY", TH_READ_ONLY);
+        draw_text(r.y, r.x + r.w - 10, 10, "READ-ONLY", TH_READ_ONLY);
 }
 
 /* A form as a dialog, with the cursor in the focused field. */
@@ -483,12 +418,12 @@ static void draw_form(session *c, const form_state *f, int rows, int cols)
         int y = r.y + 2 + i;
         char label[64], hint[256];
         snprintf(label, sizeof label, "%s%s", ff->label, ff->required ? " *" : "");
-        put(y, r.x + 2, label_w, label, i == f->focus ? TH_DIALOG_TITLE : TH_DIALOG);
+        draw_text(y, r.x + 2, label_w, label, i == f->focus ? TH_DIALOG_TITLE : TH_DIALOG);
         attrset(theme_attr(TH_INPUT));
         mvhline(y, r.x + 2 + label_w, ' ', field_w);
-        put(y, r.x + 2 + label_w, field_w, f->val[i].buf, ff->kind == FF_FIXED ? TH_DIM : TH_INPUT);
+        draw_text(y, r.x + 2 + label_w, field_w, f->val[i].buf, ff->kind == FF_FIXED ? TH_DIM : TH_INPUT);
         form_field_hint(c, f, (size_t)i, hint, sizeof hint);
-        put(y, r.x + 3 + label_w + field_w, r.w - label_w - field_w - 6, hint,
+        draw_text(y, r.x + 3 + label_w + field_w, r.w - label_w - field_w - 6, hint,
             strcmp(hint, "required") == 0 || strncmp(hint, "one of", 6) == 0 || strncmp(hint, "unknown", 7) == 0 ||
             strncmp(hint, "no ", 3) == 0 || strncmp(hint, "must", 4) == 0 ? TH_STATUS_ERROR : TH_DIM);
         if (i == f->focus) {
@@ -503,17 +438,17 @@ static void draw_form(session *c, const form_state *f, int rows, int cols)
     const char *missing;
     form_build_line(f, line, sizeof line, &missing);
     snprintf(preview, sizeof preview, "runs: %s", line);
-    put(r.y + r.h - 6, r.x + 2, r.w - 4, preview, TH_DIM);
+    draw_text(r.y + r.h - 6, r.x + 2, r.w - 4, preview, TH_DIM);
     /* The core's refusal in full: wrapped over up to three lines. */
     const char *rest = f->error;
     for (int k = 0; k < 3 && *rest; k++) {
         const char *next = k < 2 ? text_skip(rest, r.w - 4) : "";
         char chunk[600];
         snprintf(chunk, sizeof chunk, "%.*s", *next ? (int)(next - rest) : (int)strlen(rest), rest);
-        put(r.y + r.h - 5 + k, r.x + 2, r.w - 4, chunk, TH_STATUS_ERROR);
+        draw_text(r.y + r.h - 5 + k, r.x + 2, r.w - 4, chunk, TH_STATUS_ERROR);
         rest = next;
     }
-    put(r.y + r.h - 2, r.x + 2, r.w - 4, "Tab/Down next  Up previous  Left/Right choices  Enter submit  Esc cancel",
+    draw_text(r.y + r.h - 2, r.x + 2, r.w - 4, "Tab/Down next  Up previous  Left/Right choices  Enter submit  Esc cancel",
         TH_DIM);
     if (cur_y >= 0 && f->def->fields[f->focus].kind != FF_FIXED) {
         curs_set(1);
@@ -534,7 +469,7 @@ void draw_screen(session *c)
         char msg[128];
         snprintf(msg, sizeof msg, "rigdeck needs at least %dx%d; this terminal is %dx%d", LAYOUT_MIN_COLS,
                  LAYOUT_MIN_ROWS, cols, rows);
-        put(rows / 2, 0, cols, msg, TH_STATUS_ERROR);
+        draw_text(rows / 2, 0, cols, msg, TH_STATUS_ERROR);
         refresh();
         return;
     }
@@ -544,8 +479,8 @@ void draw_screen(session *c)
         char b[800];
         snprintf(b, sizeof b, " store unreachable: %s %s retrying every %d s; what you type is kept", c->live.msg,
                  text_glyph(GL_SEP), LIVE_RETRY_MS / 1000);
-        fill(s.banner.y, 0, s.banner.w, TH_BANNER);
-        put(s.banner.y, 0, s.banner.w, b, TH_BANNER);
+        draw_fill(s.banner.y, 0, s.banner.w, TH_BANNER);
+        draw_text(s.banner.y, 0, s.banner.w, b, TH_BANNER);
     }
     draw_summary(c, s.summary);
     if (c->pane == PANE_DASHBOARD)

@@ -274,6 +274,9 @@ void pane_load(session *c, int pane, int view)
     if (!v)
         return;
     pane_state *ps = &c->ps[pane][view];
+    /* the Dashboard follows the Nodes pane's selected node */
+    if (pane == PANE_DASHBOARD && !c->ps[PANE_NODES][0].loaded)
+        pane_load(c, PANE_NODES, 0);
     grid_clear_rows(&ps->g);
     ps->summary[0] = '\0';
     panes_set_note(ps, 0, "");
