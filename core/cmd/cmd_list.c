@@ -31,6 +31,7 @@ const cmd_def *const cmd_list_tables[] = {
     serve_cmd_table,
     metrics_cmd_table,
     metrics_import_cmd_table,
+    metrics_prune_cmd_table,
     store_cmd_table,
 };
 

@@ -49,7 +49,8 @@ enum {
     METRICS_BLOCK_MINUTES = 10,
     METRICS_MINUTE_SLOTS = 288,   /* 48 h of 10-minute blocks */
     METRICS_DAY_SLOTS = 90,       /* 90 days of hour points */
-    METRICS_SERIES_MAX = 64       /* buffer size of a series key */
+    METRICS_SERIES_MAX = 64,      /* buffer size of a series key */
+    METRICS_STAGE_MAX = 64        /* closed blocks and days one transaction writes at most */
 };
 
 /* ---- the stats ------------------------------------------------------------ */
@@ -99,10 +100,16 @@ void metrics_agg_add(metrics_agg *m, const json_t *stats, rd_time t);
  * write, a minute finished or any reading moved since. */
 int metrics_agg_due(const metrics_agg *m);
 
-/* Stages the documents to write (now, and a block or day that closed) in
- * tx; after the commit succeeded, call metrics_agg_written. */
+/* Stages the documents to write in tx: `now`, and up to METRICS_STAGE_MAX
+ * blocks and days that closed (the rest wait for the next write); after
+ * the commit succeeded, call metrics_agg_written.  _closed stages only the
+ * closed blocks and days (a bulk import writes `now` last). */
 rd_code metrics_agg_stage(metrics_agg *m, rd_tx *tx, rd_err *err);
+rd_code metrics_agg_stage_closed(metrics_agg *m, rd_tx *tx, rd_err *err);
 void metrics_agg_written(metrics_agg *m);
+
+/* Number of closed blocks and days not written yet. */
+size_t metrics_agg_pending(const metrics_agg *m);
 
 /* ---- reading ----------------------------------------------------------------- */
 

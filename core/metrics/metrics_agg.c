@@ -10,7 +10,9 @@
  * exactly; once finished it becomes the point [min, avg, max].
  *
  * A block is written when it closes, a day each time one of its hours
- * closes; both wait in `pending` until a commit succeeds, so a store that is
+ * closes; both wait in `pending` until a commit succeeds (at most
+ * METRICS_STAGE_MAX a transaction: etcd caps a transaction's operations, so
+ * a store back from a long outage is caught up over a few writes), so a store that is
  * down for a while loses nothing that closed meanwhile.
  */
 #include "metrics.h"
@@ -39,6 +41,7 @@ struct metrics_agg {
     int urgent;            /* ... a health stat's, or a GPU came or went: write at once */
     rd_time written_at;    /* the sample time of the last write */
     json_t *pending;       /* key -> closed block or day document not yet written */
+    json_t *staged;        /* the keys of pending the last stage put in its transaction */
 };
 
 static rd_time floor_to(rd_time t, rd_time step)
@@ -59,7 +62,8 @@ metrics_agg *metrics_agg_new(const char *node)
     m->day = json_object();
     m->last = json_object();
     m->pending = json_object();
-    if (!m->minute || !m->block || !m->hour || !m->day || !m->last || !m->pending) {
+    m->staged = json_array();
+    if (!m->minute || !m->block || !m->hour || !m->day || !m->last || !m->pending || !m->staged) {
         metrics_agg_free(m);
         return NULL;
     }
@@ -77,6 +81,7 @@ void metrics_agg_free(metrics_agg *m)
     json_decref(m->last);
     json_decref(m->written_last);
     json_decref(m->pending);
+    json_decref(m->staged);
     free(m);
 }
 
@@ -275,15 +280,31 @@ int metrics_agg_due(const metrics_agg *m)
            (m->minute_closed || m->moved || json_object_size(m->pending) > 0);
 }
 
-rd_code metrics_agg_stage(metrics_agg *m, rd_tx *tx, rd_err *err)
+/* Stages up to METRICS_STAGE_MAX closed blocks and days, remembering which. */
+static rd_code stage_pending(metrics_agg *m, rd_tx *tx, rd_err *err)
 {
-    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN], mt[RDTIME_BUFLEN], bt[RDTIME_BUFLEN], ht[RDTIME_BUFLEN];
     const char *k;
     json_t *doc;
     rd_code rc = RD_OK;
-    json_object_foreach(m->pending, k, doc)
-        if (rc == RD_OK)
-            rc = tx_put(tx, k, json_incref(doc), err);
+    json_array_clear(m->staged);
+    json_object_foreach(m->pending, k, doc) {
+        if (rc != RD_OK || json_array_size(m->staged) >= METRICS_STAGE_MAX)
+            break;
+        rc = tx_put(tx, k, json_incref(doc), err);
+        json_array_append_new(m->staged, json_string(k));
+    }
+    return rc;
+}
+
+rd_code metrics_agg_stage_closed(metrics_agg *m, rd_tx *tx, rd_err *err)
+{
+    return stage_pending(m, tx, err);
+}
+
+rd_code metrics_agg_stage(metrics_agg *m, rd_tx *tx, rd_err *err)
+{
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN], mt[RDTIME_BUFLEN], bt[RDTIME_BUFLEN], ht[RDTIME_BUFLEN];
+    rd_code rc = stage_pending(m, tx, err);
     if (rc != RD_OK)
         return rc;
     json_t *now = json_pack("{s:s, s:s, s:O, s:{s:s, s:O}, s:{s:s, s:O}, s:{s:s, s:O}}", "node", m->node,
@@ -296,15 +317,24 @@ rd_code metrics_agg_stage(metrics_agg *m, rd_tx *tx, rd_err *err)
     return tx_put(tx, tx_key(key, KEY_METRICS "now/%s", m->node), now, err);
 }
 
+size_t metrics_agg_pending(const metrics_agg *m)
+{
+    return json_object_size(m->pending);
+}
+
 void metrics_agg_written(metrics_agg *m)
 {
+    size_t i;
+    json_t *k;
     json_decref(m->written_last);
     m->written_last = json_deep_copy(m->last);
     m->minute_closed = 0;
     m->moved = 0;
     m->urgent = 0;
     m->written_at = m->sampled_at;
-    json_object_clear(m->pending);
+    json_array_foreach(m->staged, i, k)
+        json_object_del(m->pending, json_string_value(k));
+    json_array_clear(m->staged);
 }
 
 /* A time field of a stored document, or 0. */

@@ -7,7 +7,9 @@
  *    "gpus": [{"index": 0, "gpu_util": 97, "gpu_temp_c": 71}]}
  * in time order, after the node's latest reading and within the last 48
  * hours (an older sample would land in a slot that now holds newer
- * minutes).  The whole file is one transaction: all of it or nothing.
+ * minutes).  Closed blocks are written in steps a store transaction can
+ * hold and the `now` document last, so an import cut short changed only
+ * whole blocks and can be run again.
  */
 #include "metrics.h"
 
@@ -142,6 +144,16 @@ static rd_code metrics_import_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     json_array_foreach(samples, i, s)
         if (rc == RD_OK)
             metrics_agg_add(m, s, json_integer_value(json_object_get(s, "t")));
+    /* Closed blocks in steps a store transaction can hold, `now` last: a
+     * run cut short wrote whole blocks only, and the same import run again
+     * writes them again. */
+    while (rc == RD_OK && metrics_agg_pending(m) > METRICS_STAGE_MAX) {
+        rc = metrics_agg_stage_closed(m, ctx->tx, err);
+        if (rc == RD_OK)
+            rc = cmd_commit_step(ctx, err);
+        if (rc == RD_OK)
+            metrics_agg_written(m);
+    }
     if (rc == RD_OK)
         rc = metrics_agg_stage(m, ctx->tx, err);
     if (rc == RD_OK) {

@@ -12,7 +12,7 @@
  *                  the watch shows it), when a lost agent's silence reaches
  *                  --node-timeout, and every node timeout / 4 (1..5 s):
  *                  lost agents, offline nodes
- *   bill run       every --bill-every (and `job logs prune`)
+ *   bill run       every --bill-every (and `job logs prune`, `metrics prune`)
  *   cloud sync     every --sync-every, when a GCP region exists
  *   alert eval     every ALERTS_EVERY_MS, and ALERTS_DEBOUNCE_MS after the
  *                  watch shows a change to nodes, metrics, rules or alerts;
@@ -121,13 +121,19 @@ static void do_bill(serve_state *s)
     json_decref(r);
 }
 
-/* Housekeeping with billing's cadence: output of long-ended workers. */
+/* Housekeeping with billing's cadence: output of long-ended workers, the
+ * history of removed nodes. */
 static void do_prune(serve_state *s)
 {
     json_t *r = run(s, "prune", "job logs prune");
     if (r && doc_int(r, "workers_pruned"))
         dlog(&s->o->log, "prune", r, "deleted the output of %lld worker(s) that ended over 7 days ago",
              (long long)doc_int(r, "workers_pruned"));
+    json_decref(r);
+    r = run(s, "prune", "metrics prune");
+    if (r && doc_int(r, "documents"))
+        dlog(&s->o->log, "prune", r, "deleted the vital stats history of %zu removed node(s)",
+             json_array_size(json_object_get(r, "nodes")));
     json_decref(r);
 }
 

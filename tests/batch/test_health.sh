@@ -203,4 +203,30 @@ after=$(jget points.len)
 [ "$after" -ge "$before" ] && [ "$after" -le $((before + 3)) ] && pass || fail "points $before -> $after"
 kill_daemon "$(agent_pid n1)" TERM
 
+case_ "metrics prune: the history of a removed node goes, in steps, and nothing else"
+rd -c "node add dc n3 --minion m-3 --inventory $INV/a100x2.yaml" -c "account create alice"
+samples "$TMP/s3.jsonl" $(seq 2820 -10 10)
+rd --output json -c "metrics import n3 $TMP/s3.jsonl"
+expect_json samples 282
+count_docs () {
+    $WRAP "$BIN" --batch --store "$STORE" --output json -c "store dump" 2>/dev/null |
+        python3 -c "import json, sys; print(sum(1 for i in json.load(sys.stdin)['items'] if '/metrics/' in i['key'] and '/$1' in i['key']))"
+}
+[ "$(count_docs n3)" -gt 250 ] && pass || fail "n3 has $(count_docs n3) metrics documents after a 47-hour import"
+n1docs=$(count_docs n1)
+rd --output json -c "metrics prune"
+expect_json documents 0
+S=$(snapshot)
+rd --as alice -c "metrics prune"
+expect_refused 1 "$S" "only an administering account"
+rd -c "node remove n3"
+expect_status 0
+rd --output json -c "metrics prune"
+expect_status 0
+expect_json nodes '["n3"]'
+[ "$(count_docs n3)" = 0 ] && pass || fail "n3 still has $(count_docs n3) metrics documents"
+[ "$(count_docs n1)" = "$n1docs" ] && pass || fail "n1's history changed: $n1docs -> $(count_docs n1)"
+rd --output json -c "metrics prune"
+expect_json documents 0
+
 finish

@@ -236,12 +236,46 @@ static void test_bounded(void **state)
     store_close(st);
 }
 
+/* A store that was away for a day: the closed blocks reach it in
+ * transactions of at most METRICS_STAGE_MAX + 1 writes, nothing lost. */
+static void test_catch_up(void **state)
+{
+    store_t *st = open_store("catchup");
+    metrics_agg *m = metrics_agg_new("n1");
+    rd_err err;
+    (void)state;
+    for (rd_time t = T0; t < T0 + 24 * 3600; t += 60) {
+        json_t *s = sample(20.0, 40.0);
+        metrics_agg_add(m, s, t);
+        json_decref(s);
+    }
+    assert_int_equal(metrics_agg_pending(m), 144 + 0);   /* 143 blocks and the day so far */
+    int commits = 0;
+    while (metrics_agg_pending(m) > 0) {
+        rd_tx *tx = tx_new(st);
+        assert_int_equal(metrics_agg_stage(m, tx, &err), RD_OK);
+        assert_true(tx_write_count(tx) <= METRICS_STAGE_MAX + 1);
+        assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+        tx_free(tx);
+        metrics_agg_written(m);
+        commits++;
+    }
+    assert_int_equal(commits, 3);
+    metrics_point *p = NULL;
+    size_t n = read_points(st, "cpu_util", 60, T0 + 22 * 3600, T0 + 24 * 3600, &p);
+    assert_int_equal(n, 120);
+    free(p);
+    metrics_agg_free(m);
+    store_close(st);
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_table), cmocka_unit_test(test_minutes), cmocka_unit_test(test_dead_band),
         cmocka_unit_test(test_hours),       cmocka_unit_test(test_restore), cmocka_unit_test(test_bounded),
+        cmocka_unit_test(test_catch_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
