@@ -319,6 +319,9 @@ static void loop_once(session *c)
     if (logs_due(c, now))
         logs_refresh(c);
     pane_state *ps = session_current_table(c);
+    /* the Dashboard's fleet means come due by time, not by a change */
+    if (c->pane == PANE_DASHBOARD && c->dash.fleet_ms && now - c->dash.fleet_ms >= DASH_FLEET_MS)
+        ps->stale = 1;
     int reload_ms = pane_view_get(c->pane, c->view[c->pane])->reload_ms;
     if (ps->stale && (!ps->loaded || now - c->last_load_ms >= (reload_ms ? reload_ms : RELOAD_MIN_MS))) {
         /* A table never read yet: show the screen with "Loading..." first,

@@ -143,18 +143,28 @@ static rd_time console_now(session *c)
     return c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
 }
 
-static void load_fleet(session *c, dash_state *d)
+/* The fleet line: with_readings 0 counts only what the Nodes table (in
+ * memory) gives, 1 also reads every node's latest reading for the means. */
+static void load_fleet(session *c, dash_state *d, int with_readings)
 {
     json_t *res = NULL;
     rd_err err;
+    rd_tx *tx = NULL;
     json_decref(d->fleet);
     d->fleet = NULL;
     d->fleet_note[0] = '\0';
-    if (session_exec_line(c, "metrics fleet", &res, &err) == RD_OK)
+    rd_code rc = with_readings ? cmd_ctx_open_store(&c->ctx, &err) : RD_OK;
+    if (rc == RD_OK && with_readings && !(tx = tx_new(c->ctx.store)))
+        rc = rd_fail(&err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK)
+        rc = metrics_fleet_totals(tx, c->ps[PANE_NODES][0].items, NULL, console_now(c), &res, &err);
+    tx_free(tx);
+    if (rc == RD_OK)
         d->fleet = res;
     else
         snprintf(d->fleet_note, sizeof d->fleet_note, "%.250s", err.msg);
-    d->fleet_ms = session_now_ms();
+    /* without readings: the means follow shortly */
+    d->fleet_ms = session_now_ms() - (with_readings ? 0 : DASH_FLEET_MS - DASH_FLEET_FIRST_MS);
 }
 
 static void load_alerts(session *c, dash_state *d)
@@ -299,8 +309,10 @@ void dash_load(session *c, int force_fleet)
     long long now = session_now_ms();
     /* The node first: its table feeds the fallback totals. */
     dash_load_node(c);
-    if (force_fleet || !d->fleet || now - d->fleet_ms >= DASH_FLEET_MS)
-        load_fleet(c, d);
+    if (force_fleet || !d->fleet)
+        load_fleet(c, d, 0);
+    else if (now - d->fleet_ms >= DASH_FLEET_MS)
+        load_fleet(c, d, 1);
     load_alerts(c, d);
     d->loaded = 1;
 }

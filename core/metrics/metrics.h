@@ -6,6 +6,8 @@
  * min/avg/max; minutes fold into hours.  Each node has a bounded set of
  * documents, whatever how long it runs:
  *
+ *   KEY_METRICS last/<node>        the latest reading alone (written with
+ *                                  `now`, in the same transaction)
  *   KEY_METRICS now/<node>         the latest reading, the minute and the
  *                                  hour in progress, and the finished
  *                                  minutes of the 10-minute block in progress
@@ -14,10 +16,10 @@
  *   KEY_METRICS hour/<node>/<slot> one UTC day of hour points; slot = day
  *                                  index mod 90 (90 days)
  *
- * (`now` documents of every node sit under one prefix, so the fleet's
- * latest readings are one range read.)
+ * (`last` documents of every node sit under one prefix, so the fleet's
+ * latest readings are one range read of small documents.)
  * A slot is overwritten when its turn comes again, so a node never has
- * more than 1 + 288 + 90 documents; the store's compaction forgets the old
+ * more than 2 + 288 + 90 documents; the store's compaction forgets the old
  * versions.  Readers filter blocks by their "start" (a slot left from two
  * days ago is older than any window that asks for minutes).
  *
@@ -139,6 +141,15 @@ void metrics_window_free(metrics_window *w);
  * {SERIES: number, ...}} (a stat the machine lacks is absent), or NULL
  * when the node has none. */
 rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err *err);
+
+/* `metrics fleet` over the given node documents (e.g. a `node list`'s
+ * items; only live compute nodes of region, or of all regions when NULL,
+ * count): a new object {"region", "nodes", "nodes_reporting", "gpus",
+ * "gpus_allocated", "gpus_healthy", "gpus_unhealthy", "gpu_util_mean",
+ * "cpu_util_mean"}; a reading over 5 minutes old does not count.  tx NULL:
+ * the node documents alone (no readings: the means are null). */
+rd_code metrics_fleet_totals(rd_tx *tx, const json_t *nodes, const char *region, rd_time now, json_t **result,
+                             rd_err *err);
 
 /* The latest reading in the agent's sample shape, for `node show`:
  * {"cpu_util", ... (null when missing), "gpus": [{"index", "gpu_util",

@@ -140,41 +140,45 @@ static json_t *mean_of(double sum, int64_t n)
     return n > 0 ? json_real(round(sum / (double)n * 10.0) / 10.0) : json_null();
 }
 
-static rd_code metrics_fleet_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+rd_code metrics_fleet_totals(rd_tx *tx, const json_t *nodes, const char *region, rd_time now, json_t **result,
+                             rd_err *err)
 {
-    const char *region = cmd_opt(a, "region");
-    json_t *nodes = NULL, *nows = NULL, *by_node = json_object(), *rdoc = NULL;
+    json_t *lasts = NULL, *by_node = json_object(), *doc;
     fleet_totals t = { 0 };
-    rd_code rc = region ? fleet_region_get(ctx, region, &rdoc, err) : RD_OK;
-    json_decref(rdoc);
-    if (rc == RD_OK)
-        rc = tx_list(ctx->tx, KEY_NODES, &nodes, err);
-    if (rc == RD_OK)
-        rc = tx_list(ctx->tx, KEY_METRICS "now/", &nows, err);
     size_t i;
-    json_t *doc;
-    json_array_foreach(nows, i, doc)
+    rd_code rc = tx ? tx_list(tx, KEY_METRICS "last/", &lasts, err) : RD_OK;
+    json_array_foreach(lasts, i, doc)
         json_object_set(by_node, doc_str(doc, "node"), doc);
     json_array_foreach(nodes, i, doc) {
         if (strcmp(doc_str(doc, "role"), "compute") != 0 || strcmp(doc_str(doc, "state"), "removed") == 0 ||
             (region && strcmp(doc_str(doc, "region"), region) != 0))
             continue;
-        add_node(&t, doc, json_object_get(by_node, doc_str(doc, "name")), ctx->now);
+        add_node(&t, doc, json_object_get(by_node, doc_str(doc, "name")), now);
     }
-    json_decref(nodes);
-    json_decref(nows);
+    json_decref(lasts);
     json_decref(by_node);
     if (rc != RD_OK)
         return rc;
-    *result = json_pack("{s:s?, s:I, s:I, s:I, s:f, s:I, s:I}", "region", region, "nodes", (json_int_t)t.nodes,
-                        "nodes_reporting", (json_int_t)t.reporting, "gpus", (json_int_t)t.gpus, "gpus_allocated",
-                        (double)t.alloc_x100 / 100.0, "gpus_healthy", (json_int_t)t.gpus_healthy, "gpus_unhealthy",
-                        (json_int_t)t.gpus_unhealthy);
-    if (!*result)
-        return rd_fail(err, RD_ENOMEM, "out of memory");
-    json_object_set_new(*result, "gpu_util_mean", mean_of(t.gpu_sum, t.gpu_n));
-    json_object_set_new(*result, "cpu_util_mean", mean_of(t.cpu_sum, t.cpu_n));
-    return RD_OK;
+    *result = json_pack("{s:s?, s:I, s:I, s:I, s:f, s:I, s:I, s:o, s:o}", "region", region, "nodes",
+                        (json_int_t)t.nodes, "nodes_reporting", (json_int_t)t.reporting, "gpus", (json_int_t)t.gpus,
+                        "gpus_allocated", (double)t.alloc_x100 / 100.0, "gpus_healthy", (json_int_t)t.gpus_healthy,
+                        "gpus_unhealthy", (json_int_t)t.gpus_unhealthy, "gpu_util_mean", mean_of(t.gpu_sum, t.gpu_n),
+                        "cpu_util_mean", mean_of(t.cpu_sum, t.cpu_n));
+    return *result ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+}
+
+static rd_code metrics_fleet_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *region = cmd_opt(a, "region");
+    json_t *nodes = NULL, *rdoc = NULL;
+    rd_code rc = region ? fleet_region_get(ctx, region, &rdoc, err) : RD_OK;
+    json_decref(rdoc);
+    if (rc == RD_OK)
+        rc = tx_list(ctx->tx, KEY_NODES, &nodes, err);
+    if (rc == RD_OK)
+        rc = metrics_fleet_totals(ctx->tx, nodes, region, ctx->now, result, err);
+    json_decref(nodes);
+    return rc;
 }
 
 static const cmd_flag show_flags[] = {

@@ -68,10 +68,12 @@ static rd_code metrics_prune_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         if (rc == RD_OK)
             rc = delete_under(ctx, tx_key(key, KEY_METRICS "hour/%s/", name), &pending, &deleted, err);
         if (rc == RD_OK)
+            rc = tx_delete(ctx->tx, tx_key(key, KEY_METRICS "last/%s", name), err);
+        if (rc == RD_OK)
             rc = tx_delete(ctx->tx, tx_key(key, KEY_METRICS "now/%s", name), err);
         if (rc == RD_OK) {
-            deleted++;
-            pending++;
+            deleted += 2;
+            pending += 2;
             json_array_append_new(nodes, json_string(name));
         }
     }

@@ -231,17 +231,18 @@ rd_code metrics_read_points(rd_tx *tx, const char *node, const char *series, int
     return rc;
 }
 
-static rd_code read_now(rd_tx *tx, const char *node, json_t **now, rd_err *err)
+/* The node's latest reading: {"node", "sampled_at", "last"}. */
+static rd_code read_last(rd_tx *tx, const char *node, json_t **last, rd_err *err)
 {
     char key[RD_KEY_MAX];
-    return tx_get(tx, tx_key(key, KEY_METRICS "now/%s", node), now, err);
+    return tx_get(tx, tx_key(key, KEY_METRICS "last/%s", node), last, err);
 }
 
 rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err *err)
 {
     json_t *now = NULL;
     *latest = NULL;
-    rd_code rc = read_now(tx, node, &now, err);
+    rd_code rc = read_last(tx, node, &now, err);
     if (rc != RD_OK || !now)
         return rc;
     json_t *values = json_object();
@@ -261,7 +262,7 @@ rd_code metrics_read_vitals(rd_tx *tx, const char *node, json_t **vitals, rd_tim
     char key[METRICS_SERIES_MAX];
     *vitals = NULL;
     *sampled_at = 0;
-    rd_code rc = read_now(tx, node, &now, err);
+    rd_code rc = read_last(tx, node, &now, err);
     if (rc != RD_OK || !now)
         return rc;
     const json_t *last = json_object_get(now, "last");

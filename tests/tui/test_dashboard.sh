@@ -52,6 +52,8 @@ case_ "the agent's samples show as sparklines with their unit"
 expect_screen '^ cpu_util  *[▁▂▃▄▅▆▇█][▁▂▃▄▅▆▇█ ]* *[0-9]*% ' 90
 expect_screen '^ gpu_temp_c  *[▁▂▃▄▅▆▇█][▁▂▃▄▅▆▇█ ]* *[0-9]* C '
 expect_screen '^ mem_used_gb .* GB '
+# the fleet's mean use follows the first frame (it reads every node's latest reading)
+expect_screen 'Fleet  GPUs .* GPU use [0-9]*%  CPU use [0-9]*%' 30
 
 case_ "Down picks the next node of the Nodes pane, ] the next GPU"
 keys Down
