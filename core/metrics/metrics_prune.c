@@ -46,13 +46,15 @@ static rd_code delete_under(cmd_ctx *ctx, const char *prefix, size_t *pending, s
 
 static rd_code metrics_prune_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *nows = NULL, *nodes = json_array(), *doc;
+    json_t *nows = NULL, *nodes = NULL, *doc;
     size_t i, pending = 0, deleted = 0;
     char key[RD_KEY_MAX];
     (void)a;
     if (!account_actor_is_admin(ctx))
         return rd_fail(err, RD_EPERM, "metrics prune: only an administering account may delete history (acting as '%s')",
                        ctx->actor);
+    if (!(nodes = json_array()))
+        return rd_fail(err, RD_ENOMEM, "out of memory");
     rd_code rc = tx_list(ctx->tx, KEY_METRICS "now/", &nows, err);
     json_array_foreach(nows, i, doc) {
         const char *name = doc_str(doc, "node");
