@@ -26,6 +26,7 @@
 
 #include "cmd.h"
 #include "err.h"
+#include "metrics.h"
 #include "rdtime.h"
 #include "tx.h"
 
@@ -33,7 +34,7 @@
 #define ALERTS_LOG_PREFIX "log/"
 
 enum {
-    ALERT_STALE_S = 300,          /* a reading older than this is no data */
+    ALERT_STALE_S = METRICS_STALE_S,   /* a reading older than this is no data */
     ALERT_KEEP_DAYS = 30,         /* resolved alerts are kept this long */
     ALERT_KEEP_MAX = 2000,        /* and at most this many */
     ALERT_URL_MAX = 1024

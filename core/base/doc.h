@@ -16,4 +16,8 @@ int64_t doc_int(const json_t *doc, const char *field);
 /* The integer value of field, or dflt when it is missing or not an integer. */
 int64_t doc_int_or(const json_t *doc, const char *field, int64_t dflt);
 
+/* The RFC 3339 time in field as unix seconds, or 0 when it is missing or
+ * not a time. */
+int64_t doc_time(const json_t *doc, const char *field);
+
 #endif

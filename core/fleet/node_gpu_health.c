@@ -3,6 +3,7 @@
  * and `metrics fleet` only read). */
 #include "node_health.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "doc.h"
@@ -25,9 +26,7 @@ int node_health_gpu_unhealthy(const json_t *node, int64_t index)
 json_t *node_health_view(const json_t *node)
 {
     json_t *out = json_array();
-    int64_t count = doc_int(node, "gpu_count");
-    if (strcmp(doc_str(node, "gpu_type"), "cpu") == 0)
-        count = 0;
+    int64_t count = node_health_gpu_count(node);
     for (int64_t i = 0; i < count; i++) {
         const json_t *e = entry_of(node, i);
         if (e)
@@ -41,3 +40,24 @@ json_t *node_health_view(const json_t *node)
     return out;
 }
 
+
+int64_t node_health_gpu_count(const json_t *node)
+{
+    return strcmp(doc_str(node, "gpu_type"), "cpu") == 0 ? 0 : doc_int(node, "gpu_count");
+}
+
+rd_code node_health_parse_gpu(const json_t *node, const char *field, const char *text, int64_t *index, rd_err *err)
+{
+    char *end = NULL;
+    long v = strtol(text, &end, 10);
+    int64_t count = node_health_gpu_count(node);
+    if (!*text || *end || v < 0)
+        return rd_fail(err, RD_EINVAL, "%s: '%s' is not a GPU index (0, 1, ...)", field, text);
+    if (count <= 0)
+        return rd_fail(err, RD_EINVAL, "%s: node '%s' has no GPUs", field, doc_str(node, "name"));
+    if (v >= count)
+        return rd_fail(err, RD_EINVAL, "%s: node '%s' has GPUs 0..%lld; there is no GPU %ld", field,
+                       doc_str(node, "name"), (long long)count - 1, v);
+    *index = v;
+    return RD_OK;
+}

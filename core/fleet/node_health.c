@@ -32,23 +32,6 @@ static int in_maintenance(const json_t *node)
     return strcmp(state, "maintenance") == 0 || strcmp(state, "draining") == 0;
 }
 
-/* The GPU argument: an index the node has. */
-static rd_code parse_gpu(const json_t *node, const char *name, const char *text, int64_t *index, rd_err *err)
-{
-    char *end = NULL;
-    long v = strtol(text, &end, 10);
-    int64_t count = doc_int(node, "gpu_count");
-    if (!*text || *end || v < 0)
-        return rd_fail(err, RD_EINVAL, "GPU: '%s' is not a GPU index (0, 1, ...)", text);
-    if (strcmp(doc_str(node, "gpu_type"), "cpu") == 0 || count <= 0)
-        return rd_fail(err, RD_EINVAL, "GPU: node '%s' has no GPUs", name);
-    if (v >= count)
-        return rd_fail(err, RD_EINVAL, "GPU: node '%s' has GPUs 0..%lld; there is no GPU %ld", name,
-                       (long long)count - 1, v);
-    *index = v;
-    return RD_OK;
-}
-
 static rd_code health_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     const char *name = cmd_arg(a, 0), *reason = cmd_opt(a, "reason"), *detail = cmd_opt(a, "detail");
@@ -57,7 +40,7 @@ static rd_code health_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     int64_t index = 0;
     rd_code rc = node_get(ctx, name, &node, err);
     if (rc == RD_OK)
-        rc = parse_gpu(node, name, cmd_arg(a, 1), &index, err);
+        rc = node_health_parse_gpu(node, "GPU", cmd_arg(a, 1), &index, err);
     if (rc == RD_OK && !json_is_true(json_object_get(node, "agent_managed")))
         rc = rd_fail(err, RD_EINVAL, "node health report: node '%s' has no agent; GPU health comes from its agent", name);
     if (rc != RD_OK) {
@@ -97,7 +80,7 @@ static rd_code health_clear_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     if (rc == RD_OK)
         rc = fleet_require_owner(ctx, region, "node health clear", err);
     if (rc == RD_OK && gpu)
-        rc = parse_gpu(node, name, gpu, &index, err);
+        rc = node_health_parse_gpu(node, "GPU", gpu, &index, err);
     if (rc == RD_OK && gpu && !node_health_gpu_unhealthy(node, index))
         rc = rd_fail(err, RD_EINVAL, "node health clear: GPU %lld of node '%s' is healthy", (long long)index, name);
     if (rc == RD_OK && !gpu && unhealthy_count(node) == 0)

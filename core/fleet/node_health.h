@@ -15,6 +15,13 @@ int node_health_gpu_unhealthy(const json_t *node, int64_t index);
  * (the last three null for a healthy GPU). */
 json_t *node_health_view(const json_t *node);
 
+/* The node's GPUs (0 for a CPU-only node). */
+int64_t node_health_gpu_count(const json_t *node);
+
+/* A GPU index given as text for field ("GPU", "--gpu"): a number the node
+ * has, else RD_EINVAL naming field and the node's range. */
+rd_code node_health_parse_gpu(const json_t *node, const char *field, const char *text, int64_t *index, rd_err *err);
+
 extern const cmd_def node_health_cmd_table[];
 
 #endif

@@ -52,7 +52,8 @@ enum {
     METRICS_MINUTE_SLOTS = 288,   /* 48 h of 10-minute blocks */
     METRICS_DAY_SLOTS = 90,       /* 90 days of hour points */
     METRICS_SERIES_MAX = 64,      /* buffer size of a series key */
-    METRICS_STAGE_MAX = 64        /* closed blocks and days one transaction writes at most */
+    METRICS_STAGE_MAX = 64,       /* closed blocks and days one transaction writes at most */
+    METRICS_STALE_S = 300         /* a reading older than this is not "now" (fleet totals, alerts) */
 };
 
 /* ---- the stats ------------------------------------------------------------ */

@@ -15,7 +15,7 @@
  * a store back from a long outage is caught up over a few writes), so a store that is
  * down for a while loses nothing that closed meanwhile.
  */
-#include "metrics.h"
+#include "metrics_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,8 +23,6 @@
 
 #include "doc.h"
 #include "keyspace.h"
-
-enum { MINUTE = 60, BLOCK = 60 * METRICS_BLOCK_MINUTES, HOUR = 3600, DAY = 86400 };
 
 struct metrics_agg {
     char node[128];
@@ -43,12 +41,6 @@ struct metrics_agg {
     json_t *pending;       /* key -> closed block or day document not yet written */
     json_t *staged;        /* the keys of pending the last stage put in its transaction */
 };
-
-static rd_time floor_to(rd_time t, rd_time step)
-{
-    rd_time r = t % step;
-    return t - (r < 0 ? r + step : r);
-}
 
 metrics_agg *metrics_agg_new(const char *node)
 {
@@ -141,7 +133,7 @@ static void close_minute(metrics_agg *m)
 {
     const char *key;
     json_t *a;
-    size_t i = (size_t)((m->minute_t - m->block_t) / MINUTE);
+    size_t i = (size_t)((m->minute_t - m->block_t) / METRICS_MINUTE);
     json_object_foreach(m->minute, key, a) {
         json_t *p = acc_point(a);
         row_set(m->block, key, METRICS_BLOCK_MINUTES, i, json_incref(p));
@@ -162,7 +154,7 @@ static void close_block(metrics_agg *m)
 {
     char key[RD_KEY_MAX];
     if (json_object_size(m->block) > 0) {
-        long slot = (long)((m->block_t / BLOCK) % METRICS_MINUTE_SLOTS);
+        long slot = (long)((m->block_t / METRICS_BLOCK) % METRICS_MINUTE_SLOTS);
         tx_key(key, KEY_METRICS "min/%s/%03ld", m->node, slot);
         json_object_set_new(m->pending, key, range_doc(m, "1m", m->block_t, m->block));
         m->block = json_object();
@@ -176,11 +168,11 @@ static void close_hour(metrics_agg *m)
     json_t *a;
     if (json_object_size(m->hour) == 0)
         return;
-    size_t i = (size_t)((m->hour_t - m->day_t) / HOUR);
+    size_t i = (size_t)((m->hour_t - m->day_t) / METRICS_HOUR);
     json_object_foreach(m->hour, series, a)
         row_set(m->day, series, 24, i, acc_point(a));
     json_object_clear(m->hour);
-    long slot = (long)((m->day_t / DAY) % METRICS_DAY_SLOTS);
+    long slot = (long)((m->day_t / METRICS_DAY) % METRICS_DAY_SLOTS);
     tx_key(key, KEY_METRICS "hour/%s/%02ld", m->node, slot);
     json_object_set_new(m->pending, key, range_doc(m, "1h", m->day_t, json_deep_copy(m->day)));
 }
@@ -188,21 +180,21 @@ static void close_hour(metrics_agg *m)
 /* Moves the open periods on to the minute of t, closing what ended. */
 static void advance(metrics_agg *m, rd_time t)
 {
-    rd_time mt = floor_to(t, MINUTE);
+    rd_time mt = metrics_floor(t, METRICS_MINUTE);
     if (m->minute_t && mt <= m->minute_t)
         return;   /* the same minute (or a clock that stepped back: keep folding into it) */
     if (m->minute_t)
         close_minute(m);
-    if (!m->minute_t || floor_to(mt, BLOCK) != m->block_t)
+    if (!m->minute_t || metrics_floor(mt, METRICS_BLOCK) != m->block_t)
         close_block(m);
-    if (!m->minute_t || floor_to(mt, HOUR) != m->hour_t)
+    if (!m->minute_t || metrics_floor(mt, METRICS_HOUR) != m->hour_t)
         close_hour(m);
-    if (!m->minute_t || floor_to(mt, DAY) != m->day_t)
+    if (!m->minute_t || metrics_floor(mt, METRICS_DAY) != m->day_t)
         json_object_clear(m->day);
     m->minute_t = mt;
-    m->block_t = floor_to(mt, BLOCK);
-    m->hour_t = floor_to(mt, HOUR);
-    m->day_t = floor_to(mt, DAY);
+    m->block_t = metrics_floor(mt, METRICS_BLOCK);
+    m->hour_t = metrics_floor(mt, METRICS_HOUR);
+    m->day_t = metrics_floor(mt, METRICS_DAY);
 }
 
 static void set_last(metrics_agg *m, const char *key, const json_t *v)
@@ -348,14 +340,6 @@ void metrics_agg_written(metrics_agg *m)
     json_array_clear(m->staged);
 }
 
-/* A time field of a stored document, or 0. */
-static rd_time doc_time(const json_t *doc, const char *field)
-{
-    rd_time t = 0;
-    const char *s = json_string_value(json_object_get(doc, field));
-    return s && rdtime_parse(field, s, &t, NULL) == RD_OK ? t : 0;
-}
-
 static void update_copy(json_t *into, const json_t *from)
 {
     json_t *c = json_deep_copy(from);
@@ -374,9 +358,9 @@ void metrics_agg_restore(metrics_agg *m, const json_t *now_doc, const json_t *da
     if (!json_is_object(minute) || !json_is_object(block) || !json_is_object(hour))
         return;
     m->minute_t = mt;
-    m->block_t = floor_to(mt, BLOCK);
-    m->hour_t = floor_to(mt, HOUR);
-    m->day_t = floor_to(mt, DAY);
+    m->block_t = metrics_floor(mt, METRICS_BLOCK);
+    m->hour_t = metrics_floor(mt, METRICS_HOUR);
+    m->day_t = metrics_floor(mt, METRICS_DAY);
     /* deep copies: the open periods are changed in place from now on */
     update_copy(m->minute, minute);
     update_copy(m->block, block);

@@ -12,7 +12,7 @@
 #include "node.h"
 #include "node_health.h"
 
-enum { MINUTE_KEEP = 48 * 3600, HOUR_KEEP = 90 * 86400, STALE_S = 300 };
+enum { MINUTE_KEEP = 48 * 3600, HOUR_KEEP = 90 * 86400 };
 
 static rd_code parse_time_opt(const cmd_args *a, const char *name, rd_time dflt, rd_time *out, rd_err *err)
 {
@@ -35,18 +35,12 @@ static rd_code pick_series(const json_t *node, const cmd_args *a, const metrics_
     *gpu = -1;
     if (!(*stat)->per_gpu)
         return gpu_text ? rd_fail(err, RD_EINVAL, "--gpu: %s is a stat of the node, not of a GPU", metric) : RD_OK;
-    int64_t count = strcmp(doc_str(node, "gpu_type"), "cpu") == 0 ? 0 : doc_int(node, "gpu_count");
-    char *end = NULL;
-    long g = gpu_text ? strtol(gpu_text, &end, 10) : 0;
-    if (gpu_text && (!*gpu_text || *end || g < 0))
-        return rd_fail(err, RD_EINVAL, "--gpu: '%s' is not a GPU index (0, 1, ...)", gpu_text);
-    if (count <= 0)
+    int64_t g = 0;
+    if (node_health_gpu_count(node) <= 0)
         return rd_fail(err, RD_EINVAL, "--metric: node '%s' has no GPUs to read %s from", doc_str(node, "name"), metric);
-    if (g >= count)
-        return rd_fail(err, RD_EINVAL, "--gpu: node '%s' has GPUs 0..%lld; there is no GPU %ld", doc_str(node, "name"),
-                       (long long)count - 1, g);
+    rc = node_health_parse_gpu(node, "--gpu", gpu_text ? gpu_text : "0", &g, err);
     *gpu = (int)g;
-    return RD_OK;
+    return rc;
 }
 
 static rd_code metrics_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
@@ -101,10 +95,10 @@ typedef struct {
     int64_t cpu_n, gpu_n;
 } fleet_totals;
 
-static void add_node(fleet_totals *t, const json_t *node, const json_t *now_doc, rd_time now)
+static void add_node(fleet_totals *t, const json_t *node, const json_t *last_doc, rd_time now)
 {
     t->nodes++;
-    int64_t count = strcmp(doc_str(node, "gpu_type"), "cpu") == 0 ? 0 : doc_int(node, "gpu_count");
+    int64_t count = node_health_gpu_count(node);
     size_t i;
     json_t *slot;
     t->gpus += count;
@@ -116,14 +110,13 @@ static void add_node(fleet_totals *t, const json_t *node, const json_t *now_doc,
     }
     json_array_foreach(json_object_get(node, "gpu_alloc"), i, slot)
         t->alloc_x100 += json_integer_value(slot);
-    rd_time sampled = 0;
-    if (!now_doc || rdtime_parse("sampled_at", doc_str(now_doc, "sampled_at"), &sampled, NULL) != RD_OK ||
-        now - sampled > STALE_S)
+    rd_time sampled = doc_time(last_doc, "sampled_at");
+    if (!sampled || now - sampled > METRICS_STALE_S)
         return;   /* no reading, or one too old to count as now */
     t->reporting++;
     const char *series;
     json_t *v;
-    json_object_foreach(json_object_get(now_doc, "last"), series, v) {
+    json_object_foreach(json_object_get(last_doc, "last"), series, v) {
         if (strcmp(series, "cpu_util") == 0) {
             t->cpu_sum += (double)json_integer_value(v) / 100.0;
             t->cpu_n++;

@@ -124,8 +124,8 @@ static rd_code metrics_import_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         rc = rd_fail(err, RD_EINVAL, "metrics import: node '%s' has an agent; its readings come from it", name);
     if (rc == RD_OK)
         rc = tx_get(ctx->tx, tx_key(key, KEY_METRICS "now/%s", name), &now_doc, err);
-    if (rc == RD_OK && now_doc)
-        rdtime_parse("sampled_at", doc_str(now_doc, "sampled_at"), &latest, NULL);
+    if (rc == RD_OK)
+        latest = doc_time(now_doc, "sampled_at");
     if (rc == RD_OK)
         rc = read_samples(cmd_arg(a, 1), latest, ctx->now, samples, err);
     if (rc == RD_OK && json_array_size(samples) == 0)

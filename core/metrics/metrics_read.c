@@ -7,15 +7,14 @@
  * reused, so every stored block is checked against the start it should
  * have: a slot still holding the block of two days ago is skipped.
  */
-#include "metrics.h"
+#include "metrics_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc.h"
 #include "grow.h"
 #include "keyspace.h"
-
-enum { MINUTE = 60, BLOCK = 60 * METRICS_BLOCK_MINUTES, HOUR = 3600, DAY = 86400 };
 
 typedef struct {
     metrics_point *pts;
@@ -23,19 +22,6 @@ typedef struct {
     rd_time since, until;
     int step, nomem;
 } point_list;
-
-static rd_time floor_to(rd_time t, rd_time step)
-{
-    rd_time r = t % step;
-    return t - (r < 0 ? r + step : r);
-}
-
-static rd_time doc_time(const json_t *doc, const char *field)
-{
-    rd_time t = 0;
-    const char *s = json_string_value(json_object_get(doc, field));
-    return s && rdtime_parse(field, s, &t, NULL) == RD_OK ? t : 0;
-}
 
 static double hundredths(const json_t *v)
 {
@@ -99,15 +85,15 @@ static rd_code window_read_minutes(rd_tx *tx, const char *node, metrics_window *
     char key[RD_KEY_MAX];
     const json_t *nblock = json_object_get(w->now, "block");
     rd_time now_block = doc_time(nblock, "start");
-    rd_time first = floor_to(w->since, BLOCK), last = floor_to(w->until - 1, BLOCK);
-    if ((last - first) / BLOCK >= METRICS_MINUTE_SLOTS)
-        first = last - (METRICS_MINUTE_SLOTS - 1) * BLOCK;
-    for (rd_time b = first; b <= last; b += BLOCK) {
+    rd_time first = metrics_floor(w->since, METRICS_BLOCK), last = metrics_floor(w->until - 1, METRICS_BLOCK);
+    if ((last - first) / METRICS_BLOCK >= METRICS_MINUTE_SLOTS)
+        first = last - (METRICS_MINUTE_SLOTS - 1) * METRICS_BLOCK;
+    for (rd_time b = first; b <= last; b += METRICS_BLOCK) {
         if (b == now_block) {
             json_array_append_new(w->rows, json_pack("[I, O]", (json_int_t)b, json_object_get(nblock, "points")));
             continue;
         }
-        long slot = (long)((b / BLOCK) % METRICS_MINUTE_SLOTS);
+        long slot = (long)((b / METRICS_BLOCK) % METRICS_MINUTE_SLOTS);
         rd_code rc = read_range_doc(tx, tx_key(key, KEY_METRICS "min/%s/%03ld", node, slot), b, w->rows, err);
         if (rc != RD_OK)
             return rc;
@@ -118,11 +104,11 @@ static rd_code window_read_minutes(rd_tx *tx, const char *node, metrics_window *
 static rd_code window_read_hours(rd_tx *tx, const char *node, metrics_window *w, rd_err *err)
 {
     char key[RD_KEY_MAX];
-    rd_time first = floor_to(w->since, DAY), last = floor_to(w->until - 1, DAY);
-    if ((last - first) / DAY >= METRICS_DAY_SLOTS)
-        first = last - (METRICS_DAY_SLOTS - 1) * DAY;
-    for (rd_time d = first; d <= last; d += DAY) {
-        long slot = (long)((d / DAY) % METRICS_DAY_SLOTS);
+    rd_time first = metrics_floor(w->since, METRICS_DAY), last = metrics_floor(w->until - 1, METRICS_DAY);
+    if ((last - first) / METRICS_DAY >= METRICS_DAY_SLOTS)
+        first = last - (METRICS_DAY_SLOTS - 1) * METRICS_DAY;
+    for (rd_time d = first; d <= last; d += METRICS_DAY) {
+        long slot = (long)((d / METRICS_DAY) % METRICS_DAY_SLOTS);
         rd_code rc = read_range_doc(tx, tx_key(key, KEY_METRICS "hour/%s/%02ld", node, slot), d, w->rows, err);
         if (rc != RD_OK)
             return rc;
@@ -163,7 +149,7 @@ rd_code metrics_window_read(rd_tx *tx, const char *node, int step, rd_time since
 {
     char key[RD_KEY_MAX];
     *out = NULL;
-    if (step != MINUTE && step != HOUR)
+    if (step != METRICS_MINUTE && step != METRICS_HOUR)
         return rd_fail(err, RD_EINVAL, "--step: must be 1m or 1h");
     metrics_window *w = calloc(1, sizeof *w);
     if (!w || !(w->rows = json_array())) {
@@ -175,7 +161,7 @@ rd_code metrics_window_read(rd_tx *tx, const char *node, int step, rd_time since
     w->until = until;
     rd_code rc = until > since ? tx_get(tx, tx_key(key, KEY_METRICS "now/%s", node), &w->now, err) : RD_OK;
     if (rc == RD_OK && until > since)
-        rc = step == MINUTE ? window_read_minutes(tx, node, w, err) : window_read_hours(tx, node, w, err);
+        rc = step == METRICS_MINUTE ? window_read_minutes(tx, node, w, err) : window_read_hours(tx, node, w, err);
     if (rc != RD_OK) {
         metrics_window_free(w);
         return rc;
@@ -194,7 +180,7 @@ rd_code metrics_window_points(const metrics_window *w, const char *series, metri
     *n = 0;
     json_array_foreach(w->rows, i, row)
         list_add_row(&l, json_object_get(json_array_get(row, 1), series), json_integer_value(json_array_get(row, 0)));
-    if (w->step == MINUTE) {
+    if (w->step == METRICS_MINUTE) {
         const json_t *minute = json_object_get(w->now, "minute");
         list_add_open(&l, json_object_get(json_object_get(minute, "series"), series), doc_time(minute, "t"));
     } else {
