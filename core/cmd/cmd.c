@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "access.h"
 #include "account_init.h"
 #include "cmd_args_int.h"
 #include "cmd_list.h"
@@ -499,6 +500,8 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
     rd_code rc = RD_OK;
     if (!(def->options & CMD_NO_STORE)) {
         rc = account_init_check_actor(ctx->tx, ctx->actor, err);
+        if (rc == RD_OK)
+            rc = access_check_command(ctx, def, err);
         if (rc != RD_OK)
             return rc;
     }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "access.h"
 #include "account_init.h"
 #include "keyspace.h"
 #include "ledger.h"
@@ -36,12 +37,7 @@ rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **
 
 int account_actor_is_admin(cmd_ctx *ctx)
 {
-    json_t *doc = NULL;
-    if (account_get(ctx, "--as", ctx->actor, &doc, NULL) != RD_OK)
-        return 0;
-    int admin = json_is_true(json_object_get(doc, "admin"));
-    json_decref(doc);
-    return admin;
+    return access_actor_role(ctx) == ACCESS_ADMIN;
 }
 
 int account_project_has_member(const json_t *project, const char *account)

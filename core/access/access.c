@@ -1,0 +1,207 @@
+/* access.c - roles and the one guard every command passes.
+ *
+ * The guard sorts commands into classes by one table below (a command not
+ * named there is a read when it does not mutate, tenant work when it
+ * does), and each role may run a fixed set of classes.  Handlers still
+ * decide ownership: a member may run `node maintenance`, but only on a
+ * node in its own region (fleet_require_owner).  Keeping the table here
+ * means one place answers "who may run this?", for batch, the console and
+ * requests relayed from a secured store alike.
+ */
+#include "access.h"
+
+#include <string.h>
+
+#include "account_init.h"
+#include "doc.h"
+
+typedef enum {
+    CLASS_READ,       /* every role; handlers filter what is shown */
+    CLASS_RAW_READ,   /* raw documents of every tenant: admin only */
+    CLASS_TENANT,     /* a tenant's own work and resources: member, admin */
+    CLASS_FLEET,      /* nodes, devices, health, alerts: operator (any tenant's), member (its own), admin */
+    CLASS_STAFF,      /* store-wide fleet housekeeping: operator, admin */
+    CLASS_MONEY,      /* moves credits or sets prices: admin */
+    CLASS_ADMIN       /* accounts, the store itself: admin */
+} access_class;
+
+static const struct {
+    const char *words;
+    access_class class;
+} command_classes[] = {
+    { "store dump", CLASS_RAW_READ },
+    { "store watch", CLASS_RAW_READ },
+    { "node add", CLASS_FLEET },
+    { "node maintenance", CLASS_FLEET },
+    { "node set", CLASS_FLEET },
+    { "node remove", CLASS_FLEET },
+    { "node replace", CLASS_FLEET },
+    { "node report", CLASS_FLEET },
+    { "node health report", CLASS_FLEET },
+    { "node health clear", CLASS_FLEET },
+    { "device add", CLASS_FLEET },
+    { "device set-config", CLASS_FLEET },
+    { "device deploy", CLASS_FLEET },
+    { "device remove", CLASS_FLEET },
+    { "device report", CLASS_FLEET },
+    { "device-config create", CLASS_FLEET },
+    { "device-config remove", CLASS_FLEET },
+    { "agent register", CLASS_FLEET },
+    { "agent remove", CLASS_FLEET },
+    { "job report", CLASS_FLEET },
+    { "alert ack", CLASS_FLEET },
+    { "cloud sync", CLASS_FLEET },
+    { "quota set", CLASS_FLEET },
+    { "quota refresh", CLASS_FLEET },
+    { "sched run", CLASS_FLEET },
+    { "alert rule add", CLASS_STAFF },
+    { "alert rule remove", CLASS_STAFF },
+    { "alert eval", CLASS_STAFF },
+    { "agent check", CLASS_STAFF },
+    { "metrics import", CLASS_STAFF },
+    { "metrics prune", CLASS_STAFF },
+    { "job logs prune", CLASS_STAFF },
+    { "account deposit", CLASS_MONEY },
+    { "price set", CLASS_MONEY },
+    { "bill run", CLASS_MONEY },
+    { "account create", CLASS_ADMIN },
+    { "account remove", CLASS_ADMIN },
+    { "store compact", CLASS_ADMIN },
+    { "store secure", CLASS_ADMIN },
+    { "store credentials", CLASS_ADMIN },
+    { "sched config", CLASS_READ },   /* changing it is admin only (sched_run.c) */
+    { "account set", CLASS_TENANT },  /* itself only; --role is admin only (account.c) */
+};
+
+static const char *const role_names[] = { "viewer", "member", "operator", "admin" };
+
+const char *access_role_name(access_role role)
+{
+    return role_names[role];
+}
+
+rd_code access_role_parse(const char *field, const char *word, access_role *role, rd_err *err)
+{
+    for (int r = ACCESS_VIEWER; r <= ACCESS_ADMIN; r++)
+        if (word && strcmp(word, role_names[r]) == 0) {
+            *role = (access_role)r;
+            return RD_OK;
+        }
+    return rd_fail(err, RD_EINVAL, "%s must be one of admin, operator, member, viewer, got '%s'", field,
+                   word ? word : "");
+}
+
+access_role access_role_of(const json_t *account)
+{
+    access_role role;
+    const char *word = json_string_value(json_object_get(account, "role"));
+    if (word && access_role_parse("role", word, &role, NULL) == RD_OK)
+        return role;
+    if (word)
+        return ACCESS_VIEWER;   /* a word this version does not know grants nothing */
+    return json_is_true(json_object_get(account, "admin")) ? ACCESS_ADMIN : ACCESS_MEMBER;
+}
+
+access_role access_actor_role(cmd_ctx *ctx)
+{
+    char key[RD_KEY_MAX];
+    json_t *doc = NULL;
+    if (!ctx->tx || !ctx->actor || tx_get(ctx->tx, account_init_key(key, ctx->actor), &doc, NULL) != RD_OK || !doc)
+        return ACCESS_VIEWER;
+    access_role role = access_role_of(doc);
+    json_decref(doc);
+    return role;
+}
+
+int access_actor_is_staff(cmd_ctx *ctx)
+{
+    access_role role = access_actor_role(ctx);
+    return role == ACCESS_ADMIN || role == ACCESS_OPERATOR;
+}
+
+int access_actor_sees_fleet_of(cmd_ctx *ctx, const char *owner)
+{
+    return (owner && strcmp(owner, ctx->actor) == 0) || access_actor_is_staff(ctx);
+}
+
+int access_actor_sees_books_of(cmd_ctx *ctx, const char *owner)
+{
+    return (owner && strcmp(owner, ctx->actor) == 0) || access_actor_role(ctx) == ACCESS_ADMIN;
+}
+
+int access_actor_sees_job(cmd_ctx *ctx, const json_t *job)
+{
+    char key[RD_KEY_MAX];
+    json_t *project = NULL;
+    if (strcmp(doc_str(job, "creator"), ctx->actor) == 0 || strcmp(doc_str(job, "project_owner"), ctx->actor) == 0 ||
+        access_actor_is_staff(ctx))
+        return 1;
+    if (tx_get(ctx->tx, account_project_key(key, doc_str(job, "project_owner"), doc_str(job, "project")), &project,
+               NULL) != RD_OK)
+        return 0;
+    size_t i;
+    json_t *m;
+    int member = 0;
+    json_array_foreach(json_object_get(project, "members"), i, m)
+        member |= json_is_string(m) && strcmp(json_string_value(m), ctx->actor) == 0;
+    json_decref(project);
+    return member;
+}
+
+static access_class command_class(const cmd_def *def)
+{
+    for (size_t i = 0; i < sizeof command_classes / sizeof command_classes[0]; i++)
+        if (strcmp(command_classes[i].words, def->words) == 0)
+            return command_classes[i].class;
+    return (def->options & CMD_MUTATES) ? CLASS_TENANT : CLASS_READ;
+}
+
+/* Which classes each role may run, and how a refusal says who may. */
+static int role_may(access_role role, access_class class)
+{
+    switch (class) {
+    case CLASS_READ:
+        return 1;
+    case CLASS_TENANT:
+        return role == ACCESS_MEMBER || role == ACCESS_ADMIN;
+    case CLASS_FLEET:
+        return role != ACCESS_VIEWER;
+    case CLASS_STAFF:
+        return role == ACCESS_OPERATOR || role == ACCESS_ADMIN;
+    case CLASS_RAW_READ:
+    case CLASS_MONEY:
+    case CLASS_ADMIN:
+        return role == ACCESS_ADMIN;
+    }
+    return 0;
+}
+
+static const char *class_who(access_class class)
+{
+    switch (class) {
+    case CLASS_TENANT:
+        return "members (tenants) and admins";
+    case CLASS_FLEET:
+        return "operators, admins, and members on their own fleet";
+    case CLASS_STAFF:
+        return "operators and admins";
+    case CLASS_RAW_READ:
+        return "admins (it shows every tenant's raw documents)";
+    case CLASS_MONEY:
+        return "admins (it moves credits or sets prices)";
+    default:
+        return "admins";
+    }
+}
+
+rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, rd_err *err)
+{
+    access_class class = command_class(def);
+    access_role role = access_actor_role(ctx);
+    if (role_may(role, class))
+        return RD_OK;
+    if (role == ACCESS_VIEWER && (def->options & CMD_MUTATES))
+        return rd_fail(err, RD_EPERM, "%s: account '%s' is a viewer and may only read", def->words, ctx->actor);
+    return rd_fail(err, RD_EPERM, "%s: account '%s' has role %s; only %s may do this", def->words, ctx->actor,
+                   access_role_name(role), class_who(class));
+}

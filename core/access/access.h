@@ -1,0 +1,62 @@
+/* access.h - who may do what: the four roles, the one guard every command
+ * passes (access.c), and the visibility rules handlers use to filter what
+ * they show.  docs/security.md is the contract.
+ *
+ * An account's role is its document's "role" field: admin (everything),
+ * operator (fleet staff: every tenant's nodes, maintenance, devices, health
+ * and alerts; no money, no tenant work), member (a tenant: its own
+ * providers, regions, nodes, jobs, projects and wallet, and the public
+ * capacity it may use) or viewer (read-only on what its account may see).
+ * Documents written before roles existed say "admin": true or nothing;
+ * they read as admin and member.
+ */
+#ifndef RD_ACCESS_H
+#define RD_ACCESS_H
+
+#include <jansson.h>
+
+#include "cmd.h"
+
+typedef enum {
+    ACCESS_VIEWER,
+    ACCESS_MEMBER,
+    ACCESS_OPERATOR,
+    ACCESS_ADMIN
+} access_role;
+
+/* "viewer", "member", "operator", "admin". */
+const char *access_role_name(access_role role);
+
+/* Parses a role word; RD_EINVAL names field and the four choices. */
+rd_code access_role_parse(const char *field, const char *word, access_role *role, rd_err *err);
+
+/* The role an account document states (see above for older documents). */
+access_role access_role_of(const json_t *account);
+
+/* The acting account's role, read in ctx->tx (viewer when it cannot be read). */
+access_role access_actor_role(cmd_ctx *ctx);
+
+/* 1 when the actor is fleet staff (admin or operator): it sees every
+ * tenant's fleet and may act on any node, device, health record or alert. */
+int access_actor_is_staff(cmd_ctx *ctx);
+
+/* 1 when the actor may see a private object that account owner owns: staff
+ * for fleet objects (nodes, regions, devices, datastores, reservations),
+ * else only the owner itself. */
+int access_actor_sees_fleet_of(cmd_ctx *ctx, const char *owner);
+
+/* 1 when the actor may see owner's money and work (wallet, ledger entries,
+ * projects, audit records): the owner itself or an admin. */
+int access_actor_sees_books_of(cmd_ctx *ctx, const char *owner);
+
+/* 1 when the actor may see a job: staff (it runs on their fleet), its
+ * creator, its project's owner, or an account the project is shared with.
+ * Environment values are sealed and never shown to anyone. */
+int access_actor_sees_job(cmd_ctx *ctx, const json_t *job);
+
+/* The guard: RD_OK when the actor's role may run def at all (handlers
+ * still check ownership); else RD_EPERM naming the command, the role and
+ * who may.  cmd.c calls it for every command that touches the store. */
+rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, rd_err *err);
+
+#endif
