@@ -178,13 +178,14 @@ static void run_stream(batch_state *b, FILE *in, const char *name)
 
 int batch_run(const rd_options *opt)
 {
-    store_opts sopts = { opt->cacert, opt->cert, opt->key };
+    store_opts sopts = { opt->cacert, opt->cert, opt->key, opt->etcd_user, opt->etcd_password_file };
     batch_state b;
     memset(&b, 0, sizeof b);
     b.opt = opt;
     b.ctx.store_url = opt->store_url;
     b.ctx.store_opts = &sopts;
     b.ctx.actor = opt->actor;
+    b.ctx.actor_given = opt->actor_given;
     b.ctx.read_only = opt->read_only;
     b.ctx.master_key_path = opt->master_key && *opt->master_key ? opt->master_key : NULL;
 

@@ -53,6 +53,10 @@ static void complete_note_option(complete_env *env, const options_global *g, con
         env->sopts.cert = value;
     else if (strcmp(g->name, "--key") == 0)
         env->sopts.key = value;
+    else if (strcmp(g->name, "--etcd-user") == 0)
+        env->sopts.user = value;
+    else if (strcmp(g->name, "--etcd-password-file") == 0)
+        env->sopts.password_file = value;
 }
 
 static const char *env_or(const char *given, const char *var, const char *fallback)
@@ -77,8 +81,11 @@ static int complete_open(complete_env *env)
     if (!remote && access(path, F_OK) != 0)
         return 0;
     env->ctx.store_url = env->url;
+    env->sopts.user = env_or(env->sopts.user, "RIGDECK_ETCD_USER", NULL);
+    env->sopts.password_file = env_or(env->sopts.password_file, "RIGDECK_ETCD_PASSWORD_FILE", NULL);
     env->ctx.store_opts = &env->sopts;
     env->ctx.actor = env_or(env->actor, "RIGDECK_ACCOUNT", "default");
+    env->ctx.actor_given = env_or(env->actor, "RIGDECK_ACCOUNT", NULL) != NULL;
     env->ctx.master_key_path = env_or(env->master_key, "RIGDECK_MASTER_KEY", NULL);
     env->ctx.read_only = 1;
     env->ctx.now = (rd_time)time(NULL);

@@ -221,9 +221,12 @@ static int console_setup(session *c, const rd_options *opt)
     c->sopts.cacert = opt->cacert;
     c->sopts.cert = opt->cert;
     c->sopts.key = opt->key;
+    c->sopts.user = opt->etcd_user;
+    c->sopts.password_file = opt->etcd_password_file;
     c->ctx.store_url = opt->store_url;
     c->ctx.store_opts = &c->sopts;
     c->ctx.actor = opt->actor;
+    c->ctx.actor_given = opt->actor_given;
     c->ctx.read_only = opt->read_only;   /* ':' lines: the executor's own refusal */
     c->ctx.master_key_path = opt->master_key && *opt->master_key ? opt->master_key : NULL;
     c->pane = PANE_NODES;

@@ -75,12 +75,12 @@ static void usage(FILE *out, int agent)
 }
 
 enum {
-    D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
+    D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_EUSER, D_EPASS, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
     D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN
 };
 
 typedef struct {
-    const char *store, *actor, *master, *cacert, *cert, *key, *logfmt;
+    const char *store, *actor, *master, *cacert, *cert, *key, *etcd_user, *etcd_password_file, *logfmt;
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
     const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
@@ -96,6 +96,8 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "now", required_argument, NULL, D_NOW }, { "master-key", required_argument, NULL, D_MASTER },
         { "cacert", required_argument, NULL, D_CACERT }, { "cert", required_argument, NULL, D_CERT },
         { "key", required_argument, NULL, D_KEY }, { "log-format", required_argument, NULL, D_LOGFMT },
+        { "etcd-user", required_argument, NULL, D_EUSER },
+        { "etcd-password-file", required_argument, NULL, D_EPASS },
         { "once", no_argument, NULL, D_ONCE }, { "help", no_argument, NULL, 'h' },
         { "sched-every", required_argument, NULL, D_SCHED }, { "bill-every", required_argument, NULL, D_BILL },
         { "sync-every", required_argument, NULL, D_SYNC }, { "node-timeout", required_argument, NULL, D_TIMEOUT },
@@ -126,6 +128,8 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         case D_CACERT: d->cacert = optarg; break;
         case D_CERT: d->cert = optarg; break;
         case D_KEY: d->key = optarg; break;
+        case D_EUSER: d->etcd_user = optarg; break;
+        case D_EPASS: d->etcd_password_file = optarg; break;
         case D_LOGFMT: d->logfmt = optarg; break;
         case D_ONCE: d->once = 1; break;
         case D_SCHED: d->sched = optarg; break;
@@ -202,13 +206,16 @@ int daemon_main(int argc, char **argv)
     d.store = getenv("RIGDECK_STORE");
     d.actor = getenv("RIGDECK_ACCOUNT");
     d.master = getenv("RIGDECK_MASTER_KEY");
+    d.etcd_user = getenv("RIGDECK_ETCD_USER");
+    d.etcd_password_file = getenv("RIGDECK_ETCD_PASSWORD_FILE");
     int status = parse(argc, argv, agent, &d);
     if (status)
         return status < 0 ? 0 : status;
     char *store = d.store && *d.store ? strdup(d.store) : options_default_store();
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    store_opts sopts = { d.cacert, d.cert, d.key };
+    store_opts sopts = { d.cacert, d.cert, d.key, d.etcd_user && *d.etcd_user ? d.etcd_user : NULL,
+                         d.etcd_password_file && *d.etcd_password_file ? d.etcd_password_file : NULL };
     dlog_sink log = { who, d.logfmt && strcmp(d.logfmt, "json") == 0, write_stderr, NULL, wall_now };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

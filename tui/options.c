@@ -29,6 +29,8 @@ static void usage(FILE *out)
           "  --master-key FILE the key that seals secrets at rest                      [RIGDECK_MASTER_KEY]\n"
           "                    default $XDG_CONFIG_HOME/rigdeck/master.key (created 0600)\n"
           "  --cacert F --cert F --key F   TLS files for etcds://\n"
+          "  --etcd-user USER --etcd-password-file F   who you are on a secured etcd store\n"
+          "                    [RIGDECK_ETCD_USER, RIGDECK_ETCD_PASSWORD_FILE]\n"
           "  --theme NAME      console colours: default, light, high-contrast, mono, or a theme file\n"
           "  --ascii           console: ASCII boxes, bars and marks (NO_COLOR turns colours off)\n"
           "  -h, --help        this text;  --version  the version\n"
@@ -87,7 +89,7 @@ static int push(const char ***list, size_t *n, const char *v)
 #define OUTPUT_CHOICES "table|json|csv"
 
 enum { O_BATCH = 256, O_STORE, O_AS, O_NOW, O_OUTPUT, O_KEEP, O_RO, O_CACERT, O_CERT,
-       O_KEY, O_THEME, O_ASCII, O_VERSION, O_MASTER };
+       O_KEY, O_THEME, O_ASCII, O_VERSION, O_MASTER, O_EUSER, O_EPASS };
 
 /* Every global option, once: the parser's getopt table is built from it and
  * completion offers it, so the two cannot disagree. */
@@ -106,6 +108,8 @@ static const struct {
     { { "--cert", "FILE" }, O_CERT },
     { { "--key", "FILE" }, O_KEY },
     { { "--master-key", "FILE" }, O_MASTER },
+    { { "--etcd-user", "USER" }, O_EUSER },
+    { { "--etcd-password-file", "FILE" }, O_EPASS },
     { { "--theme", "NAME" }, O_THEME },
     { { "--ascii", NULL }, O_ASCII },
     { { "--help", NULL }, 'h' },
@@ -167,6 +171,8 @@ int options_parse(int argc, char **argv, rd_options *opt)
     opt->actor = getenv("RIGDECK_ACCOUNT");
     opt->now_text = getenv("RIGDECK_NOW");
     opt->master_key = getenv("RIGDECK_MASTER_KEY");
+    opt->etcd_user = getenv("RIGDECK_ETCD_USER");
+    opt->etcd_password_file = getenv("RIGDECK_ETCD_PASSWORD_FILE");
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -189,6 +195,8 @@ int options_parse(int argc, char **argv, rd_options *opt)
         case O_CERT: opt->cert = optarg; break;
         case O_KEY: opt->key = optarg; break;
         case O_MASTER: opt->master_key = optarg; break;
+        case O_EUSER: opt->etcd_user = optarg; break;
+        case O_EPASS: opt->etcd_password_file = optarg; break;
         case O_THEME: opt->theme = optarg; break;
         case O_ASCII: opt->ascii = 1; break;
         case 'c':
@@ -223,8 +231,13 @@ int options_parse(int argc, char **argv, rd_options *opt)
         fprintf(stderr, "rigdeck: --output csv needs --batch (the console shows tables; use --batch -c LINE)\n");
         return 2;
     }
-    if (!opt->actor || !*opt->actor)
+    opt->actor_given = opt->actor && *opt->actor;
+    if (!opt->actor_given)
         opt->actor = "default";
+    if (opt->etcd_user && !*opt->etcd_user)
+        opt->etcd_user = NULL;
+    if (opt->etcd_password_file && !*opt->etcd_password_file)
+        opt->etcd_password_file = NULL;
     if (opt->now_text && *opt->now_text) {
         rd_err err;
         if (rdtime_parse("--now", opt->now_text, &opt->now, &err) != RD_OK) {

@@ -23,6 +23,9 @@ typedef struct {
     int keep_going;
     int read_only;
     const char *cacert, *cert, *key;
+    const char *etcd_user;   /* --etcd-user / RIGDECK_ETCD_USER */
+    const char *etcd_password_file; /* --etcd-password-file / RIGDECK_ETCD_PASSWORD_FILE */
+    int actor_given;         /* --as or RIGDECK_ACCOUNT was given (not the default) */
     const char *master_key;  /* --master-key / RIGDECK_MASTER_KEY */
     const char *theme;
     int ascii;

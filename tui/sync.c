@@ -64,6 +64,7 @@ static void child_run(const cmd_ctx *proto, int fd)
     ctx.store_url = proto->store_url;
     ctx.store_opts = proto->store_opts;
     ctx.actor = proto->actor;
+    ctx.actor_given = proto->actor_given;
     ctx.now = proto->now;
     ctx.read_only = proto->read_only;
     ctx.master_key_path = proto->master_key_path;

@@ -28,49 +28,50 @@ typedef enum {
 static const struct {
     const char *words;
     access_class class;
+    const char *why;      /* for a refusal: "only an administering account <why>" */
 } command_classes[] = {
-    { "store dump", CLASS_RAW_READ },
-    { "store watch", CLASS_RAW_READ },
-    { "node add", CLASS_FLEET },
-    { "node maintenance", CLASS_FLEET },
-    { "node set", CLASS_FLEET },
-    { "node remove", CLASS_FLEET },
-    { "node replace", CLASS_FLEET },
-    { "node report", CLASS_FLEET },
-    { "node health report", CLASS_FLEET },
-    { "node health clear", CLASS_FLEET },
-    { "device add", CLASS_FLEET },
-    { "device set-config", CLASS_FLEET },
-    { "device deploy", CLASS_FLEET },
-    { "device remove", CLASS_FLEET },
-    { "device report", CLASS_FLEET },
-    { "device-config create", CLASS_FLEET },
-    { "device-config remove", CLASS_FLEET },
-    { "agent register", CLASS_FLEET },
-    { "agent remove", CLASS_FLEET },
-    { "job report", CLASS_FLEET },
-    { "alert ack", CLASS_FLEET },
-    { "cloud sync", CLASS_FLEET },
-    { "quota set", CLASS_FLEET },
-    { "quota refresh", CLASS_FLEET },
-    { "sched run", CLASS_FLEET },
-    { "alert rule add", CLASS_STAFF },
-    { "alert rule remove", CLASS_STAFF },
-    { "alert eval", CLASS_STAFF },
-    { "agent check", CLASS_STAFF },
-    { "metrics import", CLASS_STAFF },
-    { "metrics prune", CLASS_STAFF },
-    { "job logs prune", CLASS_STAFF },
-    { "account deposit", CLASS_MONEY },
-    { "price set", CLASS_MONEY },
-    { "bill run", CLASS_MONEY },
-    { "account create", CLASS_ADMIN },
-    { "account remove", CLASS_ADMIN },
-    { "store compact", CLASS_ADMIN },
-    { "store secure", CLASS_ADMIN },
-    { "store credentials", CLASS_ADMIN },
-    { "sched config", CLASS_READ },   /* changing it is admin only (sched_run.c) */
-    { "account set", CLASS_TENANT },  /* itself only; --role is admin only (account.c) */
+    { "store dump", CLASS_RAW_READ, "may read the whole store" },
+    { "store watch", CLASS_RAW_READ, "may watch the whole store" },
+    { "node add", CLASS_FLEET, NULL },
+    { "node maintenance", CLASS_FLEET, NULL },
+    { "node set", CLASS_FLEET, NULL },
+    { "node remove", CLASS_FLEET, NULL },
+    { "node replace", CLASS_FLEET, NULL },
+    { "node report", CLASS_FLEET, NULL },
+    { "node health report", CLASS_FLEET, NULL },
+    { "node health clear", CLASS_FLEET, NULL },
+    { "device add", CLASS_FLEET, NULL },
+    { "device set-config", CLASS_FLEET, NULL },
+    { "device deploy", CLASS_FLEET, NULL },
+    { "device remove", CLASS_FLEET, NULL },
+    { "device report", CLASS_FLEET, NULL },
+    { "device-config create", CLASS_FLEET, NULL },
+    { "device-config remove", CLASS_FLEET, NULL },
+    { "agent register", CLASS_FLEET, NULL },
+    { "agent remove", CLASS_FLEET, NULL },
+    { "job report", CLASS_FLEET, NULL },
+    { "alert ack", CLASS_FLEET, NULL },
+    { "cloud sync", CLASS_FLEET, NULL },
+    { "quota set", CLASS_FLEET, NULL },
+    { "quota refresh", CLASS_FLEET, NULL },
+    { "sched run", CLASS_FLEET, NULL },
+    { "alert rule add", CLASS_STAFF, NULL },
+    { "alert rule remove", CLASS_STAFF, NULL },
+    { "alert eval", CLASS_STAFF, NULL },
+    { "agent check", CLASS_STAFF, NULL },
+    { "metrics import", CLASS_STAFF, NULL },
+    { "metrics prune", CLASS_STAFF, NULL },
+    { "job logs prune", CLASS_STAFF, NULL },
+    { "account deposit", CLASS_MONEY, "may deposit credits" },
+    { "price set", CLASS_MONEY, "may set market prices" },
+    { "bill run", CLASS_MONEY, "may post bills" },
+    { "account create", CLASS_ADMIN, "may create accounts" },
+    { "account remove", CLASS_ADMIN, "may remove accounts" },
+    { "store compact", CLASS_ADMIN, "may change the store-wide history policy" },
+    { "store secure", CLASS_ADMIN, "may secure the store" },
+    { "store credentials", CLASS_ADMIN, "may issue store credentials" },
+    { "sched config", CLASS_READ, NULL },   /* changing it is admin only (sched_run.c) */
+    { "account set", CLASS_TENANT, NULL },  /* itself only; --role is admin only (account.c) */
 };
 
 static const char *const role_names[] = { "viewer", "member", "operator", "admin" };
@@ -148,11 +149,14 @@ int access_actor_sees_job(cmd_ctx *ctx, const json_t *job)
     return member;
 }
 
-static access_class command_class(const cmd_def *def)
+static access_class command_class(const cmd_def *def, const char **why)
 {
+    *why = NULL;
     for (size_t i = 0; i < sizeof command_classes / sizeof command_classes[0]; i++)
-        if (strcmp(command_classes[i].words, def->words) == 0)
+        if (strcmp(command_classes[i].words, def->words) == 0) {
+            *why = command_classes[i].why;
             return command_classes[i].class;
+        }
     return (def->options & CMD_MUTATES) ? CLASS_TENANT : CLASS_READ;
 }
 
@@ -176,32 +180,24 @@ static int role_may(access_role role, access_class class)
     return 0;
 }
 
-static const char *class_who(access_class class)
-{
-    switch (class) {
-    case CLASS_TENANT:
-        return "members (tenants) and admins";
-    case CLASS_FLEET:
-        return "operators, admins, and members on their own fleet";
-    case CLASS_STAFF:
-        return "operators and admins";
-    case CLASS_RAW_READ:
-        return "admins (it shows every tenant's raw documents)";
-    case CLASS_MONEY:
-        return "admins (it moves credits or sets prices)";
-    default:
-        return "admins";
-    }
-}
-
 rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, rd_err *err)
 {
-    access_class class = command_class(def);
+    const char *why;
+    access_class class = command_class(def, &why);
     access_role role = access_actor_role(ctx);
     if (role_may(role, class))
         return RD_OK;
     if (role == ACCESS_VIEWER && (def->options & CMD_MUTATES))
         return rd_fail(err, RD_EPERM, "%s: account '%s' is a viewer and may only read", def->words, ctx->actor);
-    return rd_fail(err, RD_EPERM, "%s: account '%s' has role %s; only %s may do this", def->words, ctx->actor,
-                   access_role_name(role), class_who(class));
+    switch (class) {
+    case CLASS_TENANT:
+        return rd_fail(err, RD_EPERM, "%s: account '%s' has role %s; only members (tenants) and admins may do this",
+                       def->words, ctx->actor, access_role_name(role));
+    case CLASS_STAFF:
+        return rd_fail(err, RD_EPERM, "%s: only an administering account or an operator may do this; account '%s' "
+                       "has role %s", def->words, ctx->actor, access_role_name(role));
+    default:
+        return rd_fail(err, RD_EPERM, "%s: only an administering account %s; account '%s' has role %s", def->words,
+                       why ? why : "may do this", ctx->actor, access_role_name(role));
+    }
 }

@@ -243,6 +243,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
     a.ctx.store_url = o->store_url;
     a.ctx.store_opts = o->store_opts;
     a.ctx.actor = o->actor;
+    a.ctx.actor_given = strcmp(o->actor, "default") != 0;   /* as in serve.c */
     a.ctx.master_key_path = o->master_key_path;
     a.ctx.now = o->log.now();
     runner_kind kind = RUNNER_AUTO;

@@ -34,6 +34,8 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_METRICS] = KEY_METRICS,
     [KEYSPACE_ALERT_RULES] = KEY_ALERT_RULES,
     [KEYSPACE_ALERTS] = KEY_ALERTS,
+    [KEYSPACE_RELAY] = KEY_RELAY,
+    [KEYSPACE_CREDENTIALS] = KEY_CREDENTIALS,
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

@@ -42,6 +42,8 @@
 #define KEY_METRICS KEY_ROOT "metrics/"
 #define KEY_ALERT_RULES KEY_ROOT "alert-rules/"
 #define KEY_ALERTS KEY_ROOT "alerts/"
+#define KEY_RELAY KEY_ROOT "relay/"
+#define KEY_CREDENTIALS KEY_ROOT "credentials/"
 
 /* The kinds of document, one per prefix above. */
 typedef enum {
@@ -75,6 +77,8 @@ typedef enum {
     KEYSPACE_METRICS,
     KEYSPACE_ALERT_RULES,
     KEYSPACE_ALERTS,
+    KEYSPACE_RELAY,
+    KEYSPACE_CREDENTIALS,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

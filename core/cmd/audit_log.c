@@ -10,9 +10,16 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
 
 rd_code audit_log_append(rd_tx *tx, const char *actor, const char *line, rd_time now, rd_err *err)
+{
+    return audit_log_append_by(tx, actor, NULL, line, now, err);
+}
+
+rd_code audit_log_append_by(rd_tx *tx, const char *actor, const char *by, const char *line, rd_time now,
+                            rd_err *err)
 {
     int64_t rev = 0;
     uint32_t nonce = 0;
@@ -27,6 +34,8 @@ rd_code audit_log_append(rd_tx *tx, const char *actor, const char *line, rd_time
     json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:o}", "id", id, "at", rdtime_format(now, ts),
                             "actor", actor, "command", line ? line : "",
                             "changes", tx_changes(tx));
+    if (rec && by && strcmp(by, actor) != 0)
+        json_object_set_new(rec, "by", json_string(by));
     return tx_put(tx, tx_key(key, KEY_AUDIT "%s", id), rec, err);
 }
 

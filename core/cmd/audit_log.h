@@ -18,4 +18,9 @@
  * line (secrets already redacted) at now. */
 rd_code audit_log_append(rd_tx *tx, const char *actor, const char *line, rd_time now, rd_err *err);
 
+/* The same, naming also the identity the store vouched for when it is not
+ * the actor (an admin acting --as another account); by may be NULL. */
+rd_code audit_log_append_by(rd_tx *tx, const char *actor, const char *by, const char *line, rd_time now,
+                            rd_err *err);
+
 #endif

@@ -20,6 +20,8 @@
 #include "account_init.h"
 #include "cmd_args_int.h"
 #include "cmd_list.h"
+#include "cmd_relay.h"
+#include "keyspace.h"
 #include "audit_log.h"
 
 /* A conflicting command is retried at least CMD_RETRIES times and for at
@@ -430,6 +432,23 @@ rd_code cmd_ctx_open_store(cmd_ctx *ctx, rd_err *err)
     rd_code rc = store_open(ctx->store_url, ctx->store_opts, &ctx->store, err);
     if (rc != RD_OK)
         return rc;
+    const char *user = store_identity(ctx->store);
+    if (user) {
+        /* A secured store: whether this identity may read rigdeck's
+         * documents at all decides between acting directly (admins) and
+         * sending requests to the controller (everyone else). */
+        store_kv kv;
+        int found = 0;
+        rd_err probe = { 0 };
+        rc = store_get(ctx->store, KEY_META_STORE, &kv, &found, NULL, &probe);
+        store_kv_free(&kv);
+        ctx->relayed = rc == RD_EPERM;
+        ctx->identity = strcmp(user, "root") == 0 ? "default" : user;
+        if (!ctx->actor_given)
+            ctx->actor = ctx->identity;
+        if (ctx->relayed)
+            return RD_OK;
+    }
     rc = account_init_store(ctx->store, ctx->now, err);
     if (rc != RD_OK) {
         store_close(ctx->store);
@@ -494,12 +513,49 @@ static void backoff(int attempt)
         ;
 }
 
+/* On a secured store the identity is who acts; --as names another account
+ * only for an admin (impersonation, recorded as both names). */
+static rd_code cmd_check_identity(cmd_ctx *ctx, rd_err *err)
+{
+    if (!ctx->identity || strcmp(ctx->identity, ctx->actor) == 0)
+        return RD_OK;
+    const char *actor = ctx->actor;
+    ctx->actor = ctx->identity;
+    int admin = access_actor_role(ctx) == ACCESS_ADMIN;
+    ctx->actor = actor;
+    if (admin)
+        return RD_OK;
+    return rd_fail(err, RD_EPERM, "--as: only an admin may act as another account; you are '%s'", ctx->identity);
+}
+
+/* A relayed request that changes the store is answered in the same commit
+ * that makes the change, so a controller that dies in between can never
+ * run it twice. */
+static rd_code cmd_stage_relay_reply(cmd_ctx *ctx, const json_t *result, rd_err *err)
+{
+    json_t *old = NULL, *copy = result ? json_deep_copy(result) : json_null();
+    rd_code rc = copy ? tx_get(ctx->tx, ctx->relay_req_key, &old, err) : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK && !old)
+        rc = rd_fail(err, RD_ECONFLICT, "the relayed request was withdrawn");
+    json_decref(old);
+    if (rc == RD_OK) {
+        cmd_strip_secrets(copy);
+        rc = tx_put(ctx->tx, ctx->relay_rep_key, json_pack("{s:b, s:O}", "ok", 1, "result", copy), err);
+    }
+    if (rc == RD_OK)
+        rc = tx_delete(ctx->tx, ctx->relay_req_key, err);
+    json_decref(copy);
+    return rc;
+}
+
 static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args,
                            json_t **result, rd_err *err)
 {
     rd_code rc = RD_OK;
     if (!(def->options & CMD_NO_STORE)) {
         rc = account_init_check_actor(ctx->tx, ctx->actor, err);
+        if (rc == RD_OK)
+            rc = cmd_check_identity(ctx, err);
         if (rc == RD_OK)
             rc = access_check_command(ctx, def, err);
         if (rc != RD_OK)
@@ -508,7 +564,9 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
     rc = def->run(ctx, args, result, err);
     if (rc != RD_OK || !(def->options & CMD_MUTATES) || tx_write_count(ctx->tx) == 0)
         return rc;
-    rc = audit_log_append(ctx->tx, ctx->actor, ctx->line, ctx->now, err);
+    rc = audit_log_append_by(ctx->tx, ctx->actor, ctx->identity, ctx->line, ctx->now, err);
+    if (rc == RD_OK && ctx->relay_req_key)
+        rc = cmd_stage_relay_reply(ctx, *result, err);
     if (rc == RD_OK)
         rc = tx_commit(ctx->tx, NULL, err);
     return rc;
@@ -547,6 +605,10 @@ rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
     }
     if (!(def->options & CMD_NO_STORE) && (rc = cmd_ctx_open_store(ctx, err)) != RD_OK)
         goto out;
+    if (!(def->options & CMD_NO_STORE) && ctx->relayed) {
+        rc = cmd_relay_exec(ctx, def, w, args, result, err);
+        goto out;
+    }
 
     char *line = redacted_line(def, w);
     rd_tx *tx = ctx->store ? tx_new(ctx->store) : NULL;

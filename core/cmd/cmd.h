@@ -88,6 +88,12 @@ struct cmd_ctx {
     const store_opts *store_opts;
     store_t *store;             /* owned by whoever set store_url; see cmd_ctx_close */
     const char *actor;          /* --as */
+    int actor_given;            /* --as was given, not defaulted: impersonation when it differs from identity */
+    const char *identity;       /* the account the store vouches for (secured etcd), or NULL: set by
+                                 * cmd_ctx_open_store, or by the controller for a relayed request */
+    int relayed;                /* the store lets this identity only send requests (cmd_relay.c) */
+    const char *relay_req_key;  /* the controller runs a relayed request: its key, answered and */
+    const char *relay_rep_key;  /* removed in the command's own commit (core/access/relay.c) */
     rd_time now;                /* --now, or the real clock read by the caller */
     int read_only;              /* refuse every CMD_MUTATES command */
     rd_tx *tx;                  /* the transaction of the running command */

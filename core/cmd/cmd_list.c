@@ -33,6 +33,7 @@ const cmd_def *const cmd_list_tables[] = {
     metrics_import_cmd_table,
     metrics_prune_cmd_table,
     store_cmd_table,
+    secure_cmd_table,
 };
 
 const size_t cmd_list_ntables = sizeof cmd_list_tables / sizeof cmd_list_tables[0];

@@ -18,6 +18,7 @@ extern const cmd_def metrics_cmd_table[];
 extern const cmd_def metrics_import_cmd_table[];
 extern const cmd_def metrics_prune_cmd_table[];
 extern const cmd_def store_cmd_table[];
+extern const cmd_def secure_cmd_table[];
 extern const cmd_def gpu_cmd_table[];
 extern const cmd_def gcp_cmd_table[];
 extern const cmd_def provider_cmd_table[];

@@ -45,6 +45,8 @@ int sched_idle_key_matters(const char *key)
     case KEYSPACE_METRICS:            /* vital stats: GPU health reaches the pass through the node */
     case KEYSPACE_ALERT_RULES:
     case KEYSPACE_ALERTS:
+    case KEYSPACE_RELAY:              /* a request's effects come in their own keys */
+    case KEYSPACE_CREDENTIALS:
         return 0;
     default:
         return 1;   /* any other key, known or not, may change a pass */

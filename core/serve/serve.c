@@ -37,6 +37,7 @@
 #include "doc.h"
 #include "keyspace.h"
 #include "sched_idle.h"
+#include "relay.h"
 #include "serve_lead.h"
 #include "webhook.h"
 
@@ -45,6 +46,7 @@ enum {
     WAIT_MS = 250,             /* longest sleep in the watch between rounds */
     ALERTS_EVERY_MS = 2000,    /* alert eval at least this often */
     ALERTS_DEBOUNCE_MS = 300,  /* and this soon after a change it reads */
+    RELAY_EVERY_MS = 1000,     /* look for relayed requests the watch may have missed */
     ONCE_DRAIN_MS = 15000      /* --once waits this long for its webhooks */
 };
 
@@ -59,6 +61,8 @@ typedef struct {
     int64_t check_every, next_check;   /* ms; next_check 0: none planned */
     int watch_failed;          /* said so once; quiet until it works again */
     int alerts_due;            /* a change alert eval reads arrived */
+    int relay_due;             /* a request arrived under /rigdeck/relay/ */
+    int64_t last_relay;
     int64_t last_sched, last_check, last_bill, last_sync, last_alerts;
     webhook_queue *hooks;
 } serve_state;
@@ -225,15 +229,43 @@ static void wait_changes(serve_state *s, int timeout_ms)
         keyspace_kind k = keyspace_kind_of(ev[i].kv.key);
         s->check_due |= k == KEYSPACE_AGENT_ALIVE && ev[i].type == STORE_EVENT_DELETE;   /* a lease ran out */
         s->dirty |= sched_idle_key_matters(ev[i].kv.key);
+        s->relay_due |= k == KEYSPACE_RELAY && ev[i].type == STORE_EVENT_PUT && strstr(ev[i].kv.key, "/req/");
         s->alerts_due |= k == KEYSPACE_NODES || k == KEYSPACE_METRICS || k == KEYSPACE_ALERT_RULES ||
                          k == KEYSPACE_ALERTS;
     }
     store_events_free(ev, n);
 }
 
+/* Runs the requests that accounts other than admins sent on a secured
+ * store; one log line each. */
+static void do_relay(serve_state *s)
+{
+    json_t *handled = NULL, *h;
+    size_t i;
+    rd_err err = { 0 };
+    s->ctx.now = s->o->log.now();
+    s->ctx.fence_key = KEY_SERVE_LEADER;
+    s->ctx.fence_rev = s->lead.leader_rev;
+    if (relay_serve_round(&s->ctx, &handled, &err) != RD_OK)
+        dlog(&s->o->log, "relay", NULL, "cannot read the requests: %s", err.msg);
+    json_array_foreach(handled, i, h) {
+        const char *why = doc_str(h, "error");
+        if (*why)
+            dlog(&s->o->log, "relay", h, "%s for %s: refused: %s", doc_str(h, "command"), doc_str(h, "user"), why);
+        else
+            dlog(&s->o->log, "relay", h, "%s for %s", doc_str(h, "command"), doc_str(h, "user"));
+    }
+    json_decref(handled);
+}
+
 static void leader_round(serve_state *s, int64_t now)
 {
     const serve_opts *o = s->o;
+    if (s->relay_due || now - s->last_relay >= RELAY_EVERY_MS || o->once) {
+        s->relay_due = 0;
+        s->last_relay = now;
+        do_relay(s);
+    }
     if (s->check_due || now - s->last_check >= s->check_every || (s->next_check && now >= s->next_check) ||
         o->once) {
         s->check_due = 0;
@@ -274,6 +306,9 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
     s.ctx.store_url = o->store_url;
     s.ctx.store_opts = o->store_opts;
     s.ctx.actor = o->actor;
+    /* "default" is also what the daemons use when --as is not given: then a
+     * secured store's identity decides who acts. */
+    s.ctx.actor_given = strcmp(o->actor, "default") != 0;
     s.ctx.master_key_path = o->master_key_path;
     s.ctx.now = o->log.now();
     rd_code rc = cmd_ctx_open_store(&s.ctx, err);

@@ -339,6 +339,28 @@ void store_allow_stale_reads(store_t *st, int on)
         st->be->allow_stale_reads(st, on);
 }
 
+const char *store_identity(const store_t *st)
+{
+    return st && st->be->identity ? st->be->identity(st) : NULL;
+}
+
+rd_code store_auth(store_t *st, const char *op, const json_t *req, json_t **resp, rd_err *err)
+{
+    if (resp)
+        *resp = NULL;
+    if (!st->be->auth)
+        return rd_fail(err, RD_EINVAL, "the %s store has no users: its file's permissions are the only boundary",
+                       st->be->name);
+    return st->be->auth(st, op, req, resp, err);
+}
+
+rd_code store_login(store_t *st, const char *user, const char *password, rd_err *err)
+{
+    if (!st->be->login)
+        return rd_fail(err, RD_EINVAL, "the %s store has no users", st->be->name);
+    return st->be->login(st, user, password, err);
+}
+
 int store_last_read_stale(const store_t *st)
 {
     return st && st->be->last_read_stale ? st->be->last_read_stale(st) : 0;

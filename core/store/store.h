@@ -19,6 +19,7 @@
 #ifndef RD_STORE_H
 #define RD_STORE_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,8 @@ typedef struct {
     const char *cacert;
     const char *cert;
     const char *key;
+    const char *user;           /* etcd authentication: the user name ... */
+    const char *password_file;  /* ... and a file (mode 0600) holding its password */
 } store_opts;
 
 /* Opens the store named by url, creating an embedded store if missing. */
@@ -254,6 +257,23 @@ rd_code store_compact_run(store_t *st, const store_retention *override, int64_t 
 /* Lets reads fall back to one member's possibly stale view when the
  * cluster has no quorum (etcd; a no-op on SQLite, which is always current). */
 void store_allow_stale_reads(store_t *st, int on);
+
+/* The user the store authenticated this handle as (etcd with
+ * authentication on), or NULL: then nobody vouches for who is acting and
+ * the store's own access (a file's permissions, an open etcd) is the only
+ * boundary. */
+const char *store_identity(const store_t *st);
+
+/* Calls the store's user and role administration: op is the etcd auth
+ * method ("user/add", "role/grant", "enable", ...), req its JSON request
+ * (borrowed); *resp (may be NULL) gets the answer.  RD_EINVAL on a store
+ * without users (SQLite); etcd's refusals come back as RD_EINVAL or RD_EPERM
+ * with its message. */
+rd_code store_auth(store_t *st, const char *op, const json_t *req, json_t **resp, rd_err *err);
+
+/* Authenticates this handle afresh as user with password (after `store
+ * secure` turned authentication on under it). */
+rd_code store_login(store_t *st, const char *user, const char *password, rd_err *err);
 
 /* 1 when the last read was served from such a stale view. */
 int store_last_read_stale(const store_t *st);

@@ -64,6 +64,11 @@ struct store_backend {
      * whether the last read did (store_last_read_stale). */
     void (*allow_stale_reads)(store_t *st, int on);
     int (*last_read_stale)(const store_t *st);
+    /* Optional, NULL on stores without users (SQLite): store_identity,
+     * store_auth and store_login. */
+    const char *(*identity)(const store_t *st);
+    rd_code (*auth)(store_t *st, const char *op, const json_t *req, json_t **resp, rd_err *err);
+    rd_code (*login)(store_t *st, const char *user, const char *password, rd_err *err);
 };
 
 /* The backends, for store_open.c's registry only (store_sqlite.c, store_etcd.c). */

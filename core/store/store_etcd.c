@@ -49,7 +49,7 @@ enum {
 typedef struct {
     store_t base;
     etcd_conn c;
-    char mk_key[48];        /* this handle's retry marker */
+    char mk_key[160];        /* this handle's retry marker */
     int64_t mk_rev;         /* its mod_revision as last seen; 0: absent */
     uint64_t mk_seq;        /* the last seq used */
 } etcd_store;
@@ -70,6 +70,12 @@ static const char *short_msg(const char *m)
 /* A definite gRPC error that the caller did not handle specially. */
 static rd_code fail_grpc(etcd_store *s, const etcd_reply *r, const char *what, rd_err *err)
 {
+    if (r->code == GRPC_PERMISSION_DENIED)
+        return rd_fail(err, RD_EPERM, "store %s: permission denied to etcd user '%s' (the store is secured)", what,
+                       s->c.user ? s->c.user : "(none)");
+    if (strstr(r->msg, "user name is empty") || r->code == GRPC_UNAUTHENTICATED)
+        return rd_fail(err, RD_ESTORE, "etcd %s: the store is secured: give --etcd-user and --etcd-password-file",
+                       s->c.names);
     if (r->code == GRPC_INVALID_ARGUMENT || r->code == GRPC_OUT_OF_RANGE)
         return rd_fail(err, RD_EINVAL, "store %s: %s", what, short_msg(r->msg));
     return rd_fail(err, RD_ESTORE, "etcd %s: %s: %s (code %d)", s->c.names, what, short_msg(r->msg), r->code);
@@ -82,6 +88,13 @@ static rd_code call(etcd_store *s, const char *path, json_t *req, etcd_resend re
     if (!req)
         return oom(err);
     rd_code rc = etcd_call(&s->c, path, req, resend, r, err);
+    if (rc == RD_OK && r->code == GRPC_UNAUTHENTICATED && s->c.token) {
+        /* The token lapsed (etcd drops idle ones): log in again, once. */
+        etcd_reply_free(r);
+        rc = etcd_conn_login(&s->c, err);
+        if (rc == RD_OK)
+            rc = etcd_call(&s->c, path, req, resend, r, err);
+    }
     json_decref(req);
     return rc;
 }
@@ -101,13 +114,20 @@ static rd_code etcd_store_open(const char *location, const store_opts *opts, sto
     if (!s)
         return oom(err);
     rd_code rc = etcd_conn_init(&s->c, location, opts, err);
+    if (rc == RD_OK && s->c.user && (rc = etcd_conn_authenticate(&s->c, err)) != RD_OK)
+        etcd_conn_free(&s->c);
     if (rc) {
         free(s);
         return rc;
     }
     if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
         id = (uint64_t)etcd_now_ms() * 2654435761u ^ (uint64_t)getpid() << 32;
-    snprintf(s->mk_key, sizeof s->mk_key, MARKER_PREFIX "%016llx", (unsigned long long)id);
+    /* An authenticated handle keeps its marker under its user's name, where
+     * the store lets it write (docs/security.md). */
+    if (s->c.user)
+        snprintf(s->mk_key, sizeof s->mk_key, MARKER_PREFIX "%s/%016llx", s->c.user, (unsigned long long)id);
+    else
+        snprintf(s->mk_key, sizeof s->mk_key, MARKER_PREFIX "%016llx", (unsigned long long)id);
     s->mk_seq = id >> 1;   /* any start works: seqs are only compared within this handle */
     *out = &s->base;
     return RD_OK;
@@ -704,6 +724,59 @@ static rd_code etcd_store_compact(store_t *st, int64_t revision, rd_err *err)
     return RD_OK;
 }
 
+static const char *etcd_store_identity(const store_t *st)
+{
+    return ES((store_t *)st)->c.token ? ES((store_t *)st)->c.user : NULL;
+}
+
+static rd_code etcd_store_auth(store_t *st, const char *op, const json_t *req, json_t **resp, rd_err *err)
+{
+    etcd_store *s = ES(st);
+    etcd_reply r;
+    char path[64];
+    snprintf(path, sizeof path, "auth/%s", op);
+    json_t *body = json_deep_copy(req);
+    const char *prefix = json_string_value(json_object_get(req, "prefix"));
+    if (body && prefix) {
+        /* {"prefix": P, "perm_type": T}: etcd wants the range in base64 */
+        const char *type = json_string_value(json_object_get(req, "perm_type"));
+        json_object_del(body, "prefix");
+        json_object_del(body, "perm_type");
+        json_object_set_new(body, "perm", json_pack("{s:s, s:o, s:o}", "permType", type ? type : "READWRITE", "key",
+                                                     etcd_range_key(prefix), "range_end", etcd_range_end(prefix)));
+    }
+    rd_code rc = call(s, path, body, ETCD_RESEND, &r, err);
+    if (rc != RD_OK)
+        return rc;
+    if (r.code == GRPC_PERMISSION_DENIED)
+        rc = rd_fail(err, RD_EPERM, "etcd auth %s: permission denied to '%s'", op, s->c.user ? s->c.user : "(none)");
+    else if (r.code)
+        rc = rd_fail(err, RD_EINVAL, "etcd auth %s: %s", op, short_msg(r.msg));
+    else if (resp)
+        *resp = json_incref(r.body);
+    etcd_reply_free(&r);
+    return rc;
+}
+
+static rd_code etcd_store_login(store_t *st, const char *user, const char *password, rd_err *err)
+{
+    etcd_store *s = ES(st);
+    char *u = strdup(user), *p = strdup(password);
+    if (!u || !p) {
+        free(u);
+        free(p);
+        return oom(err);
+    }
+    free(s->c.user);
+    if (s->c.password) {
+        explicit_bzero(s->c.password, strlen(s->c.password));
+        free(s->c.password);
+    }
+    s->c.user = u;
+    s->c.password = p;
+    return etcd_conn_login(&s->c, err);
+}
+
 const store_backend store_etcd_backend = {
     .name = "etcd",
     .open = etcd_store_open,
@@ -722,4 +795,7 @@ const store_backend store_etcd_backend = {
     .compact = etcd_store_compact,
     .allow_stale_reads = etcd_store_allow_stale_reads,
     .last_read_stale = etcd_store_last_read_stale,
+    .identity = etcd_store_identity,
+    .auth = etcd_store_auth,
+    .login = etcd_store_login,
 };

@@ -258,8 +258,9 @@ static rd_code add_member(etcd_conn *c, const char *url, const char *s, size_t n
     return RD_OK;
 }
 
-static rd_code set_query(etcd_conn *c, const char *url, const char *q, rd_err *err)
+static rd_code set_query(etcd_conn *c, const char *url, const char *q, char **pwfile_out, rd_err *err)
 {
+    char *pwfile = NULL;
     while (*q) {
         size_t n = strcspn(q, "&");
         const char *eq = memchr(q, '=', n);
@@ -277,13 +278,20 @@ static rd_code set_query(etcd_conn *c, const char *url, const char *q, rd_err *e
             slot = &c->cert;
         else if (klen == 3 && !strncmp(q, "key", 3))
             slot = &c->key;
+        else if (klen == 4 && !strncmp(q, "user", 4))
+            slot = &c->user;
+        else if (klen == 13 && !strncmp(q, "password-file", 13))
+            slot = &pwfile;
         else if (klen == 10 && !strncmp(q, "connect_ms", 10))
             num = &c->t.connect_ms;
         else if (klen == 10 && !strncmp(q, "request_ms", 10))
             num = &c->t.request_ms;
         else if (klen == 5 && !strncmp(q, "op_ms", 5))
             num = &c->t.op_ms;
-        if (slot) {
+        if (slot == &pwfile) {
+            free(*pwfile_out);
+            *pwfile_out = val;
+        } else if (slot) {
             free(*slot);
             *slot = val;
         } else {
@@ -293,8 +301,8 @@ static rd_code set_query(etcd_conn *c, const char *url, const char *q, rd_err *e
             free(val);
             if (bad)
                 return rd_fail(err, RD_EUSAGE,
-                               "store %s: unknown or bad query item '%.*s' (known: cacert, cert, key, "
-                               "connect_ms, request_ms, op_ms)", url, (int)n, q);
+                               "store %s: unknown or bad query item '%.*s' (known: cacert, cert, key, user, "
+                               "password-file, connect_ms, request_ms, op_ms)", url, (int)n, q);
             *num = v;
         }
         q += n;
@@ -336,10 +344,39 @@ void etcd_curl_setup(const etcd_conn *c, CURL *h, long total_ms)
     }
 }
 
+rd_code etcd_conn_headers(etcd_conn *c, rd_err *err)
+{
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json"), *t = h;
+    if (t)
+        t = curl_slist_append(h, "Expect:");
+    if (t && c->token) {
+        size_t len = strlen(c->token) + 32;
+        char *line = malloc(len);
+        if (line) {
+            snprintf(line, len, "Authorization: %s", c->token);
+            t = curl_slist_append(h, line);
+            free(line);
+        } else {
+            t = NULL;
+        }
+    }
+    if (!t) {
+        curl_slist_free_all(h);
+        return rd_fail(err, RD_ENOMEM, "store: out of memory");
+    }
+    /* A watch copies the headers when it connects, so freeing the old
+     * list cannot pull them from under a stream. */
+    curl_slist_free_all(c->hdrs);
+    c->hdrs = h;
+    etcd_curl_setup(c, c->easy, c->t.request_ms);
+    return RD_OK;
+}
+
 rd_code etcd_conn_init(etcd_conn *c, const char *url, const store_opts *opts, rd_err *err)
 {
     static int curl_ready;
     rd_code rc;
+    char *pwfile = NULL;
     memset(c, 0, sizeof *c);
     c->t = (etcd_timing){ CONNECT_MS, REQUEST_MS, OP_MS, DEAD_MS };
     /* Thread-safe in the curl we build against (>= 7.84); done once, never
@@ -374,11 +411,18 @@ rd_code etcd_conn_init(etcd_conn *c, const char *url, const store_opts *opts, rd
         rc = rd_fail(err, RD_EUSAGE, "store %s: no member given (etcd://HOST:PORT[,HOST:PORT...])", url);
         goto fail;
     }
-    if (*rest == '?' && (rc = set_query(c, url, rest + 1, err)) != RD_OK)
+    if (*rest == '?' && (rc = set_query(c, url, rest + 1, &pwfile, err)) != RD_OK)
         goto fail;
     if (opts && ((rc = take_opt(&c->cacert, opts->cacert, err)) || (rc = take_opt(&c->cert, opts->cert, err)) ||
-                 (rc = take_opt(&c->key, opts->key, err))))
+                 (rc = take_opt(&c->key, opts->key, err)) || (rc = take_opt(&c->user, opts->user, err)) ||
+                 (rc = take_opt(&pwfile, opts->password_file, err))))
         goto fail;
+    if (!c->user != !pwfile) {
+        rc = rd_fail(err, RD_EUSAGE, "store %s: --etcd-user and --etcd-password-file go together", url);
+        goto fail;
+    }
+    c->password_file = pwfile;
+    pwfile = NULL;
     if (!c->tls && (c->cacert || c->cert || c->key)) {
         rc = rd_fail(err, RD_EUSAGE, "store %s: TLS files need an etcds:// URL", url);
         goto fail;
@@ -390,9 +434,7 @@ rd_code etcd_conn_init(etcd_conn *c, const char *url, const store_opts *opts, rd
         names_len += strlen(c->members[i].name) + 1;
     c->names = malloc(names_len);
     c->easy = curl_easy_init();
-    c->hdrs = curl_slist_append(NULL, "Content-Type: application/json");
-    struct curl_slist *h2 = c->hdrs ? curl_slist_append(c->hdrs, "Expect:") : NULL;
-    if (!c->names || !c->easy || !h2) {
+    if (!c->names || !c->easy) {
         rc = rd_fail(err, RD_ENOMEM, "store: out of memory");
         goto fail;
     }
@@ -402,11 +444,13 @@ rd_code etcd_conn_init(etcd_conn *c, const char *url, const store_opts *opts, rd
             strcat(c->names, ",");
         strcat(c->names, c->members[i].name);
     }
-    etcd_curl_setup(c, c->easy, c->t.request_ms);
+    if ((rc = etcd_conn_headers(c, err)) != RD_OK)
+        goto fail;
     curl_easy_setopt(c->easy, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c->easy, CURLOPT_WRITEDATA, &c->resp);
     return RD_OK;
 fail:
+    free(pwfile);
     etcd_conn_free(c);
     return rc;
 }
@@ -422,6 +466,13 @@ void etcd_conn_free(etcd_conn *c)
     free(c->cacert);
     free(c->cert);
     free(c->key);
+    free(c->user);
+    free(c->password_file);
+    if (c->password) {
+        explicit_bzero(c->password, strlen(c->password));
+        free(c->password);
+    }
+    free(c->token);
     if (c->easy)
         curl_easy_cleanup(c->easy);
     curl_slist_free_all(c->hdrs);

@@ -24,7 +24,9 @@ enum {
     GRPC_RESOURCE_EXHAUSTED = 8,
     GRPC_FAILED_PRECONDITION = 9,
     GRPC_OUT_OF_RANGE = 11,
-    GRPC_UNAVAILABLE = 14
+    GRPC_PERMISSION_DENIED = 7,
+    GRPC_UNAVAILABLE = 14,
+    GRPC_UNAUTHENTICATED = 16
 };
 
 typedef struct {
@@ -53,6 +55,9 @@ typedef struct {
     char *names;                /* "h1:p1,h2:p2" for messages */
     int tls;
     char *cacert, *cert, *key;
+    char *user, *password;      /* etcd authentication, or NULL */
+    char *password_file;        /* where the password is read from at open */
+    char *token;                /* the current auth token, or NULL */
     etcd_timing t;
     CURL *easy;                 /* reused so that connections stay open */
     struct curl_slist *hdrs;
@@ -92,6 +97,20 @@ void etcd_conn_free(etcd_conn *c);
  * serializable_fallback). */
 rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend,
                   etcd_reply *reply, rd_err *err);
+
+/* ---- store_etcd_auth.c ---- */
+
+/* Reads the password file (mode 0600, one line) into c->password. */
+rd_code etcd_conn_read_password(etcd_conn *c, const char *path, rd_err *err);
+
+/* Reads c->password_file and logs in as c->user (store open). */
+rd_code etcd_conn_authenticate(etcd_conn *c, rd_err *err);
+
+/* Asks for a token as c->user and puts it in every request's headers. */
+rd_code etcd_conn_login(etcd_conn *c, rd_err *err);
+
+/* The request headers: JSON, no Expect, and the token when there is one. */
+rd_code etcd_conn_headers(etcd_conn *c, rd_err *err);
 
 /* Frees a reply's body. */
 void etcd_reply_free(etcd_reply *r);

@@ -29,6 +29,7 @@ typedef struct {
     CURLM *multi;
     CURL *easy;             /* the current stream; NULL when down */
     char *body;             /* its request body (curl keeps a pointer) */
+    struct curl_slist *hdrs;/* its own copy of the headers (a login may replace the store's) */
     etcd_buf line;          /* an incomplete NDJSON line */
     int created, broken;    /* the stream said "created" / failed or ended */
     char why[300];          /* why it broke, for messages */
@@ -146,6 +147,8 @@ static void stream_stop(etcd_watch *w)
     }
     free(w->body);
     w->body = NULL;
+    curl_slist_free_all(w->hdrs);
+    w->hdrs = NULL;
     w->line.len = 0;
     w->created = w->broken = 0;
 }
@@ -183,6 +186,15 @@ static int stream_try(etcd_watch *w, const etcd_member *m)
     json_decref(wrap);
     snprintf(url, sizeof url, "%swatch", m->base);
     etcd_curl_setup(w->conn, w->easy, 0);   /* no total timeout: the stream lasts */
+    for (const struct curl_slist *h = w->conn->hdrs; h; h = h->next) {
+        struct curl_slist *t = curl_slist_append(w->hdrs, h->data);
+        if (!t) {
+            wfail(w, RD_ENOMEM, "store: out of memory");
+            return 0;
+        }
+        w->hdrs = t;
+    }
+    curl_easy_setopt(w->easy, CURLOPT_HTTPHEADER, w->hdrs);
     curl_easy_setopt(w->easy, CURLOPT_URL, url);
     curl_easy_setopt(w->easy, CURLOPT_POSTFIELDS, w->body);
     curl_easy_setopt(w->easy, CURLOPT_WRITEFUNCTION, on_stream);

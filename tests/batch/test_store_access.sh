@@ -28,7 +28,7 @@ expect_refused 1 "$before" "store dump: only an administering account may read t
 expect_no_out "bob-only-9f3c"
 expect_out '"code": *"'
 rd --as alice -c "store dump"
-expect_refused 1 "$before" "\-\-as is 'alice'"
+expect_refused 1 "$before" "account 'alice' has role member"
 rd --as bob -c "store dump --prefix /rigdeck/jobs --revision $start"
 expect_refused 1 "$before" "store dump: only an administering account"
 

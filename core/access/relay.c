@@ -1,0 +1,206 @@
+/* relay.c - the controller's half of the request relay (the client's is
+ * core/cmd/cmd_relay.c; docs/security.md explains why it exists).
+ *
+ * The store lets an etcd user write only under /rigdeck/relay/<user>/, so
+ * a request found there was put by that user (or by an admin).  The
+ * controller runs it as the account of that name through the one
+ * executor, so every role check, ownership rule and visibility filter
+ * applies exactly as in batch, and answers next to it.  A request that
+ * changes the store is answered in the same commit as the change (cmd.c);
+ * one that fails or only reads is answered afterwards, which may repeat a
+ * read if the controller dies in between but never a change.
+ */
+#include "relay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "keyspace.h"
+
+enum { RELAY_REPLY_MAX = 1024 * 1024 };   /* under etcd's 1.5 MiB request limit */
+
+/* Splits "<user>/req/<id>" after KEY_RELAY; 0 when the key is no request. */
+static int parse_key(const char *key, char *user, size_t ucap, const char **id)
+{
+    const char *p = key + strlen(KEY_RELAY), *slash = strchr(p, '/');
+    if (!slash || (size_t)(slash - p) >= ucap || slash == p || strncmp(slash, "/req/", 5) != 0 || !slash[5] ||
+        strchr(slash + 5, '/'))
+        return 0;
+    snprintf(user, ucap, "%.*s", (int)(slash - p), p);
+    *id = slash + 5;
+    return 1;
+}
+
+/* Writes the request's files into a private directory and points their
+ * words at them. */
+static rd_code files_materialise(json_t *files, cmd_words *w, char *dir, size_t dcap, rd_err *err)
+{
+    size_t i;
+    json_t *f;
+    dir[0] = '\0';
+    if (json_array_size(files) == 0)
+        return RD_OK;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, dcap, "%s/rdrelay.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        dir[0] = '\0';
+        return rd_fail(err, RD_ESTORE, "the controller cannot make a temporary directory");
+    }
+    json_array_foreach(files, i, f) {
+        json_int_t word = json_integer_value(json_object_get(f, "word"));
+        const char *prefix = json_string_value(json_object_get(f, "prefix"));
+        const char *text = json_string_value(json_object_get(f, "text"));
+        if (word < 0 || (size_t)word >= w->count || !prefix || !text)
+            return rd_fail(err, RD_EINVAL, "relayed request: file %zu is malformed", i + 1);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%zu", dir, i);
+        FILE *out = fopen(path, "wx");
+        size_t len = json_string_length(json_object_get(f, "text"));
+        if (!out || fwrite(text, 1, len, out) != len) {
+            if (out)
+                fclose(out);
+            return rd_fail(err, RD_ESTORE, "the controller cannot write %s", path);
+        }
+        fclose(out);
+        size_t n = strlen(prefix) + strlen(path) + 1;
+        char *repl = malloc(n);
+        if (!repl)
+            return rd_fail(err, RD_ENOMEM, "out of memory");
+        snprintf(repl, n, "%s%s", prefix, path);
+        free(w->words[word]);
+        w->words[word] = repl;
+    }
+    return RD_OK;
+}
+
+static void files_remove(const json_t *files, const char *dir)
+{
+    if (!dir[0])
+        return;
+    for (size_t i = 0; i < json_array_size(files); i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%zu", dir, i);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static rd_code words_from(const json_t *req, cmd_words *w, rd_err *err)
+{
+    const json_t *words = json_object_get(req, "words");
+    size_t i;
+    json_t *v;
+    memset(w, 0, sizeof *w);
+    if (!json_is_array(words) || json_array_size(words) == 0 || json_array_size(words) > CMD_MAX_WORDS)
+        return rd_fail(err, RD_EINVAL, "relayed request: \"words\" must be a list of 1-%d strings", CMD_MAX_WORDS);
+    w->words = calloc(json_array_size(words), sizeof *w->words);
+    if (!w->words)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    json_array_foreach(words, i, v) {
+        if (!json_is_string(v) || !(w->words[i] = strdup(json_string_value(v)))) {
+            w->count = i;
+            return rd_fail(err, RD_EINVAL, "relayed request: word %zu is not a string", i + 1);
+        }
+    }
+    w->count = json_array_size(words);
+    return RD_OK;
+}
+
+/* Answers a request whose command did not answer it in its own commit:
+ * it failed, or only read.  Guarded on the request being unchanged. */
+static rd_code answer(store_t *st, const char *req_key, const char *rep_key, rd_code rc, const rd_err *cerr,
+                      json_t *result, rd_err *err)
+{
+    rd_tx *tx = tx_new(st);
+    json_t *old = NULL, *reply;
+    if (!tx)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK) {
+        char *text = json_dumps(result ? result : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+        size_t len = text ? strlen(text) : 0;
+        free(text);
+        if (len > RELAY_REPLY_MAX)
+            reply = json_pack("{s:b, s:i, s:s}", "ok", 0, "code", RD_EINVAL, "message",
+                              "the answer is larger than 1 MiB, too large to relay; narrow it (--region, --state, "
+                              "--since, --limit)");
+        else
+            reply = json_pack("{s:b, s:O?}", "ok", 1, "result", result);
+    } else {
+        reply = json_pack("{s:b, s:i, s:s}", "ok", 0, "code", (int)rc, "message", cerr->msg);
+    }
+    rd_code wrc = reply ? tx_get(tx, req_key, &old, err) : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (wrc == RD_OK && old) {
+        wrc = tx_put(tx, rep_key, reply, err);
+        reply = NULL;
+        if (wrc == RD_OK)
+            wrc = tx_delete(tx, req_key, err);
+        if (wrc == RD_OK)
+            wrc = tx_commit(tx, NULL, err);
+    }
+    json_decref(reply);
+    json_decref(old);
+    tx_free(tx);
+    return wrc;
+}
+
+/* Runs one request found at key with value req; appends what happened to log. */
+static void relay_run_one(const cmd_ctx *base, const char *key, const json_t *req, json_t *log)
+{
+    char user[NAMES_RELAY_USER_MAX], rep_key[RD_KEY_MAX], dir[4096] = "";
+    const char *id;
+    cmd_words w;
+    rd_err cerr = { 0 }, err = { 0 };
+    json_t *result = NULL;
+    const cmd_def *def = NULL;
+    if (!parse_key(key, user, sizeof user, &id))
+        return;
+    tx_key(rep_key, KEY_RELAY "%s/rep/%s", user, id);
+    cmd_ctx ctx = *base;
+    ctx.actor = strcmp(user, "root") == 0 ? "default" : user;
+    ctx.actor_given = 1;
+    ctx.identity = ctx.actor;
+    ctx.relayed = 0;
+    ctx.relay_req_key = key;
+    ctx.relay_rep_key = rep_key;
+    rd_code rc = words_from(req, &w, &cerr);
+    if (rc == RD_OK)
+        rc = files_materialise(json_object_get(req, "files"), &w, dir, sizeof dir, &cerr);
+    if (rc == RD_OK)
+        rc = cmd_exec_words(&ctx, &w, &result, &def, &cerr);
+    files_remove(json_object_get(req, "files"), dir);
+    rd_code arc = answer(base->store, key, rep_key, rc, &cerr, result, &err);
+    json_array_append_new(log, json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "user", user, "id", id, "command",
+                                         def ? def->words : "?", "error", rc == RD_OK ? NULL : cerr.msg,
+                                         "answer_error", arc == RD_OK ? NULL : err.msg));
+    json_decref(result);
+    cmd_words_free(&w);
+}
+
+rd_code relay_serve_round(const cmd_ctx *base, json_t **handled, rd_err *err)
+{
+    store_range_result page;
+    char after[RD_KEY_MAX] = "";
+    *handled = json_array();
+    if (!*handled)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    do {
+        rd_code rc = store_range(base->store, KEY_RELAY, after[0] ? after : NULL, 64, 0, &page, err);
+        if (rc != RD_OK)
+            return rc;
+        for (size_t i = 0; i < page.count; i++) {
+            json_t *req = json_loadb(page.kvs[i].value, page.kvs[i].value_len, 0, NULL);
+            if (json_is_object(req))
+                relay_run_one(base, page.kvs[i].key, req, *handled);
+            json_decref(req);
+        }
+        if (page.count)
+            snprintf(after, sizeof after, "%s", page.kvs[page.count - 1].key);
+        int more = page.more;
+        store_range_free(&page);
+        if (!more)
+            break;
+    } while (1);
+    return RD_OK;
+}
