@@ -16,6 +16,7 @@
 #define LIVE_PREFIX KEY_ROOT
 #define LIVE_RETRY_MS 2000
 #define LIVE_HEALTH_MS 3000
+#define LIVE_POLL_MS 2000   /* a relayed identity re-reads its panes this often */
 /* Changed nodes beyond this many are not patched one by one: the Nodes
  * table is read again (a `node show` costs about 0.1 ms, a `node list` of
  * 10,000 nodes over half a second). */
@@ -42,6 +43,8 @@ typedef struct {
     char msg[600];
     long long next_try_ms;
     long long next_health_ms;
+    int polling;            /* a relayed identity may not watch: re-read every LIVE_POLL_MS */
+    long long next_poll_ms;
     char *changed[LIVE_MAX_KEYS];   /* node keys changed since live_forget_changes */
     json_t *seen;                   /* the same keys, as a set */
     size_t nchanged;

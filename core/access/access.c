@@ -10,10 +10,12 @@
  */
 #include "access.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "account_init.h"
 #include "doc.h"
+#include "keyspace.h"
 
 typedef enum {
     CLASS_READ,       /* every role; handlers filter what is shown */
@@ -180,9 +182,43 @@ static int role_may(access_role role, access_class class)
     return 0;
 }
 
-rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, rd_err *err)
+/* What a node's agent may send: its own registration and reports, and
+ * reports on workers placed on its node. */
+static rd_code agent_check(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err)
+{
+    static const char *const own[] = { "agent register", "node report", "node health report", NULL };
+    const char *node = ctx->agent_node, *arg = cmd_arg(args, 0);
+    for (const char *const *w = own; *w; w++)
+        if (strcmp(def->words, *w) == 0) {
+            if (arg && strcmp(arg, node) == 0)
+                return RD_OK;
+            return rd_fail(err, RD_EPERM, "%s: node %s's agent may act only for its own node, not '%s'", def->words,
+                           node, arg ? arg : "");
+        }
+    if (strcmp(def->words, "job report") == 0 && cmd_opt(args, "worker")) {
+        char key[RD_KEY_MAX];
+        json_t *job = NULL, *w;
+        size_t i;
+        int placed = 0;
+        long index = strtol(cmd_opt(args, "worker"), NULL, 10);
+        if (tx_get(ctx->tx, tx_key(key, KEY_JOBS "%s", arg ? arg : ""), &job, NULL) == RD_OK)
+            json_array_foreach(json_object_get(job, "workers"), i, w)
+                placed |= doc_int(w, "index") == index && strcmp(doc_str(w, "node"), node) == 0;
+        json_decref(job);
+        if (placed)
+            return RD_OK;
+        return rd_fail(err, RD_EPERM, "job report: worker %ld of job '%s' is not placed on node %s", index,
+                       arg ? arg : "", node);
+    }
+    return rd_fail(err, RD_EPERM, "%s: a node's agent may only register and report on its own node and workers",
+                   def->words);
+}
+
+rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err)
 {
     const char *why;
+    if (ctx->agent_node)
+        return agent_check(ctx, def, args, err);
     access_class class = command_class(def, &why);
     access_role role = access_actor_role(ctx);
     if (role_may(role, class))

@@ -56,7 +56,9 @@ int access_actor_sees_job(cmd_ctx *ctx, const json_t *job);
 
 /* The guard: RD_OK when the actor's role may run def at all (handlers
  * still check ownership); else RD_EPERM naming the command, the role and
- * who may.  cmd.c calls it for every command that touches the store. */
-rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, rd_err *err);
+ * who may.  A node's agent (ctx->agent_node) may only register itself and
+ * report on its node and the workers placed on it.  cmd.c calls it for
+ * every command that touches the store. */
+rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err);
 
 #endif

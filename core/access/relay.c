@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "doc.h"
 #include "keyspace.h"
 
 enum { RELAY_REPLY_MAX = 1024 * 1024 };   /* under etcd's 1.5 MiB request limit */
@@ -31,6 +32,22 @@ static int parse_key(const char *key, char *user, size_t ucap, const char **id)
     snprintf(user, ucap, "%.*s", (int)(slash - p), p);
     *id = slash + 5;
     return 1;
+}
+
+/* The account that owns node's region, in owner; 0 when unknown. */
+static int node_owner(store_t *st, const char *node, char *owner, size_t cap)
+{
+    char key[RD_KEY_MAX];
+    json_t *doc = NULL, *region = NULL;
+    rd_tx *tx = tx_new(st);
+    int ok = tx && tx_get(tx, tx_key(key, KEY_NODES "%s", node), &doc, NULL) == RD_OK && doc &&
+             tx_get(tx, tx_key(key, KEY_REGIONS "%s", doc_str(doc, "region")), &region, NULL) == RD_OK && region;
+    if (ok)
+        snprintf(owner, cap, "%s", doc_str(region, "owner"));
+    json_decref(doc);
+    json_decref(region);
+    tx_free(tx);
+    return ok && owner[0];
 }
 
 /* Writes the request's files into a private directory and points their
@@ -161,6 +178,12 @@ static void relay_run_one(const cmd_ctx *base, const char *key, const json_t *re
     ctx.actor = strcmp(user, "root") == 0 ? "default" : user;
     ctx.actor_given = 1;
     ctx.identity = ctx.actor;
+    char owner[NAMES_RELAY_USER_MAX];
+    if (strncmp(user, "node:", 5) == 0) {
+        /* A node's agent acts for the node's owner, only on its node. */
+        ctx.agent_node = user + 5;
+        ctx.actor = node_owner(base->store, ctx.agent_node, owner, sizeof owner) ? owner : "(no such node)";
+    }
     ctx.relayed = 0;
     ctx.relay_req_key = key;
     ctx.relay_rep_key = rep_key;

@@ -169,6 +169,46 @@ static rd_code tenant_role(cmd_ctx *ctx, const char *name, char *role, size_t ca
     return rc;
 }
 
+/* Grants role one permission: a prefix (ending in '/') or one exact key. */
+static rd_code grant(cmd_ctx *ctx, const char *role, const char *type, const char *what, rd_err *err)
+{
+    size_t n = strlen(what);
+    int prefix = n > 0 && what[n - 1] == '/';
+    return auth_step(ctx, "role/grant", json_pack("{s:s, s:s, s:s}", "name", role, prefix ? "prefix" : "key", what,
+                                                  "perm_type", type), err);
+}
+
+/* The etcd role of node NODE's agent: its own liveness key and vital
+ * stats, its node's documents to read, the jobs to read (see the threat
+ * model), worker output to write, its requests and its marker. */
+static rd_code agent_role(cmd_ctx *ctx, const char *user, const char *node, char *role, size_t cap, rd_err *err)
+{
+    char k[16][RD_KEY_MAX];
+    const struct {
+        const char *type;
+        const char *key;
+    } perms[] = {
+        { "READWRITE", tx_key(k[0], KEY_RELAY "%s/", user) },
+        { "READWRITE", tx_key(k[1], STORE_MARKERS_PREFIX "%s/", user) },
+        { "READWRITE", tx_key(k[2], KEY_AGENT_ALIVE "%s", node) },
+        { "READWRITE", tx_key(k[3], KEY_METRICS "now/%s", node) },
+        { "READWRITE", tx_key(k[4], KEY_METRICS "last/%s", node) },
+        { "READWRITE", tx_key(k[5], KEY_METRICS "min/%s/", node) },
+        { "READWRITE", tx_key(k[6], KEY_METRICS "hour/%s/", node) },
+        { "READ", tx_key(k[7], KEY_NODES "%s", node) },
+        { "READ", tx_key(k[8], KEY_AGENTS "%s", node) },
+        { "READ", KEY_JOBS },
+        { "WRITE", KEY_LOGS },
+        { "READWRITE", STORE_WATCHERS_PREFIX },
+        { "READ", "" },   /* the key store_revision counts */
+    };
+    snprintf(role, cap, ROLE_PREFIX "%s", user);
+    rd_code rc = auth_step(ctx, "role/add", json_pack("{s:s}", "name", role), err);
+    for (size_t i = 0; rc == RD_OK && i < sizeof perms / sizeof perms[0]; i++)
+        rc = grant(ctx, role, perms[i].type, perms[i].key, err);
+    return rc;
+}
+
 static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     char key[RD_KEY_MAX], password[300], role[NAMES_ROLE_MAX];
@@ -181,11 +221,13 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     if (rc == RD_OK && (strcmp(name, "root") == 0 || strcmp(name, "platform") == 0))
         rc = rd_fail(err, RD_EINVAL, "store credentials: '%s' cannot log in (root's password is the one store secure "
                      "set; platform never acts)", name);
+    const char *node = strncmp(name, "node:", 5) == 0 ? name + 5 : NULL;
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, account_init_key(key, name), &account, err);
+        rc = tx_get(ctx->tx, node ? tx_key(key, KEY_NODES "%s", node) : account_init_key(key, name), &account, err);
     if (rc == RD_OK && !account)
-        rc = rd_fail(err, RD_ENOTFOUND, "store credentials: account '%s' does not exist", name);
-    int admin = rc == RD_OK && access_role_of(account) == ACCESS_ADMIN;
+        rc = rd_fail(err, RD_ENOTFOUND, "store credentials: %s '%s' does not exist", node ? "node" : "account",
+                     node ? node : name);
+    int admin = rc == RD_OK && !node && access_role_of(account) == ACCESS_ADMIN;
     json_decref(account);
     if (rc == RD_OK)
         rc = password_file("--password-file", cmd_opt(a, "password-file"), password, sizeof password, &made, err);
@@ -193,7 +235,7 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
         rc = set_user(ctx, name, password, err);
     explicit_bzero(password, sizeof password);
     if (rc == RD_OK)
-        rc = tenant_role(ctx, name, role, sizeof role, err);
+        rc = node ? agent_role(ctx, name, node, role, sizeof role, err) : tenant_role(ctx, name, role, sizeof role, err);
     /* An admin reads and writes everything; anyone else only its relay. */
     if (rc == RD_OK)
         rc = auth_step(ctx, admin ? "user/grant" : "user/revoke",
@@ -203,11 +245,11 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
         rc = auth_step(ctx, "user/grant", json_pack("{s:s, s:s}", "user", name, "role", role), err);
     if (rc == RD_OK)
         rc = tx_put(ctx->tx, tx_key(key, KEY_CREDENTIALS "%s", name),
-                    json_pack("{s:s, s:s, s:s}", "name", name, "etcd_user", name, "access", admin ? "direct" : "relay"),
-                    err);
+                    json_pack("{s:s, s:s, s:s}", "name", name, "etcd_user", name, "access",
+                              admin ? "direct" : node ? "agent" : "relay"), err);
     if (rc == RD_OK)
         *result = json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", name, "etcd_user", name, "access",
-                            admin ? "direct" : "relay", "password_file", cmd_opt(a, "password-file"),
+                            admin ? "direct" : node ? "agent" : "relay", "password_file", cmd_opt(a, "password-file"),
                             "password_file_created", made);
     return rc;
 }
@@ -225,8 +267,9 @@ static const cmd_flag credentials_flags[] = {
 const cmd_def secure_cmd_table[] = {
     { "store secure", "", secure_flags, CMD_MUTATES,
       "turn etcd authentication on: from now on each account acts with its own etcd user (admin)", NULL, secure_cmd },
-    { "store credentials", "ACCOUNT", credentials_flags, CMD_MUTATES,
-      "make or renew the etcd user of an account, with the permissions of its role (admin, secured etcd)", NULL,
+    { "store credentials", "NAME", credentials_flags, CMD_MUTATES,
+      "make or renew the etcd user of account NAME, or of node N's agent when NAME is node:N, with the permissions of its role (admin, "
+      "secured etcd)", NULL,
       credentials_cmd },
     { 0 }
 };

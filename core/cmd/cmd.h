@@ -92,6 +92,7 @@ struct cmd_ctx {
     const char *identity;       /* the account the store vouches for (secured etcd), or NULL: set by
                                  * cmd_ctx_open_store, or by the controller for a relayed request */
     int relayed;                /* the store lets this identity only send requests (cmd_relay.c) */
+    const char *agent_node;     /* a relayed request of this node's agent: only its own reports */
     const char *relay_req_key;  /* the controller runs a relayed request: its key, answered and */
     const char *relay_rep_key;  /* removed in the command's own commit (core/access/relay.c) */
     rd_time now;                /* --now, or the real clock read by the caller */

@@ -737,13 +737,19 @@ static rd_code etcd_store_auth(store_t *st, const char *op, const json_t *req, j
     snprintf(path, sizeof path, "auth/%s", op);
     json_t *body = json_deep_copy(req);
     const char *prefix = json_string_value(json_object_get(req, "prefix"));
-    if (body && prefix) {
-        /* {"prefix": P, "perm_type": T}: etcd wants the range in base64 */
+    const char *key = json_string_value(json_object_get(req, "key"));
+    if (body && (prefix || key)) {
+        /* {"prefix": P | "key": K, "perm_type": T}: etcd wants the range
+         * in base64; the key "" is the one-NUL key store_revision reads */
         const char *type = json_string_value(json_object_get(req, "perm_type"));
         json_object_del(body, "prefix");
+        json_object_del(body, "key");
         json_object_del(body, "perm_type");
-        json_object_set_new(body, "perm", json_pack("{s:s, s:o, s:o}", "permType", type ? type : "READWRITE", "key",
-                                                     etcd_range_key(prefix), "range_end", etcd_range_end(prefix)));
+        json_object_set_new(body, "perm", prefix ? json_pack("{s:s, s:o, s:o}", "permType", type ? type : "READWRITE",
+                                                             "key", etcd_range_key(prefix), "range_end",
+                                                             etcd_range_end(prefix))
+                                                 : json_pack("{s:s, s:o}", "permType", type ? type : "READWRITE", "key",
+                                                             etcd_jb64(*key ? key : "", *key ? strlen(key) : 1)));
     }
     rd_code rc = call(s, path, body, ETCD_RESEND, &r, err);
     if (rc != RD_OK)
