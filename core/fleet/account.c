@@ -1,6 +1,6 @@
 /* account.c - accounts, project documents, and the initial contents of a
- * new store.  The project commands are project.c's; the last-admin rule
- * is account_remove.c's.
+ * new store.  The project commands are project.c's; `account remove` and
+ * the last-admin rule are account_remove.c's.
  *
  * An account's role (access.h) says what it may do: a new store's
  * "default" is an admin and administers the store; only admins create
@@ -360,5 +360,7 @@ const cmd_def account_cmd_table[] = {
       NULL, account_set_cmd },
     { "account deposit", "NAME AMOUNT", deposit_flags, CMD_MUTATES,
       "add AMOUNT credits (up to 6 decimals) to the account's wallet from outside", NULL, deposit_cmd },
+    { "account remove", "NAME", NULL, CMD_MUTATES,
+      "remove an account that runs and holds nothing, with its projects (admins only)", NULL, account_remove_cmd },
     { 0 }
 };
