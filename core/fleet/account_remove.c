@@ -188,6 +188,18 @@ static void holding_join(const json_t *parts, char *buf, size_t len)
 
 /* ---- what goes with it -------------------------------------------------- */
 
+/* 1 when the project's members name account (account.c has the same
+ * test, but this file may not call account.c: see the top). */
+static int project_names_member(const json_t *project, const char *account)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(project, "members"), i, m)
+        if (json_is_string(m) && strcmp(json_string_value(m), account) == 0)
+            return 1;
+    return 0;
+}
+
 /* Deletes name's projects and takes it out of every other project's
  * members; *owned and *left get "NAME" and "OWNER/NAME". */
 static rd_code remove_projects(cmd_ctx *ctx, const char *name, json_t *owned, json_t *left, rd_err *err)
@@ -202,6 +214,10 @@ static rd_code remove_projects(cmd_ctx *ctx, const char *name, json_t *owned, js
         size_t j;
         if (rc != RD_OK)
             break;
+        /* Read (and guard) only the projects this changes: a store's every
+         * project would swell the commit past a backend's limit on compares. */
+        if (strcmp(owner, name) != 0 && !project_names_member(p, name))
+            continue;
         if ((rc = tx_get(ctx->tx, account_project_key(key, owner, pname), &doc, err)) != RD_OK || !doc)
             continue;
         if (strcmp(owner, name) == 0) {
