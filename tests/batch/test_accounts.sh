@@ -103,7 +103,7 @@ expect_refused 1 "$before" "account set --role: 'platform' is the installation's
 
 case_ "operators and viewers: no deposits, no jobs"
 rd --as op -c "account deposit alice 5"
-expect_refused 1 "$before" "account deposit: account 'op' has role operator; only admins (it moves credits or sets prices) may do this"
+expect_refused 1 "$before" "account deposit: only an administering account may deposit credits; account 'op' has role operator"
 rd --as vi -c "account deposit alice 5"
 expect_refused 1 "$before" "account deposit: account 'vi' is a viewer and may only read"
 rd --as op -c "job submit $SP/a100-1.yaml"
@@ -111,7 +111,7 @@ expect_refused 1 "$before" "job submit: account 'op' has role operator; only mem
 rd --as vi -c "job submit $SP/a100-1.yaml"
 expect_refused 1 "$before" "job submit: account 'vi' is a viewer and may only read"
 rd --as alice -c "account deposit alice 5"
-expect_refused 1 "$before" "account deposit: account 'alice' has role member; only admins"
+expect_refused 1 "$before" "account deposit: only an administering account may deposit credits; account 'alice' has role member"
 # Reading stays open to them.
 rd --as vi -c "account list"
 expect_status 0
@@ -136,9 +136,9 @@ expect_json role member
 case_ "account remove: admins only; platform and external never; unknown names"
 before=$(snapshot)
 rd --as alice -c "account remove carol"
-expect_refused 1 "$before" "account remove: account 'alice' has role member; only admins may do this"
+expect_refused 1 "$before" "account remove: only an administering account may remove accounts; account 'alice' has role member"
 rd --as op -c "account remove carol"
-expect_refused 1 "$before" "account remove: account 'op' has role operator; only admins may do this"
+expect_refused 1 "$before" "account remove: only an administering account may remove accounts; account 'op' has role operator"
 rd --as vi -c "account remove carol"
 expect_refused 1 "$before" "account remove: account 'vi' is a viewer and may only read"
 rd -c "account remove platform"
