@@ -185,6 +185,10 @@ static rd_code account_set_role(cmd_ctx *ctx, json_t *acct, const char *word, rd
         rc = account_remove_check_last_admin(ctx, name, "account set", err);
     if (rc == RD_OK)
         account_role_put(acct, role);
+    /* Last, once nothing can refuse: on a secured store the account's etcd
+     * user gets the new role's permissions (a no-op elsewhere). */
+    if (rc == RD_OK)
+        rc = secure_apply_role(ctx, name, role, err);
     return rc;
 }
 

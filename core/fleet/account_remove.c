@@ -11,7 +11,8 @@
  * What goes with it: the account document, its projects, its membership
  * in other accounts' projects and its provider settings (a GCP key among
  * them; providers have no command of their own to remove them, and a
- * provider without a region runs nothing).  What stays: history, which
+ * provider without a region runs nothing) and, on a secured store, its
+ * etcd user and role (secure_forget).  What stays: history, which
  * is immutable or audited -- ledger transfers and the ledger accounts
  * they name (ledger verify needs both), ended jobs, removed nodes and
  * devices, device tenures (billing reads them), audit records, alert
@@ -314,7 +315,8 @@ rd_code account_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_
     json_t *owned = json_array(), *left = json_array(), *providers = json_array();
     if (rc == RD_OK && (rc = tx_delete(ctx->tx, key, err)) == RD_OK &&
         (rc = remove_projects(ctx, name, owned, left, err)) == RD_OK &&
-        (rc = remove_providers(ctx, name, providers, err)) == RD_OK) {
+        (rc = remove_providers(ctx, name, providers, err)) == RD_OK &&
+        (rc = secure_forget(ctx, name, err)) == RD_OK) {   /* its etcd user, on a secured store */
         json_object_set_new(acct, "state", json_string("removed"));
         json_object_set_new(acct, "removed_projects", json_incref(owned));
         json_object_set_new(acct, "left_projects", json_incref(left));
