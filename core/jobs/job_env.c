@@ -88,8 +88,9 @@ static rd_code parse_vars(const char *plain, size_t len, json_t **vars, rd_err *
     }
     json_object_foreach(obj, k, v)
         if (!json_is_string(v)) {
+            rd_fail(err, RD_ECORRUPT, "the sealed variable %s is not a string", k);   /* k is obj's */
             json_decref(obj);
-            return rd_fail(err, RD_ECORRUPT, "the sealed variable %s is not a string", k);
+            return RD_ECORRUPT;
         }
     *vars = obj;
     return RD_OK;
