@@ -59,6 +59,8 @@ static void usage(FILE *out, int agent)
               "the next agent.  GPUs come from nvidia-smi ($RIGDECK_NVIDIA_SMI overrides the program).\n"
               "--metrics-listen HOST:PORT (127.0.0.1:9400, [::1]:9400, :9400 for every IPv4 interface) also\n"
               "serves the vital stats for Prometheus at /metrics.\n"
+              "--master-key FILE [RIGDECK_MASTER_KEY] must be a copy of the admin hosts' key (mode 0600): it\n"
+              "opens the jobs' sealed environment values; a worker whose values it cannot open fails.\n"
               "D is a duration: 500ms, 10s, 2m, 1h.  Global options as for rigdeck --help.\n",
               out);
     else

@@ -26,6 +26,7 @@
 
 #include "doc.h"
 #include "grow.h"
+#include "job_env.h"
 #include "keyspace.h"
 
 enum {
@@ -120,17 +121,17 @@ static void cleanup(agent_state *a, const char *dir)
 
 /* ---- starting ------------------------------------------------------------ */
 
-static void push_env(json_t *list, const json_t *obj)
+/* Appends "NAME=VALUE" for each string of obj to list (whole: a value may
+ * be up to 8 KiB); 0 when memory ran out, so that no variable goes missing
+ * unnoticed. */
+static int push_env(json_t *list, const json_t *obj)
 {
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)obj, k, v) {
-        char kv[4096];
-        if (!json_is_string(v))
-            continue;
-        snprintf(kv, sizeof kv, "%s=%s", k, json_string_value(v));
-        json_array_append_new(list, json_string(kv));
-    }
+    json_object_foreach((json_t *)obj, k, v)
+        if (json_is_string(v) && json_array_append_new(list, json_sprintf("%s=%s", k, json_string_value(v))) != 0)
+            return 0;
+    return 1;
 }
 
 /* The command worker index of job runs. */
@@ -174,6 +175,41 @@ static void ms_format(int64_t ms, char ts[RDTIME_BUFLEN])
     rdtime_format(ms / 1000, ts);
 }
 
+/* Reports worker index of job failed before its process could start
+ * (reason: one word for `job report --reason`, why: the details for the
+ * log) and forgets it. */
+static void fail_start(agent_state *a, agent_worker *w, const char *id, size_t index, const char *reason,
+                       const char *why)
+{
+    char idx[24], ts[RDTIME_BUFLEN];
+    rd_err err = { 0 };
+    snprintf(idx, sizeof idx, "%zu", index);
+    dlog(&a->o->log, "start", NULL, "%s/%zu could not start: %s; reporting it failed (%s)", id, index, why, reason);
+    report(a, json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx, "--reason",
+                        reason, "--at", rdtime_format(a->o->log.now(), ts)), &err);
+    untrack(a, w);
+}
+
+/* The worker's variables as "K=V" strings: the job's own (opened from the
+ * sealed text, or plain in a document from before sealing), then the
+ * system ones.  On failure *reason says why for the report. */
+static rd_code worker_env(agent_state *a, const json_t *job, json_t **env, const char **reason, rd_err *err)
+{
+    json_t *vars = NULL;
+    rd_code rc = job_env_open(a->ctx.master_key_path, job, &vars, reason, err);
+    if (rc != RD_OK)
+        return rc;
+    *env = json_array();
+    if (!*env || !push_env(*env, vars) || !push_env(*env, json_object_get(job, "system_env"))) {
+        json_decref(*env);
+        *env = NULL;
+        *reason = "start_failed";
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    json_decref(vars);   /* the plain values live on only in *env, until the start */
+    return rc;
+}
+
 /* Starts worker index of job (or finds it started by an agent that died
  * before it could report) and reports it running. */
 static void start_worker(agent_state *a, const json_t *job, const json_t *worker, size_t index)
@@ -189,24 +225,23 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
     if (runner_status(w->dir, &st, &err) == RD_OK && st.state != RUNNER_NONE) {
         info.started_at = st.started_at;   /* started before a restart: adopt it */
     } else {
-        const char *command = worker_command(job, index);
+        const char *command = worker_command(job, index), *reason = NULL;
+        json_t *g, *env = NULL;
+        size_t i;
         if (!command || !*command) {
-            char idx[24];
-            snprintf(idx, sizeof idx, "%zu", index);
-            report(a, json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx,
-                                "--reason", "no_command", "--at", rdtime_format(a->o->log.now(), ts)), &err);
-            dlog(&a->o->log, "start", NULL, "%s/%zu has no command to run; reported failed", id, index);
-            untrack(a, w);
+            fail_start(a, w, id, index, "no_command", "it has no command to run");
             return;
         }
-        size_t i;
-        json_t *g, *env = json_array();
+        /* A value that cannot be opened fails the worker: it never runs
+         * with a variable missing or empty. */
+        if (worker_env(a, job, &env, &reason, &err) != RD_OK) {
+            fail_start(a, w, id, index, reason, err.msg);
+            return;
+        }
         json_array_foreach(json_object_get(worker, "alloc"), i, g) {
             size_t at = strlen(gpus);
             snprintf(gpus + at, sizeof gpus - at, "%s%lld", at ? "," : "", (long long)doc_int(g, "gpu"));
         }
-        push_env(env, json_object_get(json_object_get(job, "environment"), "env"));
-        push_env(env, json_object_get(job, "system_env"));
         const char **envv = calloc(json_array_size(env) + 1, sizeof *envv);
         json_array_foreach(env, i, g)
             if (envv)
@@ -217,12 +252,7 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
         free(envv);
         json_decref(env);
         if (rc != RD_OK) {
-            char idx[24];
-            snprintf(idx, sizeof idx, "%zu", index);
-            dlog(&a->o->log, "start", NULL, "%s/%zu could not start: %s", id, index, err.msg);
-            report(a, json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx,
-                                "--reason", "start_failed", "--at", rdtime_format(a->o->log.now(), ts)), &err);
-            untrack(a, w);
+            fail_start(a, w, id, index, "start_failed", err.msg);
             return;
         }
     }

@@ -14,6 +14,7 @@
 #include "doc.h"
 #include "fleet.h"
 #include "job.h"
+#include "job_env.h"
 #include "job_why.h"
 #include "jobspec.h"
 #include "keyspace.h"
@@ -95,6 +96,8 @@ static rd_code job_submit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         json_object_set_new(job, "reason", json_null());
         rc = job_region_pin(ctx, job, err);
     }
+    if (rc == RD_OK)
+        rc = job_env_seal(ctx, job, err);   /* the document never holds a value in plain text */
     if (rc == RD_OK) {
         json_t *existing = NULL;
         rc = job_get(ctx, id, &existing, NULL);
@@ -234,7 +237,8 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     return rc;
 }
 
-/* A job as listed: the first worker's node and the locked price. */
+/* A job as listed: the first worker's node and the locked price; its
+ * variables by name only. */
 static void job_summary(json_t *job)
 {
     json_t *w0 = json_array_get(json_object_get(job, "workers"), 0);
@@ -245,6 +249,7 @@ static void job_summary(json_t *job)
     json_object_set_new(job, "workers_running", json_integer((json_int_t)running));
     json_object_set_new(job, "workers_total", json_integer((json_int_t)json_array_size(json_object_get(job, "workers"))));
     json_object_set(job, "node", json_object_get(w0, "node") ? json_object_get(w0, "node") : json_null());
+    job_env_redact(job);
 }
 
 static rd_code job_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
@@ -276,6 +281,8 @@ static rd_code job_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         json_decref(*result);
         *result = NULL;
     }
+    if (rc == RD_OK)
+        job_env_redact(*result);   /* names only, also of jobs stored before values were sealed */
     return rc;
 }
 

@@ -23,7 +23,8 @@
  *                (null when absent; required for endpoint jobs)
  *   environment {python, framework, framework_version, image (python and
  *                framework null when given), packages {apt[], conda[],
- *                pip[]}, env {}, keys[]}
+ *                pip[]}, env {} (plain values here; job submit seals
+ *                them, job_env.h), keys[]}
  *   regional    {datastore, reservation}
  *   env_job_name  the name with spaces turned into underscores
  *   system_env    {RIGDECK_JOB_NAME, ML_OUTPUT_PATH}: set in every worker

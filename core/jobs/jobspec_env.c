@@ -243,9 +243,13 @@ static rd_code env_vars(js_ctx *c, const json_t *v, json_t **out)
             goto fail;
         }
         /* A YAML plain scalar is not what was typed once it is a number or
-         * a boolean (007 is 7, True is true): values must be quoted. */
+         * a boolean (007 is 7, True is true): values must be quoted.  The
+         * message names the kind, not the value: values may be secrets. */
         if (!json_is_string(val)) {
-            rc = js_fail_got(c->err, path, val, "a string (quote numbers and booleans, e.g. \"8080\")");
+            rc = js_fail(c->err, path, "must be a string (quote numbers and booleans, e.g. \"8080\"), got %s",
+                         json_is_number(val) ? "a number" : json_is_boolean(val) ? "a boolean" :
+                         json_is_null(val) ? "nothing (write \"\" for an empty value)" :
+                         json_is_array(val) ? "a list" : "a mapping");
             goto fail;
         }
         if ((rc = js_want_string(val, path, 0, ENV_VALUE_MAX, 1, &s, c->err)) != RD_OK ||

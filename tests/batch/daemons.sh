@@ -12,6 +12,9 @@
 # Every process started here is killed when the scenario ends.  The daemons
 # run on the system clock, so scenarios that use them unset RIGDECK_NOW.
 unset RIGDECK_NOW
+# job_spec's jobs set a variable, so submitting seals it: the batch lines
+# and the agents share this scenario's master key (never the user's own).
+export RIGDECK_MASTER_KEY="$TMP/master.key"
 DAEMONS=""
 INV=${INV:-tests/inventories}
 

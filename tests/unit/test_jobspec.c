@@ -890,6 +890,11 @@ static void test_rule_env_variable_names(void **state)
     json_decref(doc);
     bad(NOTEBOOK "environment: {env: {MY-VAR: x}}\n", "environment.env.\"MY-VAR\" is not a valid variable name");
     bad(NOTEBOOK "environment: {env: {PORT: 8080}}\n", "environment.env.PORT must be a string (quote numbers and booleans");
+    /* the refusal names the kind, never the value: it may be a secret */
+    bad(NOTEBOOK "environment: {env: {PIN: 918273}}\n",
+        "environment.env.PIN must be a string (quote numbers and booleans, e.g. \"8080\"), got a number");
+    bad(NOTEBOOK "environment: {env: {DEBUG: true}}\n", "environment.env.DEBUG must be a string (quote numbers and "
+                                                        "booleans, e.g. \"8080\"), got a boolean");
     bad(NOTEBOOK "environment: {env: {RIGDECK_JOB_NAME: x}}\n", "environment.env.RIGDECK_JOB_NAME is set by rigdeck");
     bad(NOTEBOOK "environment: {env: [A]}\n", "environment.env must be a mapping");
 }
