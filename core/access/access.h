@@ -61,4 +61,12 @@ int access_actor_sees_job(cmd_ctx *ctx, const json_t *job);
  * every command that touches the store. */
 rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err);
 
+/* On a secured store, gives account name's etcd user (if it has one) the
+ * store permissions of role: everything for an admin, else only its
+ * relay.  Called in the transaction that changes the role. */
+rd_code secure_apply_role(cmd_ctx *ctx, const char *name, access_role role, rd_err *err);
+
+/* On a secured store, deletes name's etcd user and role (account remove). */
+rd_code secure_forget(cmd_ctx *ctx, const char *name, rd_err *err);
+
 #endif

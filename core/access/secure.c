@@ -84,7 +84,7 @@ static rd_code auth_step(cmd_ctx *ctx, const char *op, json_t *req, rd_err *err)
     rd_code rc = req ? store_auth(ctx->store, op, req, NULL, &e) : rd_fail(&e, RD_ENOMEM, "out of memory");
     json_decref(req);
     if (rc == RD_EINVAL && (strstr(e.msg, "already exists") || strstr(e.msg, "already granted") ||
-                            strstr(e.msg, "not granted")))
+                            strstr(e.msg, "not granted") || strstr(e.msg, "not found")))
         return RD_OK;
     if (rc != RD_OK && err)
         *err = e;
@@ -251,6 +251,46 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
         *result = json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", name, "etcd_user", name, "access",
                             admin ? "direct" : node ? "agent" : "relay", "password_file", cmd_opt(a, "password-file"),
                             "password_file_created", made);
+    return rc;
+}
+
+/* 1 when name has been given an etcd user by store credentials. */
+static int has_credentials(cmd_ctx *ctx, const char *name)
+{
+    char key[RD_KEY_MAX];
+    json_t *doc = NULL;
+    int has = tx_get(ctx->tx, tx_key(key, KEY_CREDENTIALS "%s", name), &doc, NULL) == RD_OK && doc;
+    json_decref(doc);
+    return has;
+}
+
+rd_code secure_apply_role(cmd_ctx *ctx, const char *name, access_role role, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    if (!store_is_secured(ctx) || !has_credentials(ctx, name))
+        return RD_OK;
+    int admin = role == ACCESS_ADMIN;
+    rd_code rc = auth_step(ctx, admin ? "user/grant" : "user/revoke",
+                           admin ? json_pack("{s:s, s:s}", "user", name, "role", "root")
+                                 : json_pack("{s:s, s:s}", "name", name, "role", "root"), err);
+    if (rc == RD_OK)
+        rc = tx_put(ctx->tx, tx_key(key, KEY_CREDENTIALS "%s", name),
+                    json_pack("{s:s, s:s, s:s}", "name", name, "etcd_user", name, "access", admin ? "direct" : "relay"),
+                    err);
+    return rc;
+}
+
+rd_code secure_forget(cmd_ctx *ctx, const char *name, rd_err *err)
+{
+    char key[RD_KEY_MAX], role[NAMES_ROLE_MAX];
+    if (!store_is_secured(ctx) || !has_credentials(ctx, name))
+        return RD_OK;
+    snprintf(role, sizeof role, ROLE_PREFIX "%s", name);
+    rd_code rc = auth_step(ctx, "user/delete", json_pack("{s:s}", "name", name), err);
+    if (rc == RD_OK)
+        rc = auth_step(ctx, "role/delete", json_pack("{s:s}", "role", role), err);
+    if (rc == RD_OK)
+        rc = tx_delete(ctx->tx, tx_key(key, KEY_CREDENTIALS "%s", name), err);
     return rc;
 }
 

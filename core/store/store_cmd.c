@@ -38,8 +38,9 @@ static rd_code store_info_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     (void)a;
     rd_code rc = store_revision(ctx->store, &rev, err);
     if (rc == RD_OK)
-        *result = json_pack("{s:s, s:s, s:I, s:s}", "name", "store", "url", store_url(ctx->store),
-                            "revision", (json_int_t)rev, "actor", ctx->actor);
+        *result = json_pack("{s:s, s:s, s:I, s:s, s:s*, s:b}", "name", "store", "url", store_url(ctx->store),
+                            "revision", (json_int_t)rev, "actor", ctx->actor, "identity", ctx->identity,
+                            "secured", ctx->identity != NULL);
     return rc;
 }
 

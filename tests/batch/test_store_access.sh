@@ -66,7 +66,7 @@ check_keys () {
     got=$(python3 -c "import json,sys; print(','.join(sorted(json.load(sys.stdin))))" <"$OUT")
     if [ "$got" = "$1" ]; then pass; else fail "store info keys: expected $1, got $got"; fi
 }
-check_keys "actor,name,revision,url"
+check_keys "actor,name,revision,secured,url"
 expect_no_out "bob"
 
 case_ "the administering account still dumps, watches and compacts"
