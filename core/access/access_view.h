@@ -3,8 +3,8 @@
  *
  * A view reads the actor's role once, and for a tenant (member or viewer)
  * the regions once when first needed, so that filtering a list of 10,000
- * nodes costs one lookup per node, not one read.  Staff (admin, operator) see every
- * tenant's fleet.  A tenant sees:
+ * nodes costs one lookup per node, not one read.  Staff (admin, operator)
+ * see every tenant's fleet.  A tenant sees:
  *   - regions it owns and regions created --public;
  *   - nodes in those regions (the public capacity its jobs may use: the
  *     scheduler's rule, sched_index.c), and nodes it owns;
