@@ -99,11 +99,15 @@ static const form_field project_set_fields[] = {
 static const form_field account_create_fields[] = {
     { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
     { "Plan", "plan", FF_CHOICE, 0, NAMES_NONE, NULL },
+    { "Role", "role", FF_CHOICE, 0, NAMES_NONE, NULL },
 };
 static const form_field account_set_fields[] = {
     { "Account", NULL, FF_FIXED, 1, NAMES_ACCOUNT, "account" },
     { "Mining wallets", "mining-wallet", FF_MULTI, 0, NAMES_NONE, NULL },
     { "Clear wallets", "clear-mining-wallets", FF_BOOL, 0, NAMES_NONE, NULL },
+    /* not prefilled: an unchanged role would still send --role, which only
+     * admins may, and a member editing its wallets would be refused */
+    { "Role", "role", FF_CHOICE, 0, NAMES_NONE, NULL },
 };
 
 #define FORM(title, cmd, f) { title, cmd, f, sizeof f / sizeof f[0] }

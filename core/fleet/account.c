@@ -1,9 +1,11 @@
 /* account.c - accounts, project documents, and the initial contents of a
- * new store.  The project commands are project.c's.
+ * new store.  The project commands are project.c's; `account remove` and
+ * the last-admin rule are account_remove.c's.
  *
- * The account named "default" administers the store: only it (or another
- * account with "admin": true) creates accounts and acts on others' behalf.
- * "platform" is the installation's revenue account; "external" is reserved
+ * An account's role (access.h) says what it may do: a new store's
+ * "default" is an admin and administers the store; only admins create
+ * accounts, change roles and act on others' behalf.  "platform" is the
+ * installation's revenue account and never acts; "external" is reserved
  * for the ledger's view of the outside world and is never a tenant.
  */
 #include "account.h"
@@ -121,10 +123,26 @@ rd_code account_require_admin(cmd_ctx *ctx, const char *what, rd_err *err)
                    what, ADMIN_ACCOUNT, ctx->actor);
 }
 
+/* Sets an account's role, and the "admin" boolean older readers know. */
+static void account_role_put(json_t *acct, access_role role)
+{
+    json_object_set_new(acct, "role", json_string(access_role_name(role)));
+    json_object_set_new(acct, "admin", json_boolean(role == ACCESS_ADMIN));
+}
+
+/* Documents written before roles existed have no "role": show the one
+ * access.c reads from them, so every listed account names its role. */
+static void account_role_show(json_t *acct)
+{
+    if (!json_is_string(json_object_get(acct, "role")))
+        json_object_set_new(acct, "role", json_string(access_role_name(access_role_of(acct))));
+}
+
 static rd_code account_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     const char *name = cmd_arg(a, 0);
     const char *plan = cmd_opt(a, "plan") ? cmd_opt(a, "plan") : "free";
+    access_role role = ACCESS_MEMBER;
     rd_code rc;
 
     if ((rc = names_check("account name", name, err)) != RD_OK)
@@ -132,9 +150,11 @@ static rd_code account_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     for (const char *const *r = reserved_names; *r; r++)
         if (strcmp(name, *r) == 0)
             return rd_fail(err, RD_EINVAL, "account name '%s' is reserved", name);
+    if (cmd_opt(a, "role") && (rc = access_role_parse("--role", cmd_opt(a, "role"), &role, err)) != RD_OK)
+        return rc;
     if ((rc = account_require_admin(ctx, "account create", err)) != RD_OK)
         return rc;
-    return account_init_stage(ctx->tx, name, plan, 0, ctx->now, result, err);
+    return account_init_stage(ctx->tx, name, plan, access_role_name(role), ctx->now, result, err);
 }
 
 /* Mining payouts go to wallet addresses the account configures (seed 000:
@@ -148,6 +168,30 @@ static rd_code check_wallet_address(const char *addr, rd_err *err)
     return RD_OK;
 }
 
+/* account set --role: admins only, never platform's, and never the last
+ * admin's away (the store would have no one left to administer it). */
+static rd_code account_set_role(cmd_ctx *ctx, json_t *acct, const char *word, rd_err *err)
+{
+    const char *name = json_string_value(json_object_get(acct, "name"));
+    access_role role;
+    rd_code rc = access_role_parse("--role", word, &role, err);
+    if (rc == RD_OK && !account_actor_is_admin(ctx))
+        rc = rd_fail(err, RD_EPERM, "account set --role: only an admin may change roles; account '%s' has role %s",
+                     ctx->actor, access_role_name(access_actor_role(ctx)));
+    if (rc == RD_OK && strcmp(name, "platform") == 0)
+        rc = rd_fail(err, RD_EINVAL, "account set --role: 'platform' is the installation's revenue account and never "
+                     "acts; its role cannot change");
+    if (rc == RD_OK && access_role_of(acct) == ACCESS_ADMIN && role != ACCESS_ADMIN)
+        rc = account_remove_check_last_admin(ctx, name, "account set", err);
+    if (rc == RD_OK)
+        account_role_put(acct, role);
+    /* Last, once nothing can refuse: on a secured store the account's etcd
+     * user gets the new role's permissions (a no-op elsewhere). */
+    if (rc == RD_OK)
+        rc = secure_apply_role(ctx, name, role, err);
+    return rc;
+}
+
 static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     char key[RD_KEY_MAX];
@@ -156,8 +200,11 @@ static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     rd_code rc = account_get(ctx, "account", name, &acct, err);
     if (rc == RD_OK && strcmp(name, ctx->actor) != 0 && !account_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "account set: account '%s' may only change itself", ctx->actor);
-    if (rc == RD_OK && !cmd_opt_given(a, "mining-wallet") && !cmd_opt_given(a, "clear-mining-wallets"))
-        rc = rd_fail(err, RD_EUSAGE, "account set: give --mining-wallet ADDR or --clear-mining-wallets");
+    if (rc == RD_OK && !cmd_opt_given(a, "mining-wallet") && !cmd_opt_given(a, "clear-mining-wallets") &&
+        !cmd_opt(a, "role"))
+        rc = rd_fail(err, RD_EUSAGE, "account set: give --role ROLE, --mining-wallet ADDR or --clear-mining-wallets");
+    if (rc == RD_OK && cmd_opt(a, "role"))
+        rc = account_set_role(ctx, acct, cmd_opt(a, "role"), err);
     if (rc == RD_OK && cmd_opt_given(a, "clear-mining-wallets"))
         json_object_set_new(acct, "mining_wallets", json_array());
     if (rc == RD_OK && !json_is_array(json_object_get(acct, "mining_wallets")))
@@ -188,7 +235,11 @@ static rd_code account_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
 {
     json_t *items = NULL;
     (void)a;
+    size_t i;
+    json_t *acct;
     rd_code rc = tx_list(ctx->tx, KEY_ACCOUNTS, &items, err);
+    json_array_foreach(items, i, acct)
+        account_role_show(acct);
     if (rc == RD_OK)
         *result = json_pack("{s:o}", "items", items);
     return rc;
@@ -226,6 +277,7 @@ static rd_code account_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
         json_decref(doc);
         return rc;
     }
+    account_role_show(doc);
     json_object_set_new(doc, "projects", owned);
     json_object_set_new(doc, "shared_projects", shared);
     *result = doc;
@@ -294,9 +346,11 @@ static const cmd_flag deposit_flags[] = {
 };
 static const cmd_flag account_create_flags[] = {
     { "plan", "free|team|enterprise", CMD_FLAG_VALUE, "feature plan (default free)" },
+    { "role", "admin|operator|member|viewer", CMD_FLAG_VALUE, "what the account may do (default member)" },
     { 0 }
 };
 static const cmd_flag account_set_flags[] = {
+    { "role", "admin|operator|member|viewer", CMD_FLAG_VALUE, "change the account's role (admins only)" },
     { "mining-wallet", "ADDR", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "add a wallet address for mining payouts" },
     { "clear-mining-wallets", NULL, 0, "remove every mining wallet address first" },
     { 0 }
@@ -304,11 +358,13 @@ static const cmd_flag account_set_flags[] = {
 const cmd_def account_cmd_table[] = {
     { "account create", "NAME", account_create_flags, CMD_MUTATES,
       "create a tenant account with its 'default' project", NULL, account_create_cmd },
-    { "account list", "", NULL, 0, "list accounts", "name,plan,admin,created_at", account_list_cmd },
-    { "account show", "NAME", NULL, 0, "show an account and its projects", NULL, account_show_cmd },
-    { "account set", "NAME", account_set_flags, CMD_MUTATES, "change an account's mining wallet addresses", NULL,
-      account_set_cmd },
+    { "account list", "", NULL, 0, "list accounts", "name,plan,role,created_at", account_list_cmd },
+    { "account show", "NAME", NULL, 0, "show an account, its role and its projects", NULL, account_show_cmd },
+    { "account set", "NAME", account_set_flags, CMD_MUTATES, "change an account's role or mining wallet addresses",
+      NULL, account_set_cmd },
     { "account deposit", "NAME AMOUNT", deposit_flags, CMD_MUTATES,
       "add AMOUNT credits (up to 6 decimals) to the account's wallet from outside", NULL, deposit_cmd },
+    { "account remove", "NAME", NULL, CMD_MUTATES,
+      "remove an account that runs and holds nothing, with its projects (admins only)", NULL, account_remove_cmd },
     { 0 }
 };

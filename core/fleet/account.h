@@ -33,4 +33,16 @@ int account_project_has_member(const json_t *project, const char *account);
  * naming `what`. */
 rd_code account_require_admin(cmd_ctx *ctx, const char *what, rd_err *err);
 
+/* ---- account_remove.c -------------------------------------------------- */
+
+/* RD_OK when an account other than name (which is an admin) is an admin
+ * too, guarding what it read; else RD_EINVAL "<what>: 'name' is the last
+ * admin; make another account admin first". */
+rd_code account_remove_check_last_admin(cmd_ctx *ctx, const char *name, const char *what, rd_err *err);
+
+/* `account remove NAME`: refused, naming everything that keeps it, while
+ * the account runs or holds anything; else stages the deletion of the
+ * account, its projects, its memberships and its providers. */
+rd_code account_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err);
+
 #endif

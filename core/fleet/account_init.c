@@ -2,12 +2,15 @@
  *
  * A new account is its document plus its "default" project, staged
  * together.  A new store gets its meta document and the accounts "default"
- * (team plan; it administers the store), "platform" (the installation's
- * revenue) and the default alert rules in one guarded transaction, so two processes opening a new
- * store at once initialise it once.  The executor (cmd.c) calls in here
+ * (team plan, role admin: it administers the store), "platform" (the
+ * installation's revenue; role member, it never acts) and the default alert
+ * rules in one guarded transaction, so two processes opening a new store at
+ * once initialise it once.  The executor (cmd.c) calls in here
  * with the transaction, the actor and the clock only.
  */
 #include "account_init.h"
+
+#include <string.h>
 
 #include "alerts.h"
 #include "audit_log.h"
@@ -27,11 +30,13 @@ const char *account_project_key(char buf[RD_KEY_MAX], const char *owner, const c
     return tx_key(buf, KEY_PROJECTS "%s/%s", owner, name);
 }
 
-static json_t *account_new(const char *name, const char *plan, int admin, rd_time now)
+/* "admin" repeats what "role" says for readers older than roles, which
+ * know only that boolean (access.c reads "role" first). */
+static json_t *account_new(const char *name, const char *plan, const char *role, rd_time now)
 {
     char ts[RDTIME_BUFLEN];
-    return json_pack("{s:s, s:s, s:b, s:s}", "name", name, "plan", plan, "admin", admin,
-                     "created_at", rdtime_format(now, ts));
+    return json_pack("{s:s, s:s, s:s, s:b, s:s}", "name", name, "plan", plan, "role", role, "admin",
+                     strcmp(role, "admin") == 0, "created_at", rdtime_format(now, ts));
 }
 
 json_t *account_project_new(const char *name, const char *owner, rd_time now)
@@ -41,8 +46,8 @@ json_t *account_project_new(const char *name, const char *owner, rd_time now)
                      "move", "created_at", rdtime_format(now, ts));
 }
 
-rd_code account_init_stage(rd_tx *tx, const char *name, const char *plan, int admin, rd_time now, json_t **account,
-                           rd_err *err)
+rd_code account_init_stage(rd_tx *tx, const char *name, const char *plan, const char *role, rd_time now,
+                           json_t **account, rd_err *err)
 {
     char akey[RD_KEY_MAX], pkey[RD_KEY_MAX];
     json_t *old_account = NULL, *old_project = NULL;
@@ -57,7 +62,7 @@ rd_code account_init_stage(rd_tx *tx, const char *name, const char *plan, int ad
     json_decref(old_project);
     if (rc != RD_OK)
         return rc;
-    json_t *acct = account_new(name, plan, admin, now);
+    json_t *acct = account_new(name, plan, role, now);
     if (!acct)
         return rd_fail(err, RD_ENOMEM, "out of memory");
     if (account)
@@ -81,9 +86,9 @@ static rd_code bootstrap_once(rd_tx *tx, rd_time now, rd_err *err)
                 json_pack("{s:s, s:i, s:s, s:b}", "name", "rigdeck", "schema", 1, "created_at",
                           rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, 1), err);
     if (rc == RD_OK)
-        rc = account_init_stage(tx, ADMIN_ACCOUNT, "team", 1, now, NULL, err);
+        rc = account_init_stage(tx, ADMIN_ACCOUNT, "team", "admin", now, NULL, err);
     if (rc == RD_OK)
-        rc = account_init_stage(tx, "platform", "enterprise", 0, now, NULL, err);
+        rc = account_init_stage(tx, "platform", "enterprise", "member", now, NULL, err);
     if (rc == RD_OK)
         rc = alert_rule_stage_defaults(tx, now, err);
     if (rc == RD_OK)

@@ -19,11 +19,12 @@ const char *account_project_key(char buf[RD_KEY_MAX], const char *owner, const c
 /* A new project document (no members, on_quota_exhausted move). */
 json_t *account_project_new(const char *name, const char *owner, rd_time now);
 
-/* Stages account name and its "default" project in tx, guarded so both
+/* Stages account name (role: "admin", "operator", "member" or "viewer",
+ * checked by the caller) and its "default" project in tx, guarded so both
  * keys are still free at commit; RD_EEXISTS when the account exists.
  * *account (may be NULL) gets the new document. */
-rd_code account_init_stage(rd_tx *tx, const char *name, const char *plan, int admin, rd_time now, json_t **account,
-                           rd_err *err);
+rd_code account_init_stage(rd_tx *tx, const char *name, const char *plan, const char *role, rd_time now,
+                           json_t **account, rd_err *err);
 
 /* Creates the initial accounts (default, platform) in a new store; a no-op
  * when the store is initialised already.  Safe with concurrent callers. */

@@ -9,7 +9,9 @@ expect_json items.len 2
 expect_json items.0.name default
 expect_json items.0.plan team
 expect_json items.0.admin true
+expect_json items.0.role admin
 expect_json items.1.name platform
+expect_json items.1.role member
 
 case_ "account create answers with the account, table and json"
 rd -c "account create alice --plan enterprise"
@@ -23,8 +25,8 @@ expect_json projects.0 default
 
 case_ "table output of a list has a header and one row per item"
 rd -c "account list"
-expect_out "^NAME  *PLAN  *ADMIN  *CREATED_AT"
-expect_out "^alice  *enterprise  *no"
+expect_out "^NAME  *PLAN  *ROLE  *CREATED_AT"
+expect_out "^alice  *enterprise  *member"
 
 case_ "bad names are refused with the rule, exit 1, nothing changed"
 before=$(revision)
@@ -168,8 +170,8 @@ case_ "csv output: a header, one row per item, fields quoted when needed"
 rd -c "account create 'csv.test' --plan team" 
 rd --output csv -c "account list"
 expect_status 0
-expect_out "^name,plan,admin,created_at$"
-expect_out "^csv.test,team,no,2026-11-01T00:00:00Z$"
+expect_out "^name,plan,role,created_at$"
+expect_out "^csv.test,team,member,2026-11-01T00:00:00Z$"
 rd --output csv -c "audit list --limit 1"
 expect_out '^at,actor,command,changes$'
 expect_out '"created account/csv.test, created project/csv.test/default"'

@@ -14,6 +14,7 @@ cp "$OUT" "$TMP/help80"
 w=$(widest "$OUT")
 if [ "$w" -le 80 ]; then pass; else fail "a line of $w columns"; fi
 expect_out "^account create NAME \[--plan free|team|enterprise\]$"
+expect_out "^    \[--role admin|operator|member|viewer\]$"
 # a usage too long for a line goes on 4 columns in, [...] groups whole
 expect_out "^region create NAME --provider physical|gcp \[--storage local|central\] \[--public\]$"
 expect_out "^    \[--gcp-region GCP_REGION\] \[--storage-class micro|small|medium|large|xlarge\]$"
@@ -60,7 +61,7 @@ fi
 case_ "JSON help is the same whatever the width"
 rd --output json -c help -c "help job submit"
 cp "$OUT" "$TMP/json-default"
-expect_json items.0.command "account create NAME [--plan free|team|enterprise]" 0
+expect_json items.0.command "account create NAME [--plan free|team|enterprise] [--role admin|operator|member|viewer]" 0
 expect_json usage "job submit FILE [--project P] [--priority N]" 1
 export COLUMNS=30
 rd --output json -c help -c "help job submit"
