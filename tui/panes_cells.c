@@ -252,6 +252,21 @@ json_t *panes_run(session *c, pane_state *ps, const char *line)
     return res;
 }
 
+json_t *panes_run_row(session *c, pane_state *ps, const char *line, int *refused)
+{
+    json_t *res = NULL;
+    rd_err err;
+    rd_err_clear(&err);
+    rd_code rc = session_exec_line(c, line, &res, &err);
+    *refused = rc == RD_EPERM;
+    if (rc != RD_OK && !*refused) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s: %s", line, err.msg);
+        panes_set_note(ps, 1, msg);
+    }
+    return rc == RD_OK ? res : NULL;
+}
+
 void panes_adopt_items(pane_state *ps, json_t *items)
 {
     json_decref(ps->items);

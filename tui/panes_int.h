@@ -25,6 +25,12 @@ void panes_set_note(pane_state *ps, int error, const char *text);
 /* Runs a line; on refusal notes "LINE: message" and returns NULL. */
 json_t *panes_run(session *c, pane_state *ps, const char *line);
 
+/* panes_run for one row of a table built line by line: a refusal because
+ * the row is another account's (RD_EPERM: another tenant's wallet, the
+ * quotas of someone else's public region) sets *refused and notes nothing,
+ * since a tenant's console shows what it may see and no more. */
+json_t *panes_run_row(session *c, pane_state *ps, const char *line, int *refused);
+
 /* Replaces the table's items (takes the reference). */
 void panes_adopt_items(pane_state *ps, json_t *items);
 

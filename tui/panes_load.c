@@ -79,7 +79,10 @@ void panes_load_wallets(session *c, const pane_view *v, pane_state *ps)
         if (!name)
             continue;
         snprintf(line, sizeof line, "ledger balance %s", name);
-        json_t *bal = panes_run(c, ps, line);
+        int refused = 0;
+        json_t *bal = panes_run_row(c, ps, line, &refused);
+        if (!bal && refused)
+            continue;   /* another tenant's wallet */
         if (!bal) {
             if (ledger_missing(ps))
                 note_ledger_missing(ps);
@@ -245,7 +248,8 @@ void panes_load_quotas(session *c, const pane_view *v, pane_state *ps)
         if (!name)
             continue;
         snprintf(line, sizeof line, "quota show %s", name);
-        json_t *q = panes_run(c, ps, line);
+        int refused = 0;
+        json_t *q = panes_run_row(c, ps, line, &refused);
         if (!q)
             continue;
         nregions++;

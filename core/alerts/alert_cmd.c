@@ -2,12 +2,13 @@
  * the command table of the `alert` family (the rules' commands are in
  * alert_rule.c, `alert eval` in alert_eval.c).
  *
- * Who may acknowledge: an administrator, or the owner of the region of the
- * alert's node (the one who has to go and look at it).
+ * A tenant sees the alerts on the nodes it sees (access_view.h); fleet
+ * staff see all.  Who may acknowledge: fleet staff, or the owner of the
+ * region of the alert's node (the one who has to go and look at it).
  */
 #include <string.h>
 
-#include "account.h"
+#include "access_view.h"
 #include "alerts.h"
 #include "doc.h"
 #include "fleet.h"
@@ -30,6 +31,11 @@ static void reverse(json_t *items)
         json_array_set_new(items, i, b);
         json_array_set_new(items, n - 1 - i, a);
     }
+}
+
+static int alert_seen(access_view *v, const json_t *alert)
+{
+    return access_view_node_named(v, doc_str(alert, "node"));
 }
 
 static rd_code alert_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
@@ -66,6 +72,10 @@ static rd_code alert_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     }
     json_decref(open);
     json_decref(log);
+    access_view view;
+    access_view_open(ctx, &view);
+    access_view_filter(&view, items, alert_seen);
+    access_view_close(&view);
     *result = json_pack("{s:o}", "items", items);
     return RD_OK;
 }
@@ -115,16 +125,16 @@ static rd_code alert_find(cmd_ctx *ctx, const char *id, char key[RD_KEY_MAX], js
     return rd_fail(err, RD_ENOTFOUND, "alert '%s' does not exist", id);
 }
 
-/* An administrator, or the owner of the region of the alert's node. */
+/* Fleet staff, or the owner of the region of the alert's node. */
 static rd_code require_acker(cmd_ctx *ctx, const json_t *alert, rd_err *err)
 {
-    if (account_actor_is_admin(ctx))
+    if (access_actor_is_staff(ctx))
         return RD_OK;
     char key[RD_KEY_MAX];
     json_t *node = NULL, *region = NULL;
     rd_code rc = tx_get(ctx->tx, tx_key(key, KEY_NODES "%s", doc_str(alert, "node")), &node, err);
     if (rc == RD_OK && !node)
-        rc = rd_fail(err, RD_EPERM, "alert ack: node '%s' is gone; only an administrator may acknowledge",
+        rc = rd_fail(err, RD_EPERM, "alert ack: node '%s' is gone; only an administrator or an operator may acknowledge",
                      doc_str(alert, "node"));
     if (rc == RD_OK)
         rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "account.h"
+#include "access_view.h"
 #include "account_init.h"
 #include "alerts.h"
 #include "doc.h"
@@ -428,7 +428,7 @@ static rd_code eval_round(eval_state *s, rd_err *err)
 rd_code alert_eval_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     (void)a;
-    rd_code rc = account_require_admin(ctx, "alert eval", err);
+    rd_code rc = access_view_require_staff(ctx, "alert eval", err);
     if (rc != RD_OK)
         return rc;
     eval_state s = { ctx, json_object(), json_object(), json_array(), json_array(), 0 };

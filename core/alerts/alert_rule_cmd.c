@@ -1,8 +1,8 @@
-/* alert_rule_cmd.c - `alert rule add|list|remove`: an administrator's
- * rules (checked by alert_rule.c), listed for everyone. */
+/* alert_rule_cmd.c - `alert rule add|list|remove`: fleet staff's rules
+ * (admins and operators; checked by alert_rule.c), listed for everyone. */
 #include <string.h>
 
-#include "account.h"
+#include "access_view.h"
 #include "alerts.h"
 #include "doc.h"
 #include "fleet.h"
@@ -18,7 +18,7 @@ static rd_code rule_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
                             cmd_opt(a, "webhook") };
     json_t *rule = NULL, *old = NULL, *region = NULL;
     char key[RD_KEY_MAX];
-    rd_code rc = account_require_admin(ctx, "alert rule add", err);
+    rd_code rc = access_view_require_staff(ctx, "alert rule add", err);
     if (rc == RD_OK)
         rc = alert_rule_build(&in, &rule, err);
     if (rc == RD_OK && in.region) {
@@ -59,7 +59,7 @@ static rd_code rule_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     char key[RD_KEY_MAX];
     rd_code rc = names_check("rule name", name, err);
     if (rc == RD_OK)
-        rc = account_require_admin(ctx, "alert rule remove", err);
+        rc = access_view_require_staff(ctx, "alert rule remove", err);
     if (rc == RD_OK)
         rc = tx_get(ctx->tx, alert_rule_key(key, name), &old, err);
     if (rc == RD_OK && !old)

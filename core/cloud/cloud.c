@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
+#include "access.h"
 #include "cloud_int.h"
 #include "doc.h"
 #include "fleet.h"
@@ -312,7 +312,7 @@ static rd_code gcp_regions(cmd_ctx *ctx, const char *name, const char *what, jso
     if ((rc = tx_list(ctx->tx, KEY_REGIONS, out, err)) != RD_OK)
         return rc;
     fleet_filter(*out, "provider", "gcp");
-    if (!account_actor_is_admin(ctx))
+    if (!access_actor_is_staff(ctx))
         fleet_filter(*out, "owner", ctx->actor);
     return RD_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "access_view.h"
 #include "cloud.h"
 #include "cmd.h"
 #include "doc.h"
@@ -80,7 +81,20 @@ static rd_code quota_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 {
     char key[RD_KEY_MAX];
     json_t *region = NULL, *quota = NULL;
-    rd_code rc = quota_region(ctx, cmd_arg(a, 0), "quota show", &region, err);
+    access_view view;
+    access_view_open(ctx, &view);
+    /* a private region the actor may not see is not there at all; a public
+     * one is, but its quotas are its owner's business */
+    rd_code rc = fleet_region_get(ctx, cmd_arg(a, 0), &region, err);
+    if (rc == RD_OK && !access_view_region(&view, region))
+        rc = access_view_missing(err, "region", cmd_arg(a, 0));
+    access_view_close(&view);
+    json_decref(region);
+    region = NULL;
+    if (rc == RD_OK)
+        rc = quota_region(ctx, cmd_arg(a, 0), "quota show", &region, err);
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "quota show", err);
     if (rc == RD_OK)
         rc = tx_get(ctx->tx, tx_key(key, KEY_QUOTAS "%s", cmd_arg(a, 0)), &quota, err);
     if (rc == RD_OK)

@@ -1,6 +1,8 @@
 /* audit.c - `audit list`: the audit trail as a command (the records are
- * written by audit_log.c). */
+ * written by audit_log.c).  Fleet staff (admin, operator) read every
+ * record; a tenant (member, viewer) only those of its own commands. */
 #include "audit.h"
+#include "access.h"
 #include "keyspace.h"
 
 #include <stdlib.h>
@@ -25,12 +27,14 @@ static rd_code audit_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     if ((rc = tx_list(ctx->tx, KEY_AUDIT, &all, err)) != RD_OK)
         return rc;
     items = json_array();
+    const char *own = access_actor_is_staff(ctx) ? NULL : ctx->actor;
     json_array_foreach(all, i, rec) {
         rd_time at = 0;
         const char *actor = cmd_opt(a, "actor");
+        const char *by = json_string_value(json_object_get(rec, "actor"));
         if (rdtime_parse("at", json_string_value(json_object_get(rec, "at")), &at, NULL) != RD_OK)
             continue;
-        if (at < since || (actor && strcmp(actor, json_string_value(json_object_get(rec, "actor"))) != 0))
+        if (at < since || (actor && (!by || strcmp(actor, by) != 0)) || (own && (!by || strcmp(own, by) != 0)))
             continue;
         json_array_append(items, rec);
     }

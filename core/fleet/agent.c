@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access_view.h"
 #include "agent_view.h"
 #include "doc.h"
 #include "fleet.h"
@@ -76,6 +77,8 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
                      (long long)lease);
     if (rc == RD_OK)
         rc = node_read(ctx, name, &node, err);
+    if (rc == RD_OK)
+        rc = fleet_require_node_owner(ctx, node, "agent register", err);
     if (rc == RD_OK && strcmp(doc_str(node, "provider"), "physical") != 0)
         rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a %s cloud node; its provider reports it, not an agent",
                      name, doc_str(node, "provider"));
@@ -124,19 +127,27 @@ static rd_code agent_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 {
     json_t *items = NULL, *out = json_array(), *ag;
     size_t i;
+    access_view seen;
     (void)a;
-    rd_code rc = tx_list(ctx->tx, KEY_AGENTS, &items, err);
+    access_view_open(ctx, &seen);
+    rd_code rc = access_view_load_nodes(&seen, err);   /* one read: most agents' nodes are asked about */
+    if (rc == RD_OK)
+        rc = tx_list(ctx->tx, KEY_AGENTS, &items, err);
     if (rc != RD_OK) {
+        access_view_close(&seen);
         json_decref(out);
         return rc;
     }
     json_array_foreach(items, i, ag) {
+        if (!access_view_node_named(&seen, doc_str(ag, "node")))
+            continue;
         json_t *view = agent_view_describe(ctx->tx, ag, ctx->now);
         json_object_set_new(view, "name", json_string(doc_str(ag, "node")));
         json_object_set_new(view, "runtime", json_string(doc_str(ag, "runtime")));
         json_object_set_new(view, "heartbeat_s", json_integer(doc_int(ag, "heartbeat_s")));
         json_array_append_new(out, view);
     }
+    access_view_close(&seen);
     json_decref(items);
     *result = json_pack("{s:o}", "items", out);
     return RD_OK;

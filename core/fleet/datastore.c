@@ -85,7 +85,7 @@ static rd_code datastore_resolve_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **r
 {
     json_t *ds = NULL;
     char *path = NULL;
-    rd_code rc = regional_get(ctx, "datastore", cmd_arg(a, 0), &ds, err);
+    rd_code rc = regional_get_visible(ctx, "datastore", cmd_arg(a, 0), &ds, err);
     if (rc == RD_OK)
         rc = dspath_resolve(doc_str(ds, "root"), cmd_arg(a, 1), &path, err);
     if (rc == RD_OK)
@@ -130,7 +130,7 @@ static rd_code datastore_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
 
 static rd_code datastore_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    return regional_get(ctx, "datastore", cmd_arg(a, 0), result, err);
+    return regional_get_visible(ctx, "datastore", cmd_arg(a, 0), result, err);
 }
 
 static const cmd_flag datastore_add_flags[] = {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access_view.h"
 #include "catalog.h"
 #include "device_config.h"
 #include "doc.h"
@@ -204,7 +205,12 @@ static rd_code device_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 static rd_code device_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *items = NULL;
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = tx_list(ctx->tx, KEY_DEVICES, &items, err);
+    if (rc == RD_OK)
+        access_view_filter(&view, items, access_view_sees_owned);
+    access_view_close(&view);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "region", cmd_opt(a, "region"));
@@ -218,11 +224,18 @@ static rd_code device_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 static rd_code device_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     char key[RD_KEY_MAX];
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = names_check("device name", cmd_arg(a, 0), err);
     if (rc == RD_OK)
         rc = tx_get(ctx->tx, device_key(key, cmd_arg(a, 0)), result, err);
+    if (rc == RD_OK && *result && !access_view_owned(&view, *result)) {
+        json_decref(*result);
+        *result = NULL;
+    }
+    access_view_close(&view);
     if (rc == RD_OK && !*result)
-        rc = rd_fail(err, RD_ENOTFOUND, "device '%s' does not exist", cmd_arg(a, 0));
+        rc = access_view_missing(err, "device", cmd_arg(a, 0));
     return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access_view.h"
 #include "catalog.h"
 #include "doc.h"
 #include "dspath.h"
@@ -121,7 +122,12 @@ static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 static rd_code config_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *items = NULL;
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = tx_list(ctx->tx, KEY_DEVICE_CONFIGS, &items, err);
+    if (rc == RD_OK)
+        access_view_filter(&view, items, access_view_sees_owned);
+    access_view_close(&view);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "region", cmd_opt(a, "region"));

@@ -27,8 +27,12 @@ rd_code fleet_read_file(const char *field, const char *path, char **text, size_t
 /* Reads region name (guarded) into *doc; RD_ENOTFOUND when missing. */
 rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *err);
 
-/* RD_OK when the acting account owns the region or administers the store. */
+/* RD_OK when the acting account owns the region or is fleet staff (admin,
+ * operator); else RD_EPERM naming what, the region and its owner. */
 rd_code fleet_require_owner(cmd_ctx *ctx, const json_t *region, const char *what, rd_err *err);
+
+/* fleet_require_owner for the region of node (read in ctx->tx). */
+rd_code fleet_require_node_owner(cmd_ctx *ctx, const json_t *node, const char *what, rd_err *err);
 
 /* 1 for a region of the physical provider. */
 int fleet_region_is_physical(const json_t *region);

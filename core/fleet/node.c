@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access_view.h"
 #include "account.h"
 #include "agent_view.h"
 #include "node_health.h"
@@ -280,6 +281,10 @@ static rd_code node_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
         rc = rd_fail(err, RD_EUSAGE, "node report: give exactly one of --inventory FILE (physical) or --instance running|terminated (cloud)");
     if (rc == RD_OK)
         rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
+    /* what a node's agent sends runs as the node's owner (or an admin):
+     * no other tenant may rewrite a machine's inventory */
+    if (rc == RD_OK)
+        rc = fleet_require_owner(ctx, region, "node report", err);
     if (rc == RD_OK && cmd_opt(a, "instance"))
         rc = node_apply_instance(ctx, node, cmd_opt(a, "instance"), err);
     else if (rc == RD_OK)
@@ -474,7 +479,12 @@ static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
 {
     json_t *items = NULL;
     const char *state = cmd_opt(a, "state");
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = tx_list(ctx->tx, KEY_NODES, &items, err);
+    if (rc == RD_OK)
+        access_view_filter(&view, items, access_view_sees_node);
+    access_view_close(&view);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "region", cmd_opt(a, "region"));
@@ -509,9 +519,17 @@ static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
 
 static rd_code node_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
+    access_view view;
     rd_code rc = names_check("node name", cmd_arg(a, 0), err);
     if (rc == RD_OK)
         rc = node_get_any(ctx, cmd_arg(a, 0), result, err);
+    access_view_open(ctx, &view);
+    if (rc == RD_OK && !access_view_node(&view, *result)) {
+        json_decref(*result);
+        *result = NULL;
+        rc = access_view_missing(err, "node", cmd_arg(a, 0));
+    }
+    access_view_close(&view);
     json_t *agent = NULL;
     if (rc == RD_OK && (rc = agent_view_for_node(ctx->tx, cmd_arg(a, 0), ctx->now, &agent, err)) == RD_OK)
         json_object_set_new(*result, "agent", agent);

@@ -40,6 +40,8 @@ static rd_code health_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     int64_t index = 0;
     rd_code rc = node_get(ctx, name, &node, err);
     if (rc == RD_OK)
+        rc = fleet_require_node_owner(ctx, node, "node health report", err);
+    if (rc == RD_OK)
         rc = node_health_parse_gpu(node, "GPU", cmd_arg(a, 1), &index, err);
     if (rc == RD_OK && !json_is_true(json_object_get(node, "agent_managed")))
         rc = rd_fail(err, RD_EINVAL, "node health report: node '%s' has no agent; GPU health comes from its agent", name);

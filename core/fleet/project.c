@@ -114,7 +114,12 @@ static rd_code project_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
 
 static rd_code project_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    return account_project_resolve(ctx, cmd_arg(a, 0), result, err);
+    rd_code rc = account_project_resolve(ctx, cmd_arg(a, 0), result, err);
+    /* a project not shared with the actor is answered like a missing one
+     * (account_project_resolve's own words for that) */
+    if (rc == RD_EPERM)
+        rc = rd_fail(err, RD_ENOTFOUND, "project '%s' does not exist", cmd_arg(a, 0));
+    return rc;
 }
 
 static const cmd_flag project_create_flags[] = {

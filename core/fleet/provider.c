@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "account.h"
+#include "access.h"
 #include "doc.h"
 #include "fleet.h"
 #include "gcp_key.h"
@@ -100,7 +100,7 @@ static rd_code provider_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     rd_code rc = tx_list(ctx->tx, KEY_PROVIDERS, &items, err);
     if (rc != RD_OK)
         return rc;
-    if (!account_actor_is_admin(ctx))
+    if (!access_actor_is_staff(ctx))
         fleet_filter(items, "owner", ctx->actor);
     *result = json_pack("{s:o}", "items", items);
     return RD_OK;
@@ -111,7 +111,7 @@ static rd_code provider_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     char key[RD_KEY_MAX];
     const char *owner = cmd_opt(a, "owner") ? cmd_opt(a, "owner") : ctx->actor;
     rd_code rc = names_check("--owner", owner, err);
-    if (rc == RD_OK)
+    if (rc == RD_OK && access_actor_sees_fleet_of(ctx, owner))
         rc = tx_get(ctx->tx, provider_key(key, owner, cmd_arg(a, 0)), result, err);
     if (rc == RD_OK && !*result)
         rc = rd_fail(err, RD_ENOTFOUND, "provider %s is not enabled for account '%s' (provider enable %s)",
@@ -130,7 +130,7 @@ static rd_code provider_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     gcp_sa_key sa;
     const char *owner = cmd_opt(a, "owner") ? cmd_opt(a, "owner") : ctx->actor;
     rd_code rc = names_check("--owner", owner, err);
-    if (rc == RD_OK)
+    if (rc == RD_OK && access_actor_sees_fleet_of(ctx, owner))
         rc = tx_get(ctx->tx, provider_key(key, owner, "gcp"), &prov, err);
     if (rc == RD_OK && !prov)
         rc = rd_fail(err, RD_ENOTFOUND, "provider gcp is not enabled for account '%s' (provider enable gcp)", owner);

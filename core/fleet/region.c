@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access_view.h"
 #include "catalog.h"
 #include "doc.h"
 #include "fleet.h"
@@ -149,7 +150,12 @@ static rd_code region_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 {
     json_t *items = NULL, *nodes = NULL, *devices = NULL, *r;
     size_t i;
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = tx_list(ctx->tx, KEY_REGIONS, &items, err);
+    if (rc == RD_OK)
+        access_view_filter(&view, items, access_view_sees_region);
+    access_view_close(&view);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "provider", cmd_opt(a, "provider"));
@@ -177,7 +183,12 @@ static rd_code region_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 static rd_code region_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *region = NULL;
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = fleet_region_get(ctx, cmd_arg(a, 0), &region, err);
+    if (rc == RD_OK && !access_view_region(&view, region))
+        rc = access_view_missing(err, "region", cmd_arg(a, 0));
+    access_view_close(&view);
     if (rc == RD_OK)
         rc = region_view(ctx, region, err);
     if (rc == RD_OK && !fleet_region_is_physical(region)) {

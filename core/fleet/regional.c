@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "access_view.h"
 #include "doc.h"
 #include "fleet.h"
 #include "keyspace.h"
@@ -61,6 +62,20 @@ rd_code regional_get(cmd_ctx *ctx, const char *kind, const char *name, json_t **
     return rc;
 }
 
+rd_code regional_get_visible(cmd_ctx *ctx, const char *kind, const char *name, json_t **doc, rd_err *err)
+{
+    access_view view;
+    access_view_open(ctx, &view);
+    rd_code rc = regional_get(ctx, kind, name, doc, err);
+    if (rc == RD_OK && !access_view_owned(&view, *doc)) {
+        json_decref(*doc);
+        *doc = NULL;
+        rc = access_view_missing(err, kind, name);
+    }
+    access_view_close(&view);
+    return rc;
+}
+
 rd_code regional_name_free(cmd_ctx *ctx, const char *kind, const char *name, rd_err *err)
 {
     json_t *doc = NULL;
@@ -76,7 +91,12 @@ rd_code regional_name_free(cmd_ctx *ctx, const char *kind, const char *name, rd_
 rd_code regional_list(cmd_ctx *ctx, const cmd_args *a, const char *prefix, json_t **result, rd_err *err)
 {
     json_t *items = NULL;
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = tx_list(ctx->tx, prefix, &items, err);
+    if (rc == RD_OK)
+        access_view_filter(&view, items, access_view_sees_owned);
+    access_view_close(&view);
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "region", cmd_opt(a, "region"));

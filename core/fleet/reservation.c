@@ -114,7 +114,7 @@ static rd_code reservation_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
 
 static rd_code reservation_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    return regional_get(ctx, "reservation", cmd_arg(a, 0), result, err);
+    return regional_get_visible(ctx, "reservation", cmd_arg(a, 0), result, err);
 }
 
 static const cmd_flag reservation_add_flags[] = {

@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "access.h"
 #include "account.h"
 #include "billing_usage.h"
 #include "doc.h"
@@ -181,6 +182,17 @@ rd_code job_requeue_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err)
     json_object_del(worker, "own");
     json_object_set_new(worker, "state", json_string("waiting_gpus"));
     return RD_OK;
+}
+
+rd_code job_get_visible(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err)
+{
+    rd_code rc = job_get(ctx, id, job, err);
+    if (rc == RD_OK && !access_actor_sees_job(ctx, *job)) {
+        json_decref(*job);
+        *job = NULL;
+        rc = rd_fail(err, RD_ENOTFOUND, "job '%s' does not exist", id);   /* word for word job_get's */
+    }
+    return rc;
 }
 
 /* Who may act on a job: its creator, the project's owner, an administrator. */

@@ -10,6 +10,10 @@
 /* Reads job id (guarded); RD_ENOTFOUND when missing. */
 rd_code job_get(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err);
 
+/* job_get for a job the actor may see (access_actor_sees_job); another
+ * tenant's job is answered exactly like a missing one. */
+rd_code job_get_visible(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err);
+
 /* Stages a job document (takes the reference). */
 rd_code job_put(cmd_ctx *ctx, json_t *job, rd_err *err);
 

@@ -10,12 +10,14 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "access.h"
 #include "account.h"
 #include "doc.h"
 #include "fleet.h"
 #include "job.h"
 #include "job_env.h"
 #include "job_why.h"
+#include "node.h"
 #include "jobspec.h"
 #include "keyspace.h"
 #include "num.h"
@@ -176,6 +178,24 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     return rc;
 }
 
+/* Who may report on a worker: whoever may act on the job (job.c), fleet
+ * staff, and the owner of the node it was placed on (its agent runs as
+ * that account). */
+static rd_code job_require_reporter(cmd_ctx *ctx, const json_t *job, size_t w, rd_err *err)
+{
+    json_t *node = NULL;
+    const char *name = doc_str(json_array_get(json_object_get(job, "workers"), w), "node");
+    if (job_require_actor(ctx, job, "job report", NULL) == RD_OK || access_actor_is_staff(ctx))
+        return RD_OK;
+    int owner = *name && node_get_any(ctx, name, &node, NULL) == RD_OK &&
+                fleet_require_node_owner(ctx, node, "job report", NULL) == RD_OK;
+    json_decref(node);
+    if (owner)
+        return RD_OK;
+    return rd_fail(err, RD_EPERM, "job report: account '%s' may report only on its own jobs and on workers placed on "
+                   "its own nodes", ctx->actor);
+}
+
 /* What an agent sends: `running` when the worker's process started,
  * finished/failed/stopped when it ended (with its exit code or signal and
  * the moment, --at).  A start that failed is `failed` from `starting`. */
@@ -190,6 +210,8 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     if (rc == RD_OK)
         rc = num_parse_int("--worker", cmd_opt(a, "worker"), 0,
                            (int64_t)json_array_size(json_object_get(job, "workers")) - 1, &w, err);
+    if (rc == RD_OK)
+        rc = job_require_reporter(ctx, job, (size_t)w, err);
     if (rc == RD_OK && cmd_opt(a, "exit-code"))
         rc = num_parse_int("--exit-code", cmd_opt(a, "exit-code"), 0, 255, &code, err);
     if (rc == RD_OK && cmd_opt(a, "signal"))
@@ -261,11 +283,10 @@ static rd_code job_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         return rc;
     fleet_filter(items, "state", cmd_opt(a, "state"));
     fleet_filter(items, "project", cmd_opt(a, "project"));
-    int admin = account_actor_is_admin(ctx);
+    int staff = access_actor_is_staff(ctx);   /* once, not once per job */
     for (i = json_array_size(items); i-- > 0;) {
         j = json_array_get(items, i);
-        if (!admin && strcmp(doc_str(j, "creator"), ctx->actor) != 0 &&
-            strcmp(doc_str(j, "project_owner"), ctx->actor) != 0)
+        if (!staff && !access_actor_sees_job(ctx, j))
             json_array_remove(items, i);
         else
             job_summary(j);
@@ -276,11 +297,7 @@ static rd_code job_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
 
 static rd_code job_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    rd_code rc = job_get(ctx, cmd_arg(a, 0), result, err);
-    if (rc == RD_OK && (rc = job_require_actor(ctx, *result, "job show", err)) != RD_OK) {
-        json_decref(*result);
-        *result = NULL;
-    }
+    rd_code rc = job_get_visible(ctx, cmd_arg(a, 0), result, err);
     if (rc == RD_OK)
         job_env_redact(*result);   /* names only, also of jobs stored before values were sealed */
     return rc;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
+#include "access_view.h"
 #include "doc.h"
 #include "job.h"
 #include "keyspace.h"
@@ -66,9 +66,7 @@ static rd_code job_logs_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     json_t *job = NULL;
     int64_t w = 0, tail = 0, after = -1;
     char key[RD_KEY_MAX];
-    rd_code rc = job_get(ctx, cmd_arg(a, 0), &job, err);
-    if (rc == RD_OK)
-        rc = job_require_actor(ctx, job, "job logs", err);
+    rd_code rc = job_get_visible(ctx, cmd_arg(a, 0), &job, err);
     if (rc == RD_OK && cmd_opt(a, "worker"))
         rc = num_parse_int("--worker", cmd_opt(a, "worker"), 0,
                            (int64_t)json_array_size(json_object_get(job, "workers")) - 1, &w, err);
@@ -145,10 +143,9 @@ static rd_code job_logs_prune_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     json_t *jobs = NULL, *j;
     size_t i, pruned = 0, jobs_touched = 0;
     char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    rd_code rc = RD_OK;
-    if (!account_actor_is_admin(ctx))
-        return rd_fail(err, RD_EPERM, "job logs prune: only an administering account may delete output (acting as '%s')",
-                       ctx->actor);
+    rd_code rc = access_view_require_staff(ctx, "job logs prune", err);
+    if (rc != RD_OK)
+        return rc;
     if (cmd_opt(a, "older-than"))
         rc = rdtime_parse_duration("--older-than", cmd_opt(a, "older-than"), &keep, err);
     if (rc == RD_OK)

@@ -25,7 +25,7 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
     json_t *job = NULL;
     sched_job jv;
     size_t counts[SCHED_NVERDICTS] = { 0 }, i;
-    rd_code rc = job_get(ctx, cmd_arg(a, 0), &job, err);
+    rd_code rc = job_get_visible(ctx, cmd_arg(a, 0), &job, err);
     if (rc != RD_OK)
         return rc;
     if ((rc = sched_load(ctx, &s, err)) != RD_OK) {

@@ -1,11 +1,13 @@
 /* metrics_cmd.c - `metrics show` (one series of a node over a window) and
- * `metrics fleet` (the fleet's totals now), spec/operations.md. */
+ * `metrics fleet` (the fleet's totals now), spec/operations.md.  Both cover
+ * only the nodes the actor sees (access_view.h). */
 #include "metrics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "access_view.h"
 #include "doc.h"
 #include "fleet.h"
 #include "keyspace.h"
@@ -52,7 +54,12 @@ static rd_code metrics_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     const metrics_stat *stat = NULL;
     int gpu = -1;
     rd_time until = 0, since = 0;
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = node_get(ctx, name, &node, err);
+    if (rc == RD_OK && !access_view_node(&view, node))
+        rc = access_view_missing(err, "node", name);
+    access_view_close(&view);
     if (rc == RD_OK)
         rc = pick_series(node, a, &stat, &gpu, err);
     json_decref(node);
@@ -164,10 +171,17 @@ static rd_code metrics_fleet_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 {
     const char *region = cmd_opt(a, "region");
     json_t *nodes = NULL, *rdoc = NULL;
+    access_view view;
+    access_view_open(ctx, &view);
     rd_code rc = region ? fleet_region_get(ctx, region, &rdoc, err) : RD_OK;
+    if (rc == RD_OK && rdoc && !access_view_region(&view, rdoc))
+        rc = access_view_missing(err, "region", region);
     json_decref(rdoc);
     if (rc == RD_OK)
         rc = tx_list(ctx->tx, KEY_NODES, &nodes, err);
+    if (rc == RD_OK)
+        access_view_filter(&view, nodes, access_view_sees_node);
+    access_view_close(&view);
     if (rc == RD_OK)
         rc = metrics_fleet_totals(ctx->tx, nodes, region, ctx->now, result, err);
     json_decref(nodes);

@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "account.h"
+#include "access_view.h"
 #include "doc.h"
 #include "keyspace.h"
 
@@ -50,12 +50,12 @@ static rd_code metrics_prune_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     size_t i, pending = 0, deleted = 0;
     char key[RD_KEY_MAX];
     (void)a;
-    if (!account_actor_is_admin(ctx))
-        return rd_fail(err, RD_EPERM, "metrics prune: only an administering account may delete history (acting as '%s')",
-                       ctx->actor);
+    rd_code rc = access_view_require_staff(ctx, "metrics prune", err);
+    if (rc != RD_OK)
+        return rc;
     if (!(nodes = json_array()))
         return rd_fail(err, RD_ENOMEM, "out of memory");
-    rd_code rc = tx_list(ctx->tx, KEY_METRICS "now/", &nows, err);
+    rc = tx_list(ctx->tx, KEY_METRICS "now/", &nows, err);
     json_array_foreach(nows, i, doc) {
         const char *name = doc_str(doc, "node");
         json_t *node = NULL;

@@ -12,9 +12,12 @@
 #include "rdtime.h"
 
 /* The window a report covers, [since, until), and the clock: a worker still
- * running or waiting counts up to now. */
+ * running or waiting counts up to now.  account NULL: the whole fleet (for
+ * fleet staff); else only that tenant's own workers (the jobs it pays for)
+ * and its own wallet and earnings. */
 typedef struct {
     rd_time since, until, now;
+    const char *account;
 } report_window;
 
 /* What a worker did, read from its job document (report_jobs.c). */

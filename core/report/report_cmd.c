@@ -1,10 +1,10 @@
 /* report_cmd.c - the `report` commands: their flags, the checks on what
  * the operator typed, and the dispatch to report_usage.c and report_rvb.c.
- * Reports read every tenant's usage and money, so they need an
- * administering account. */
+ * Fleet staff (admin, operator) see the whole fleet; any other account sees
+ * only its own workers, wallet and earnings (report.h). */
 #include <string.h>
 
-#include "account.h"
+#include "access.h"
 #include "catalog.h"
 #include "ledger.h"
 #include "num.h"
@@ -17,17 +17,16 @@
 #define REPORT_WATTS_MAX 100000
 #define REPORT_KWH_MAX_UCR (1000 * NUM_UCR_PER_CREDIT)
 
-static rd_code window_read(cmd_ctx *ctx, const cmd_args *a, const char *what, report_window *win, rd_err *err)
+static rd_code window_read(cmd_ctx *ctx, const cmd_args *a, report_window *win, rd_err *err)
 {
-    rd_code rc = account_require_admin(ctx, what, err);
-    if (rc == RD_OK)
-        rc = rdtime_parse("--since", cmd_opt(a, "since"), &win->since, err);
+    rd_code rc = rdtime_parse("--since", cmd_opt(a, "since"), &win->since, err);
     if (rc == RD_OK)
         rc = rdtime_parse("--until", cmd_opt(a, "until"), &win->until, err);
     if (rc == RD_OK && win->since >= win->until)
         rc = rd_fail(err, RD_EINVAL, "--since must be before --until, got %s and %s", cmd_opt(a, "since"),
                      cmd_opt(a, "until"));
     win->now = ctx->now;
+    win->account = access_actor_is_staff(ctx) ? NULL : ctx->actor;
     return rc;
 }
 
@@ -35,7 +34,7 @@ static rd_code report_usage_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
 {
     report_window win;
     const char *by = cmd_opt(a, "by") ? cmd_opt(a, "by") : "node";
-    rd_code rc = window_read(ctx, a, "report usage", &win, err);
+    rd_code rc = window_read(ctx, a, &win, err);
     if (rc == RD_OK && strcmp(by, "node") != 0 && strcmp(by, "region") != 0 && strcmp(by, "account") != 0 &&
         strcmp(by, "gpu-type") != 0)
         rc = rd_fail(err, RD_EINVAL, "--by must be one of node, region, account, gpu-type, got '%s'", by);
@@ -80,7 +79,7 @@ static rd_code report_rvb_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 {
     report_window win;
     report_rvb_opts o = { NULL, 0, 0, 0, 0 };
-    rd_code rc = window_read(ctx, a, "report rent-vs-buy", &win, err);
+    rd_code rc = window_read(ctx, a, &win, err);
     if (rc == RD_OK)
         rc = rvb_opts_read(a, &o, err);
     return rc == RD_OK ? report_rvb_build(ctx, &win, &o, result, err) : rc;

@@ -125,7 +125,8 @@ static json_t *rvb_row(const report_window *win, const report_rvb_opts *o, const
     return row;
 }
 
-/* Adds what each worker ran and waited inside the window to its type. */
+/* Adds what each worker ran and waited inside the window to its type (a
+ * tenant's report: only the workers it pays for). */
 static void rvb_count(const report_window *win, const json_t *jobs, rvb_acc *acc)
 {
     size_t j;
@@ -134,7 +135,8 @@ static void rvb_count(const report_window *win, const json_t *jobs, rvb_acc *acc
         for (size_t w = 0; w < json_array_size(json_object_get(job, "workers")); w++) {
             report_worker rw;
             const gpu_type *g;
-            if (!report_worker_read(job, w, win->now, &rw) || rw.gpus_x100 <= 0 || !(g = catalog_gpu(rw.gpu_type)))
+            if (!report_worker_read(job, w, win->now, &rw) || rw.gpus_x100 <= 0 || !(g = catalog_gpu(rw.gpu_type)) ||
+                (win->account && strcmp(rw.account, win->account) != 0))
                 continue;
             rvb_acc *a = &acc[g - catalog_gpu_at(0)];
             int64_t used = report_gpu_cgs(rw.gpus_x100, rw.run_from, rw.run_to, win->since, win->until);

@@ -18,6 +18,11 @@
  * by node, region and GPU type both go to the node of the worker the
  * transfer pays for (its id names the job and worker).  Device fees,
  * deposits and payouts are not GPU usage and are not counted.
+ *
+ * A tenant's report (report_window.account) counts only its own workers:
+ * their allocated time, the busy time of the GPU shares they held (never
+ * the rest of a node it shares with others), and of the money only what
+ * left its wallet and reached its earnings.
  */
 #include <math.h>
 #include <stdio.h>
@@ -82,6 +87,13 @@ static const char *worker_group(const usage_state *u, const report_worker *w)
     return w->node;
 }
 
+/* 1 when the report counts this worker: every worker for fleet staff, a
+ * tenant's own (the jobs it pays for) otherwise. */
+static int counted(const usage_state *u, const report_worker *w)
+{
+    return !u->win->account || strcmp(w->account, u->win->account) == 0;
+}
+
 /* ---- allocated ------------------------------------------------------------ */
 
 static rd_code read_workers(cmd_ctx *ctx, usage_state *u, json_t *jobs, rd_err *err)
@@ -98,6 +110,8 @@ static rd_code read_workers(cmd_ctx *ctx, usage_state *u, json_t *jobs, rd_err *
             if (!report_worker_read(job, w, ctx->now, rw))
                 memset(rw, 0, sizeof *rw);   /* keeps worker w at its index */
             u->nw++;
+            if (rw->job && !counted(u, rw))
+                continue;   /* kept in ws only to tell whose a transfer is */
             if (rw->job && *rw->node && rw->run_to > rw->run_from) {
                 json_t *list = json_object_get(u->by_node, rw->node);
                 if (!list && json_object_set_new(u->by_node, rw->node, list = json_array()) != 0)
@@ -130,9 +144,11 @@ static int64_t held_x100(const report_worker *w, int64_t gpu)
     return x;
 }
 
-/* Gives each point's busy time of one GPU to the accounts that held it. */
-static rd_code busy_by_account(usage_state *u, const char *node, int64_t gpu, const metrics_point *pts, size_t n,
-                               int step, rd_err *err)
+/* Gives each point's busy time of one GPU to the groups of the workers
+ * that held it; busy time nobody held is "(unallocated)" in the whole
+ * fleet's report, and not the tenant's in a tenant's. */
+static rd_code busy_by_worker(usage_state *u, const char *node, int64_t gpu, const metrics_point *pts, size_t n,
+                              int step, rd_err *err)
 {
     const report_window *win = u->win;
     rd_time end = win->now < win->until ? win->now : win->until;
@@ -149,7 +165,7 @@ static rd_code busy_by_account(usage_state *u, const char *node, int64_t gpu, co
             int64_t x = held_x100(w, gpu), s = report_overlap(w->run_from, w->run_to, from, to);
             if (x <= 0 || s <= 0)
                 continue;
-            usage_acc *a = group(u, w->account);
+            usage_acc *a = group(u, worker_group(u, w));
             if (!a)
                 return rd_fail(err, RD_ENOMEM, "out of memory");
             double part = pts[p].avg / 100.0 * (double)x / 100.0 * (double)s;
@@ -157,7 +173,7 @@ static rd_code busy_by_account(usage_state *u, const char *node, int64_t gpu, co
             a->measured = 1;
             given += part;
         }
-        if (busy - given > 1e-6) {
+        if (busy - given > 1e-6 && !u->win->account) {
             usage_acc *a = group(u, GROUP_UNALLOCATED);
             if (!a)
                 return rd_fail(err, RD_ENOMEM, "out of memory");
@@ -182,16 +198,16 @@ static rd_code read_busy(cmd_ctx *ctx, usage_state *u, rd_err *err)
         int64_t gpus = doc_int(node, "gpu_count");
         if (rc != RD_OK)
             break;
-        if (!*type || strcmp(type, "cpu") == 0)
-            continue;
+        if (!*type || strcmp(type, "cpu") == 0 || (u->win->account && !json_object_get(u->by_node, name)))
+            continue;   /* a tenant's report reads only the nodes its workers ran on */
         for (int64_t g = 0; g < gpus && rc == RD_OK; g++) {
             char series[METRICS_SERIES_MAX];
             metrics_point *pts = NULL;
             size_t n = 0;
             snprintf(series, sizeof series, "gpu_util:%lld", (long long)g);
             rc = metrics_read_points(ctx->tx, name, series, step, from, win->until, &pts, &n, err);
-            if (rc == RD_OK && n && strcmp(u->by, "account") == 0) {
-                rc = busy_by_account(u, name, g, pts, n, step, err);
+            if (rc == RD_OK && n && (strcmp(u->by, "account") == 0 || u->win->account)) {
+                rc = busy_by_worker(u, name, g, pts, n, step, err);
             } else if (rc == RD_OK && n) {
                 const char *gname = strcmp(u->by, "region") == 0     ? doc_str(node, "region")
                                     : strcmp(u->by, "gpu-type") == 0 ? type
@@ -246,7 +262,10 @@ static int money_add(money_scan *m, const char *acct, const report_worker *w, in
                      rd_err *err)
 {
     usage_state *u = m->u;
-    const char *name = strcmp(u->by, "account") == 0 ? ledger_account_owner(acct)
+    const char *owner = ledger_account_owner(acct);
+    if (u->win->account && (!owner || strcmp(owner, u->win->account) != 0))
+        return 0;   /* another tenant's wallet or earnings */
+    const char *name = strcmp(u->by, "account") == 0 ? owner
                        : w                            ? worker_group(u, w)
                                                       : GROUP_UNKNOWN;
     usage_acc *a = group(u, name);

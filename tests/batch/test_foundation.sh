@@ -108,9 +108,10 @@ expect_status 1
 expect_err "account 'ghost' does not exist"
 rd --as bob -c "project create x --owner alice"
 expect_status 1
+# a project not shared with bob is not there for bob at all
 rd --as bob -c "project show alice/default"
 expect_status 1
-expect_err "not shared"
+expect_err "project 'alice/default' does not exist"
 
 case_ "keep-going runs the rest; without it the run stops"
 rd -c "account create dave" -c "account create Bad" -c "account create erin"

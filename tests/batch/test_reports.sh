@@ -75,8 +75,6 @@ rd -c "report rent-vs-buy $W --gpu-type h100"
 expect_refused 1 "$before" "\-\-gpu-type"
 rd -c "report rent-vs-buy $W --gpu-type cpu"
 expect_refused 1 "$before" "CPU-only work has no GPUs to buy"
-rd --as bob -c "report usage $W"
-expect_refused 1 "$before" "report usage"
 
 case_ "usage by node: workers clipped at both edges, a fractional GPU, money from the ledger"
 at $END -c "report usage $W"
@@ -113,6 +111,30 @@ assert (spent, earned) == (total["spent_ucr"], total["earned_ucr"]), (spent, ear
 print("ok")
 EOF
 if [ "$(cat "$TMP/money")" = ok ]; then pass; else fail "ledger and report differ: $(cat "$TMP/money")"; fi
+
+case_ "a tenant's reports cover only its own workers, wallet and earnings"
+at $END --as bob -c "report usage $W"
+expect_json items.len 2
+expect_json items.0.node gpu-a
+expect_json items.0.allocated_gpu_h 2.5
+expect_json items.0.spent_ucr 8340000
+expect_json items.0.earned_ucr 0
+expect_json items.1.node "(total)"
+expect_no_out r-1
+at $END --as bob -c "report usage $W --by account"
+expect_json items.len 2
+expect_json items.0.account bob
+expect_no_out alice
+expect_no_out default
+at $END --as alice -c "report usage $W"
+expect_json items.len 2
+expect_json items.0.node r-1
+expect_json items.0.allocated_gpu_h 4.0
+expect_json items.0.spent_ucr 150000
+expect_no_out gpu-a
+at $END --as alice -c "report rent-vs-buy $W"
+expect_json items.len 1
+expect_json items.0.gpu_type rtx3090
 
 case_ "usage by account, region and GPU type"
 at $END -c "report usage $W --by account"

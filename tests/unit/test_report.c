@@ -253,7 +253,7 @@ static void usage_on(store_t *st, rd_time since, const char *by, json_t **result
     ctx.actor = "default";
     ctx.now = NOV_1 + 2 * HOUR;
     ctx.tx = tx_new(st);
-    report_window win = { since, NOV_1 + 2 * HOUR, ctx.now };
+    report_window win = { since, NOV_1 + 2 * HOUR, ctx.now, NULL };
     assert_int_equal(report_usage_build(&ctx, &win, by, result, &err), RD_OK);
     tx_free(ctx.tx);
 }
