@@ -1,0 +1,166 @@
+/* bench_rewrite.c - batched puts through the SQLite store against raw SQLite.
+ *
+ * The write shape of a scheduling pass or a billing run: BENCH_REWRITE_N
+ * (default 100,000) keys of about 450 bytes (a job document's size) written
+ * in transactions of BENCH_REWRITE_BATCH (default 512) puts, three times
+ * over: created, rewritten once (each key's first update), rewritten again
+ * (its second).  Beside each phase, the same rows written raw with the
+ * store's pragmas into a plain (key, value) table: INSERT, then UPDATE,
+ * then UPDATE.  The store keeps every superseded value as history until
+ * compaction (etcd's contract); the raw table keeps nothing, so the ratio
+ * is what history and revisions cost on top of the write itself.
+ * Prints a report, then `bench: <name> <value> <unit>` lines.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+#include "store_sqlite_int.h"
+#include "tx.h"
+
+enum { DOC_MAX = 600, PHASES = 3 };
+
+static const char *const phase_names[PHASES] = { "create", "rewrite1", "rewrite2" };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static long env_long(const char *name, long def)
+{
+    const char *v = getenv(name);
+    long n = v && *v ? strtol(v, NULL, 10) : 0;
+    return n > 0 ? n : def;
+}
+
+static void die(const char *what, const char *msg)
+{
+    fprintf(stderr, "bench_rewrite: %s: %s\n", what, msg ? msg : "failed");
+    exit(1);
+}
+
+static int key_of(char *buf, long i)
+{
+    return snprintf(buf, RD_KEY_MAX, "/rigdeck/jobs/job-%08ld", i);
+}
+
+/* A job-like document; the phase changes its state and a few fields. */
+static int doc_of(char *buf, long i, int phase)
+{
+    static const char *const states[PHASES] = { "queued", "starting", "running" };
+    return snprintf(buf, DOC_MAX,
+                    "{\"id\":\"job-%08ld\",\"owner\":\"bench\",\"project\":\"default\",\"state\":\"%s\","
+                    "\"submitted_at\":\"2026-11-01T00:00:00Z\",\"spec\":{\"image\":\"pytorch:2.4\",\"gpus\":%ld,"
+                    "\"gpu_type\":\"a100\",\"max_price_ucr\":null,\"command\":[\"python\",\"train.py\"]},"
+                    "\"priority\":0,\"workers\":[{\"index\":0,\"state\":\"%s\",\"node\":%s%s%s,\"gpus\":[%ld],"
+                    "\"started_at\":%s}],\"phase\":%d}",
+                    i, states[phase], 1 + i % 4, states[phase], phase ? "\"n" : "", phase ? "0001" : "null",
+                    phase ? "\"" : "", i % 8, phase == 2 ? "\"2026-11-01T00:01:00Z\"" : "null", phase);
+}
+
+static double layer_phase(store_t *st, long n, long batch, int phase)
+{
+    store_op *ops = calloc((size_t)batch, sizeof *ops);
+    char (*keys)[RD_KEY_MAX] = calloc((size_t)batch, RD_KEY_MAX);
+    char (*docs)[DOC_MAX] = calloc((size_t)batch, DOC_MAX);
+    if (!ops || !keys || !docs)
+        die("calloc", NULL);
+    double t0 = now_s();
+    for (long k = 0; k < n;) {
+        long m = 0;
+        for (; m < batch && k < n; m++, k++) {
+            key_of(keys[m], k);
+            int len = doc_of(docs[m], k, phase);
+            ops[m] = (store_op){ STORE_OP_PUT, keys[m], docs[m], (size_t)len, 0 };
+        }
+        store_txn_result res;
+        rd_err err;
+        if (store_txn(st, NULL, 0, ops, (size_t)m, NULL, 0, &res, &err) != RD_OK)
+            die("store_txn", err.msg);
+    }
+    double secs = now_s() - t0;
+    free(ops);
+    free(keys);
+    free(docs);
+    return secs;
+}
+
+static void sql(sqlite3 *db, const char *s)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, s, NULL, NULL, &msg) != SQLITE_OK)
+        die(s, msg);
+}
+
+static double raw_phase(sqlite3 *db, long n, long batch, int phase)
+{
+    sqlite3_stmt *q;
+    const char *text = phase ? "UPDATE kv SET value = ?2 WHERE key = ?1" : "INSERT INTO kv (key, value) VALUES (?1, ?2)";
+    if (sqlite3_prepare_v2(db, text, -1, &q, NULL) != SQLITE_OK)
+        die("prepare", sqlite3_errmsg(db));
+    double t0 = now_s();
+    for (long k = 0; k < n;) {
+        sql(db, "BEGIN IMMEDIATE");
+        for (long m = 0; m < batch && k < n; m++, k++) {
+            char key[RD_KEY_MAX], doc[DOC_MAX];
+            int klen = key_of(key, k), len = doc_of(doc, k, phase);
+            sqlite3_bind_blob(q, 1, key, klen, SQLITE_TRANSIENT);
+            sqlite3_bind_blob(q, 2, doc, len, SQLITE_TRANSIENT);
+            if (sqlite3_step(q) != SQLITE_DONE)
+                die("step", sqlite3_errmsg(db));
+            sqlite3_reset(q);
+        }
+        sql(db, "COMMIT");
+    }
+    double secs = now_s() - t0;
+    sqlite3_finalize(q);
+    return secs;
+}
+
+int main(void)
+{
+    long n = env_long("BENCH_REWRITE_N", 100000), batch = env_long("BENCH_REWRITE_BATCH", 512);
+    const char *tmp = getenv("TMPDIR");
+    char dir[512], url[600], path[600];
+    snprintf(dir, sizeof dir, "%s/rdbench-rewrite.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        die("mkdtemp", NULL);
+
+    store_t *st = NULL;
+    rd_err err;
+    snprintf(url, sizeof url, "sqlite:%s/store.db", dir);
+    if (store_open(url, NULL, &st, &err) != RD_OK)
+        die("store_open", err.msg);
+    sqlite3 *db;
+    snprintf(path, sizeof path, "%s/raw.db", dir);
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        die("sqlite3_open", NULL);
+    sql(db, RD_SQLITE_PRAGMAS "CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;");
+
+    printf("bench_rewrite: %ld keys of ~450 bytes, transactions of %ld puts, each phase through the store then raw\n", n,
+           batch);
+    for (int p = 0; p < PHASES; p++) {
+        double layer = layer_phase(st, n, batch, p), raw = raw_phase(db, n, batch, p);
+        double lr = n / layer, rr = n / raw;
+        printf("  %-9s store %8.0f puts/s (%5.1f us each)   raw %8.0f rows/s (%5.1f us each)   ratio %.2f\n",
+               phase_names[p], lr, 1e6 * layer / n, rr, 1e6 * raw / n, lr / rr);
+        printf("bench: rewrite_%s_store_puts_per_s %.0f 1/s\n", phase_names[p], lr);
+        printf("bench: rewrite_%s_raw_rows_per_s %.0f 1/s\n", phase_names[p], rr);
+        printf("bench: rewrite_%s_vs_raw %.2f ratio\n", phase_names[p], lr / rr);
+    }
+    sqlite3_close(db);
+    store_close(st);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench_rewrite: could not remove %s\n", dir);
+    return 0;
+}
