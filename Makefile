@@ -132,7 +132,7 @@ valgrind: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory BUILD=build-bench OPT="-O2 -DNDEBUG" build-bench/rigdeck \
-	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%)
+	  $(BENCH_SRC:tests/bench/%.c=build-bench/bench/%) build-bench/bench/bigfleet_gen
 	@BUILD=build-bench tests/bench/run.sh
 
 install: $(BIN)

@@ -24,6 +24,20 @@ void timing_key(timing *t, int key, long long now_ms)
     t->key = key;
 }
 
+/* One line appended as soon as it is known, so that a script driving the
+ * console can wait for the answer to each key instead of sleeping. */
+static void timing_append(const timing *t, const char *name, int key, long long ms)
+{
+    FILE *f = fopen(t->path, "a");
+    if (!f)
+        return;
+    if (name)
+        fprintf(f, "%s %lld ms\n", name, ms);
+    else
+        fprintf(f, "key %d %lld ms\n", key, ms);
+    fclose(f);
+}
+
 void timing_frame(timing *t, long long now_ms, int ready)
 {
     if (!t->path)
@@ -32,11 +46,14 @@ void timing_frame(timing *t, long long now_ms, int ready)
         t->first_frame_ms = now_ms - t->start_ms;
     if (!ready)
         return;
-    if (t->first_table_ms < 0)
+    if (t->first_table_ms < 0) {
         t->first_table_ms = now_ms - t->start_ms;
+        timing_append(t, "first_table_ms", 0, t->first_table_ms);
+    }
     if (t->key_at_ms >= 0 && t->nkeys < TIMING_MAX_KEYS) {
         t->key_ms[t->nkeys] = now_ms - t->key_at_ms;
         t->keys[t->nkeys++] = t->key;
+        timing_append(t, NULL, t->key, t->key_ms[t->nkeys - 1]);
     }
     t->key_at_ms = -1;
 }
@@ -65,13 +82,11 @@ void timing_write(const timing *t)
     long long sorted[TIMING_MAX_KEYS];
     memcpy(sorted, t->key_ms, t->nkeys * sizeof sorted[0]);
     qsort(sorted, t->nkeys, sizeof sorted[0], cmp_ll);
+    /* first_table_ms and each key's line were appended as they came. */
     fprintf(f, "first_frame_ms %lld ms\n", t->first_frame_ms);
-    fprintf(f, "first_table_ms %lld ms\n", t->first_table_ms);
     fprintf(f, "keys %zu count\n", t->nkeys);
     fprintf(f, "key_ms_p50 %lld ms\n", timing_percentile(sorted, t->nkeys, 50));
     fprintf(f, "key_ms_p90 %lld ms\n", timing_percentile(sorted, t->nkeys, 90));
     fprintf(f, "key_ms_max %lld ms\n", t->nkeys ? sorted[t->nkeys - 1] : 0);
-    for (size_t i = 0; i < t->nkeys; i++)
-        fprintf(f, "key %d %lld ms\n", t->keys[i], t->key_ms[i]);
     fclose(f);
 }

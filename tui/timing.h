@@ -2,8 +2,10 @@
  * measurement (scripts/bigfleet.sh): the first frame after start, and each
  * key from the moment it is read until the screen that answers it is drawn.
  * ("Loading..." frames count for the first frame, not for a key's answer).
- * Recorded only when RIGDECK_CONSOLE_TIMING names a file; written there at
- * exit as "name value unit" lines.  Never asserted anywhere: figures.
+ * Recorded only when RIGDECK_CONSOLE_TIMING names a file, as "name value
+ * unit" lines: first_table_ms and each "key CODE MS" appended the moment
+ * they are known (a script waits for them), the rest at exit.  Never
+ * asserted anywhere: figures.
  */
 #ifndef RD_TIMING_H
 #define RD_TIMING_H
