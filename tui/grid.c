@@ -14,12 +14,12 @@ void grid_init(grid *g, size_t ncols)
     g->sort_col = -1;
 }
 
+/* A row is one allocation: the cell pointers, then the key and the cells'
+ * text (a table of 100,000 jobs would otherwise be a million small blocks). */
 static void row_free(grid_row *r, size_t ncols)
 {
-    for (size_t i = 0; r->cells && i < ncols; i++)
-        free(r->cells[i]);
+    (void)ncols;
     free(r->cells);
-    free(r->key);
 }
 
 void grid_clear_rows(grid *g)
@@ -67,21 +67,48 @@ grid_row *grid_add_row(grid *g, const char *key, const char *const *cells)
     grid_row *r = &g->rows[g->nrows];
     memset(r, 0, sizeof *r);
     r->bar = -1;
-    r->cells = calloc(g->ncols ? g->ncols : 1, sizeof *r->cells);
-    r->key = strdup(key ? key : "");
-    if (!r->cells || !r->key) {
-        row_free(r, g->ncols);
+    size_t nptr = g->ncols ? g->ncols : 1, size = nptr * sizeof(char *) + strlen(key ? key : "") + 1;
+    for (size_t i = 0; i < g->ncols; i++)
+        size += strlen(cells && cells[i] ? cells[i] : "-") + 1;
+    char **block = malloc(size);
+    if (!block)
         return NULL;
-    }
+    char *text = (char *)(block + nptr);
+    r->cells = block;
+    r->key = text;
+    text = stpcpy(text, key ? key : "") + 1;
     for (size_t i = 0; i < g->ncols; i++) {
-        r->cells[i] = strdup(cells && cells[i] ? cells[i] : "-");
-        if (!r->cells[i]) {
-            row_free(r, g->ncols);
-            return NULL;
-        }
+        r->cells[i] = text;
+        text = stpcpy(text, cells && cells[i] ? cells[i] : "-") + 1;
     }
     g->nrows++;
     return r;
+}
+
+void grid_take_rows(grid *g, grid *from)
+{
+    grid_clear_rows(g);
+    free(g->rows);
+    g->rows = from->rows;
+    g->nrows = from->nrows;
+    g->cap = from->cap;
+    from->rows = NULL;
+    from->nrows = from->cap = 0;
+}
+
+int grid_replace_row(grid *g, grid *from)
+{
+    if (from->nrows != 1)
+        return 0;
+    for (size_t i = 0; i < g->nrows; i++) {
+        if (strcmp(g->rows[i].key, from->rows[0].key) == 0) {
+            grid_row old = g->rows[i];
+            g->rows[i] = from->rows[0];
+            from->rows[0] = old;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int grid_row_matches(const grid_row *r, size_t ncols, const char *filter)

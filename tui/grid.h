@@ -49,6 +49,14 @@ void grid_clear_rows(grid *g);
  * NULL when out of memory. */
 grid_row *grid_add_row(grid *g, const char *key, const char *const *cells);
 
+/* Replaces g's rows by from's (a table built elsewhere, in steps), leaving
+ * from empty; filter, sort, cursor and marks stay g's.  grid_apply next. */
+void grid_take_rows(grid *g, grid *from);
+
+/* Puts from's one row in place of g's row with the same key (from gets the
+ * old row); 0 when g has none.  grid_apply next. */
+int grid_replace_row(grid *g, grid *from);
+
 /* Rebuilds the view from filter and sort, keeping the cursor on the row
  * whose key was under it when possible. */
 void grid_apply(grid *g);
