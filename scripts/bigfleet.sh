@@ -1,9 +1,10 @@
 #!/bin/sh
-# bigfleet.sh [NODES] - how the console copes with a large fleet.
+# bigfleet.sh [NODES [JOBS]] - how the console copes with a large fleet.
 #
-# Builds a store of NODES (default 10000) nodes in 10 physical regions, with
-# a few hundred jobs placed on them, through the command language (one batch
-# run, cached in $BIGFLEET_DIR, default /tmp/rigdeck-bigfleet), then opens
+# Builds a store of NODES (default 10000) nodes in 10 physical regions and
+# JOBS (default 100000) jobs, most ended, some running on the nodes, a few
+# thousand queued (tests/bench/bigfleet_gen.c; cached in $BIGFLEET_DIR,
+# default /tmp/rigdeck-bigfleet), then opens
 # the console on it in tmux at 120x40 with RIGDECK_CONSOLE_TIMING and walks
 # it: moving, paging, sorting, filtering, switching panes, a change made by
 # batch.  Prints the console's own figures (first frame; each key from its
@@ -11,38 +12,28 @@
 # Measurements on a shared machine are noisy: run it more than once.
 set -eu
 N=${1:-10000}
+JOBS=${2:-100000}
 BIN=${RIGDECK_BIN:-build/rigdeck}
 case "$BIN" in /*) ;; *) BIN="$(pwd)/$BIN" ;; esac
 DIR=${BIGFLEET_DIR:-/tmp/rigdeck-bigfleet}
 mkdir -p "$DIR"
-DB="$DIR/fleet-$N.db"
+DB="$DIR/fleet-$N-$JOBS.db"
 STORE="sqlite:$DB"
 export RIGDECK_MASTER_KEY="$DIR/master.key"
 INV="$(pwd)/tests/inventories"
 SPECS="$(pwd)/tests/specs/sched"
 
 if [ ! -e "$DB" ]; then
-    echo "bigfleet: building $N nodes in $DB"
-    python3 - "$N" "$INV" "$SPECS" >"$DIR/lines.txt" <<'PY'
-import sys
-n, inv, specs = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-print("provider enable physical")
-for r in range(10):
-    print(f"region create r{r} --provider physical --storage local")
-kinds = ["a100x4.yaml", "rtx3090x2.yaml", "a100x4.yaml", "cpu.yaml"]
-for i in range(n):
-    print(f"node add r{i % 10} n{i:05d} --minion m{i:05d} --inventory {inv}/{kinds[i % 4]}")
-for i in range(n):
-    if i % 50:          # every 50th stays in maintenance
-        print(f"node maintenance n{i:05d} off")
-print("account deposit default 100000")
-for j in range(400):
-    print(f"job submit {specs}/{['a100-1', 'a100-2', 'rtx-1', 'half'][j % 4]}.yaml")
-print("sched run")
-PY
+    # The same builder as tests/bench/bench_console.sh: nodes, running and
+    # queued jobs by commands, the ended history as copies of real ended jobs.
+    GEN="$(dirname "$BIN")/bench/bigfleet_gen"
+    [ -x "$GEN" ] || make --no-print-directory BUILD="$(dirname "$BIN")" "$GEN" >/dev/null
+    echo "bigfleet: building $N nodes and $JOBS jobs in $DB"
     t0=$(date +%s)
-    "$BIN" --batch --store "$STORE.building" --keep-going -f "$DIR/lines.txt" >/dev/null 2>"$DIR/build.err" || true
+    rm -f "$DB.building"
+    "$GEN" "sqlite:$DB.building" "$N" "$JOBS" "$INV" "$SPECS"
     mv "$DB.building" "$DB"
+    rm -f "$DB.building-wal" "$DB.building-shm"
     echo "bigfleet: built in $(( $(date +%s) - t0 )) s"
 fi
 

@@ -117,6 +117,8 @@ if wait_screen "Nodes · $N of $N" 120; then
 fi
 RSS=$(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status" 2>/dev/null)
 HWM=$(awk '/^VmHWM:/ {print $2}' "/proc/$PID/status" 2>/dev/null)
+ANON=$(awk '/^RssAnon:/ {print $2}' "/proc/$PID/status" 2>/dev/null)
+FILE=$(awk '/^RssFile:/ {print $2}' "/proc/$PID/status" 2>/dev/null)
 T send-keys -t con q
 i=0
 while ! grep -q '^key_ms_max' "$OUT" && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
@@ -129,5 +131,7 @@ awk '{ if (!($1 in max) || $2 > max[$1]) max[$1] = $2; if ($2 > all) all = $2; o
                printf "bench: console_%s_ms %s ms\n", order[i], max[order[i]] }
            printf "bench: console_key_ms_max %s ms\n", all + 0 }' "$FIGS"
 [ -n "$RSS" ] && echo "bench: console_rss_mib $(awk "BEGIN { printf \"%.1f\", $RSS / 1024 }") MiB"
+[ -n "$ANON" ] && echo "bench: console_rss_anon_mib $(awk "BEGIN { printf \"%.1f\", $ANON / 1024 }") MiB"
+[ -n "$FILE" ] && echo "bench: console_rss_file_mib $(awk "BEGIN { printf \"%.1f\", $FILE / 1024 }") MiB"
 [ -n "$HWM" ] && echo "bench: console_peak_rss_mib $(awk "BEGIN { printf \"%.1f\", $HWM / 1024 }") MiB"
 exit 0
