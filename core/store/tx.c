@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "jsonout.h"
 #include "keyspace.h"
 
 typedef struct {
@@ -398,12 +399,13 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
         if (!e->written)
             continue;
         if (e->after) {
-            bodies[nops] = json_dumps(e->after, JSON_COMPACT);
+            size_t len = 0;
+            bodies[nops] = jsonout_dumps_any(e->after, &len);
             if (!bodies[nops]) {
                 rc = rd_fail(err, RD_ENOMEM, "out of memory");
                 goto out;
             }
-            ops[nops] = (store_op){ STORE_OP_PUT, e->key, bodies[nops], strlen(bodies[nops]), e->lease };
+            ops[nops] = (store_op){ STORE_OP_PUT, e->key, bodies[nops], len, e->lease };
         } else {
             ops[nops] = (store_op){ STORE_OP_DELETE, e->key, NULL, 0, 0 };
         }
