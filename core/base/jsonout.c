@@ -13,8 +13,6 @@
  */
 #include "jsonout.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,49 +90,59 @@ static void out_string(out_buf *o, const char *s, size_t n)
     out_char(o, '"');
 }
 
+/* Decimal digits of n (jansson prints "%lld"; snprintf costs more than
+ * the rest of a small document). */
+static void out_integer(out_buf *o, json_int_t n)
+{
+    char num[24], *p = num + sizeof num;
+    unsigned long long u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (n < 0)
+        *--p = '-';
+    out_put(o, p, (size_t)(num + sizeof num - p));
+}
+
 /* 0 when the value holds a real (or nests too deep): the caller falls back. */
 static int out_value(out_buf *o, const json_t *v, int depth)
 {
-    char num[32];
-    size_t i;
-    const char *key;
-    size_t key_len;
-    json_t *item;
-    int first = 1;
     if (depth > DEPTH_MAX)
         return 0;
     switch (json_typeof(v)) {
-    case JSON_OBJECT:
+    case JSON_OBJECT: {
+        void *first = json_object_iter((json_t *)v);
         out_char(o, '{');
-        json_object_keylen_foreach((json_t *)v, key, key_len, item) {
-            if (!first)
+        for (void *it = first; it; it = json_object_iter_next((json_t *)v, it)) {
+            if (it != first)
                 out_char(o, ',');
-            first = 0;
-            out_string(o, key, key_len);
+            out_string(o, json_object_iter_key(it), json_object_iter_key_len(it));
             out_char(o, ':');
-            if (!out_value(o, item, depth + 1))
+            if (!out_value(o, json_object_iter_value(it), depth + 1))
                 return 0;
         }
         out_char(o, '}');
         return 1;
-    case JSON_ARRAY:
+    }
+    case JSON_ARRAY: {
+        size_t n = json_array_size(v);
         out_char(o, '[');
-        json_array_foreach(v, i, item) {
+        for (size_t i = 0; i < n; i++) {
             if (i)
                 out_char(o, ',');
-            if (!out_value(o, item, depth + 1))
+            if (!out_value(o, json_array_get(v, i), depth + 1))
                 return 0;
         }
         out_char(o, ']');
         return 1;
+    }
     case JSON_STRING:
         out_string(o, json_string_value(v), json_string_length(v));
         return 1;
-    case JSON_INTEGER: {
-        int n = snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        out_put(o, num, (size_t)n);
+    case JSON_INTEGER:
+        out_integer(o, json_integer_value(v));
         return 1;
-    }
     case JSON_TRUE:
         out_put(o, "true", 4);
         return 1;
