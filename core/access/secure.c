@@ -180,7 +180,10 @@ static rd_code grant(cmd_ctx *ctx, const char *role, const char *type, const cha
 
 /* The etcd role of node NODE's agent: its own liveness key and vital
  * stats, its node's documents to read, the jobs to read (see the threat
- * model), worker output to write, its requests and its marker. */
+ * model), its own node's worker output to write, its own watch
+ * registrations, its requests and its marker.  Made afresh each time (the
+ * role deleted first), so that renewing an agent's credentials also takes
+ * back whatever an older version granted beyond these. */
 static rd_code agent_role(cmd_ctx *ctx, const char *user, const char *node, char *role, size_t cap, rd_err *err)
 {
     char k[16][RD_KEY_MAX];
@@ -198,12 +201,14 @@ static rd_code agent_role(cmd_ctx *ctx, const char *user, const char *node, char
         { "READ", tx_key(k[7], KEY_NODES "%s", node) },
         { "READ", tx_key(k[8], KEY_AGENTS "%s", node) },
         { "READ", KEY_JOBS },
-        { "WRITE", KEY_LOGS },
-        { "READWRITE", STORE_WATCHERS_PREFIX },
+        { "WRITE", tx_key(k[9], KEY_LOGS "%s/", node) },                     /* job_logs.c's layout */
+        { "READWRITE", tx_key(k[10], STORE_WATCHERS_PREFIX "%s/", user) },   /* store.c's, by identity */
         { "READ", "" },   /* the key store_revision counts */
     };
     snprintf(role, cap, ROLE_PREFIX "%s", user);
-    rd_code rc = auth_step(ctx, "role/add", json_pack("{s:s}", "name", role), err);
+    rd_code rc = auth_step(ctx, "role/delete", json_pack("{s:s}", "role", role), err);
+    if (rc == RD_OK)
+        rc = auth_step(ctx, "role/add", json_pack("{s:s}", "name", role), err);
     for (size_t i = 0; rc == RD_OK && i < sizeof perms / sizeof perms[0]; i++)
         rc = grant(ctx, role, perms[i].type, perms[i].key, err);
     return rc;

@@ -4,7 +4,8 @@
  * is `starting`: the agent starts its process under runner.c's supervisor
  * and reports `running` with the moment it started (`job report ... running
  * --at`).  While it runs the agent pushes the tail of its output to
- * KEY_LOGS<job>/<index> (only when it grew, about every second).  When it
+ * KEY_LOGS<node>/<job>/<index> (only when it grew, about every second;
+ * under its own node, the only output its etcd role may write).  When it
  * exits the agent reports finished (exit 0), failed (otherwise) or stopped
  * (it was asked to stop), with its exit code or signal and the moment it
  * ended, so billing covers exactly its run.  A worker the store turns
@@ -401,8 +402,8 @@ static void push_log(agent_state *a, agent_worker *w, int64_t now, int force)
         memcpy(value, head, (size_t)hlen);
         memcpy(value + hlen, text, len);
         value[hlen + len] = '\0';
-        if (store_put(a->ctx.store, tx_key(key, KEY_LOGS "%s/%d", w->job, w->index), value, (size_t)hlen + len, 0,
-                      &err) == RD_OK) {
+        tx_key(key, KEY_LOGS "%s/%s/%d", a->o->node, w->job, w->index);
+        if (store_put(a->ctx.store, key, value, (size_t)hlen + len, 0, &err) == RD_OK) {
             w->log_total = total;
             w->log_ms = now;
         }

@@ -1,8 +1,11 @@
 /* job_logs.c - `job logs ID [--worker N] [--tail LINES] [--follow]`.
  *
  * A node agent keeps the last 256 KiB of each worker's output (stdout and
- * stderr interleaved) at KEY_LOGS<job>/<index>, as a header line
- * "rigdeck-log TOTAL" (the output's full size so far) and the tail.  This
+ * stderr interleaved) at KEY_LOGS<node>/<job>/<index>, as a header line
+ * "rigdeck-log TOTAL" (the output's full size so far) and the tail.  The
+ * node comes first so that an agent's etcd role can be limited to its own
+ * node's output (docs/security.md); stores written before that keep it at
+ * KEY_LOGS<job>/<index>, which is read when the new key is missing.  This
  * command prints it; with --follow it answers with what is new and a
  * `follow` object naming the line to run next (`--after TOTAL`), which the
  * batch runner runs until the worker has ended: the command itself never
@@ -45,6 +48,25 @@ static char *utf8_clean(const char *text, size_t len)
     return out;
 }
 
+/* Reads the output of worker w of job (its entry in the job document):
+ * KEY_LOGS<node>/<job>/<w>, else the older KEY_LOGS<job>/<w>.  Not through
+ * the transaction: output is not a decision's input, and an agent rewrites
+ * it every second. */
+static rd_code logs_read(cmd_ctx *ctx, const json_t *job, int64_t w, store_kv *kv, int *found, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    const char *node = doc_str(json_array_get(json_object_get(job, "workers"), (size_t)w), "node");
+    *found = 0;
+    rd_code rc = RD_OK;
+    if (*node)
+        rc = store_get(tx_store(ctx->tx), tx_key(key, KEY_LOGS "%s/%s/%lld", node, doc_str(job, "id"), (long long)w),
+                       kv, found, NULL, err);
+    if (rc == RD_OK && !*found)
+        rc = store_get(tx_store(ctx->tx), tx_key(key, KEY_LOGS "%s/%lld", doc_str(job, "id"), (long long)w), kv, found,
+                       NULL, err);
+    return rc;
+}
+
 /* The last `lines` lines of text (all when lines <= 0). */
 static const char *last_lines(const char *text, size_t len, int64_t lines)
 {
@@ -65,7 +87,6 @@ static rd_code job_logs_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
 {
     json_t *job = NULL;
     int64_t w = 0, tail = 0, after = -1;
-    char key[RD_KEY_MAX];
     rd_code rc = job_get_visible(ctx, cmd_arg(a, 0), &job, err);
     if (rc == RD_OK && cmd_opt(a, "worker"))
         rc = num_parse_int("--worker", cmd_opt(a, "worker"), 0,
@@ -82,8 +103,7 @@ static rd_code job_logs_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     int ended = job_state_ended(state);
     store_kv kv;
     int found = 0;
-    rc = store_get(tx_store(ctx->tx), tx_key(key, KEY_LOGS "%s/%lld", cmd_arg(a, 0), (long long)w), &kv, &found,
-                   NULL, err);
+    rc = logs_read(ctx, job, w, &kv, &found, err);
     if (rc != RD_OK) {
         json_decref(job);
         return rc;
@@ -133,16 +153,86 @@ static rd_code job_logs_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
 
 #define JOB_LOGS_KEEP_DEFAULT (7 * 86400)
 
+/* etcd takes at most 128 ops in a txn: a step stages at most this many
+ * deletes, plus the job and the step's audit record. */
+enum { PRUNE_STEP_DELETES = 100 };
+
+/* 1 when worker w's output is due for deletion: an agent ran it, it ended
+ * more than keep seconds ago and has not been pruned. */
+static int prune_due(const cmd_ctx *ctx, const json_t *w, int64_t keep)
+{
+    rd_time ended = 0;
+    return job_state_ended(doc_str(w, "state")) && !*doc_str(w, "logs_pruned_at") &&
+           json_is_true(json_object_get(w, "run_by_agent")) &&
+           rdtime_parse("ended_at", doc_str(w, "ended_at"), &ended, NULL) == RD_OK && ctx->now - ended >= keep;
+}
+
+/* Stages the deletion of key if it exists (a worker's output is at the
+ * node-keyed place, or in an older store at the job-keyed one, rarely
+ * both): only real deletes count against a step. */
+static rd_code prune_key(cmd_ctx *ctx, const char *key, size_t *staged, rd_err *err)
+{
+    store_kv kv;
+    int found = 0;
+    rd_code rc = store_get(tx_store(ctx->tx), key, &kv, &found, NULL, err);
+    if (rc == RD_OK && found) {
+        store_kv_free(&kv);
+        rc = tx_delete(ctx->tx, key, err);
+        (*staged)++;
+    }
+    return rc;
+}
+
+/* Prunes job id's due workers and marks them, one step per at most
+ * PRUNE_STEP_DELETES deletes; adds to *pruned (workers) and *touched (1
+ * when any). */
+static rd_code prune_job(cmd_ctx *ctx, const char *id, int64_t keep, size_t *pruned, size_t *touched, rd_err *err)
+{
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
+    int more = 1;
+    rd_code rc = RD_OK;
+    while (rc == RD_OK && more) {
+        json_t *job = NULL, *w;
+        size_t k, n = 0, staged = 0;
+        more = 0;
+        rc = job_get(ctx, id, &job, err);
+        json_array_foreach(json_object_get(job, "workers"), k, w) {
+            if (rc != RD_OK || !prune_due(ctx, w, keep))
+                continue;
+            if (staged + 2 > PRUNE_STEP_DELETES) {
+                more = 1;
+                break;
+            }
+            const char *node = doc_str(w, "node");
+            if (*node)
+                rc = prune_key(ctx, tx_key(key, KEY_LOGS "%s/%s/%zu", node, id, k), &staged, err);
+            if (rc == RD_OK)
+                rc = prune_key(ctx, tx_key(key, KEY_LOGS "%s/%zu", id, k), &staged, err);
+            json_object_set_new(w, "logs_pruned_at", json_string(rdtime_format(ctx->now, ts)));
+            n++;
+        }
+        if (rc == RD_OK && n) {
+            *pruned += n;
+            *touched = 1;
+            rc = job_put(ctx, job, err);
+            job = NULL;
+            if (rc == RD_OK)
+                rc = cmd_commit_step(ctx, err);
+        }
+        json_decref(job);
+    }
+    return rc;
+}
+
 /* Deletes the output of workers that ended more than --older-than ago
  * (default 7 days) and marks them (`logs_pruned_at`) so that the next run
  * skips them: a store that runs jobs for years keeps a week of output, not
- * all of it.  One job per step. */
+ * all of it.  One job per step (more for a job of many workers). */
 static rd_code job_logs_prune_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     int64_t keep = JOB_LOGS_KEEP_DEFAULT;
     json_t *jobs = NULL, *j;
     size_t i, pruned = 0, jobs_touched = 0;
-    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
     rd_code rc = access_view_require_staff(ctx, "job logs prune", err);
     if (rc != RD_OK)
         return rc;
@@ -151,30 +241,11 @@ static rd_code job_logs_prune_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     if (rc == RD_OK)
         rc = tx_list(ctx->tx, KEY_JOBS, &jobs, err);
     json_array_foreach(jobs, i, j) {
+        size_t touched = 0;
         if (rc != RD_OK)
             break;
-        json_t *job = NULL, *w;
-        size_t k, n = 0;
-        rc = job_get(ctx, doc_str(j, "id"), &job, err);
-        json_array_foreach(json_object_get(job, "workers"), k, w) {
-            rd_time ended = 0;
-            if (rc != RD_OK || !job_state_ended(doc_str(w, "state")) || *doc_str(w, "logs_pruned_at") ||
-                !json_is_true(json_object_get(w, "run_by_agent")) ||
-                rdtime_parse("ended_at", doc_str(w, "ended_at"), &ended, NULL) != RD_OK || ctx->now - ended < keep)
-                continue;
-            rc = tx_delete(ctx->tx, tx_key(key, KEY_LOGS "%s/%zu", doc_str(job, "id"), k), err);
-            json_object_set_new(w, "logs_pruned_at", json_string(rdtime_format(ctx->now, ts)));
-            n++;
-        }
-        if (rc == RD_OK && n) {
-            pruned += n;
-            jobs_touched++;
-            rc = job_put(ctx, job, err);
-            job = NULL;
-            if (rc == RD_OK)
-                rc = cmd_commit_step(ctx, err);
-        }
-        json_decref(job);
+        rc = prune_job(ctx, doc_str(j, "id"), keep, &pruned, &touched, err);
+        jobs_touched += touched;
     }
     json_decref(jobs);
     if (rc == RD_OK)

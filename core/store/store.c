@@ -144,14 +144,20 @@ static rd_code watch_reg_put(store_t *st, store_watch *w, int64_t needed, rd_err
     return rc;
 }
 
-/* Registers a new watch under a fresh lease. */
+/* Registers a new watch under a fresh lease: at STORE_WATCHERS_PREFIX
+ * <identity>/<id> when the store knows who this handle is (so an etcd role
+ * can be given its own registrations only), else at the prefix's top. */
 static rd_code watch_reg_open(store_t *st, store_watch *w, int64_t needed, rd_err *err)
 {
     uint64_t id = 0;
+    const char *who = store_identity(st);
     if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
         id = (uint64_t)rdtime_mono_ms() * 2654435761u ^ (uint64_t)(uintptr_t)w;
-    snprintf(w->reg_key, sizeof w->reg_key, STORE_WATCHERS_PREFIX "%016llx", (unsigned long long)id);
-    rd_code rc = store_lease_grant(st, WATCH_REG_TTL, &w->reg_lease, err);
+    int n = snprintf(w->reg_key, sizeof w->reg_key, STORE_WATCHERS_PREFIX "%s%s%016llx", who ? who : "",
+                     who ? "/" : "", (unsigned long long)id);
+    rd_code rc = n < 0 || (size_t)n >= sizeof w->reg_key
+                     ? rd_fail(err, RD_EINVAL, "store watch: user name '%s' is too long to register a watch", who)
+                     : store_lease_grant(st, WATCH_REG_TTL, &w->reg_lease, err);
     if (rc == RD_OK && (rc = watch_reg_put(st, w, needed, err)) != RD_OK) {
         rd_err ignored;
         store_lease_revoke(st, w->reg_lease, &ignored);

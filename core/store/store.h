@@ -209,9 +209,11 @@ rd_code store_compact(store_t *st, int64_t revision, rd_err *err);
 
 /* Live watches register, under a lease renewed by store_watch_next and
  * revoked by store_watch_close, the oldest revision they still need:
- * STORE_WATCHERS_PREFIX + a random id, value {"revision": N, "prefix": P}.
- * The compaction policy never compacts past one.  Like the etcd backend's
- * retry markers these keys live outside "/", out of rigdeck's key space. */
+ * STORE_WATCHERS_PREFIX + "<identity>/" (store_identity, when there is
+ * one) + a random id, value {"revision": N, "lease": L}.  The compaction
+ * policy reads the whole prefix, both layouts, and never compacts past one.
+ * Like the etcd backend's retry markers these keys live outside "/", out of
+ * rigdeck's key space. */
 #define STORE_WATCHERS_PREFIX "~rigdeck/watchers/"
 /* The compaction policy and its clock samples: {"keep_revisions",
  * "keep_seconds", "every", "compacted", "samples": [[rev, unix time]...]}. */

@@ -28,7 +28,7 @@ struct store {
 struct store_watch {
     store_t *st;
     int64_t reg_lease;       /* 0: not registered */
-    char reg_key[64];
+    char reg_key[256];       /* the prefix, the store identity (a name: < 100), '/', 16 hex digits */
     int64_t reg_needed;      /* the revision registered */
     int64_t pos;             /* the oldest revision not yet delivered */
     int64_t reg_renewed_ms;  /* monotonic ms of the last renewal */

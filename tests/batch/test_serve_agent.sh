@@ -58,6 +58,12 @@ expect_out "job=$J1 w=0 tag=tagged"
 expect_out "gpus=[0-3] job="
 rd -c "job logs $J1 --tail 1"
 expect_out "gpus="
+# kept under the node that ran it (what a node's etcd role may write), not
+# at the job-keyed place older stores used
+N1=$(rd --output json -c "job show $J1" && jget workers.0.node)
+rd --output json -c "store dump --prefix /rigdeck/logs/"
+expect_out "\"/rigdeck/logs/$N1/$J1/0\""
+expect_no_out "\"/rigdeck/logs/$J1/"
 expect_no_out "^out$"
 
 case_ "the bill covers exactly started_at to ended_at"

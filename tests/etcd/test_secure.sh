@@ -115,6 +115,18 @@ as alice --output json -c "job show $AJ"
 expect_json workers.0.node n1
 as alice -c "job logs $AJ"
 expect_out "alice-was-here"
+as bob -c "job logs $BJ"
+expect_out "bob-was-here"
+
+case_ "each agent's output and watch registrations are under its own node and user"
+etcdctl --endpoints "$E" --user "root:$(cat "$SEC/root.pw")" get --prefix --keys-only /rigdeck/logs/ >"$OUT" 2>"$ERR"
+expect_out "^/rigdeck/logs/n1/$AJ/0$"
+expect_out "^/rigdeck/logs/n2/$BJ/0$"
+expect_no_out "^/rigdeck/logs/job-"
+etcdctl --endpoints "$E" --user "root:$(cat "$SEC/root.pw")" get --prefix --keys-only '~rigdeck/watchers/' >"$OUT" 2>"$ERR"
+expect_out "^~rigdeck/watchers/node:n1/[0-9a-f]\{16\}$"
+expect_out "^~rigdeck/watchers/node:n2/[0-9a-f]\{16\}$"
+expect_out "^~rigdeck/watchers/root/[0-9a-f]\{16\}$"
 
 case_ "rigdeck: a tenant sees its own, never the other's"
 as alice --output json -c "job list"
@@ -232,6 +244,72 @@ ectl node:n1 get --prefix /rigdeck/ledger/
 denied "n1's agent reads the ledger"
 ectl node:n1 put /rigdeck/jobs/x '{}'
 denied "n1's agent writes a job"
+ectl node:n1 put "/rigdeck/logs/n2/$BJ/0" "rigdeck-log 6
+forged"
+denied "n1's agent writes output of a worker on n2"
+ectl node:n1 put "/rigdeck/logs/$BJ/0" "rigdeck-log 6
+forged"
+denied "n1's agent writes output at the older job-keyed place"
+ectl node:n1 put "/rigdeck/logs/n1/$AJ/7" "rigdeck-log 3
+own"
+expect_status 0
+ectl node:n1 del "/rigdeck/logs/n1/$AJ/7"
+expect_status 0
+ectl node:n1 put '~rigdeck/watchers/node:n2/00000000000000aa' '{"revision":1}'
+denied "n1's agent writes n2's watch registration"
+ectl node:n1 del --prefix '~rigdeck/watchers/node:n2/'
+denied "n1's agent deletes n2's watch registrations"
+ectl node:n1 put '~rigdeck/watchers/00000000000000aa' '{"revision":1}'
+denied "n1's agent writes a registration outside its own prefix"
+ectl node:n1 get --prefix '~rigdeck/watchers/'
+denied "n1's agent reads every watch registration"
+ectl node:n1 put '~rigdeck/watchers/node:n1/00000000000000aa' '{"revision":1}'
+expect_status 0
+ectl node:n1 del '~rigdeck/watchers/node:n1/00000000000000aa'
+expect_status 0
+
+case_ "compaction counts registrations of both layouts (by user, and at the top)"
+root_ectl () { etcdctl --endpoints "$E" --user "root:$(cat "$SEC/root.pw")" "$@" >"$OUT" 2>"$ERR"; RC=$?; }
+# needs older than any live watch's: each must hold compaction back itself
+root_ectl put '~rigdeck/watchers/00000000000000bb' '{"revision":1}'
+expect_status 0
+root_ectl put '~rigdeck/watchers/node:n1/00000000000000bb' '{"revision":2}'
+expect_status 0
+root_ectl get --prefix --keys-only '~rigdeck/watchers/'
+REGS=$(grep -c . "$OUT")
+as root --output json -c "store compact"
+expect_status 0
+expect_json oldest_watch 1
+W=$(jget watchers)
+# the daemons' own registrations may come and go (a lapsed lease), ours stay
+[ "$W" -ge 5 ] && [ "$W" -le $((REGS + 1)) ] && pass || fail "store compact counted $W registrations, etcd holds $REGS"
+root_ectl del '~rigdeck/watchers/00000000000000bb'
+as root --output json -c "store compact"
+expect_json oldest_watch 2
+root_ectl del '~rigdeck/watchers/node:n1/00000000000000bb'
+expect_status 0
+
+case_ "renewing an agent's credentials takes back broader grants of an older version"
+root_ectl role grant-permission --prefix=true rigdeck:node:n1 write /rigdeck/logs/
+expect_status 0
+root_ectl role grant-permission --prefix=true rigdeck:node:n1 readwrite '~rigdeck/watchers/'
+expect_status 0
+ectl node:n1 put "/rigdeck/logs/n2/$BJ/9" x
+expect_status 0   # the old grant, as stores secured before the change have it
+ectl node:n1 del "/rigdeck/logs/n2/$BJ/9"
+as root --output json -c "store credentials node:n1 --password-file $SEC/node:n1.pw"
+expect_status 0
+ectl node:n1 put "/rigdeck/logs/n2/$BJ/9" x
+denied "n1's agent still writes n2's output after its credentials were renewed"
+ectl node:n1 get --prefix '~rigdeck/watchers/'
+denied "n1's agent still reads every registration after its credentials were renewed"
+job_spec ajob2 'echo alice-again'
+as alice --output json -c "job submit $TMP/ajob2.yaml"
+expect_status 0
+AJ2=$(jget id)
+wait_until 90 job_done alice "$AJ2"
+as alice -c "job logs $AJ2"
+expect_out "alice-again"
 
 case_ "an admin acts as another account; the audit trail names both"
 as root --as alice --output json -c "project create research"
