@@ -56,6 +56,22 @@ static uint64_t rng(void)
     return rng_state;
 }
 
+/* Bytes this process has passed to write(2) so far (WAL frames and
+ * checkpoints); 0 where /proc is missing.  Unlike time, the machine's
+ * load does not move it. */
+static long long wchar_now(void)
+{
+    FILE *f = fopen("/proc/self/io", "r");
+    char line[128];
+    long long v = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "wchar: %lld", &v) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return v;
+}
+
 static void transfer_at(long k, rd_time base, char *id, char *debit, char *credit, ledger_transfer *t)
 {
     int acct = (int)(rng() % ACCOUNTS);
@@ -215,9 +231,15 @@ int main(void)
     if (!mkdtemp(dir))
         die("mkdtemp", NULL);
 
+    long long w0 = wchar_now();
     double raw_s = bench_raw(dir, n, batch);
+    long long w1 = wchar_now();
     double puts_s = bench_store_puts(dir, n, batch);
+    long long w2 = wchar_now();
     double ledger_s = bench_ledger(dir, n, batch, &verify_s, &violations);
+    long long w3 = wchar_now();   /* verify reads only */
+    double raw_b = (double)(w1 - w0) / (double)n, puts_b = (double)(w2 - w1) / (double)n,
+           ledger_b = (double)(w3 - w2) / (double)n;
     double ledger_rate = (double)n / ledger_s, raw_rate = (double)n / raw_s;
 
     printf("ledger: %ld transfers in batches of %ld over %d wallets: %.2f s (%.1f us each)\n", n, batch, ACCOUNTS,
@@ -225,12 +247,15 @@ int main(void)
     printf("raw sqlite3: %ld one-row inserts, same batches: %.2f s (%.1f us each)\n", n, raw_s, raw_s * 1e6 / (double)n);
     printf("store puts: %ld one-key puts (no reads, no guards), same batches: %.2f s (%.1f us each)\n", n, puts_s,
            puts_s * 1e6 / (double)n);
+    printf("bytes written per transfer: ledger %.0f, raw %.0f, store puts %.0f\n", ledger_b, raw_b, puts_b);
     printf("ledger verify over %ld transfers: %.2f s, %ld violations\n", n, verify_s, violations);
     printf("bench: ledger_transfers_per_s %.0f 1/s\n", ledger_rate);
     printf("bench: sqlite_raw_inserts_per_s %.0f 1/s\n", raw_rate);
     printf("bench: ledger_vs_raw_store %.2f ratio\n", ledger_rate / raw_rate);
     printf("bench: store_puts_per_s %.0f 1/s\n", (double)n / puts_s);
     printf("bench: ledger_vs_store_puts %.2f ratio\n", ledger_rate / ((double)n / puts_s));
+    printf("bench: ledger_bytes_per_transfer %.0f B\n", ledger_b);
+    printf("bench: sqlite_raw_bytes_per_insert %.0f B\n", raw_b);
     printf("bench: ledger_verify_transfers_per_s %.0f 1/s\n", (double)n / verify_s);
 
     static const char *const files[] = { "ledger.db", "ledger.db-wal", "ledger.db-shm", "raw.db", "raw.db-wal",
