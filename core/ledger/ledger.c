@@ -19,6 +19,7 @@
 #include "grow.h"
 #include "keyspace.h"
 #include "names.h"
+#include "jsonin.h"
 
 /* Totals of many int64 sums; __extension__ keeps -Wpedantic quiet. */
 __extension__ typedef __int128 ledger_wide;
@@ -469,7 +470,7 @@ rd_code ledger_scan(store_t *st, const char *prefix, const char *after, int64_t 
             break;
         at_rev = res.revision;
         for (size_t i = 0; i < res.count && !stop; i++) {
-            json_t *doc = json_loadb(res.kvs[i].value, res.kvs[i].value_len, 0, NULL);
+            json_t *doc = jsonin_loadb_any(res.kvs[i].value, res.kvs[i].value_len, NULL);
             if (!json_is_object(doc)) {
                 rc = rd_fail(err, RD_ECORRUPT, "store key %s does not hold a JSON object", res.kvs[i].key);
                 stop = 1;

@@ -20,6 +20,7 @@
 #include "node_health.h"
 #include "sched_index.h"
 #include "keyspace.h"
+#include "jsonin.h"
 
 static const char *const verdict_names[SCHED_NVERDICTS] = {
     "eligible", "node_state", "gpu_type", "region_private", "region_pin", "no_market_price",
@@ -270,7 +271,7 @@ static int load_node(const store_kv *kv, void *data)
     load_state *ls = data;
     sched_snapshot *s = ls->s;
     json_error_t jerr;
-    json_t *doc = json_loadb(kv->value, kv->value_len, 0, &jerr);
+    json_t *doc = jsonin_loadb_any(kv->value, kv->value_len, &jerr);
     if (!json_is_object(doc)) {
         json_decref(doc);
         return rd_fail(ls->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key);

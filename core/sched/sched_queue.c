@@ -19,6 +19,7 @@
 #include "ledger.h"
 #include "sched_index.h"
 #include "sched_queue.h"
+#include "jsonin.h"
 
 /* ---- the reader ---------------------------------------------------------- */
 
@@ -189,7 +190,7 @@ json_t *sched_qjob_doc(sched_qjob *q)
 {
     json_error_t jerr;
     if (!q->doc && q->text) {
-        q->doc = json_loadb(q->text, q->len, 0, &jerr);
+        q->doc = jsonin_loadb_any(q->text, q->len, &jerr);
         if (q->doc && !json_is_object(q->doc)) {
             json_decref(q->doc);
             q->doc = NULL;

@@ -36,6 +36,7 @@
 #include "sched_idle.h"
 #include "sched_index.h"
 #include "sched_queue.h"
+#include "jsonin.h"
 
 #define CONFLICT_RETRIES 20
 #define BATCH_MAX_SQLITE 512
@@ -224,7 +225,7 @@ static rd_code reread(cmd_ctx *ctx, const char *key, json_t **doc, int64_t *rev,
     rd_code rc = store_get(tx_store(ctx->tx), key, &kv, &found, NULL, err);
     if (rc != RD_OK || !found)
         return rc;
-    *doc = json_loadb(kv.value, kv.value_len, 0, &jerr);
+    *doc = jsonin_loadb_any(kv.value, kv.value_len, &jerr);
     *rev = kv.mod_revision;
     store_kv_free(&kv);
     if (!json_is_object(*doc)) {
@@ -569,7 +570,7 @@ static int note_broke(const store_kv *kv, void *data)
         sched_raw_string(kv->value, kv->value + kv->value_len, "creator", creator, sizeof creator) &&
         strcmp(owner, creator) == 0 && wallet_cached(bs->p, owner))
         return 0;
-    json_t *doc = json_loadb(kv->value, kv->value_len, 0, &jerr);
+    json_t *doc = jsonin_loadb_any(kv->value, kv->value_len, &jerr);
     if (!json_is_object(doc)) {
         json_decref(doc);
         return rd_fail(bs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key);

@@ -7,6 +7,7 @@
 
 #include "account.h"
 #include "cmd.h"
+#include "jsonin.h"
 
 /* The store holds every tenant's jobs (their environments), ledgers and
  * audit trail, and its history policy is shared by all.  Until tenants and
@@ -49,7 +50,7 @@ static rd_code store_info_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
  * Sealed secrets are dropped from the output like every other result. */
 static int dump_one(const store_kv *kv, void *items)
 {
-    json_t *doc = json_loadb(kv->value, kv->value_len, 0, NULL);
+    json_t *doc = jsonin_loadb_any(kv->value, kv->value_len, NULL);
     json_array_append_new(items, json_pack("{s:s, s:o, s:I}", "key", kv->key, "value",
                                            doc ? doc : json_stringn(kv->value, kv->value_len), "mod_revision",
                                            (json_int_t)kv->mod_revision));

@@ -10,6 +10,7 @@
  * file needs: base64, int64-as-string JSON fields, KeyValue decoding.
  */
 #include "store_etcd_impl.h"
+#include "jsonin.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -569,7 +570,11 @@ static try_result try_member(etcd_conn *c, const etcd_member *m, const char *pat
         }
     }
     curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
-    json_t *j = c->resp.len ? json_loadb(c->resp.data, c->resp.len, JSON_DISABLE_EOF_CHECK, NULL) : NULL;
+    /* The gateway's answer is one object: the fast decoder takes it whole,
+     * else jansson decides as it always did. */
+    json_t *j = c->resp.len ? jsonin_loadb(c->resp.data, c->resp.len) : NULL;
+    if (!j && c->resp.len)
+        j = json_loadb(c->resp.data, c->resp.len, JSON_DISABLE_EOF_CHECK, NULL);
     if (!json_is_object(j)) {
         json_decref(j);
         snprintf(last, cap, "%s: HTTP %ld with %s", m->name, status,

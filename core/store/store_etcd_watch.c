@@ -14,6 +14,7 @@
  */
 #include "grow.h"
 #include "store_etcd_impl.h"
+#include "jsonin.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +119,7 @@ static size_t on_stream(char *p, size_t size, size_t n, void *ud)
     char *start = w->line.data, *nl;
     while ((nl = memchr(start, '\n', w->line.len - (size_t)(start - w->line.data)))) {
         if (nl > start) {
-            json_t *msg = json_loadb(start, (size_t)(nl - start), 0, NULL);
+            json_t *msg = jsonin_loadb_any(start, (size_t)(nl - start), NULL);
             if (msg)
                 handle_message(w, msg);
             else if (strspn(start, " \r\t") < (size_t)(nl - start)) {

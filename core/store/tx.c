@@ -17,6 +17,7 @@
 #include "grow.h"
 #include "jsonout.h"
 #include "keyspace.h"
+#include "jsonin.h"
 
 typedef struct {
     char *key;
@@ -154,7 +155,7 @@ static tx_entry *entry_add(rd_tx *tx, const char *key)
 static rd_code decode_doc(const char *key, const char *value, size_t len, json_t **doc, rd_err *err)
 {
     json_error_t jerr;
-    *doc = json_loadb(value, len, 0, &jerr);
+    *doc = jsonin_loadb_any(value, len, &jerr);
     if (!*doc || !json_is_object(*doc)) {
         json_decref(*doc);
         *doc = NULL;
