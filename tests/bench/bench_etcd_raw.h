@@ -25,6 +25,8 @@ typedef struct {
     char *body;                 /* the request being built */
     size_t len, cap;
     long nputs;                 /* puts in the txn being built */
+    long ncmps;                 /* compares in it */
+    int in_success;             /* its compares are closed */
 } raw_etcd;
 
 static inline size_t raw_etcd_discard(char *p, size_t size, size_t n, void *ud)
@@ -150,26 +152,45 @@ static inline void raw_etcd_put_body(raw_etcd *r, const char *key, const char *v
     raw_etcd_cat(r, "\"}");
 }
 
-/* Starts a /v3/kv/txn body.  marker NULL: no compares (plain puts).  Else
- * the shape the store layer sends for a txn whose failure branch is empty
- * (docs/etcd.md, "Safe retries"): a guard compare on the marker key here,
- * the marker put and its read-back on failure at raw_etcd_txn_end. */
+/* Starts a /v3/kv/txn body.  marker NULL: no compares but those added
+ * with raw_etcd_txn_compare.  Else the shape the store layer sends for a txn
+ * whose failure branch is empty (docs/etcd.md, "Safe retries"): a guard
+ * compare on the marker key, and at raw_etcd_txn_end the marker put and its
+ * read-back on failure. */
 static inline void raw_etcd_txn_begin(raw_etcd *r, const char *marker)
 {
     r->len = 0;
-    r->nputs = 0;
+    r->nputs = r->ncmps = 0;
+    r->in_success = 0;
     raw_etcd_cat(r, "{\"compare\":[");
     if (marker) {
         raw_etcd_cat(r, "{\"key\":\"");
         raw_etcd_cat_b64(r, marker, strlen(marker));
         raw_etcd_cat(r, "\",\"target\":\"MOD\",\"result\":\"LESS\",\"mod_revision\":\"9223372036854775807\"}");
+        r->ncmps++;
     }
-    raw_etcd_cat(r, "],\"success\":[");
+}
+
+/* Adds a compare that always holds (key's mod_revision below the largest
+ * revision), costing etcd what a guard on the key costs; before any put. */
+static inline void raw_etcd_txn_compare(raw_etcd *r, const char *key)
+{
+    raw_etcd_cat(r, "%s{\"key\":\"", r->ncmps++ ? "," : "");
+    raw_etcd_cat_b64(r, key, strlen(key));
+    raw_etcd_cat(r, "\",\"target\":\"MOD\",\"result\":\"LESS\",\"mod_revision\":\"9223372036854775807\"}");
+}
+
+static inline void raw_etcd_txn_success(raw_etcd *r)
+{
+    if (!r->in_success)
+        raw_etcd_cat(r, "],\"success\":[");
+    r->in_success = 1;
 }
 
 /* Adds a put of (key, value) to the txn being built. */
 static inline void raw_etcd_txn_put(raw_etcd *r, const char *key, const char *value, size_t value_len)
 {
+    raw_etcd_txn_success(r);
     raw_etcd_cat(r, "%s{\"request_put\":{\"key\":\"", r->nputs++ ? "," : "");
     raw_etcd_cat_b64(r, key, strlen(key));
     raw_etcd_cat(r, "\",\"value\":\"");
@@ -180,6 +201,7 @@ static inline void raw_etcd_txn_put(raw_etcd *r, const char *key, const char *va
 /* Ends the txn body begun with the same marker. */
 static inline void raw_etcd_txn_end(raw_etcd *r, const char *marker)
 {
+    raw_etcd_txn_success(r);
     if (!marker) {
         raw_etcd_cat(r, "],\"failure\":[]}");
         return;
@@ -189,6 +211,65 @@ static inline void raw_etcd_txn_end(raw_etcd *r, const char *marker)
     raw_etcd_cat(r, "\",\"value\":\"MTIzcw==\"}}],\"failure\":[{\"request_range\":{\"key\":\"");
     raw_etcd_cat_b64(r, marker, strlen(marker));
     raw_etcd_cat(r, "\"}}]}");
+}
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} raw_etcd_text;
+
+static inline size_t raw_etcd_keep(char *p, size_t size, size_t n, void *ud)
+{
+    raw_etcd_text *t = ud;
+    if (t->len + size * n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 65536;
+        while (cap < t->len + size * n + 1)
+            cap *= 2;
+        char *b = realloc(t->buf, cap);
+        if (!b)
+            return 0;
+        t->buf = b;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, p, size * n);
+    t->len += size * n;
+    t->buf[t->len] = '\0';
+    return size * n;
+}
+
+/* How many requests of each kind the member has served (its /metrics:
+ * grpc_server_handled_total with code OK; the JSON gateway goes through
+ * gRPC): *range and *txn, -1 when they cannot be read.  Diagnostics. */
+static inline void raw_etcd_served(raw_etcd *r, long *range, long *txn)
+{
+    raw_etcd_text t = { 0 };
+    char url[320];
+    long status = 0;
+    *range = *txn = -1;
+    snprintf(url, sizeof url, "%s/metrics", r->base);
+    curl_easy_setopt(r->h, CURLOPT_URL, url);
+    curl_easy_setopt(r->h, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, raw_etcd_keep);
+    curl_easy_setopt(r->h, CURLOPT_WRITEDATA, &t);
+    CURLcode cc = curl_easy_perform(r->h);
+    curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, raw_etcd_discard);
+    curl_easy_setopt(r->h, CURLOPT_WRITEDATA, NULL);
+    if (cc == CURLE_OK && status == 200 && t.buf) {
+        static const char *const what[2] = { "grpc_method=\"Range\"", "grpc_method=\"Txn\"" };
+        long *out[2] = { range, txn };
+        for (int i = 0; i < 2; i++)
+            for (const char *l = t.buf; (l = strstr(l, "grpc_server_handled_total{grpc_code=\"OK\",")); l++) {
+                const char *eol = strchr(l, '\n'), *m = strstr(l, what[i]);
+                if (m && (!eol || m < eol)) {
+                    const char *sp = strchr(m, ' ');
+                    if (sp && (!eol || sp < eol))
+                        *out[i] = (long)strtod(sp + 1, NULL);   /* large counts come as 1.2e+06 */
+                    break;
+                }
+            }
+    }
+    free(t.buf);
 }
 
 /* Deletes every key starting with prefix (not empty, its last byte below
