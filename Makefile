@@ -89,7 +89,7 @@ $(BUILD)/bench/bench_dash: tests/bench/bench_dash.c $(filter-out %/main.o,$(TUI_
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -iquote tests -iquote tui -o $@ $< $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL)
 
-$(BUILD)/bench/%: tests/bench/%.c $(LIB)
+$(BUILD)/bench/%: tests/bench/%.c $(wildcard tests/bench/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -iquote tests -o $@ $< $(LIB) $(LDLIBS_CORE)
 

@@ -15,10 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "bench_etcd_raw.h"
 #include "ledger.h"
 #include "store.h"
 #include "store_sqlite_int.h"
@@ -83,19 +85,38 @@ static void transfer_at(long k, rd_time base, char *id, char *debit, char *credi
                             base + k, deposit ? "bench deposit" : "bench usage span" };
 }
 
-static double bench_ledger(const char *dir, long n, long batch, double *verify_s, long *violations)
+/* Transfer k's key and the document the ledger writes for it (posted,
+ * not pending); the document's length. */
+static int transfer_doc(long k, rd_time base, char key[RD_KEY_MAX], char *doc, size_t cap)
 {
-    char url[600];
-    store_t *st = NULL;
+    char id[LEDGER_ID_MAX], debit[LEDGER_ACCOUNT_MAX], credit[LEDGER_ACCOUNT_MAX], at[RDTIME_BUFLEN];
+    ledger_transfer t;
+    transfer_at(k, base, id, debit, credit, &t);
+    tx_key(key, LEDGER_TRANSFERS_PREFIX "%s", id);
+    return snprintf(doc, cap,
+                    "{\"id\":\"%s\",\"debit\":\"%s\",\"credit\":\"%s\",\"amount_ucr\":%" PRId64 ",\"kind\":\"%s\","
+                    "\"at\":\"%s\",\"ref\":\"%s\",\"pending\":false,\"state\":\"posted\"}",
+                    t.id, t.debit, t.credit, t.amount_ucr, t.kind, rdtime_format(t.at, at), t.ref);
+}
+
+/* n transfers through ledger_stage + tx_commit, batch a transaction, over
+ * the ACCOUNTS tenants' wallets (their accounts are created first, not
+ * timed); seconds. */
+static double ledger_post_all(store_t *st, long n, long batch)
+{
     rd_err err;
-    snprintf(url, sizeof url, "sqlite:%s/ledger.db", dir);
-    if (store_open(url, NULL, &st, &err) != RD_OK)
-        die("store_open", &err);
-    for (int i = 0; i < ACCOUNTS; i++) {   /* the tenants the wallets belong to */
-        char key[RD_KEY_MAX], doc[128];
-        int len = snprintf(doc, sizeof doc, "{\"name\":\"acct-%04d\",\"plan\":\"free\",\"admin\":false}", i);
-        if (store_put(st, tx_key(key, "/rigdeck/accounts/acct-%04d", i), doc, (size_t)len, 0, &err) != RD_OK)
-            die("store_put", &err);
+    rng_state = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < ACCOUNTS;) {   /* the tenants the wallets belong to, 100 a txn */
+        char keys[100][RD_KEY_MAX], docs[100][128];
+        store_op ops[100];
+        store_txn_result res;
+        size_t m = 0;
+        for (; m < 100 && i < ACCOUNTS; m++, i++) {
+            int len = snprintf(docs[m], sizeof docs[m], "{\"name\":\"acct-%04d\",\"plan\":\"free\",\"admin\":false}", i);
+            ops[m] = (store_op){ STORE_OP_PUT, tx_key(keys[m], "/rigdeck/accounts/acct-%04d", i), docs[m], (size_t)len, 0 };
+        }
+        if (store_txn(st, NULL, 0, ops, m, NULL, 0, &res, &err) != RD_OK)
+            die("store_txn", &err);
     }
     rd_tx *tx = tx_new(st);
     rd_time base = 1793491200;   /* 2026-11-01T00:00:00Z */
@@ -113,17 +134,40 @@ static double bench_ledger(const char *dir, long n, long batch, double *verify_s
             die("tx_commit", &err);
     }
     double secs = now_s() - t0;
+    tx_free(tx);
+    return secs;
+}
+
+/* ledger verify over the store; the number of violations. */
+static long ledger_verify_all(store_t *st, double *verify_s)
+{
+    rd_err err;
+    long violations = 0;
+    rd_tx *tx = tx_new(st);
     json_t *report = NULL;
-    t0 = now_s();
+    double t0 = now_s();
     if (ledger_verify(tx, &report, &err) != RD_OK)
         die("ledger_verify", &err);
     *verify_s = now_s() - t0;
-    *violations = (long)json_integer_value(json_object_get(report, "violation_count"));
-    if (*violations)
-        fprintf(stderr, "bench_ledger: verify found %ld violations, first: %s\n", *violations,
+    violations = (long)json_integer_value(json_object_get(report, "violation_count"));
+    if (violations)
+        fprintf(stderr, "bench_ledger: verify found %ld violations, first: %s\n", violations,
                 json_dumps(json_array_get(json_object_get(report, "violations"), 0), 0));
     json_decref(report);
     tx_free(tx);
+    return violations;
+}
+
+static double bench_ledger(const char *dir, long n, long batch, double *verify_s, long *violations)
+{
+    char url[600];
+    store_t *st = NULL;
+    rd_err err;
+    snprintf(url, sizeof url, "sqlite:%s/ledger.db", dir);
+    if (store_open(url, NULL, &st, &err) != RD_OK)
+        die("store_open", &err);
+    double secs = ledger_post_all(st, n, batch);
+    *violations = ledger_verify_all(st, verify_s);
     store_close(st);
     return secs;
 }
@@ -156,15 +200,8 @@ static double bench_raw(const char *dir, long n, long batch)
     for (long k = 0; k < n;) {
         sql(db, "BEGIN IMMEDIATE");
         for (long i = 0; i < batch && k < n; i++, k++) {
-            char id[LEDGER_ID_MAX], debit[LEDGER_ACCOUNT_MAX], credit[LEDGER_ACCOUNT_MAX], key[RD_KEY_MAX], at[RDTIME_BUFLEN];
-            char doc[1024];
-            ledger_transfer t;
-            transfer_at(k, base, id, debit, credit, &t);
-            int len = snprintf(doc, sizeof doc,
-                               "{\"id\":\"%s\",\"debit\":\"%s\",\"credit\":\"%s\",\"amount_ucr\":%" PRId64 ",\"kind\":\"%s\","
-                               "\"at\":\"%s\",\"ref\":\"%s\",\"pending\":false,\"state\":\"posted\"}",
-                               t.id, t.debit, t.credit, t.amount_ucr, t.kind, rdtime_format(t.at, at), t.ref);
-            tx_key(key, LEDGER_TRANSFERS_PREFIX "%s", id);
+            char key[RD_KEY_MAX], doc[1024];
+            int len = transfer_doc(k, base, key, doc, sizeof doc);
             sqlite3_bind_blob(ins, 1, key, (int)strlen(key), SQLITE_TRANSIENT);
             sqlite3_bind_blob(ins, 2, doc, len, SQLITE_TRANSIENT);
             if (sqlite3_step(ins) != SQLITE_DONE)
@@ -199,14 +236,7 @@ static double bench_store_puts(const char *dir, long n, long batch)
     for (long k = 0; k < n;) {
         long m = 0;
         for (; m < batch && k < n; m++, k++) {
-            char id[LEDGER_ID_MAX], debit[LEDGER_ACCOUNT_MAX], credit[LEDGER_ACCOUNT_MAX], at[RDTIME_BUFLEN];
-            ledger_transfer t;
-            transfer_at(k, 1793491200, id, debit, credit, &t);
-            int len = snprintf(docs[m], 512,
-                               "{\"id\":\"%s\",\"debit\":\"%s\",\"credit\":\"%s\",\"amount_ucr\":%" PRId64 ",\"kind\":\"%s\","
-                               "\"at\":\"%s\",\"ref\":\"%s\",\"pending\":false,\"state\":\"posted\"}",
-                               t.id, t.debit, t.credit, t.amount_ucr, t.kind, rdtime_format(t.at, at), t.ref);
-            tx_key(keys[m], LEDGER_TRANSFERS_PREFIX "%s", id);
+            int len = transfer_doc(k, 1793491200, keys[m], docs[m], 512);
             ops[m] = (store_op){ STORE_OP_PUT, keys[m], docs[m], (size_t)len, 0 };
         }
         store_txn_result res;
@@ -219,6 +249,109 @@ static double bench_store_puts(const char *dir, long n, long batch)
     free(docs);
     store_close(st);
     return secs;
+}
+
+/* ---- on etcd ------------------------------------------------------------------ */
+
+static void die_msg(const char *what, const char *msg)
+{
+    fprintf(stderr, "bench_ledger: %s: %s\n", what, msg);
+    exit(1);
+}
+
+/* Deletes every rigdeck key: the etcd is the bench run's own, used by the
+ * benchmarks one after another. */
+static void etcd_wipe(raw_etcd *r)
+{
+    const char *msg = raw_etcd_delete_prefix(r, "/rigdeck/");
+    if (msg)
+        die_msg("etcd wipe", msg);
+}
+
+/* The same transfer documents as the ledger writes, one put per transfer,
+ * batch puts a raw /v3/kv/txn; seconds. */
+static double etcd_raw_transfers(raw_etcd *r, long n, long batch)
+{
+    char key[RD_KEY_MAX], doc[1024];
+    rng_state = 0x9e3779b97f4a7c15ULL;
+    double t0 = now_s();
+    for (long k = 0; k < n;) {
+        raw_etcd_txn_begin(r, NULL);
+        for (long i = 0; i < batch && k < n; i++, k++) {
+            int len = transfer_doc(k, 1793491200, key, doc, sizeof doc);
+            raw_etcd_txn_put(r, key, doc, (size_t)len);
+        }
+        raw_etcd_txn_end(r, NULL);
+        const char *msg = raw_etcd_post(r, r->txn_url);
+        if (msg)
+            die_msg("raw etcd", msg);
+    }
+    return now_s() - t0;
+}
+
+/* This process's CPU time (user + system), in seconds. */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The ledger on etcd against raw txns of its transfer documents; the
+ * number of ledger verify's violations. */
+static long bench_ledger_etcd(const char *url)
+{
+    long n = env_long("BENCH_LEDGER_ETCD_N", 5000), batch = env_long("BENCH_LEDGER_ETCD_BATCH", 24), violations = 0;
+    long ranges0, txns0, ranges1, txns1;
+    double raw[3], verify_s = 0;
+    raw_etcd r;
+    store_t *st = NULL;
+    rd_err err;
+    if (raw_etcd_open(&r, url) != 0)
+        die_msg("raw etcd", "cannot open a connection");
+    for (int i = 0; i < 3; i++) {
+        etcd_wipe(&r);
+        raw[i] = etcd_raw_transfers(&r, n, batch);
+    }
+    qsort(raw, 3, sizeof raw[0], cmp_double);
+    etcd_wipe(&r);
+    if (store_open(url, NULL, &st, &err) != RD_OK)
+        die("store_open", &err);
+    raw_etcd_served(&r, &ranges0, &txns0);   /* counts the accounts' 10 txns too */
+    double c0 = cpu_s(), ledger_s = ledger_post_all(st, n, batch), cpu = cpu_s() - c0;
+    raw_etcd_served(&r, &ranges1, &txns1);
+    violations = ledger_verify_all(st, &verify_s);
+    store_close(st);
+    etcd_wipe(&r);
+    raw_etcd_close(&r);
+
+    double rate = (double)n / ledger_s, raw_rate = (double)n / raw[1];
+    printf("etcd ledger: %ld transfers in batches of %ld (as a bill run's step of at most 100 keys holds: 4 keys a "
+           "transfer and the 2 shared accounts) through ledger_stage + tx_commit: %.2f s (%.0f/s)\n", n, batch,
+           ledger_s, rate);
+    printf("etcd raw: the same %ld transfer documents as plain puts, %ld a /v3/kv/txn (median of 3): %.2f s (%.0f/s)"
+           ": the ledger runs at %.2f of that\n", n, batch, raw[1], raw_rate, rate / raw_rate);
+    if (ranges0 >= 0 && ranges1 >= 0) {
+        long reads = ranges1 - ranges0, txns = txns1 - txns0;
+        double txn_s = raw[1] / (double)((n + batch - 1) / batch), rest = ledger_s - (double)txns * txn_s;
+        printf("etcd requests of the ledger run (the member's /metrics, the accounts' creation included): %ld reads "
+               "(kv/range; %.1f a transfer), %ld txns; at the raw txn's %.2f ms, the txns explain %.2f s of the "
+               "%.2f s, leaving %.2f s to the reads, one request each (%.0f us a read), and the client's CPU (%.2f s "
+               "in all)\n", reads, (double)reads / (double)n, txns, txn_s * 1e3, (double)txns * txn_s, ledger_s,
+               rest, reads ? rest * 1e6 / (double)reads : 0.0, cpu);
+    }
+    printf("etcd ledger verify over %ld transfers: %.2f s, %ld violations\n", n, verify_s, violations);
+    printf("bench: ledger_etcd_transfers_per_s %.0f 1/s\n", rate);
+    printf("bench: etcd_raw_txn_puts_per_s %.0f 1/s\n", raw_rate);
+    printf("bench: ledger_etcd_vs_raw %.2f ratio\n", rate / raw_rate);
+    printf("bench: ledger_etcd_verify_violations %ld count\n", violations);
+    return violations;
 }
 
 int main(void)
@@ -266,5 +399,11 @@ int main(void)
         unlink(path);
     }
     rmdir(dir);
+
+    const char *etcd = getenv("RIGDECK_BENCH_ETCD");
+    if (etcd && strncmp(etcd, "etcd://", 7) == 0)
+        violations += bench_ledger_etcd(etcd);
+    else
+        printf("etcd: skipped (set RIGDECK_BENCH_ETCD=etcd://HOST:PORT; tests/bench/run.sh does)\n");
     return violations ? 1 : 0;
 }

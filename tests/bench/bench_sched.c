@@ -30,8 +30,10 @@
 
 #include <sqlite3.h>
 
+#include "bench_etcd_raw.h"
 #include "cmd.h"
 #include "ledger.h"
+#include "sched_run.h"
 #include "store_sqlite_int.h"
 #include "tx.h"
 
@@ -215,27 +217,15 @@ static double store_floor(cmd_ctx *ctx)
     return t;
 }
 
-int main(void)
+/* Builds the fleet through the tx API: an account with credit, ten public
+ * regions, prices, `nodes` compute nodes of 8 GPUs and `jobs` queued
+ * single-worker jobs, per_commit nodes or jobs a transaction. */
+static void build_fleet(cmd_ctx *ctx, long nodes, long jobs, long per_commit)
 {
     static const char *const types[] = { "a100", "v100", "t4", "rtx3090", "rtx-a6000" };
-    int small = getenv("RIGDECK_BENCH_SMALL") && strcmp(getenv("RIGDECK_BENCH_SMALL"), "1") == 0;
-    long nodes = env_long("RIGDECK_BENCH_NODES", small ? 1000 : 10000);
-    long jobs = env_long("RIGDECK_BENCH_JOBS", small ? 10000 : 100000);
-    char dir[] = "/tmp/rdbench-sched.XXXXXX", url[256], key[RD_KEY_MAX];
+    char key[RD_KEY_MAX];
     rd_err err;
-    if (!mkdtemp(dir))
-        return 1;
-    snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
-
-    cmd_ctx ctx = { 0 };
-    ctx.store_url = url;
-    ctx.actor = "default";
-    ctx.now = 1793491200;   /* 2026-11-01T00:00:00Z */
-    if (cmd_ctx_open_store(&ctx, &err) != RD_OK)
-        die("open", &err);
-
-    double t0 = now_s();
-    rd_tx *tx = tx_new(ctx.store);
+    rd_tx *tx = tx_new(ctx->store);
     tx_put(tx, "/rigdeck/accounts/bench", json_pack("{s:s, s:s, s:b}", "name", "bench", "plan", "team", "admin", 0), &err);
     for (int r = 0; r < 10; r++)
         tx_put(tx, tx_key(key, "/rigdeck/regions/r%d", r),
@@ -244,7 +234,7 @@ int main(void)
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
         tx_put(tx, tx_key(key, "/rigdeck/prices/%s", types[t]),
                json_pack("{s:s, s:I}", "name", types[t], "price_ucr", (json_int_t)1000000), &err);
-    ledger_transfer dep = { "deposit/bench/seed", "external", "wallet:bench", 1000000000000LL, "deposit", ctx.now, "bench" };
+    ledger_transfer dep = { "deposit/bench/seed", "external", "wallet:bench", 1000000000000LL, "deposit", ctx->now, "bench" };
     if (ledger_stage(tx, &dep, NULL, &err) != RD_OK)
         die("deposit", &err);
     commit(tx);
@@ -258,7 +248,7 @@ int main(void)
         json_object_set_new(node, "region", json_sprintf("r%ld", i % 10));
         json_object_set_new(node, "gpu_type", json_string(types[i % 5]));
         tx_put(tx, tx_key(key, "/rigdeck/nodes/%s", name), node, &err);
-        if (i % 1000 == 999)
+        if (i % per_commit == per_commit - 1)
             commit(tx);
     }
     commit(tx);
@@ -269,16 +259,248 @@ int main(void)
         snprintf(id, sizeof id, "job-%08lx", (unsigned long)i);
         json_t *job = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:n, s:{s:[s], s:i, s:i, s:n}, s:[{s:i, s:s, s:n, s:[]}]}",
                                 "id", id, "name", id, "type", "training", "project", "default", "project_owner", "bench",
-                                "creator", "bench", "priority", 0, "submitted_at", rdtime_format(ctx.now - jobs + i, ts),
+                                "creator", "bench", "priority", 0, "submitted_at", rdtime_format(ctx->now - jobs + i, ts),
                                 "region_pin", "resources", "gpu_types", types[(i / 5) % 5], "gpus_x100", gpus,
                                 "disk_size", 50, "max_price_ucr", "workers", "index", 0, "state", "waiting_gpus",
                                 "started_at", "alloc");
         tx_put(tx, tx_key(key, "/rigdeck/jobs/%s", id), job, &err);
-        if (i % 1000 == 999)
+        if (i % per_commit == per_commit - 1)
             commit(tx);
     }
     commit(tx);
     tx_free(tx);
+}
+
+/* ---- on etcd ---------------------------------------------------------------- */
+
+/* When the pass's batches commit: the first and last flush (the pass's
+ * read phase ends at the first). */
+static long g_flushes;
+static double g_flush_first, g_flush_last, g_flush_first_cpu, g_flush_last_cpu;
+
+/* This process's CPU time (user + system), in seconds. */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static void etcd_flush_hook(void *data)
+{
+    double t = now_s(), c = cpu_s();
+    (void)data;
+    if (!g_flushes++) {
+        g_flush_first = t;
+        g_flush_first_cpu = c;
+    }
+    g_flush_last = t;
+    g_flush_last_cpu = c;
+}
+
+static void die_msg(const char *what, const char *msg)
+{
+    fprintf(stderr, "bench_sched: %s: %s\n", what, msg);
+    exit(1);
+}
+
+/* Deletes every rigdeck key (the etcd is the bench run's own, used by the
+ * benchmarks one after another). */
+static void etcd_wipe(store_t *st)
+{
+    rd_err err;
+    store_txn_result res;
+    store_op del = { STORE_OP_DELETE_PREFIX, "/rigdeck/", NULL, 0, 0 };
+    if (store_txn(st, NULL, 0, &del, 1, NULL, 0, &res, &err) != RD_OK)
+        die("etcd wipe", &err);
+}
+
+/* The writes of the pass, read back from the store's history of revisions
+ * (rev0, rev1]: every put of a /rigdeck/ key (not the store layer's retry
+ * marker), in revision order.  One revision is one commit of the pass, so
+ * grouping by mod_revision gives exactly the pass's transactions. */
+typedef struct {
+    store_event *ev;
+    size_t nev;
+    size_t *idx, n;     /* the puts of /rigdeck/ keys among ev */
+    size_t commits, max_puts;
+} pass_writes;
+
+static void pass_writes_read(store_t *st, int64_t rev0, int64_t rev1, pass_writes *w)
+{
+    rd_err err;
+    int more = 0;
+    memset(w, 0, sizeof *w);
+    if (store_history(st, rev0, rev1, 10000000, 60000, &w->ev, &w->nev, &more, &err) != RD_OK)
+        die("history of the pass", &err);
+    if (more)
+        die_msg("history of the pass", "too many events");
+    w->idx = calloc(w->nev + 1, sizeof *w->idx);
+    if (!w->idx)
+        die_msg("calloc", "out of memory");
+    for (size_t i = 0, run = 0; i < w->nev; i++) {
+        const store_kv *kv = &w->ev[i].kv;
+        if (w->ev[i].type != STORE_EVENT_PUT || strncmp(kv->key, "/rigdeck/", 9) != 0)
+            continue;
+        if (w->n == 0 || w->ev[w->idx[w->n - 1]].kv.mod_revision != kv->mod_revision) {
+            w->commits++;
+            run = 0;
+        }
+        if (++run > w->max_puts)
+            w->max_puts = run;
+        w->idx[w->n++] = i;
+    }
+}
+
+static void pass_writes_free(pass_writes *w)
+{
+    store_events_free(w->ev, w->nev);
+    free(w->idx);
+}
+
+/* The pass's writes posted raw: one /v3/kv/txn of plain puts per commit
+ * of the pass, the same keys and values; seconds.  guarded: in the shape
+ * the store layer sends (a compare on every key, and the retry marker),
+ * to tell etcd's share of the layer's commits from the client's. */
+static double etcd_raw_floor(raw_etcd *r, const pass_writes *w, int guarded)
+{
+    const char *marker = guarded ? "~bench/marker" : NULL;
+    double t0 = now_s();
+    for (size_t i = 0; i < w->n;) {
+        int64_t rev = w->ev[w->idx[i]].kv.mod_revision;
+        raw_etcd_txn_begin(r, marker);
+        for (size_t j = i; guarded && j < w->n && w->ev[w->idx[j]].kv.mod_revision == rev; j++)
+            raw_etcd_txn_compare(r, w->ev[w->idx[j]].kv.key);
+        for (; i < w->n && w->ev[w->idx[i]].kv.mod_revision == rev; i++) {
+            const store_kv *kv = &w->ev[w->idx[i]].kv;
+            raw_etcd_txn_put(r, kv->key, kv->value, kv->value_len);
+        }
+        raw_etcd_txn_end(r, marker);
+        const char *msg = raw_etcd_post(r, r->txn_url);
+        if (msg)
+            die_msg("raw etcd", msg);
+    }
+    return now_s() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A smaller fleet on etcd: one full pass through the command language,
+ * then its writes posted raw in the same transactions. */
+static void bench_sched_etcd(const char *url)
+{
+    long nodes = env_long("RIGDECK_BENCH_ETCD_NODES", 500);
+    long jobs = env_long("RIGDECK_BENCH_ETCD_JOBS", 5000);
+    rd_err err;
+    cmd_ctx ctx = { 0 };
+    ctx.store_url = url;
+    ctx.actor = "default";
+    ctx.now = 1793491200;   /* 2026-11-01T00:00:00Z */
+    store_t *st = NULL;   /* wiped before the command context opens it (and sets the store up) */
+    if (store_open(url, NULL, &st, &err) != RD_OK)
+        die("open etcd", &err);
+    etcd_wipe(st);
+    store_close(st);
+    if (cmd_ctx_open_store(&ctx, &err) != RD_OK)
+        die("open etcd", &err);
+    double t0 = now_s();
+    build_fleet(&ctx, nodes, jobs, 100);   /* etcd takes at most 128 operations a transaction */
+    printf("etcd: built %ld nodes x 8 GPUs and %ld queued jobs in %.1f s\n", nodes, jobs, now_s() - t0);
+
+    int64_t rev0 = 0, rev1 = 0;
+    json_t *res = NULL;
+    raw_etcd r;
+    long ranges0, txns0, ranges1, txns1;
+    if (raw_etcd_open(&r, url) != 0)
+        die_msg("raw etcd", "cannot open a connection");
+    if (store_revision(ctx.store, &rev0, &err) != RD_OK)
+        die("revision", &err);
+    ctx.now += 60;
+    raw_etcd_served(&r, &ranges0, &txns0);
+    sched_run_set_flush_hook(etcd_flush_hook, NULL);
+    double c0 = cpu_s();
+    t0 = now_s();
+    if (cmd_exec_line(&ctx, "sched run", &res, NULL, &err) != RD_OK)
+        die("sched run on etcd", &err);
+    double t1 = now_s(), c1 = cpu_s(), full = t1 - t0, cpu = c1 - c0;
+    sched_run_set_flush_hook(NULL, NULL);
+    raw_etcd_served(&r, &ranges1, &txns1);
+    long placed = (long)json_integer_value(json_object_get(res, "placed"));
+    long waiting = (long)json_integer_value(json_object_get(res, "waiting"));
+    json_decref(res);
+    if (store_revision(ctx.store, &rev1, &err) != RD_OK)
+        die("revision", &err);
+
+    pass_writes w;
+    pass_writes_read(ctx.store, rev0, rev1, &w);
+    double raw[3], guarded[3];
+    for (int i = 0; i < 3; i++) {   /* the same keys and values again each time */
+        raw[i] = etcd_raw_floor(&r, &w, 0);
+        guarded[i] = etcd_raw_floor(&r, &w, 1);
+    }
+    qsort(raw, 3, sizeof raw[0], cmp_double);
+    qsort(guarded, 3, sizeof guarded[0], cmp_double);
+    double raw_s = raw[1], guarded_s = guarded[1], rate = full > 0 ? (double)placed / full : 0.0;
+    double per_commit = w.commits ? (double)w.n / (double)w.commits : 0.0, read_s = g_flushes ? g_flush_first - t0 : full;
+    raw_etcd_close(&r);
+
+    printf("etcd full pass: %ld placed, %ld waiting in %.2f s (%.0f placements/s); it wrote %zu documents in %zu "
+           "commits (%.1f a commit on average, at most %zu)\n", placed, waiting, full, rate, w.n, w.commits,
+           per_commit, w.max_puts);
+    printf("etcd pass phases: %.2f s until the first batch commits (reading the queue and the fleet; %.2f s of "
+           "it the client's CPU), %.2f s from there to the last batch's commit (%ld batches; %.2f s CPU), %.2f s "
+           "after (%.2f s CPU)\n", read_s, g_flushes ? g_flush_first_cpu - c0 : cpu,
+           g_flushes ? g_flush_last - g_flush_first : 0.0, g_flushes, g_flush_last_cpu - g_flush_first_cpu,
+           g_flushes ? t1 - g_flush_last : 0.0, g_flushes ? c1 - g_flush_last_cpu : 0.0);
+    printf("etcd raw floor: the same %zu documents posted as %zu plain /v3/kv/txn requests, one per commit of the "
+           "pass (same keys, values and grouping; median of 3), take %.3f s: the pass runs at %.2f of that speed\n",
+           w.n, w.commits, raw_s, full > 0 ? raw_s / full : 0.0);
+    printf("etcd raw floor in the layer's shape (a compare on every key and the retry marker, as the store layer "
+           "sends a commit): %.3f s\n", guarded_s);
+    if (ranges0 >= 0 && ranges1 >= 0)
+        printf("etcd requests the pass made (the member's /metrics): %ld reads (kv/range), %ld txns\n",
+               ranges1 - ranges0, txns1 - txns0);
+    printf("bench: sched_etcd_nodes %ld count\n", nodes);
+    printf("bench: sched_etcd_queued_jobs %ld count\n", jobs);
+    printf("bench: sched_etcd_placed %ld count\n", placed);
+    printf("bench: sched_etcd_commits %zu count\n", w.commits);
+    printf("bench: sched_etcd_puts_per_commit %.1f count\n", per_commit);
+    printf("bench: sched_etcd_placements_per_s %.0f 1/s\n", rate);
+    printf("bench: sched_etcd_pass_s %.3f s\n", full);
+    printf("bench: sched_etcd_read_phase_s %.3f s\n", read_s);
+    printf("bench: sched_etcd_client_cpu_s %.3f s\n", cpu);
+    printf("bench: sched_etcd_raw_floor_s %.3f s\n", raw_s);
+    printf("bench: sched_etcd_raw_guarded_floor_s %.3f s\n", guarded_s);
+    printf("bench: sched_etcd_vs_raw %.2f ratio\n", full > 0 ? raw_s / full : 0.0);
+    pass_writes_free(&w);
+    etcd_wipe(ctx.store);
+    cmd_ctx_close(&ctx);
+}
+
+int main(void)
+{
+    int small = getenv("RIGDECK_BENCH_SMALL") && strcmp(getenv("RIGDECK_BENCH_SMALL"), "1") == 0;
+    long nodes = env_long("RIGDECK_BENCH_NODES", small ? 1000 : 10000);
+    long jobs = env_long("RIGDECK_BENCH_JOBS", small ? 10000 : 100000);
+    char dir[] = "/tmp/rdbench-sched.XXXXXX", url[256];
+    rd_err err;
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
+
+    cmd_ctx ctx = { 0 };
+    ctx.store_url = url;
+    ctx.actor = "default";
+    ctx.now = 1793491200;   /* 2026-11-01T00:00:00Z */
+    if (cmd_ctx_open_store(&ctx, &err) != RD_OK)
+        die("open", &err);
+
+    double t0 = now_s();
+    build_fleet(&ctx, nodes, jobs, 1000);
     printf("built %ld nodes x 8 GPUs and %ld queued jobs in %.1f s\n", nodes, jobs, now_s() - t0);
 
     json_t *res = NULL;
@@ -347,6 +569,12 @@ int main(void)
     printf("bench: sched_vs_store_floor %.1f ratio\n", raw_s > 0 ? full / raw_s : 0.0);
     printf("bench: sched_peak_rss_mb %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
     cmd_ctx_close(&ctx);
+
+    const char *etcd = getenv("RIGDECK_BENCH_ETCD");
+    if (etcd && strncmp(etcd, "etcd://", 7) == 0)
+        bench_sched_etcd(etcd);
+    else
+        printf("etcd: skipped (set RIGDECK_BENCH_ETCD=etcd://HOST:PORT; tests/bench/run.sh does)\n");
     char cmd[512];
     if (getenv("RIGDECK_BENCH_KEEP")) {
         printf("store kept: %s\n", url);

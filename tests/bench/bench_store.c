@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <sqlite3.h>
 
+#include "bench_etcd_raw.h"
 #include "store.h"
 
 enum { VALUE_LEN = 100, ROUNDS = 3 };
@@ -172,111 +172,42 @@ static void raw_sqlite_close(raw_sqlite *r)
     sqlite3_close(r->db);
 }
 
-/* ---- raw etcd ---------------------------------------------------------------- */
+/* ---- raw etcd (bench_etcd_raw.h) -------------------------------------------- */
 
 typedef struct {
-    CURL *h;
-    struct curl_slist *hdrs;
-    char put_url[256], txn_url[256];
+    raw_etcd conn;
     long per_txn;       /* 0: /kv/put of one key */
-    int marked;         /* the JSON shape our layer sends (nested txn + marker) */
-    char *body;
-    size_t cap;
-} raw_etcd;
-
-static size_t discard(char *p, size_t size, size_t n, void *ud)
-{
-    (void)p;
-    (void)ud;
-    return size * n;
-}
-
-static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static size_t b64(char *out, const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    char *o = out;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        *o++ = B64[v >> 18 & 63];
-        *o++ = B64[v >> 12 & 63];
-        *o++ = i + 1 < n ? B64[v >> 6 & 63] : '=';
-        *o++ = i + 2 < n ? B64[v & 63] : '=';
-    }
-    *o = '\0';
-    return (size_t)(o - out);
-}
+    int marked;         /* the JSON shape our layer sends (guard + marker) */
+} raw_etcd_case;
 
 static void raw_etcd_op(void *ctx, long n)
 {
-    raw_etcd *r = ctx;
-    char key[128], k64[200], v64[200], mk[64];
-    size_t len = 0;
-    long status = 0;
+    raw_etcd_case *r = ctx;
+    char key[128];
+    const char *marker = r->marked ? "~bench/marker" : NULL;
     (void)n;
-    b64(v64, g_value, VALUE_LEN);
     if (!r->per_txn) {
         next_key(key, sizeof key, "rp");
-        b64(k64, key, strlen(key));
-        len = (size_t)snprintf(r->body, r->cap, "{\"key\":\"%s\",\"value\":\"%s\"}", k64, v64);
+        raw_etcd_put_body(&r->conn, key, g_value, VALUE_LEN);
     } else {
-        /* marked: the flat form the layer sends when the failure branch is
-         * empty: a guard compare on the marker, the puts plus the marker
-         * put, the marker read back on failure */
-        b64(mk, "~bench/marker", 13);
-        len = (size_t)snprintf(r->body, r->cap, "{\"compare\":[");
-        if (r->marked)
-            len += (size_t)snprintf(r->body + len, r->cap - len,
-                                    "{\"key\":\"%s\",\"target\":\"MOD\",\"result\":\"LESS\","
-                                    "\"mod_revision\":\"9223372036854775807\"}", mk);
-        len += (size_t)snprintf(r->body + len, r->cap - len, "],\"success\":[");
+        raw_etcd_txn_begin(&r->conn, marker);
         for (long i = 0; i < r->per_txn; i++) {
             next_key(key, sizeof key, "rt");
-            b64(k64, key, strlen(key));
-            len += (size_t)snprintf(r->body + len, r->cap - len, "%s{\"request_put\":{\"key\":\"%s\",\"value\":\"%s\"}}",
-                                    i ? "," : "", k64, v64);
+            raw_etcd_txn_put(&r->conn, key, g_value, VALUE_LEN);
         }
-        if (r->marked)
-            len += (size_t)snprintf(r->body + len, r->cap - len,
-                                    ",{\"request_put\":{\"key\":\"%s\",\"value\":\"MTIzcw==\"}}],"
-                                    "\"failure\":[{\"request_range\":{\"key\":\"%s\"}}]}", mk, mk);
-        else
-            len += (size_t)snprintf(r->body + len, r->cap - len, "],\"failure\":[]}");
+        raw_etcd_txn_end(&r->conn, marker);
     }
-    curl_easy_setopt(r->h, CURLOPT_URL, r->per_txn ? r->txn_url : r->put_url);
-    curl_easy_setopt(r->h, CURLOPT_POSTFIELDS, r->body);
-    curl_easy_setopt(r->h, CURLOPT_POSTFIELDSIZE, (long)len);
-    CURLcode cc = curl_easy_perform(r->h);
-    curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &status);
-    if (cc != CURLE_OK || status != 200)
-        die("raw etcd", cc != CURLE_OK ? curl_easy_strerror(cc) : "HTTP status is not 200");
+    const char *msg = raw_etcd_post(&r->conn, r->per_txn ? r->conn.txn_url : r->conn.put_url);
+    if (msg)
+        die("raw etcd", msg);
 }
 
-static void raw_etcd_open(raw_etcd *r, const char *url)
+static void raw_etcd_case_open(raw_etcd_case *r, const char *url, long per_txn, int marked)
 {
-    const char *hp = url + strlen("etcd://");
-    size_t n = strcspn(hp, ",/?");
-    memset(r, 0, sizeof *r);
-    snprintf(r->put_url, sizeof r->put_url, "http://%.*s/v3/kv/put", (int)n, hp);
-    snprintf(r->txn_url, sizeof r->txn_url, "http://%.*s/v3/kv/txn", (int)n, hp);
-    r->cap = 4096 + (size_t)g_txn_ops * 512;
-    r->body = malloc(r->cap);
-    r->h = curl_easy_init();
-    r->hdrs = curl_slist_append(NULL, "Content-Type: application/json");
-    if (!r->body || !r->h || !r->hdrs)
-        die("raw etcd", "out of memory");
-    curl_easy_setopt(r->h, CURLOPT_HTTPHEADER, r->hdrs);
-    curl_easy_setopt(r->h, CURLOPT_WRITEFUNCTION, discard);
-    curl_easy_setopt(r->h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(r->h, CURLOPT_PROXY, "");
-}
-
-static void raw_etcd_close(raw_etcd *r)
-{
-    curl_easy_cleanup(r->h);
-    curl_slist_free_all(r->hdrs);
-    free(r->body);
+    if (raw_etcd_open(&r->conn, url) != 0)
+        die("raw etcd", "cannot open a connection");
+    r->per_txn = per_txn;
+    r->marked = marked;
 }
 
 /* ---- report -------------------------------------------------------------------- */
@@ -363,16 +294,11 @@ int main(void)
 
     const char *etcd = getenv("RIGDECK_BENCH_ETCD");
     if (etcd && !strncmp(etcd, "etcd://", 7)) {
-        raw_etcd re_put, re_txn, re_mput, re_mtxn;
-        raw_etcd_open(&re_put, etcd);
-        raw_etcd_open(&re_txn, etcd);
-        raw_etcd_open(&re_mput, etcd);
-        raw_etcd_open(&re_mtxn, etcd);
-        re_txn.per_txn = g_txn_ops;
-        re_mput.per_txn = 1;
-        re_mput.marked = 1;
-        re_mtxn.per_txn = g_txn_ops;
-        re_mtxn.marked = 1;
+        raw_etcd_case re_put, re_txn, re_mput, re_mtxn;
+        raw_etcd_case_open(&re_put, etcd, 0, 0);
+        raw_etcd_case_open(&re_txn, etcd, g_txn_ops, 0);
+        raw_etcd_case_open(&re_mput, etcd, 1, 1);
+        raw_etcd_case_open(&re_mtxn, etcd, g_txn_ops, 1);
         bench_backend("etcd", etcd, raw_etcd_op, &re_put, &re_txn);
         /* the same JSON as the layer sends, raw: what is left is the client's cost */
         double mput = measure(raw_etcd_op, &re_mput), mtxn = measure(raw_etcd_op, &re_mtxn);
@@ -385,10 +311,10 @@ int main(void)
             if (!strcmp(g_figs[i].name, "etcd_txn_per_s"))
                 fig("etcd_txn_vs_same_json_raw", g_figs[i].value / mtxn, "ratio");
         }
-        raw_etcd_close(&re_put);
-        raw_etcd_close(&re_txn);
-        raw_etcd_close(&re_mput);
-        raw_etcd_close(&re_mtxn);
+        raw_etcd_close(&re_put.conn);
+        raw_etcd_close(&re_txn.conn);
+        raw_etcd_close(&re_mput.conn);
+        raw_etcd_close(&re_mtxn.conn);
     } else {
         printf("etcd: skipped (set RIGDECK_BENCH_ETCD=etcd://HOST:PORT; tests/bench/run.sh does)\n");
     }
