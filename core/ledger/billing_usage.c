@@ -129,6 +129,8 @@ static rd_code stage_group(billing_step *st, const ledger_transfer *t, size_t n,
     size_t dups = 0;
     int dup = 0;
     rd_code rc = billing_step_room_transfers(st, t, n, err);
+    if (rc == RD_OK)
+        rc = ledger_prefetch(st->tx, t, n, err);
     if (rc == RD_OK && linked > 1 && (rc = ledger_stage_linked(st->tx, t, linked, &dups, err)) == RD_OK && !dups)
         for (size_t i = 0; i < linked; i++)
             billing_tally_add(tally, t[i].kind, correction, t[i].amount_ucr);

@@ -341,6 +341,56 @@ rd_code ledger_stage_linked(rd_tx *tx, const ledger_transfer *t, size_t n, size_
     return rc;
 }
 
+/* The tenant records a transfer's ledger accounts need read (account_apply
+ * reads the tenant when its ledger account is new), into keys/ptrs; their count. */
+static size_t tenant_keys(rd_tx *tx, const ledger_transfer *t, size_t n, char (*keys)[RD_KEY_MAX], const char **ptrs,
+                          rd_err *err, rd_code *rc)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && *rc == RD_OK; i++) {
+        const char *side[2] = { t[i].debit, t[i].credit };
+        for (int j = 0; j < 2 && *rc == RD_OK; j++) {
+            char key[RD_KEY_MAX];
+            const char *owner = ledger_account_owner(side[j]);
+            json_t *doc = NULL;
+            if (!owner || ledger_account_check("account", side[j], NULL) != RD_OK)
+                continue;
+            if ((*rc = tx_get(tx, account_key(key, side[j]), &doc, err)) == RD_OK && !doc) {
+                ptrs[k] = tx_key(keys[k], KEY_ACCOUNTS "%s", owner);
+                k++;
+            }
+            json_decref(doc);
+        }
+    }
+    return k;
+}
+
+rd_code ledger_prefetch(rd_tx *tx, const ledger_transfer *t, size_t n, rd_err *err)
+{
+    char (*keys)[RD_KEY_MAX] = calloc(n ? n * 3 : 1, RD_KEY_MAX);
+    const char **ptrs = calloc(n ? n * 3 : 1, sizeof *ptrs);
+    size_t m = 0;
+    rd_code rc = keys && ptrs ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == RD_OK; i++) {
+        rd_err ignored;
+        if (transfer_check(&t[i], &ignored) != RD_OK)
+            continue;   /* ledger_stage says what is wrong with it */
+        ptrs[m] = transfer_key(keys[m], t[i].id);
+        ptrs[m + 1] = account_key(keys[m + 1], t[i].debit);
+        ptrs[m + 2] = account_key(keys[m + 2], t[i].credit);
+        m += 3;
+    }
+    if (rc == RD_OK)
+        rc = tx_prefetch(tx, ptrs, m, err);
+    /* then, in a second request, the tenants of accounts seen for the first time */
+    size_t k = rc == RD_OK ? tenant_keys(tx, t, n, keys, ptrs, err, &rc) : 0;
+    if (rc == RD_OK && k)
+        rc = tx_prefetch(tx, ptrs, k, err);
+    free(ptrs);
+    free(keys);
+    return rc;
+}
+
 static int set_add(json_t *set, const char *key)
 {
     return json_object_set_new(set, key, json_true()) == 0;

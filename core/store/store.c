@@ -41,6 +41,22 @@ rd_code store_get(store_t *st, const char *key, store_kv *out, int *found,
     return seen(st, st->be->get(st, key, out, found, revision, err));
 }
 
+rd_code store_get_many(store_t *st, const char *const *keys, size_t n, store_kv *out, int *found,
+                       int64_t *revision, rd_err *err)
+{
+    if (st->be->get_many)
+        return seen(st, st->be->get_many(st, keys, n, out, found, revision, err));
+    rd_code rc = RD_OK;
+    size_t i = 0;
+    for (; i < n && rc == RD_OK; i++)
+        rc = store_get(st, keys[i], &out[i], &found[i], revision, err);
+    if (rc != RD_OK)
+        while (i-- > 0)
+            if (found[i])
+                store_kv_free(&out[i]);
+    return rc;
+}
+
 rd_code store_range(store_t *st, const char *prefix, const char *after, size_t limit,
                     int64_t at_rev, store_range_result *out, rd_err *err)
 {

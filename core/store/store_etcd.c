@@ -562,6 +562,51 @@ static rd_code etcd_store_txn(store_t *st, const store_cmp *cmps, size_t ncmps, 
     return txn_plain(s, req, marked ? ETCD_ONCE : ETCD_RESEND, res, err);
 }
 
+/* Keys read in one kv/txn of range requests (no compares) per MAX_TXN_OPS
+ * keys: one round trip instead of one per key, each chunk at one revision. */
+static rd_code etcd_store_get_many(store_t *st, const char *const *keys, size_t n, store_kv *out, int *found,
+                                   int64_t *revision, rd_err *err)
+{
+    etcd_store *s = ES(st);
+    rd_code rc = RD_OK;
+    memset(out, 0, n * sizeof *out);
+    memset(found, 0, n * sizeof *found);
+    for (size_t at = 0; at < n && rc == RD_OK; at += MAX_TXN_OPS) {
+        size_t m = n - at < MAX_TXN_OPS ? n - at : MAX_TXN_OPS;
+        json_t *ops = json_array();
+        for (size_t i = 0; ops && i < m; i++) {
+            const char *key = keys[at + i];
+            json_t *req = key && *key ? range_req(key, strlen(key), NULL, 0, 0, 0) : NULL;
+            if (!req || json_array_append_new(ops, json_pack("{s:o}", "request_range", req))) {
+                json_decref(ops);
+                ops = NULL;
+            }
+        }
+        etcd_reply r;
+        if ((rc = call(s, "kv/txn", txn_json(NULL, 0, ops, json_array()), ETCD_RESEND, &r, err)) != RD_OK)
+            break;
+        if (r.code) {
+            rc = range_error(s, &r, 0, err);
+            break;
+        }
+        const json_t *resp = json_object_get(r.body, "responses");
+        for (size_t i = 0; i < m && rc == RD_OK; i++) {
+            const json_t *kvs = json_object_get(json_object_get(json_array_get(resp, i), "response_range"), "kvs");
+            if (json_array_size(kvs) && (rc = etcd_kv_from_json(json_array_get(kvs, 0), &out[at + i], err)) == RD_OK)
+                found[at + i] = 1;
+        }
+        if (revision)
+            *revision = etcd_i64(header(&r), "revision");
+        etcd_reply_free(&r);
+    }
+    for (size_t i = 0; i < n && rc != RD_OK; i++)
+        if (found[i]) {
+            store_kv_free(&out[i]);
+            found[i] = 0;
+        }
+    return rc;
+}
+
 /* ---- leases ------------------------------------------------------------------ */
 
 static rd_code lease_grant_impl(etcd_store *s, int64_t ttl, int64_t *id, rd_err *err)
@@ -788,6 +833,7 @@ const store_backend store_etcd_backend = {
     .open = etcd_store_open,
     .close = etcd_store_close,
     .get = etcd_store_get,
+    .get_many = etcd_store_get_many,
     .range = etcd_store_range,
     .txn = etcd_store_txn,
     .lease_grant = etcd_store_lease_grant,

@@ -204,6 +204,49 @@ rd_code tx_get(rd_tx *tx, const char *key, json_t **doc, rd_err *err)
     return RD_OK;
 }
 
+rd_code tx_prefetch(rd_tx *tx, const char *const *keys, size_t n, rd_err *err)
+{
+    const char **want = calloc(n ? n : 1, sizeof *want);
+    size_t m = 0;
+    rd_code rc = want ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+    /* A key the transaction holds is answered from it, as tx_get would;
+     * the others get an empty entry now, so a key named twice is read once. */
+    for (size_t i = 0; i < n && rc == RD_OK; i++) {
+        if (entry_find(tx, keys[i]))
+            continue;
+        tx_entry *e = entry_add(tx, keys[i]);
+        if (!e)
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
+        else
+            want[m++] = e->key;
+    }
+    store_kv *kv = rc == RD_OK && m ? calloc(m, sizeof *kv) : NULL;
+    int *found = kv ? calloc(m, sizeof *found) : NULL;
+    if (rc == RD_OK && m && !found)
+        rc = rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK && m)
+        rc = store_get_many(tx->st, want, m, kv, found, NULL, err);
+    /* Entries left unread (a failure) are read again by tx_get. */
+    for (size_t j = 0; j < m && found && rc == RD_OK; j++) {
+        json_t *before = NULL;
+        if (found[j])
+            rc = decode_doc(want[j], kv[j].value, kv[j].value_len, &before, err);
+        if (rc == RD_OK) {
+            tx_entry *e = entry_find(tx, want[j]);
+            e->read = 1;
+            e->seen_rev = found[j] ? kv[j].mod_revision : 0;
+            e->before = before;
+        }
+    }
+    for (size_t j = 0; j < m && found; j++)
+        if (found[j])
+            store_kv_free(&kv[j]);
+    free(found);
+    free(kv);
+    free(want);
+    return rc;
+}
+
 static int key_has_prefix(const char *key, const char *prefix)
 {
     return strncmp(key, prefix, strlen(prefix)) == 0;

@@ -38,6 +38,12 @@ store_t *tx_store(rd_tx *tx);
  * object is RD_ECORRUPT. */
 rd_code tx_get(rd_tx *tx, const char *key, json_t **doc, rd_err *err);
 
+/* Reads and guards, as tx_get would, every key of keys[0..n) the
+ * transaction does not hold yet, in one store_get_many (one request per
+ * 128 keys on etcd instead of one per key); later tx_get calls on them are
+ * answered from the transaction.  For code that knows the keys it will read. */
+rd_code tx_prefetch(rd_tx *tx, const char *const *keys, size_t n, rd_err *err);
+
 /* Reads every document under prefix, in key order, merged with this
  * transaction's own writes, into *items (a new JSON array).  Not guarded. */
 rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err);

@@ -184,6 +184,51 @@ static void test_get_missing_present(void **state)
     store_kv_free(&kv);
 }
 
+/* store_get_many answers each key as store_get would, in order, missing
+ * ones too, across more keys than one etcd request holds. */
+static void test_get_many(void **state)
+{
+    fx *f = begin(state, "many");
+    rd_err e = { 0 };
+    enum { N = 300 };
+    static char names[N][256];
+    const char *keys[N];
+    store_kv kv[N];
+    int found[N];
+    int64_t r = 0;
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "%sk%03d", f->pfx, i);
+        keys[i] = names[i];
+        if (i % 3 != 1) {   /* every third key stays missing */
+            char v[16];
+            int n = snprintf(v, sizeof v, "v%d", i);
+            OK(store_put(f->st, keys[i], v, (size_t)n, 0, &e));
+        }
+    }
+    keys[N - 1] = keys[0];   /* a key named twice is answered twice */
+    OK(store_get_many(f->st, keys, N, kv, found, &r, &e));
+    assert_int_equal(r, rev_of(f->st));
+    for (int i = 0; i < N; i++) {
+        int want = (i == N - 1 ? 0 : i) % 3 != 1;
+        if (found[i] != want)
+            fail_msg("get_many %s: found=%d, want %d", keys[i], found[i], want);
+        if (!found[i]) {
+            assert_null(kv[i].value);
+            continue;
+        }
+        store_kv one = get_kv(f->st, keys[i], 1);
+        assert_string_equal(kv[i].key, one.key);
+        assert_int_equal(kv[i].value_len, one.value_len);
+        assert_memory_equal(kv[i].value, one.value, one.value_len);
+        assert_int_equal(kv[i].mod_revision, one.mod_revision);
+        assert_int_equal(kv[i].create_revision, one.create_revision);
+        assert_int_equal(kv[i].version, one.version);
+        store_kv_free(&one);
+        store_kv_free(&kv[i]);
+    }
+    OK(store_get_many(f->st, keys, 0, kv, found, NULL, &e));
+}
+
 static void test_put_metadata(void **state)
 {
     fx *f = begin(state, "meta");
@@ -1201,6 +1246,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
         T(test_get_missing_present),
+        T(test_get_many),
         T(test_put_metadata),
         T(test_delete_resets),
         T(test_txn_one_revision),

@@ -181,6 +181,62 @@ static void test_scan_guard_counts(void **state)
     store_close(st);
 }
 
+/* tx_prefetch reads and guards as tx_get does: the values it read answer
+ * later tx_gets, a key it found missing is guarded as missing, a key the
+ * transaction wrote is not read again, and a change by another writer to
+ * any prefetched key fails the commit. */
+static void test_prefetch(void **state)
+{
+    store_t *st = open_store("prefetch");
+    rd_tx *tx = tx_new(st), *other = tx_new(st);
+    json_t *doc = NULL;
+    rd_err err;
+    (void)state;
+    assert_int_equal(store_put(st, "/rigdeck/p/a", "{\"n\":1}", 7, 0, &err), RD_OK);
+    assert_int_equal(store_put(st, "/rigdeck/p/b", "{\"n\":2}", 7, 0, &err), RD_OK);
+    assert_int_equal(store_put(st, "/rigdeck/p/bad", "not json", 8, 0, &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/p/w", json_pack("{s:i}", "n", 9), &err), RD_OK);
+    const char *keys[] = { "/rigdeck/p/a", "/rigdeck/p/b", "/rigdeck/p/none", "/rigdeck/p/a", "/rigdeck/p/w" };
+    assert_int_equal(tx_prefetch(tx, keys, 5, &err), RD_OK);
+
+    /* answered from the transaction, even after the store moved on */
+    assert_int_equal(store_put(st, "/rigdeck/p/a", "{\"n\":5}", 7, 0, &err), RD_OK);
+    assert_int_equal(tx_get(tx, "/rigdeck/p/a", &doc, &err), RD_OK);
+    assert_int_equal(json_integer_value(json_object_get(doc, "n")), 1);
+    json_decref(doc);
+    assert_int_equal(tx_get(tx, "/rigdeck/p/w", &doc, &err), RD_OK);
+    assert_int_equal(json_integer_value(json_object_get(doc, "n")), 9);   /* its own write, not a read */
+    json_decref(doc);
+    assert_int_equal(tx_get(tx, "/rigdeck/p/none", &doc, &err), RD_OK);
+    assert_null(doc);
+    /* a's change since the prefetch fails the commit */
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_ECONFLICT);
+
+    /* a missing key guarded as missing: someone else creating it wins */
+    tx_reset(tx);
+    const char *none[] = { "/rigdeck/p/new" };
+    assert_int_equal(tx_prefetch(tx, none, 1, &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/p/new", json_pack("{s:i}", "n", 1), &err), RD_OK);
+    assert_int_equal(tx_put(other, "/rigdeck/p/new", json_pack("{s:i}", "n", 2), &err), RD_OK);
+    assert_int_equal(tx_commit(other, NULL, &err), RD_OK);
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_ECONFLICT);
+
+    /* nothing changed since: the commit holds */
+    tx_reset(tx);
+    assert_int_equal(tx_prefetch(tx, keys, 2, &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/p/b", json_pack("{s:i}", "n", 3), &err), RD_OK);
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+
+    /* a stored value that is not JSON: RD_ECORRUPT, as from tx_get */
+    tx_reset(tx);
+    const char *bad[] = { "/rigdeck/p/b", "/rigdeck/p/bad" };
+    assert_int_equal(tx_prefetch(tx, bad, 2, &err), RD_ECORRUPT);
+    assert_int_equal(tx_get(tx, "/rigdeck/p/bad", &doc, &err), RD_ECORRUPT);
+    tx_free(tx);
+    tx_free(other);
+    store_close(st);
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
@@ -190,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_corrupt),
         cmocka_unit_test(test_changes_fields),
         cmocka_unit_test(test_scan_guard_counts),
+        cmocka_unit_test(test_prefetch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
