@@ -178,7 +178,7 @@ static void run_stream(batch_state *b, FILE *in, const char *name)
 
 int batch_run(const rd_options *opt)
 {
-    store_opts sopts = { opt->cacert, opt->cert, opt->key, opt->etcd_user, opt->etcd_password_file };
+    store_opts sopts = { opt->cacert, opt->cert, opt->key, opt->etcd_user, opt->etcd_password_file, 0 };
     batch_state b;
     memset(&b, 0, sizeof b);
     b.opt = opt;

@@ -32,6 +32,8 @@
 #include "text.h"
 
 #define LOOP_MS 100
+/* The console's SQLite page cache (store_opts.cache_kib): 8 MiB. */
+#define CONSOLE_CACHE_KIB 8192
 /* Reloads after store events are at most this frequent, so a burst of
  * batch writes costs one reload, not one per write. */
 #define RELOAD_MIN_MS 300
@@ -223,6 +225,9 @@ static int console_setup(session *c, const rd_options *opt)
     c->sopts.key = opt->key;
     c->sopts.user = opt->etcd_user;
     c->sopts.password_file = opt->etcd_password_file;
+    /* The tables read most of the store once and keep rows of their own:
+     * SQLite's default 128 MiB page cache would stay resident for nothing. */
+    c->sopts.cache_kib = CONSOLE_CACHE_KIB;
     c->ctx.store_url = opt->store_url;
     c->ctx.store_opts = &c->sopts;
     c->ctx.actor = opt->actor;

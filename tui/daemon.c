@@ -217,7 +217,7 @@ int daemon_main(int argc, char **argv)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     store_opts sopts = { d.cacert, d.cert, d.key, d.etcd_user && *d.etcd_user ? d.etcd_user : NULL,
-                         d.etcd_password_file && *d.etcd_password_file ? d.etcd_password_file : NULL };
+                         d.etcd_password_file && *d.etcd_password_file ? d.etcd_password_file : NULL, 0 };
     dlog_sink log = { who, d.logfmt && strcmp(d.logfmt, "json") == 0, write_stderr, NULL, wall_now };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

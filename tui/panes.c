@@ -103,6 +103,16 @@ static const pane_col alert_cols[] = {
 
 #define COLS(a) a, N(a)
 
+/* The big tables ask the core for the fields their columns, summaries and
+ * the Dashboard read, not whole documents (a node's inventory, a job's
+ * spec): on 100,000 jobs that is the difference between seconds and
+ * gigabytes and a moment.  A key that needs a whole document (Enter, e,
+ * o) gets it from the show command (pane_current_item). */
+#define NODE_LIST "node list --fields name,region,role,state,gpu_type,gpu_count,gpus_used,cpu_cores,cpus_used," \
+                  "workers,agent,gpu_alloc,gpu_health"
+#define JOB_LIST "job list --fields id,name,state,workers_running,workers_total,node,project,project_owner,reason," \
+                 "workers.state,workers.node,workers.price_ucr"
+
 static const pane_view provider_views[] = {
     { "Providers", "provider list", COLS(provider_cols), "name", "provider show", NULL, NULL,
       "No provider is enabled: press a to enable one.", -1, 0, NULL, FORM_PROVIDER_ENABLE, -1, NULL, 0, 0 },
@@ -112,7 +122,7 @@ static const pane_view region_views[] = {
       "No regions yet: press a to create one.", -1, 0, NULL, FORM_REGION_CREATE, -1, NULL, 0, 0 },
 };
 static const pane_view node_views[] = {
-    { "Nodes", "node list", COLS(node_cols), "name", "node show", "node remove", "remove",
+    { "Nodes", NODE_LIST, COLS(node_cols), "name", "node show", "node remove", "remove",
       "No nodes yet: press a to add one.", -1, 0, NULL, FORM_NODE_ADD, FORM_NODE_SET, NULL, 0, 0 },
 };
 static const pane_view device_views[] = {
@@ -128,7 +138,7 @@ static const pane_view quota_views[] = {
       -1, 0, panes_load_quotas, -1, FORM_QUOTA_SET, "region", ' ', 0 },
 };
 static const pane_view job_views[] = {
-    { "Jobs", "job list", COLS(job_cols), "id", "job show", "job stop", "stop",
+    { "Jobs", JOB_LIST, COLS(job_cols), "id", "job show", "job stop", "stop",
       "No jobs yet: press a to submit a job spec.", -1, 0, panes_load_jobs, FORM_JOB_SUBMIT, -1, NULL, 0, 0 },
     { "Projects", "project list", COLS(project_cols), "name", "project show", NULL, NULL,
       "No projects you own or share.", -1, 0, NULL, FORM_PROJECT_CREATE, FORM_PROJECT_SET, "owner", '/', 0 },
@@ -262,6 +272,7 @@ void panes_free(session *c)
 {
     for (int p = 0; p < PANE_COUNT; p++)
         for (int v = 0; v < PANE_MAX_VIEWS; v++) {
+            panes_forget_shown(&c->ps[p][v]);
             grid_free(&c->ps[p][v].g);
             json_decref(c->ps[p][v].items);
             c->ps[p][v].items = NULL;
@@ -278,6 +289,7 @@ void pane_load(session *c, int pane, int view)
     if (pane == PANE_DASHBOARD && !c->ps[PANE_NODES][0].loaded)
         pane_load(c, PANE_NODES, 0);
     grid_clear_rows(&ps->g);
+    panes_forget_shown(ps);
     ps->summary[0] = '\0';
     panes_set_note(ps, 0, "");
     if (v->load)
@@ -293,6 +305,30 @@ void pane_load(session *c, int pane, int view)
     ps->loaded = 1;
 }
 
+int panes_view_projected(const pane_view *v)
+{
+    return v->list_cmd && strstr(v->list_cmd, " --fields ") != NULL;
+}
+
+/* The row's whole document from the view's show command, kept until the
+ * table changes (a projected table's items lack what forms and views read). */
+static const json_t *shown_item(session *c, const pane_view *v, pane_state *ps, const char *key)
+{
+    if (ps->shown && strcmp(ps->shown_key, key) == 0)
+        return ps->shown;
+    char line[512];
+    json_t *res = NULL;
+    rd_err err;
+    snprintf(line, sizeof line, "%s ", v->show_cmd);
+    pane_append_key(v, key, line, sizeof line);
+    if (session_exec_line(c, line, &res, &err) != RD_OK)
+        return NULL;
+    panes_forget_shown(ps);
+    ps->shown = res;
+    snprintf(ps->shown_key, sizeof ps->shown_key, "%s", key);
+    return res;
+}
+
 const json_t *pane_current_item(session *c)
 {
     pane_state *ps = session_current_table(c);
@@ -302,6 +338,8 @@ const json_t *pane_current_item(session *c)
     const json_t *item;
     if (!r || !v)
         return NULL;
+    if (panes_view_projected(v) && v->show_cmd)
+        return shown_item(c, v, ps, r->key);
     json_array_foreach(ps->items, i, item) {
         char key[256];
         pane_item_key(v, item, key, sizeof key);
@@ -324,12 +362,12 @@ static int why_wanted(const json_t *job, int pass)
 int panes_jobs_explain_more(session *c, long long budget_ms)
 {
     pane_state *ps = &c->ps[PANE_JOBS][0];
+    const pane_view *v = pane_view_get(PANE_JOBS, 0);
     if (!ps->loaded || ps->stale)
         return 0;
     long long deadline = session_now_ms() + budget_ms;
     size_t i;
-    json_t *job;
-    int changed = 0;
+    json_t *job, *changed = json_object();
     for (int pass = 0; pass < 2; pass++) {
         json_array_foreach(ps->items, i, job) {
             if (!why_wanted(job, pass))
@@ -338,7 +376,7 @@ int panes_jobs_explain_more(session *c, long long budget_ms)
                 /* Too slow to ask while the operator may type: Enter asks. */
                 if (pass == 0) {
                     json_object_set_new(job, "why", json_string(WHY_ENTER));
-                    changed = 1;
+                    json_object_set(changed, json_string_value(json_object_get(job, "id")), job);
                 }
                 json_object_del(job, "why_again");
                 continue;
@@ -349,16 +387,17 @@ int panes_jobs_explain_more(session *c, long long budget_ms)
             panes_explain_job(c, job);
             json_object_del(job, "why_again");
             ps->why_slow = session_now_ms() - t0 > WHY_SLOW_MS;
-            changed = 1;
+            json_object_set(changed, json_string_value(json_object_get(job, "id")), job);
         }
     }
-done:
-    if (changed) {
-        grid_clear_rows(&ps->g);
-        panes_fill_rows(pane_view_get(PANE_JOBS, 0), ps, ps->items);
+done:;
+    int any = json_object_size(changed) > 0;
+    if (any) {
+        panes_jobs_update_rows(v, ps, changed);
         grid_apply(&ps->g);
     }
-    return changed;
+    json_decref(changed);
+    return any;
 }
 
 int panes_patch_nodes(session *c, const live_state *l)
@@ -368,6 +407,7 @@ int panes_patch_nodes(session *c, const live_state *l)
         return 0;
     if (l->nchanged == 0)
         return 1;
+    panes_forget_shown(ps);
     /* Where each node is in the table, by name; changed ones are re-read. */
     json_t *where = json_object(), *item;
     size_t i;

@@ -206,29 +206,33 @@ void pane_append_key(const pane_view *v, const char *key, char *line, size_t len
     prompt_quote_word(line, len, sp + 1);
 }
 
+void panes_fill_row(const pane_view *v, grid *g, const json_t *item)
+{
+    const char *cells[16];
+    char buf[16][256];
+    double bar = -1;
+    for (size_t k = 0; k < v->ncols && k < 16; k++) {
+        const pane_col *col = &v->cols[k];
+        if (col->field[0] == '@')
+            computed_text(item, col->field, buf[k], sizeof buf[k], &bar);
+        else
+            panes_value_text(json_object_get(item, col->field), col->field, buf[k], sizeof buf[k]);
+        cells[k] = buf[k];
+    }
+    char key[256];
+    pane_item_key(v, item, key, sizeof key);
+    grid_row *r = grid_add_row(g, key, cells);
+    if (r)
+        r->bar = bar;
+}
+
 /* One grid row per item. */
 void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items)
 {
     size_t i;
     const json_t *item;
-    const char *cells[16];
-    char buf[16][256];
-    json_array_foreach(items, i, item) {
-        double bar = -1;
-        for (size_t k = 0; k < v->ncols && k < 16; k++) {
-            const pane_col *col = &v->cols[k];
-            if (col->field[0] == '@')
-                computed_text(item, col->field, buf[k], sizeof buf[k], &bar);
-            else
-                panes_value_text(json_object_get(item, col->field), col->field, buf[k], sizeof buf[k]);
-            cells[k] = buf[k];
-        }
-        char key[256];
-        pane_item_key(v, item, key, sizeof key);
-        grid_row *r = grid_add_row(&ps->g, key, cells);
-        if (r)
-            r->bar = bar;
-    }
+    json_array_foreach(items, i, item)
+        panes_fill_row(v, &ps->g, item);
 }
 
 void panes_set_note(pane_state *ps, int error, const char *text)
@@ -271,6 +275,14 @@ void panes_adopt_items(pane_state *ps, json_t *items)
 {
     json_decref(ps->items);
     ps->items = items;
+    panes_forget_shown(ps);
+}
+
+void panes_forget_shown(pane_state *ps)
+{
+    json_decref(ps->shown);
+    ps->shown = NULL;
+    ps->shown_key[0] = '\0';
 }
 
 void panes_load_list(session *c, const pane_view *v, pane_state *ps)

@@ -16,6 +16,16 @@ void panes_agent_text(const json_t *agent, char *out, size_t len);
 /* A number without trailing zeros: "2.5", "4". */
 void panes_number_text(double d, char *out, size_t len);
 
+/* One row for item, by the view's columns, appended to g. */
+void panes_fill_row(const pane_view *v, grid *g, const json_t *item);
+
+/* Drops the cached whole document of a row (pane_current_item). */
+void panes_forget_shown(pane_state *ps);
+
+/* 1 when the view's list command asks for some fields only (`--fields`):
+ * its items are not whole documents. */
+int panes_view_projected(const pane_view *v);
+
 /* One grid row per item, by the view's columns. */
 void panes_fill_rows(const pane_view *v, pane_state *ps, const json_t *items);
 
@@ -54,6 +64,10 @@ void panes_load_dash(session *c, const pane_view *v, pane_state *ps);   /* dash.
 /* A `job why` slower than this (a pass over a very large fleet) is not
  * asked in idle time: a key pressed meanwhile would wait for it. */
 #define WHY_SLOW_MS 150
+
+/* Puts the rows of the jobs in `changed` (id -> job), as they are now, in
+ * place of the table's: one pass over the rows, however many changed. */
+void panes_jobs_update_rows(const pane_view *v, pane_state *ps, const json_t *changed);
 
 /* Asks `job why` for the job and stores the answer as its "why". */
 void panes_explain_job(session *c, json_t *job);

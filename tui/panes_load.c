@@ -1,6 +1,6 @@
 /* panes_load.c - the loaders of tables that take several command lines
- * (quotas per GCP region, wallets per account, jobs with `job why`), the
- * billing and node summaries and the header alerts.  The pane definitions
+ * (quotas per GCP region, wallets per account; jobs are panes_jobs.c's),
+ * the billing and node summaries and the header alerts.  The pane definitions
  * (panes.c) name these loaders, so nothing here looks a pane up. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,138 +102,6 @@ void panes_load_wallets(session *c, const pane_view *v, pane_state *ps)
     }
 }
 
-static int by_count_desc(const void *a, const void *b)
-{
-    long x = strtol(*(const char *const *)a, NULL, 10), y = strtol(*(const char *const *)b, NULL, 10);
-    return (y > x) - (y < x);
-}
-
-/* The core's own words for why a job waits, joined; else the counts.  In
- * a narrow column the first words matter most: reasons that are not node
- * counts (no credit, no quota) come first, then the counts, largest first. */
-void panes_why_text(const json_t *why, char *out, size_t len)
-{
-    size_t used = 0, i, n = 0, ncount = 0;
-    const json_t *r;
-    const char *plain[32], *counts[32];
-    out[0] = '\0';
-    json_array_foreach(json_object_get(why, "reasons"), i, r) {
-        const char *t = json_string_value(r);
-        if (!t)
-            continue;
-        if (t[0] >= '0' && t[0] <= '9') {
-            if (ncount < 32)
-                counts[ncount++] = t;
-        } else if (n < 32) {
-            plain[n++] = t;
-        }
-    }
-    qsort(counts, ncount, sizeof counts[0], by_count_desc);
-    for (i = 0; i < n + ncount && used < len; i++)
-        used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "; " : "", i < n ? plain[i] : counts[i - n]);
-    if (used > 0)
-        return;
-    json_array_foreach(json_object_get(why, "constraints"), i, r) {
-        if (used < len)
-            used += (size_t)snprintf(out + used, len - used, "%s%s rules out %lld", i ? ", " : "",
-                                     json_string_value(json_object_get(r, "constraint")),
-                                     (long long)json_integer_value(json_object_get(r, "ruled_out")));
-    }
-}
-
-void panes_explain_job(session *c, json_t *job)
-{
-    char line[160], text[400];
-    json_t *why = NULL;
-    rd_err err;
-    snprintf(line, sizeof line, "job why %s", json_string_value(json_object_get(job, "id")));
-    if (session_exec_line(c, line, &why, &err) == RD_OK)
-        panes_why_text(why, text, sizeof text);
-    else   /* it may have started or stopped since the list: say nothing */
-        text[0] = '\0';
-    json_object_set_new(job, "why", json_string(text));
-    json_decref(why);
-}
-
-int panes_job_starting(const json_t *job, char *out, size_t len)
-{
-    size_t i, n = 0;
-    const json_t *w;
-    const char *node = NULL;
-    json_array_foreach(json_object_get(job, "workers"), i, w) {
-        const char *state = json_string_value(json_object_get(w, "state"));
-        if (state && strcmp(state, "starting") == 0) {
-            if (!node)
-                node = json_string_value(json_object_get(w, "node"));
-            n++;
-        }
-    }
-    if (n == 0)
-        return 0;
-    if (n == 1)
-        snprintf(out, len, "starting on %s (its agent starts it)", node ? node : "?");
-    else
-        snprintf(out, len, "%zu workers starting (their agents start them)", n);
-    return 1;
-}
-
-void panes_load_jobs(session *c, const pane_view *v, pane_state *ps)
-{
-    json_t *res = panes_run(c, ps, v->list_cmd);
-    if (!res)
-        return;
-    json_t *items = json_incref(json_object_get(res, "items"));
-    json_decref(res);
-    /* What the previous load learnt, by job id: reused for the jobs this
-     * load has no time to ask about. */
-    json_t *known = json_object();
-    size_t i;
-    json_t *job;
-    json_array_foreach(ps->items, i, job) {
-        const char *id = json_string_value(json_object_get(job, "id"));
-        if (id && json_is_string(json_object_get(job, "why")))
-            json_object_set(known, id, json_object_get(job, "why"));
-    }
-    size_t count[8] = { 0 };
-    static const char *const states[8] = { "waiting_gpus", "running", "stopping", "finished",
-                                           "stopped", "failed", "canceled", NULL };
-    json_array_foreach(items, i, job) {
-        const char *state = json_string_value(json_object_get(job, "state"));
-        for (int s = 0; states[s]; s++)
-            if (state && strcmp(state, states[s]) == 0)
-                count[s]++;
-    }
-    /* Nothing is asked here: `job why` is a pass over every node, so the
-     * reasons come in idle time (panes_jobs_explain_more); until then a
-     * job keeps what the previous load learnt, marked to be asked again. */
-    json_array_foreach(items, i, job) {
-        const char *state = json_string_value(json_object_get(job, "state"));
-        const char *id = json_string_value(json_object_get(job, "id"));
-        if (!state || strcmp(state, "waiting_gpus") != 0)
-            continue;
-        /* Placed on an agent's node that has not started it yet: `job why`
-         * would judge it as if unplaced. */
-        char starting[160];
-        if (panes_job_starting(job, starting, sizeof starting)) {
-            json_object_set_new(job, "why", json_string(starting));
-            continue;
-        }
-        const json_t *old = id ? json_object_get(known, id) : NULL;
-        if (old && strcmp(json_string_value(old), WHY_PENDING) != 0 && strcmp(json_string_value(old), WHY_ENTER) != 0) {
-            json_object_set(job, "why", (json_t *)old);
-            json_object_set_new(job, "why_again", json_true());
-        } else {
-            json_object_set_new(job, "why", json_string(ps->why_slow ? WHY_ENTER : WHY_PENDING));
-        }
-    }
-    json_decref(known);
-    panes_fill_rows(v, ps, items);
-    panes_adopt_items(ps, items);
-    snprintf(ps->summary, sizeof ps->summary,
-             "%zu waiting, %zu running, %zu stopping, %zu finished, %zu stopped, %zu failed, %zu canceled",
-             count[0], count[1], count[2], count[3], count[4], count[5], count[6]);
-}
-
 void panes_load_quotas(session *c, const pane_view *v, pane_state *ps)
 {
     json_t *regions = panes_run(c, ps, "region list --provider gcp");
@@ -307,10 +175,7 @@ void panes_alerts(session *c, char *out, size_t len)
         rejected += s && strcmp(s, "rejected") == 0;
         offline += s && strcmp(s, "offline") == 0;
     }
-    json_array_foreach(c->ps[PANE_JOBS][0].items, i, e) {
-        const char *s = json_string_value(json_object_get(e, "state"));
-        failed += s && strcmp(s, "failed") == 0;
-    }
+    failed = c->ps[PANE_JOBS][0].failed;
     size_t used = 0;
     if (rejected)
         used += (size_t)snprintf(out + used, len - used, "%zu rejected", rejected);

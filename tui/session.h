@@ -51,6 +51,9 @@ typedef struct {
     char note[1024];        /* why the table is empty, or a load error */
     int note_error;
     int why_slow;           /* Jobs: one `job why` outlasts a keystroke; only Enter asks */
+    size_t failed;          /* Jobs: failed jobs, for the header (items hold waiting jobs only) */
+    json_t *shown;          /* the show command's answer for the row shown_key (a table of */
+    char shown_key[256];    /* projected items: the whole document when a key needs it) */
 } pane_state;
 
 struct form_state;

@@ -13,6 +13,7 @@
 #include "access.h"
 #include "account.h"
 #include "doc.h"
+#include "docpick.h"
 #include "fleet.h"
 #include "job.h"
 #include "job_env.h"
@@ -20,7 +21,9 @@
 #include "node.h"
 #include "jobspec.h"
 #include "keyspace.h"
+#include "names.h"
 #include "num.h"
+#include "tx_pick.h"
 
 /* ---- submit ------------------------------------------------------------ */
 
@@ -274,19 +277,104 @@ static void job_summary(json_t *job)
     job_env_redact(job);
 }
 
+/* Whether a job is listed: --state, --project, then whether the actor
+ * sees it (staff: every job).  The one rule of both forms of the list. */
+static int job_listed(cmd_ctx *ctx, const cmd_args *a, int staff, const json_t *job)
+{
+    const char *state = cmd_opt(a, "state"), *project = cmd_opt(a, "project");
+    if ((state && strcmp(doc_str(job, "state"), state) != 0) || (project && strcmp(doc_str(job, "project"), project) != 0))
+        return 0;
+    return staff || access_actor_sees_job(ctx, job);
+}
+
+/* The picked form's reading: fields, page and the items so far. */
+typedef struct {
+    cmd_ctx *ctx;
+    const cmd_args *a;
+    int staff;
+    const tx_pick_names *asked;   /* NULL: whole jobs */
+    json_t *items;
+    int64_t limit;                /* 0: no limit */
+    char next[RD_KEY_MAX];        /* the last id of a full page */
+} job_page;
+
+static int job_page_add(json_t *job, const char *key, void *data)
+{
+    job_page *p = data;
+    if (!job_listed(p->ctx, p->a, p->staff, job)) {
+        json_decref(job);
+        return 0;
+    }
+    job_summary(job);
+    if (p->asked) {   /* what only the rule and the summary needed goes */
+        json_t *asked = docpick_copy(job, p->asked->names, p->asked->n);
+        json_decref(job);
+        job = asked;
+    }
+    json_array_append_new(p->items, job);
+    if (p->limit && (int64_t)json_array_size(p->items) >= p->limit) {
+        snprintf(p->next, sizeof p->next, "%s", key + strlen(KEY_JOBS));
+        return 1;
+    }
+    return 0;
+}
+
+/* `job list --fields/--after/--limit`: the jobs read one at a time, each
+ * with just the fields asked for (and those the rule and the summary
+ * need, dropped again), so a page of a large history is cheap. */
+static rd_code job_list_picked(cmd_ctx *ctx, const cmd_args *a, int staff, json_t **result, rd_err *err)
+{
+    tx_pick_names asked, read;
+    job_page p = { ctx, a, staff, NULL, NULL, 0, "" };
+    char after[RD_KEY_MAX];
+    rd_code rc = RD_OK;
+    if (cmd_opt(a, "fields") && (rc = tx_pick_names_parse("--fields", cmd_opt(a, "fields"), &asked, err)) == RD_OK) {
+        p.asked = &asked;
+        read = asked;
+        static const char *const rule[] = { "state", "project", "creator", "project_owner" };
+        for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++)
+            tx_pick_names_add(&read, rule[i]);
+        /* the summary counts running workers and names the first's node */
+        if (tx_pick_names_has(&asked, "workers_running") || tx_pick_names_has(&asked, "workers_total") ||
+            tx_pick_names_has(&asked, "node")) {
+            tx_pick_names_add(&read, "workers.state");
+            tx_pick_names_add(&read, "workers.node");
+        }
+    }
+    if (rc == RD_OK && cmd_opt(a, "limit"))
+        rc = num_parse_int("--limit", cmd_opt(a, "limit"), 1, INT32_MAX, &p.limit, err);
+    if (rc == RD_OK && cmd_opt(a, "after"))
+        rc = names_check("--after", cmd_opt(a, "after"), err);
+    if (rc != RD_OK)
+        return rc;
+    tx_key(after, KEY_JOBS "%s", cmd_opt(a, "after") ? cmd_opt(a, "after") : "");
+    if (!(p.items = json_array()))
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    rc = tx_pick(ctx->tx, KEY_JOBS, cmd_opt(a, "after") ? after : NULL, p.asked ? read.names : NULL,
+                 p.asked ? read.n : 0, job_page_add, &p, err);
+    if (rc != RD_OK) {
+        json_decref(p.items);
+        return rc;
+    }
+    *result = json_pack("{s:o}", "items", p.items);
+    if (p.next[0])
+        json_object_set_new(*result, "next", json_string(p.next));
+    return RD_OK;
+}
+
 static rd_code job_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *items = NULL, *j;
     size_t i;
+    int staff = access_actor_is_staff(ctx);   /* once, not once per job */
+    if (cmd_opt(a, "fields") || cmd_opt(a, "after") || cmd_opt(a, "limit"))
+        return job_list_picked(ctx, a, staff, result, err);
     rd_code rc = tx_list(ctx->tx, KEY_JOBS, &items, err);
     if (rc != RD_OK)
         return rc;
-    fleet_filter(items, "state", cmd_opt(a, "state"));
-    fleet_filter(items, "project", cmd_opt(a, "project"));
-    int staff = access_actor_is_staff(ctx);   /* once, not once per job */
     for (i = json_array_size(items); i-- > 0;) {
         j = json_array_get(items, i);
-        if (!staff && !access_actor_sees_job(ctx, j))
+        if (!job_listed(ctx, a, staff, j))
             json_array_remove(items, i);
         else
             job_summary(j);
@@ -311,6 +399,9 @@ static const cmd_flag job_submit_flags[] = {
 static const cmd_flag job_list_flags[] = {
     { "state", "waiting_gpus|running|stopping|finished|stopped|failed|canceled", CMD_FLAG_VALUE, "only jobs in this state" },
     { "project", "P", CMD_FLAG_VALUE, "only jobs of this project" },
+    { "fields", "F,...", CMD_FLAG_VALUE, "each job with only these fields (the rest is not read)" },
+    { "after", "ID", CMD_FLAG_VALUE, "only jobs whose id sorts after ID: the page after one ending at ID" },
+    { "limit", "N", CMD_FLAG_VALUE, "at most N jobs; a full page also answers \"next\", the --after of the next" },
     { 0 }
 };
 static const cmd_flag job_stop_flags[] = {

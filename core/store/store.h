@@ -46,6 +46,8 @@ typedef struct {
     const char *key;
     const char *user;           /* etcd authentication: the user name ... */
     const char *password_file;  /* ... and a file (mode 0600) holding its password */
+    int cache_kib;              /* SQLite: the connection's page cache in KiB; 0: the default (128 MiB).
+                                 * The console, which reads each page once, asks for less */
 } store_opts;
 
 /* Opens the store named by url, creating an embedded store if missing. */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -306,6 +307,16 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
     rd_code rc = RD_OK;
     if (sqlite3_exec(c->db, RD_SQLITE_PRAGMAS " BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return db_fail(c, "cannot open", err);
+    /* A smaller cache where the opener asked for one (store_opts.cache_kib):
+     * the console reads most pages once, and a 128 MiB cache would keep
+     * every one of them resident. */
+    int kib = store_opening_cache_kib();
+    if (kib > 0) {
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA cache_size = -%d", kib);
+        if (sqlite3_exec(c->db, pragma, NULL, NULL, NULL) != SQLITE_OK)
+            return sqlite_conn_finish_txn(c, db_fail(c, "cannot size the page cache", err), err);
+    }
     /* Inside BEGIN IMMEDIATE, so two processes creating one new file take turns. */
     static const char user_version[] = "PRAGMA user_version";
     if ((rc = sqlite_conn_query_int(c, user_version, &v, &found, err, "")) == RD_OK &&

@@ -303,4 +303,37 @@ for line in "job submit $SP/a100-1.yaml --project alice/vision" "job stop $V" "p
 done
 [ "$(revision)" = "$rev" ] && pass || fail "the store revision moved after the viewer's refused commands"
 
+case_ "--fields and pages show each role what the whole list shows"
+# The console's tables read `job list --fields ... --limit/--after` and
+# `node list --fields ...`: the same rule must decide what is listed.
+JF=id,name,state,workers_running,workers_total,node,project,project_owner,reason,workers.state,workers.price_ucr
+NF=name,region,state,gpu_count,agent,gpu_alloc
+for who in default alice bob op1 v1; do
+    rd --as "$who" --output json -c "job list"
+    cp "$OUT" "$TMP/full.json"
+    rd --as "$who" --output json -c "job list --fields $JF"
+    expect_status 0
+    python3 tests/batch/fields_cmp.py "$TMP/full.json" "$OUT" "$JF" >"$TMP/cmp" && pass || fail "job list --fields as $who: $(cat "$TMP/cmp")"
+    # one job a page, each page after the last: the same ids in order
+    ids="" after=""
+    while :; do
+        rd --as "$who" --output json -c "job list --fields id --limit 1${after:+ --after $after}"
+        page=$(python3 -c "import json,sys; print(' '.join(i['id'] for i in json.load(sys.stdin)['items']))" <"$OUT")
+        ids="$ids${page:+ $page}"
+        after=$(python3 -c "import json,sys; print(json.load(sys.stdin).get('next') or '')" <"$OUT")
+        [ -n "$after" ] || break
+    done
+    want=$(python3 -c "import json,sys; print(' '.join(i['id'] for i in json.load(sys.stdin)['items']))" <"$TMP/full.json")
+    [ "$ids" = " $want" ] || [ "$ids" = "$want" ] && pass || fail "job list pages as $who: '$ids', whole '$want'"
+    rd --as "$who" --output json -c "node list"
+    cp "$OUT" "$TMP/full.json"
+    rd --as "$who" --output json -c "node list --fields $NF"
+    python3 tests/batch/fields_cmp.py "$TMP/full.json" "$OUT" "$NF" >"$TMP/cmp" && pass || fail "node list --fields as $who: $(cat "$TMP/cmp")"
+done
+rd -c "job list --fields 'id,Bad'"
+expect_status 1
+expect_err "--fields takes field names"
+rd -c "job list --limit 0"
+expect_status 1
+
 finish

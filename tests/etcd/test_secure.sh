@@ -138,6 +138,16 @@ expect_err "does not exist"
 as alice --output json -c "node list"
 expect_out '"n1"'
 expect_no_out '"n2"'
+# the forms the console reads (--fields, pages) travel through the relay too
+as alice --output json -c "job list --fields id,state,workers.state --limit 1"
+expect_status 0
+expect_out "$AJ"
+expect_no_out "$BJ"
+expect_no_out '"workers_spec"'
+as alice --output json -c "node list --fields name,state"
+expect_out '"n1"'
+expect_no_out '"n2"'
+expect_no_out '"inventory"'
 as alice -c "ledger entries --account bob"
 expect_status 1
 # bob's jobs and their states, his nodes and their states, his projects
@@ -332,6 +342,12 @@ if [ -z "$WRAP" ] && command -v tmux >/dev/null 2>&1; then
     $TM capture-pane -p -t rd >"$OUT"
     expect_out "n1"
     expect_no_out "blab"
+    # Jobs: her job, read in pages through the relay; never bob's
+    $TM send-keys -t rd 6
+    wait_until 30 screen_has "$AJ"
+    $TM capture-pane -p -t rd >"$OUT"
+    expect_out "$AJ"
+    expect_no_out "$BJ"
     $TM kill-server 2>/dev/null
 else
     :   # no tmux here (or under valgrind): the batch checks above stand

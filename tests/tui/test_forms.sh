@@ -36,6 +36,22 @@ expect_screen 'runs: provider enable gcp'
 keys Escape
 expect_not_screen 'Enable a provider'
 
+case_ "Nodes: e on a row of the projected list prefills from the whole node"
+# The Nodes table holds only the fields its columns show (node list
+# --fields); the form's UPnP and mining come from node show.  r reads the
+# table again, so the row is the list's, not one patched in from node show.
+rd -c "node set st-01 --upnp off" >/dev/null
+keys 3
+expect_screen 'st-01'
+keys r
+sleep 1
+expect_screen 'st-01'
+keys e
+expect_screen 'Edit a node'
+expect_screen 'runs: node set st-01 --upnp off --mining off'
+keys Escape
+expect_not_screen 'Edit a node'
+
 case_ "Devices: a adds a device; an unknown model is flagged while typing"
 keys 4
 expect_screen 'No edge devices yet'
