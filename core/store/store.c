@@ -30,21 +30,6 @@ static rd_code seen(store_t *st, rd_code rc)
     return rc;
 }
 
-/* Only store_open sets it, for the length of one backend open: opening is
- * not done from two threads at once (the core is not promised to be
- * thread-safe). */
-static int opening_cache_kib;
-
-void store_set_opening_cache_kib(int kib)
-{
-    opening_cache_kib = kib;
-}
-
-int store_opening_cache_kib(void)
-{
-    return opening_cache_kib;
-}
-
 const char *store_url(const store_t *st)
 {
     return st->url;

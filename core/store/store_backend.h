@@ -84,15 +84,6 @@ extern const store_backend store_etcd_backend;
 #define STORE_MARKERS_PREFIX "~rigdeck/txn/"
 enum { STORE_MARKER_IDLE = 600 };
 
-/* The page cache (KiB, 0: the backend's default) that store_open asks of
- * the connection it is opening: set by store_open.c around a backend's
- * open (store_opts.cache_kib), read by the SQLite connection's setup.  The
- * backends' open takes opts, but the SQLite one hands its connection only a
- * path, so the value travels here; a connection opened later (a watch's)
- * keeps the default. */
-void store_set_opening_cache_kib(int kib);
-int store_opening_cache_kib(void);
-
 /* Runs the compaction policy if the policy says it is time (store_compact.c);
  * store_close (store_open.c) calls it when one of the handle's writes
  * landed on a multiple of STORE_COMPACT_CHECK. */

@@ -53,9 +53,7 @@ rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_er
         return rd_fail(err, RD_EUSAGE, "store %s: the path is empty", url);
 
     store_t *st = NULL;
-    store_set_opening_cache_kib(opts && opts->cache_kib > 0 ? opts->cache_kib : 0);
     rd_code rc = be->open(location, opts, &st, err);
-    store_set_opening_cache_kib(0);
     if (rc != RD_OK)
         return rc;
     st->be = be;

@@ -716,7 +716,7 @@ static rd_code sqlite_store_watch_open(store_t *st, const char *prefix, int64_t 
         return sqlite_conn_fail_oom(err);
     }
     if ((rc = prefix_end(w->prefix, &w->end, err)) == RD_OK &&
-        (rc = sqlite_conn_open(&w->c, s->c.path, err)) == RD_OK)
+        (rc = sqlite_conn_open(&w->c, s->c.path, s->c.cache_kib, err)) == RD_OK)
         RETRY(&w->c, watch_start(w, after_rev, err));
     if (rc) {
         sqlite_store_watch_close(&w->base);
@@ -771,12 +771,11 @@ static rd_code sqlite_store_compact(store_t *st, int64_t revision, rd_err *err)
 static rd_code sqlite_store_open(const char *location, const store_opts *opts, store_t **out,
                                  rd_err *err)
 {
-    (void)opts;
     *out = NULL;
     sqlite_store *s = calloc(1, sizeof *s);
     if (!s)
         return sqlite_conn_fail_oom(err);
-    rd_code rc = sqlite_conn_open(&s->c, location, err);
+    rd_code rc = sqlite_conn_open(&s->c, location, opts ? opts->cache_kib : 0, err);
     if (rc) {
         free(s);
         return rc;

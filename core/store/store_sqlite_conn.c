@@ -310,7 +310,7 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
     /* A smaller cache where the opener asked for one (store_opts.cache_kib):
      * the console reads most pages once, and a 128 MiB cache would keep
      * every one of them resident. */
-    int kib = store_opening_cache_kib();
+    int kib = c->cache_kib;
     if (kib > 0) {
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA cache_size = -%d", kib);
@@ -334,9 +334,10 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
     return sqlite_conn_finish_txn(c, rc, err);
 }
 
-rd_code sqlite_conn_open(sqlite_conn *c, const char *path, rd_err *err)
+rd_code sqlite_conn_open(sqlite_conn *c, const char *path, int cache_kib, rd_err *err)
 {
     memset(c, 0, sizeof *c);
+    c->cache_kib = cache_kib > 0 ? cache_kib : 0;
     if (!(c->path = strdup(path)))
         return sqlite_conn_fail_oom(err);
     int r = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);

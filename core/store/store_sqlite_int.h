@@ -48,6 +48,7 @@ typedef struct {
     sqlite3 *db;
     char *path;
     int busy;               /* the last sqlite failure was lock contention */
+    int cache_kib;          /* page cache size asked for (0: RD_SQLITE_PRAGMAS's) */
     int64_t busy_start;
     const char *sql[RD_SQLITE_NCACHE];
     sqlite3_stmt *st[RD_SQLITE_NCACHE];
@@ -64,8 +65,9 @@ typedef struct {
     } while (0)
 
 /* Opens (creating if need be) the store file at path: WAL, the busy handler,
- * the schema.  On failure c holds nothing. */
-rd_code sqlite_conn_open(sqlite_conn *c, const char *path, rd_err *err);
+ * the schema; a page cache of cache_kib KiB when above 0.  On failure c
+ * holds nothing. */
+rd_code sqlite_conn_open(sqlite_conn *c, const char *path, int cache_kib, rd_err *err);
 
 /* Finalizes c's statements and closes it; c is zeroed. */
 void sqlite_conn_close(sqlite_conn *c);
