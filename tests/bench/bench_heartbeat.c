@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "store.h"
 
 enum { LEASE_TTL_MULT = 3, TXN_AGENTS = 50 };
@@ -44,20 +45,6 @@ enum { LEASE_TTL_MULT = 3, TXN_AGENTS = 50 };
 static long g_agents, g_threads, g_seconds, g_period;
 static const char *g_url;
 static int64_t *g_leases;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long env_long(const char *name, long def)
-{
-    const char *v = getenv(name);
-    long n = v && *v ? strtol(v, NULL, 10) : 0;
-    return n > 0 ? n : def;
-}
 
 static void die(const char *what, const char *msg)
 {

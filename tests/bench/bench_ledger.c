@@ -20,6 +20,7 @@
 
 #include <sqlite3.h>
 
+#include "bench_util.h"
 #include "bench_etcd_raw.h"
 #include "ledger.h"
 #include "store.h"
@@ -27,20 +28,6 @@
 #include "tx.h"
 
 #define ACCOUNTS 1000
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long env_long(const char *name, long def)
-{
-    const char *v = getenv(name);
-    long n = v && *v ? strtol(v, NULL, 10) : 0;
-    return n > 0 ? n : def;
-}
 
 static void die(const char *what, const rd_err *err)
 {
@@ -56,22 +43,6 @@ static uint64_t rng(void)
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return rng_state;
-}
-
-/* Bytes this process has passed to write(2) so far (WAL frames and
- * checkpoints); 0 where /proc is missing.  Unlike time, the machine's
- * load does not move it. */
-static long long wchar_now(void)
-{
-    FILE *f = fopen("/proc/self/io", "r");
-    char line[128];
-    long long v = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "wchar: %lld", &v) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return v;
 }
 
 static void transfer_at(long k, rd_time base, char *id, char *debit, char *credit, ledger_transfer *t)

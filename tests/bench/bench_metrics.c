@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "keyspace.h"
 #include "metrics.h"
 #include "store.h"
@@ -71,24 +72,10 @@ static void fig(const char *name, double value, const char *unit, int decimals)
     }
 }
 
-static long env_long(const char *name, long def)
-{
-    const char *v = getenv(name);
-    long n = v && *v ? strtol(v, NULL, 10) : 0;
-    return n > 0 ? n : def;
-}
-
 static void die(const char *what, const char *msg)
 {
     fprintf(stderr, "bench_metrics: %s: %s\n", what, msg ? msg : strerror(errno));
     exit(1);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- synthetic readings ---------------------------------------------------- */

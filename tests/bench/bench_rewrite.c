@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "bench_util.h"
 #include "store.h"
 #include "store_sqlite_int.h"
 #include "tx.h"
@@ -30,38 +31,10 @@ enum { DOC_MAX = 600, PHASES = 3 };
 
 static const char *const phase_names[PHASES] = { "create", "rewrite1", "rewrite2" };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long env_long(const char *name, long def)
-{
-    const char *v = getenv(name);
-    long n = v && *v ? strtol(v, NULL, 10) : 0;
-    return n > 0 ? n : def;
-}
-
 static void die(const char *what, const char *msg)
 {
     fprintf(stderr, "bench_rewrite: %s: %s\n", what, msg ? msg : "failed");
     exit(1);
-}
-
-/* Bytes this process has passed to write(2) so far; 0 where /proc is missing. */
-static long long wchar_now(void)
-{
-    FILE *f = fopen("/proc/self/io", "r");
-    char line[128];
-    long long v = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "wchar: %lld", &v) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return v;
 }
 
 static int key_of(char *buf, long i)

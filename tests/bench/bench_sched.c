@@ -30,25 +30,13 @@
 
 #include <sqlite3.h>
 
+#include "bench_util.h"
 #include "bench_etcd_raw.h"
 #include "cmd.h"
 #include "ledger.h"
 #include "sched_run.h"
 #include "store_sqlite_int.h"
 #include "tx.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long env_long(const char *name, long dflt)
-{
-    const char *v = getenv(name);
-    return v && atol(v) > 0 ? atol(v) : dflt;
-}
 
 static void die(const char *what, const rd_err *err)
 {

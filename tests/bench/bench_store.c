@@ -25,6 +25,7 @@
 
 #include <sqlite3.h>
 
+#include "bench_util.h"
 #include "bench_etcd_raw.h"
 #include "store.h"
 
@@ -35,20 +36,6 @@ static long g_txn_ops;      /* puts per small txn */
 static double g_max_s;      /* a measurement stops early after this long */
 static char g_value[VALUE_LEN + 1];
 static unsigned long g_seq;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long env_long(const char *name, long def)
-{
-    const char *v = getenv(name);
-    long n = v && *v ? strtol(v, NULL, 10) : 0;
-    return n > 0 ? n : def;
-}
 
 static void die(const char *what, const char *msg)
 {
