@@ -24,36 +24,38 @@ typedef struct {
     int failed;
 } out_buf;
 
-static void out_reserve(out_buf *o, size_t more)
+/* Makes room for more bytes; 0 when memory ran out (o->failed). */
+static int out_grow(out_buf *o, size_t more)
 {
-    if (o->failed || o->len + more <= o->cap)
-        return;
+    if (o->failed)
+        return 0;
     size_t cap = o->cap ? o->cap : 256;
     while (cap < o->len + more)
         cap *= 2;
     char *p = realloc(o->buf, cap);
     if (!p) {
         o->failed = 1;
-        return;
+        return 0;
     }
     o->buf = p;
     o->cap = cap;
+    return 1;
 }
 
-static void out_put(out_buf *o, const char *s, size_t n)
+/* The common case, room already there, stays in the caller. */
+static inline void out_put(out_buf *o, const char *s, size_t n)
 {
-    out_reserve(o, n);
-    if (!o->failed) {
-        memcpy(o->buf + o->len, s, n);
-        o->len += n;
-    }
+    if (o->len + n > o->cap && !out_grow(o, n))
+        return;
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
 }
 
-static void out_char(out_buf *o, char c)
+static inline void out_char(out_buf *o, char c)
 {
-    out_reserve(o, 1);
-    if (!o->failed)
-        o->buf[o->len++] = c;
+    if (o->len + 1 > o->cap && !out_grow(o, 1))
+        return;
+    o->buf[o->len++] = c;
 }
 
 /* A JSON string: runs of plain bytes are copied whole. */
