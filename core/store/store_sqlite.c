@@ -57,6 +57,8 @@ static const char SQL_LEASE_DROP[] = "DELETE FROM lease WHERE id = ?1";
 
 #define KV_COLS "key, value, create_rev, mod_rev, version, lease"
 static const char SQL_CMP[] = "SELECT value, create_rev, mod_rev, version FROM kv WHERE key = ?1";
+/* A revision or version compare (every guarded read) leaves the value unread. */
+static const char SQL_CMP_NUM[] = "SELECT NULL, create_rev, mod_rev, version FROM kv WHERE key = ?1";
 /* A put: insert when new (one statement, the common case for a ledger),
  * else hand the old value to its history row (found by kv's pointer to it,
  * mod_rev and mod_sub) and update in place. */
@@ -395,7 +397,7 @@ static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, int *holds, rd_err
 {
     sqlite3_stmt *q;
     int d = 0;
-    rd_code rc = sqlite_conn_prep(c, SQL_CMP, &q, err, "k", cmp->key);
+    rd_code rc = sqlite_conn_prep(c, cmp->target == STORE_CMP_VALUE ? SQL_CMP : SQL_CMP_NUM, &q, err, "k", cmp->key);
     if (rc)
         return rc;
     int found = sqlite_conn_step(c, q, &rc, err);
