@@ -298,12 +298,26 @@ expect_status 0
 ectl node:n1 put "/rigdeck/logs/n2/$BJ/9" x
 expect_status 0   # the old grant, as stores secured before the change have it
 ectl node:n1 del "/rigdeck/logs/n2/$BJ/9"
+# older still: the jobs to read and no work view; the agent reads the jobs
+root_ectl role revoke-permission rigdeck:node:n1 /rigdeck/work/n1/ --prefix=true
+expect_status 0
+root_ectl role grant-permission --prefix=true rigdeck:node:n1 read /rigdeck/jobs/
+expect_status 0
+job_spec aold 'echo alice-older-grants'
+as alice --output json -c "job submit $TMP/aold.yaml"
+expect_status 0
+AO=$(jget id)
+wait_until 90 job_done alice "$AO"
+grep -q "these credentials do not reach the work view: reading the jobs" "$TMP/agent-n1.log" && pass ||
+    fail "n1's agent did not fall back to the jobs"
 as root --output json -c "store credentials node:n1 --password-file $SEC/node:n1.pw"
 expect_status 0
 ectl node:n1 put "/rigdeck/logs/n2/$BJ/9" x
 denied "n1's agent still writes n2's output after its credentials were renewed"
 ectl node:n1 get --prefix '~rigdeck/watchers/'
 denied "n1's agent still reads every registration after its credentials were renewed"
+ectl node:n1 get --prefix /rigdeck/jobs/
+denied "n1's agent still reads the jobs after its credentials were renewed"
 job_spec ajob2 'echo alice-again'
 as alice --output json -c "job submit $TMP/ajob2.yaml"
 expect_status 0
@@ -311,6 +325,8 @@ AJ2=$(jget id)
 wait_until 90 job_done alice "$AJ2"
 as alice -c "job logs $AJ2"
 expect_out "alice-again"
+[ "$(grep -c "reading this node's work view" "$TMP/agent-n1.log")" -ge 2 ] && pass ||
+    fail "n1's agent did not go back to its view"
 
 case_ "an admin acts as another account; the audit trail names both"
 as root --as alice --output json -c "project create research"
