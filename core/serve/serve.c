@@ -239,7 +239,8 @@ static void wait_changes(serve_state *s, int timeout_ms)
         s->relay_due |= k == KEYSPACE_RELAY && ev[i].type == STORE_EVENT_PUT && strstr(ev[i].kv.key, "/req/");
         s->alerts_due |= k == KEYSPACE_NODES || k == KEYSPACE_METRICS || k == KEYSPACE_ALERT_RULES ||
                          k == KEYSPACE_ALERTS;
-        serve_work_note(s->work, &ev[i]);
+        if (s->lead.leading)   /* a standby keeps nothing: leading starts with a resync */
+            serve_work_note(s->work, &ev[i]);
     }
     store_events_free(ev, n);
 }
