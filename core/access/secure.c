@@ -179,11 +179,13 @@ static rd_code grant(cmd_ctx *ctx, const char *role, const char *type, const cha
 }
 
 /* The etcd role of node NODE's agent: its own liveness key and vital
- * stats, its node's documents to read, the jobs to read (see the threat
- * model), its own node's worker output to write, its own watch
- * registrations, its requests and its marker.  Made afresh each time (the
- * role deleted first), so that renewing an agent's credentials also takes
- * back whatever an older version granted beyond these. */
+ * stats, its node's documents to read (agent_vitals.c reads the node's GPU
+ * health), its node's work view to read (never the jobs: they are every
+ * tenant's; serve_work.c keeps the view), its own node's worker output to
+ * write, its own watch registrations, its requests and its marker.  Made
+ * afresh each time (the role deleted first), so that renewing an agent's
+ * credentials also takes back whatever an older version granted beyond
+ * these, the read of every job among them. */
 static rd_code agent_role(cmd_ctx *ctx, const char *user, const char *node, char *role, size_t cap, rd_err *err)
 {
     char k[16][RD_KEY_MAX];
@@ -200,9 +202,9 @@ static rd_code agent_role(cmd_ctx *ctx, const char *user, const char *node, char
         { "READWRITE", tx_key(k[6], KEY_METRICS "hour/%s/", node) },
         { "READ", tx_key(k[7], KEY_NODES "%s", node) },
         { "READ", tx_key(k[8], KEY_AGENTS "%s", node) },
-        { "READ", KEY_JOBS },
-        { "WRITE", tx_key(k[9], KEY_LOGS "%s/", node) },                     /* job_logs.c's layout */
-        { "READWRITE", tx_key(k[10], STORE_WATCHERS_PREFIX "%s/", user) },   /* store.c's, by identity */
+        { "READ", tx_key(k[9], KEY_WORK "%s/", node) },                      /* serve_work.c's view */
+        { "WRITE", tx_key(k[10], KEY_LOGS "%s/", node) },                    /* job_logs.c's layout */
+        { "READWRITE", tx_key(k[11], STORE_WATCHERS_PREFIX "%s/", user) },   /* store.c's, by identity */
         { "READ", "" },   /* the key store_revision counts */
     };
     snprintf(role, cap, ROLE_PREFIX "%s", user);

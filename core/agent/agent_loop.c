@@ -4,7 +4,8 @@
  * `node report` does, takes a store lease and registers (`agent register`),
  * which marks the node as run by an agent: from then on a worker placed
  * there is `starting` until this agent has started its process.  Then one
- * loop, sleeping in a watch of the jobs:
+ * loop, sleeping in a watch of the jobs (or, logged in as node:N on a
+ * secured store, of the node's work view; agent_work.c):
  *
  *   heartbeat   renew the lease every --heartbeat (no store revision); a
  *               lease that ran out (the agent was stopped too long) is
@@ -191,16 +192,20 @@ static void check_registration(agent_state *a)
         store_lease_revoke(a->ctx.store, old, &err);   /* it holds no key any more */
 }
 
+/* Watches where the work comes from: the node's work view, or the jobs. */
 static void watch_reopen(agent_state *a)
 {
     rd_err err = { 0 };
+    char prefix[RD_KEY_MAX];
     store_watch_close(a->watch);
     a->watch = NULL;
-    if (store_watch_open(a->ctx.store, KEY_JOBS, 0, &a->watch, &err) != RD_OK && !a->watch_failed)
-        dlog(&a->o->log, "watch", NULL, "cannot watch the jobs: %s (reading them every %d s until it can)", err.msg,
+    a->watching_view = strcmp(agent_work_watch_prefix(a, prefix), KEY_JOBS) != 0;
+    if (store_watch_open(a->ctx.store, prefix, 0, &a->watch, &err) != RD_OK &&
+        !a->watch_failed)
+        dlog(&a->o->log, "watch", NULL, "cannot watch %s: %s (reading it every %d s until it can)", prefix, err.msg,
              RECONCILE_EVERY_MS / 1000);
     else if (a->watch && a->watch_failed)
-        dlog(&a->o->log, "watch", NULL, "watching the jobs again");
+        dlog(&a->o->log, "watch", NULL, "watching %s again", prefix);
     a->watch_failed = a->watch == NULL;
     a->reconcile_due = 1;
 }
@@ -226,8 +231,12 @@ static void wait_changes(agent_state *a, int timeout_ms)
     }
     /* Only a job with a worker here that waits for this agent (starting,
      * stopping) needs a look now; its own reports come back as events too,
-     * and the periodic look catches everything else. */
+     * and the periodic look catches everything else.  The view holds only
+     * this node's workers: any change there is one (an ended worker's key
+     * goes away). */
     snprintf(needle, sizeof needle, "\"node\":\"%s\"", a->o->node);
+    if (a->watching_view && n)
+        a->reconcile_due = 1;
     for (size_t i = 0; i < n && !a->reconcile_due; i++)
         a->reconcile_due = ev[i].type == STORE_EVENT_PUT && ev[i].kv.value && strstr(ev[i].kv.value, needle) &&
                            (strstr(ev[i].kv.value, "\"state\":\"starting\"") ||
@@ -275,6 +284,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         return rc;
     }
     agent_vitals_start(&a);
+    a.use_view = -1;   /* the first reconcile finds out */
     watch_reopen(&a);
     int64_t last_reconcile = 0;
     while (!*o->stop) {
@@ -288,6 +298,8 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
                 check_registration(&a);
             }
             agent_work_reconcile(&a);
+            if ((a.use_view == 1) != a.watching_view)
+                watch_reopen(&a);   /* the work comes from elsewhere now */
         }
         agent_work_tend(&a, now);
         agent_vitals_sample(&a, now);

@@ -16,6 +16,10 @@
  * Every decision rereads the store, and every report is a command whose
  * rules refuse a stale one, so a restarted agent simply reconciles: its
  * workers' directories under WORK_DIR/<job>/<index> tell it what runs.
+ * Logged in as node:N on a secured store, it may not read the jobs: it
+ * reads the controller's view of its own node instead (KEY_WORK, kept by
+ * serve_work.c), and what that view no longer lists is dropped exactly as
+ * a worker the job no longer runs here.
  */
 #include "agent_work.h"
 
@@ -338,16 +342,36 @@ static void sweep_dirs(agent_state *a, const json_t *active)
     closedir(d);
 }
 
-void agent_work_reconcile(agent_state *a)
+/* Acts on worker index of job, which the store lists on this node: starts
+ * it, or tracks what it runs; active collects what the store runs here. */
+static void reconcile_worker(agent_state *a, json_t *active, const json_t *job, const json_t *worker, size_t index)
+{
+    char ref[320];
+    const char *id = doc_str(job, "id"), *state = doc_str(worker, "state");
+    snprintf(ref, sizeof ref, "%s/%zu", id, index);
+    if (*id && strcmp(doc_str(worker, "node"), a->o->node) == 0 &&
+        (strcmp(state, "starting") == 0 || json_is_true(json_object_get(worker, "run_by_agent"))))
+        json_object_set_new(active, ref, json_true());
+    if (strcmp(state, "starting") == 0) {
+        start_worker(a, job, worker, index);
+    } else if ((strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0) &&
+               json_is_true(json_object_get(worker, "run_by_agent"))) {
+        agent_worker *w = track(a, id, (int)index);
+        if (w)
+            w->stopping = strcmp(state, "stopping") == 0;
+    }
+}
+
+/* The node's workers as its document lists them, each read in its job
+ * (credentials that may read the jobs: SQLite, etcd without authentication,
+ * an agent secured before the work view). */
+static rd_code reconcile_jobs(agent_state *a, json_t *active)
 {
     char key[RD_KEY_MAX];
     json_t *node = read_doc(a, tx_key(key, KEY_NODES "%s", a->o->node)), *ref;
-    json_t *active = json_object();
     size_t i;
-    if (!node) {
-        json_decref(active);
-        return;   /* unreachable store or a removed node: try again later */
-    }
+    if (!node)
+        return RD_ENOTFOUND;   /* unreachable store or a removed node: try again later */
     json_array_foreach(json_object_get(node, "workers"), i, ref) {
         char job[160];
         snprintf(job, sizeof job, "%s", json_string_value(ref));
@@ -357,22 +381,82 @@ void agent_work_reconcile(agent_state *a)
         *slash = '\0';
         size_t index = (size_t)strtoul(slash + 1, NULL, 10);
         json_t *doc = read_doc(a, tx_key(key, KEY_JOBS "%s", job));
-        json_t *worker = json_array_get(json_object_get(doc, "workers"), index);
-        const char *state = doc_str(worker, "state");
-        if (strcmp(doc_str(worker, "node"), a->o->node) == 0 &&
-            (strcmp(state, "starting") == 0 || json_is_true(json_object_get(worker, "run_by_agent"))))
-            json_object_set_new(active, json_string_value(ref), json_true());
-        if (strcmp(state, "starting") == 0) {
-            start_worker(a, doc, worker, index);
-        } else if ((strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0) &&
-                   json_is_true(json_object_get(worker, "run_by_agent"))) {
-            agent_worker *w = track(a, job, (int)index);
-            if (w)
-                w->stopping = strcmp(state, "stopping") == 0;
-        }
+        if (doc)
+            reconcile_worker(a, active, doc, json_array_get(json_object_get(doc, "workers"), index), index);
         json_decref(doc);
     }
     json_decref(node);
+    return RD_OK;
+}
+
+/* 1 when this agent logs in as a node (a secured store). */
+static int node_identity(const agent_state *a)
+{
+    const char *who = store_identity(a->ctx.store);
+    return who && strncmp(who, "node:", 5) == 0;
+}
+
+const char *agent_work_watch_prefix(const agent_state *a, char buf[RD_KEY_MAX])
+{
+    /* before the first reconcile, a node's identity expects the view */
+    int view = a->use_view == 1 || (a->use_view == -1 && node_identity(a));
+    return view ? tx_key(buf, KEY_WORK "%s/", a->o->node) : strcpy(buf, KEY_JOBS);
+}
+
+/* The workers the controller's work view lists for this node: each entry
+ * is its job reduced to what this agent needs, with "index" and "worker"
+ * (serve_work.c).  RD_EPERM when these credentials may not read it. */
+static rd_code reconcile_view(agent_state *a, json_t *active)
+{
+    char prefix[RD_KEY_MAX];
+    store_range_result r = { 0 };
+    rd_err err = { 0 };
+    rd_code rc = store_range(a->ctx.store, agent_work_watch_prefix(a, prefix), NULL, 0, 0, &r, &err);
+    if (rc != RD_OK)
+        return rc;
+    for (size_t i = 0; i < r.count; i++) {
+        json_t *entry = json_loadb(r.kvs[i].value, r.kvs[i].value_len, 0, NULL);
+        json_t *index = json_object_get(entry, "index");
+        if (json_is_integer(index) && json_integer_value(index) >= 0)
+            reconcile_worker(a, active, entry, json_object_get(entry, "worker"), (size_t)json_integer_value(index));
+        json_decref(entry);
+    }
+    store_range_free(&r);
+    return RD_OK;
+}
+
+/* Reads what the store runs here from the view when this agent logs in as
+ * its node (a secured store) and its credentials reach the view; else as
+ * before, from the node and its jobs.  Says which once, and again when it
+ * changes (renewed credentials). */
+static rd_code reconcile_read(agent_state *a, json_t *active)
+{
+    const char *who = store_identity(a->ctx.store);
+    int was = a->use_view;
+    rd_code rc = RD_EPERM;
+    if (node_identity(a)) {
+        a->use_view = 1;
+        rc = reconcile_view(a, active);
+    }
+    if (rc == RD_EPERM) {
+        a->use_view = 0;
+        rc = reconcile_jobs(a, active);
+    }
+    if (a->use_view != was && a->use_view == 1)
+        dlog(&a->o->log, "work", NULL, "reading this node's work view, kept by the controller, instead of the jobs");
+    else if (a->use_view != was && node_identity(a))
+        dlog(&a->o->log, "work", NULL, "these credentials do not reach the work view: reading the jobs (renew them: "
+             "store credentials %s)", who);
+    return rc;
+}
+
+void agent_work_reconcile(agent_state *a)
+{
+    json_t *active = json_object();
+    if (!active || reconcile_read(a, active) != RD_OK) {
+        json_decref(active);
+        return;   /* nothing read: never take a silent store for "nothing runs here" */
+    }
     /* what the store ended while this agent was not looking */
     for (size_t k = a->nworkers; k-- > 0;)
         if (!store_runs(active, a->workers[k].job, a->workers[k].index))

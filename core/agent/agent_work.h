@@ -48,6 +48,8 @@ typedef struct {
     agent_gpu_health health;
     metrics_http *prom;      /* --metrics-listen's server, or NULL */
     store_watch *watch;
+    int use_view;            /* 1: reads the controller's work view, not the jobs; -1: not known yet */
+    int watching_view;       /* the open watch is on the view */
     agent_worker *workers;
     size_t nworkers, cap;
 } agent_state;
@@ -61,12 +63,18 @@ rd_code agent_work_exec(agent_state *a, const char *line, json_t **result, rd_er
 
 /* Reads what the store places on the node and acts on it: starts workers
  * that are `starting`, adopts running ones, kills processes of workers the
- * store has ended. */
+ * store has ended.  Logged in as node:N on a secured store it reads the
+ * controller's work view KEY_WORK "<node>/" (serve_work.c), and sets
+ * use_view; otherwise (or with credentials from before the view) the
+ * node's document and each job placed on it. */
 void agent_work_reconcile(agent_state *a);
 
 /* Looks after the running workers: reports ends, signals what is being
  * stopped (SIGTERM, SIGKILL 10 s later), pushes output every second or so. */
 void agent_work_tend(agent_state *a, int64_t now_ms);
+
+/* The prefix the agent watches for work: its view, or the jobs. */
+const char *agent_work_watch_prefix(const agent_state *a, char buf[RD_KEY_MAX]);
 
 /* Workers with a live process. */
 size_t agent_work_running(agent_state *a);

@@ -36,6 +36,7 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_ALERTS] = KEY_ALERTS,
     [KEYSPACE_RELAY] = KEY_RELAY,
     [KEYSPACE_CREDENTIALS] = KEY_CREDENTIALS,
+    [KEYSPACE_WORK] = KEY_WORK,
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

@@ -44,6 +44,9 @@
 #define KEY_ALERTS KEY_ROOT "alerts/"
 #define KEY_RELAY KEY_ROOT "relay/"
 #define KEY_CREDENTIALS KEY_ROOT "credentials/"
+/* The controller's per-node work view on a secured store: <node>/<job>/<index>
+ * (serve_work.c), what a node agent reads instead of the jobs. */
+#define KEY_WORK KEY_ROOT "work/"
 
 /* The kinds of document, one per prefix above. */
 typedef enum {
@@ -79,6 +82,7 @@ typedef enum {
     KEYSPACE_ALERTS,
     KEYSPACE_RELAY,
     KEYSPACE_CREDENTIALS,
+    KEYSPACE_WORK,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

@@ -19,6 +19,9 @@
  *                  each state change is a log line, and those of a rule
  *                  with a webhook go to the delivery thread (webhook.c),
  *                  which the loop never waits for
+ *   work view      on a secured store, each job change into the agents'
+ *                  per-node view, and a full resync every minute
+ *                  (serve_work.c)
  *
  * It sleeps in the watch (no busy loop) and stops at the end of the step in
  * hand when *stop is set (SIGTERM/SIGINT in the front end).  Each action
@@ -39,6 +42,7 @@
 #include "sched_idle.h"
 #include "relay.h"
 #include "serve_lead.h"
+#include "serve_work.h"
 #include "webhook.h"
 
 enum {
@@ -65,6 +69,7 @@ typedef struct {
     int64_t last_relay;
     int64_t last_sched, last_check, last_bill, last_sync, last_alerts;
     webhook_queue *hooks;
+    serve_work *work;          /* the agents' work view (secured stores) */
 } serve_state;
 
 /* Runs one command as the leader; logs an error, returns its result. */
@@ -205,6 +210,7 @@ static void watch_reopen(serve_state *s)
         dlog(&s->o->log, "watch", NULL, "watching the store again");
     s->watch_failed = s->watch == NULL;
     s->dirty = 1;
+    serve_work_note_gap(s->work);   /* events may have gone by unseen */
 }
 
 /* Sleeps in the watch; notes whether a change a pass reads arrived. */
@@ -228,10 +234,13 @@ static void wait_changes(serve_state *s, int timeout_ms)
     for (size_t i = 0; i < n; i++) {
         keyspace_kind k = keyspace_kind_of(ev[i].kv.key);
         s->check_due |= k == KEYSPACE_AGENT_ALIVE && ev[i].type == STORE_EVENT_DELETE;   /* a lease ran out */
-        s->dirty |= sched_idle_key_matters(ev[i].kv.key);
+        /* the work view follows the jobs: writing it changes nothing a pass reads */
+        s->dirty |= sched_idle_key_matters(ev[i].kv.key) && k != KEYSPACE_WORK;
         s->relay_due |= k == KEYSPACE_RELAY && ev[i].type == STORE_EVENT_PUT && strstr(ev[i].kv.key, "/req/");
         s->alerts_due |= k == KEYSPACE_NODES || k == KEYSPACE_METRICS || k == KEYSPACE_ALERT_RULES ||
                          k == KEYSPACE_ALERTS;
+        if (s->lead.leading)   /* a standby keeps nothing: leading starts with a resync */
+            serve_work_note(s->work, &ev[i]);
     }
     store_events_free(ev, n);
 }
@@ -266,6 +275,7 @@ static void leader_round(serve_state *s, int64_t now)
         s->last_relay = now;
         do_relay(s);
     }
+    serve_work_step(s->work, s->ctx.store, s->lead.leader_rev, &o->log, now);
     if (s->check_due || now - s->last_check >= s->check_every || (s->next_check && now >= s->next_check) ||
         o->once) {
         s->check_due = 0;
@@ -315,16 +325,19 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
     if (rc != RD_OK)
         return rc;
     s.hooks = webhook_new(NULL, &o->log);
-    if (!s.hooks || webhook_start(s.hooks, err) != RD_OK) {
+    s.work = serve_work_new();
+    if (!s.work || !s.hooks || webhook_start(s.hooks, err) != RD_OK) {
+        serve_work_free(s.work);
         webhook_stop(s.hooks);
         cmd_ctx_close(&s.ctx);
-        return s.hooks ? err->code : rd_fail(err, RD_ENOMEM, "out of memory");
+        return s.hooks && s.work ? err->code : rd_fail(err, RD_ENOMEM, "out of memory");
     }
     json_t *id = json_pack("{s:s, s:I, s:s, s:s}", "host", o->host, "pid", (json_int_t)o->pid, "since",
                            rdtime_format(o->log.now(), ts), "version", o->version);
     char *idtext = id ? json_dumps(id, JSON_COMPACT) : NULL;
     json_decref(id);
     if (!idtext) {
+        serve_work_free(s.work);
         webhook_stop(s.hooks);
         cmd_ctx_close(&s.ctx);
         return rd_fail(err, RD_ENOMEM, "out of memory");
@@ -365,6 +378,7 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
     dlog(&o->log, "stop", NULL, "stopping%s", s.lead.leading ? ": handing the lead over" : "");
     webhook_stop(s.hooks);
     store_watch_close(s.watch);
+    serve_work_free(s.work);
     serve_lead_release(&s.lead);
     cmd_ctx_close(&s.ctx);
     return RD_OK;

@@ -7,7 +7,8 @@
 # Every boundary of docs/security.md is checked twice: through rigdeck (the
 # relayed commands and their refusals) and through etcdctl with each
 # user's own password (reads of other tenants' jobs and ledger, writes to
-# balances, prices, nodes, jobs, other users' requests).
+# balances, prices, nodes, jobs, other users' requests).  Agents read only
+# their own node's work view, which the controller keeps and heals.
 # Prints "batch-summary: passed=N failed=M" like the batch scenarios.
 set -u
 . tests/etcd/lib.sh
@@ -307,12 +308,26 @@ expect_status 0
 ectl node:n1 put "/rigdeck/logs/n2/$BJ/9" x
 expect_status 0   # the old grant, as stores secured before the change have it
 ectl node:n1 del "/rigdeck/logs/n2/$BJ/9"
+# older still: the jobs to read and no work view; the agent reads the jobs
+root_ectl role revoke-permission rigdeck:node:n1 /rigdeck/work/n1/ --prefix=true
+expect_status 0
+root_ectl role grant-permission --prefix=true rigdeck:node:n1 read /rigdeck/jobs/
+expect_status 0
+job_spec aold 'echo alice-older-grants'
+as alice --output json -c "job submit $TMP/aold.yaml"
+expect_status 0
+AO=$(jget id)
+wait_until 90 job_done alice "$AO"
+grep -q "these credentials do not reach the work view: reading the jobs" "$TMP/agent-n1.log" && pass ||
+    fail "n1's agent did not fall back to the jobs"
 as root --output json -c "store credentials node:n1 --password-file $SEC/node:n1.pw"
 expect_status 0
 ectl node:n1 put "/rigdeck/logs/n2/$BJ/9" x
 denied "n1's agent still writes n2's output after its credentials were renewed"
 ectl node:n1 get --prefix '~rigdeck/watchers/'
 denied "n1's agent still reads every registration after its credentials were renewed"
+ectl node:n1 get --prefix /rigdeck/jobs/
+denied "n1's agent still reads the jobs after its credentials were renewed"
 job_spec ajob2 'echo alice-again'
 as alice --output json -c "job submit $TMP/ajob2.yaml"
 expect_status 0
@@ -320,6 +335,8 @@ AJ2=$(jget id)
 wait_until 90 job_done alice "$AJ2"
 as alice -c "job logs $AJ2"
 expect_out "alice-again"
+[ "$(grep -c "reading this node's work view" "$TMP/agent-n1.log")" -ge 2 ] && pass ||
+    fail "n1's agent did not go back to its view"
 
 case_ "an admin acts as another account; the audit trail names both"
 as root --as alice --output json -c "project create research"
@@ -352,6 +369,77 @@ if [ -z "$WRAP" ] && command -v tmux >/dev/null 2>&1; then
 else
     :   # no tmux here (or under valgrind): the batch checks above stand
 fi
+
+case_ "agents read only their own node's work view, never the jobs"
+job_state_is () {   # job_state_is USER JOB STATE...: the job is in one of STATEs
+    u=$1; j=$2; shift 2
+    st=$($BIN --batch --store "$STORE" --etcd-user "$u" --etcd-password-file "$SEC/$u.pw" --output json \
+        -c "job show $j" 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['state'])")
+    for want in "$@"; do [ "$st" = "$want" ] && return 0; done
+    return 1
+}
+job_spec along 'sleep 300'
+as alice --output json -c "job submit $TMP/along.yaml"
+expect_status 0
+AL=$(jget id)
+job_spec blong 'sleep 300'
+as bob --output json -c "job submit $TMP/blong.yaml"
+expect_status 0
+BL=$(jget id)
+wait_until 90 job_state_is alice "$AL" running
+wait_until 90 job_state_is bob "$BL" running
+ectl node:n1 get --prefix /rigdeck/jobs/
+denied "n1's agent lists the jobs"
+ectl node:n1 get "/rigdeck/jobs/$BL"
+denied "n1's agent reads bob's job"
+ectl node:n1 get "/rigdeck/jobs/$AL"
+denied "n1's agent reads even the job it runs"
+ectl node:n1 get --prefix /rigdeck/work/n2/
+denied "n1's agent reads n2's work view"
+ectl node:n1 get --prefix /rigdeck/work/
+denied "n1's agent reads every node's work view"
+ectl node:n1 put "/rigdeck/work/n1/$AL/0" '{}'
+denied "n1's agent writes its own work view"
+ectl node:n1 get --prefix --keys-only /rigdeck/work/n1/
+expect_status 0
+expect_out "^/rigdeck/work/n1/$AL/0$"
+expect_no_out "$BL"
+ectl node:n1 get --print-value-only "/rigdeck/work/n1/$AL/0"
+expect_out '"secret_env":'
+expect_out '"worker":{'
+expect_no_out '"workers":\['
+expect_no_out '"owner"'
+expect_no_out 'RDTEST_TAG":"tagged'   # the value is sealed; only its name travels
+grep -q "reading this node's work view" "$TMP/agent-n1.log" && pass || fail "n1's agent does not say it reads its view"
+
+case_ "a job stopped while it runs is stopped by its agent, which the view tells"
+as alice -c "job stop $AL"
+expect_status 0
+wait_until 90 job_state_is alice "$AL" stopped
+as alice --output json -c "job show $AL"
+expect_json workers.0.state stopped
+view_has () { etcdctl --endpoints "$E" --user "root:$(cat "$SEC/root.pw")" get --keys-only "$1" 2>/dev/null | grep -q .; }
+view_gone () { ! view_has "$1"; }
+wait_until 30 view_gone "/rigdeck/work/n1/$AL/0"
+grep -q "$AL/0: SIGTERM" "$TMP/agent-n1.log" && pass || fail "n1's agent sent no SIGTERM to $AL/0"
+
+case_ "the view heals after the controller restarts: a key deleted by hand comes back"
+# n2's agent is paused meanwhile, so that it does not act on the missing key
+kill -STOP "$(agent_pid n2)"
+kill_daemon "$PID_s1" KILL
+root_ectl del "/rigdeck/work/n2/$BL/0"
+expect_status 0
+view_gone "/rigdeck/work/n2/$BL/0" && pass || fail "the key is still there"
+RIGDECK_ETCD_USER=root RIGDECK_ETCD_PASSWORD_FILE="$SEC/root.pw" start_serve s2 --node-timeout 60s --sched-every 1s
+wait_until 90 view_has "/rigdeck/work/n2/$BL/0"
+kill -CONT "$(agent_pid n2)"
+grep -q "work view resynced: 1 key(s) written" "$TMP/s2.log" && pass || fail "s2 did not say it repaired the view"
+job_running_on_n2 () { job_state_is bob "$BL" running; }
+job_running_on_n2 && pass || fail "bob's job no longer runs after the repair"
+as bob -c "job stop $BL"
+expect_status 0
+wait_until 90 job_state_is bob "$BL" stopped
+wait_until 30 view_gone "/rigdeck/work/n2/$BL/0"
 
 case_ "the ledger is still consistent"
 as root -c "ledger verify"

@@ -26,6 +26,7 @@ static void test_kinds_by_example(void **state)
     assert_int_equal(keyspace_kind_of(KEY_LEDGER_ACCOUNTS "wallet:alice"), KEYSPACE_LEDGER_ACCOUNTS);
     assert_int_equal(keyspace_kind_of(KEY_BILLING_CURSOR), KEYSPACE_BILLING);
     assert_int_equal(keyspace_kind_of(KEY_META_STORE), KEYSPACE_META);
+    assert_int_equal(keyspace_kind_of(KEY_WORK "n1/job-1/0"), KEYSPACE_WORK);
     assert_int_equal(keyspace_kind_of("/rigdeck/unknown/x"), KEYSPACE_OTHER);
     assert_int_equal(keyspace_kind_of("~rigdeck/retry/1"), KEYSPACE_OTHER);
     assert_int_equal(keyspace_kind_of("/rigdeck/nodesx"), KEYSPACE_OTHER);
