@@ -66,6 +66,7 @@ void grid_free(grid *g)
     free(g->kis);
     free(g->kord);
     free(g->kord2);
+    free(g->krank);
     free(g->match);
     memset(g, 0, sizeof *g);
     g->sort_col = -1;
@@ -133,26 +134,11 @@ int grid_replace_row(grid *g, grid *from)
         return 0;
     for (size_t i = 0; i < g->nrows; i++) {
         if (strcmp(g->rows[i].key, from->rows[0].key) == 0) {
-            grid_row old = g->rows[i];
-            g->rows[i] = from->rows[0];
-            from->rows[0] = old;
-            grid_forget_rows(g);
-            grid_forget_rows(from);
+            grid_swap_row(g, i, from);
             return 1;
         }
     }
     return 0;
-}
-
-void grid_swap_row(grid *g, size_t r, grid *from)
-{
-    if (r >= g->nrows || from->nrows != 1)
-        return;
-    grid_row old = g->rows[r];
-    g->rows[r] = from->rows[0];
-    from->rows[0] = old;
-    grid_forget_rows(g);
-    grid_forget_rows(from);
 }
 
 int grid_row_matches(const grid_row *r, size_t ncols, const char *filter)
@@ -165,6 +151,26 @@ int grid_row_matches(const grid_row *r, size_t ncols, const char *filter)
     for (size_t i = 0; i < ncols && !hit; i++)
         hit = text_contains(r->cells[i], needle);
     return negate ? !hit : hit;
+}
+
+/* A job explained in idle moments replaces its row many times a second;
+ * the kept sort keys and match set stay true when the row's sort cell is
+ * the same text (every comparison answers as before) and it passes the
+ * filter as the old row did, so the next key need not redo 100,000 rows. */
+void grid_swap_row(grid *g, size_t r, grid *from)
+{
+    if (r >= g->nrows || from->nrows != 1)
+        return;
+    grid_row old = g->rows[r];
+    g->rows[r] = from->rows[0];
+    from->rows[0] = old;
+    const grid_row *now = &g->rows[r];
+    if (g->kcol >= 0 && strcmp(old.cells[g->kcol], now->cells[g->kcol]) != 0)
+        g->kcol = -1;
+    if (g->mvalid && ((g->vcol >= 0 && strcmp(old.cells[g->vcol], now->cells[g->vcol]) != 0) ||
+                      grid_row_matches(&old, g->ncols, g->mfilter) != grid_row_matches(now, g->ncols, g->mfilter)))
+        g->mvalid = 0;
+    grid_forget_rows(from);
 }
 
 /* Parses a whole cell as a number ("12", "0.5", "-3", "2.5/4" counts its
@@ -188,10 +194,10 @@ static int cell_number(const char *s, double *out)
  * input as before gives the same order.  When every text cell sorts before
  * (or after) every number cell as text, it is total, any correct sort gives
  * that one order, and a narrower filter may keep the sorted view. */
-static int grid_make_keys(grid *g)
+static int grid_make_keys(grid *g, int column)
 {
-    size_t col = (size_t)g->sort_col, n = g->nrows ? g->nrows : 1;
-    if (g->kcol == g->sort_col)
+    size_t col = (size_t)column, n = g->nrows ? g->nrows : 1;
+    if (g->kcol == column)
         return 1;
     double *knum = realloc(g->knum, n * sizeof *knum);
     if (knum)
@@ -223,7 +229,10 @@ static int grid_make_keys(grid *g)
     }
     g->ktext_first = !num_lo || !text_lo || strcmp(text_hi, num_lo) < 0;
     g->ktotal = !nan && (g->ktext_first || strcmp(text_lo, num_hi) > 0);
-    g->kcol = g->sort_col;
+    g->kcol = column;
+    g->nrank = 0;
+    if (g->ktotal)
+        grid_sort_rank(g);
     return 1;
 }
 
@@ -327,6 +336,18 @@ static int grid_match_needle(const grid_needle *nd, const grid_row *r, size_t nc
     return nd->negate ? !hit : hit;
 }
 
+/* A row's text is a block of its own among the console's other 70 MB
+ * (JSON of the pages read): searching 100,000 rows waits on memory more
+ * than it compares, so the blocks a few rows ahead are asked for early. */
+#define GRID_PREFETCH 12
+
+static void grid_prefetch_row(const grid_row *r)
+{
+    __builtin_prefetch(r->cells);
+    __builtin_prefetch((const char *)r->cells + 64);
+    __builtin_prefetch((const char *)r->cells + 128);
+}
+
 /* Keeps in the view, in its order, the rows still in the match set. */
 static int grid_narrow_view(grid *g)
 {
@@ -351,7 +372,7 @@ static int grid_narrow_view(grid *g)
 static void grid_build_view(grid *g)
 {
     size_t n = g->nrows ? g->nrows : 1;
-    int sorted = g->sort_col >= 0 && (size_t)g->sort_col < g->ncols && g->nrows > 1 && grid_make_keys(g);
+    int sorted = g->sort_col >= 0 && (size_t)g->sort_col < g->ncols && g->nrows > 1 && grid_make_keys(g, g->sort_col);
     int vcol = sorted ? g->sort_col : -1;
     int in_order = g->mvalid && g->vcol == vcol && (!sorted || (g->vdesc == g->sort_desc && g->ktotal));
     int same = g->mvalid && strcmp(g->filter, g->mfilter) == 0;
@@ -370,17 +391,23 @@ static void grid_build_view(grid *g)
     grid_prepare_needle(&nd, g->filter);
     if (!same && !grid_test_narrowing(g)) {
         g->nmatch = 0;
-        for (size_t i = 0; i < g->nrows; i++)
+        for (size_t i = 0; i < g->nrows; i++) {
+            if (i + GRID_PREFETCH < g->nrows)
+                grid_prefetch_row(&g->rows[i + GRID_PREFETCH]);
             if (grid_match_needle(&nd, &g->rows[i], g->ncols))
                 g->match[g->nmatch++] = i;
+        }
         in_order = 0;
     } else if (!same) {
         /* In load order, which is memory order: the rows of a sorted view
          * are all over the heap. */
         size_t m = 0;
-        for (size_t i = 0; i < g->nmatch; i++)
+        for (size_t i = 0; i < g->nmatch; i++) {
+            if (i + GRID_PREFETCH < g->nmatch)
+                grid_prefetch_row(&g->rows[g->match[i + GRID_PREFETCH]]);
             if (grid_match_needle(&nd, &g->rows[g->match[i]], g->ncols))
                 g->match[m++] = g->match[i];
+        }
         g->nmatch = m;
         in_order = in_order && grid_narrow_view(g);
     }
@@ -412,6 +439,12 @@ void grid_apply(grid *g)
     if (g->top > g->cursor)
         g->top = g->cursor;
     free(keep);
+}
+
+void grid_prepare_sort(grid *g)
+{
+    if (g->sort_col < 0 && g->ncols > 0 && g->nrows > 1 && g->kcol != 0)
+        grid_make_keys(g, 0);
 }
 
 void grid_set_filter(grid *g, const char *filter)

@@ -78,16 +78,16 @@ static void grid_sort_by_insertion(sort_entry *a, size_t n)
 /* Orders each run of texts with equal keys by their next 16 bytes, and so
  * on down (a string sort 16 bytes at a time); a run whose key ends in a
  * NUL holds equal texts and stays in load order.  tmp has room for n. */
-static void grid_sort_finish_texts(const grid *g, sort_entry *e, sort_entry *tmp, size_t n, size_t depth)
+static void grid_sort_finish_texts(const grid *g, sort_entry *e, sort_entry *tmp, size_t n, size_t depth,
+                                   uint64_t flip)
 {
-    uint64_t flip = g->sort_desc ? UINT64_MAX : 0;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && e[j].k == e[i].k && e[j].k2 == e[i].k2)
             j++;
         if (j - i > 1 && !g->kis[e[i].row] && ((e[i].k2 ^ flip) & 255)) {
             for (size_t x = i; x < j; x++) {
-                const char *rest = g->rows[e[x].row].cells[g->sort_col] + 16 * (depth + 1);
+                const char *rest = g->rows[e[x].row].cells[g->kcol] + 16 * (depth + 1);
                 e[x].k = grid_sort_make_key(0, 0, rest) ^ flip;
                 e[x].k2 = (e[x].k ^ flip) & 255 ? grid_sort_make_key(0, 0, rest + 8) ^ flip : flip;
             }
@@ -98,28 +98,28 @@ static void grid_sort_finish_texts(const grid *g, sort_entry *e, sort_entry *tmp
                 if (out != e + i)
                     memcpy(e + i, out, (j - i) * sizeof *e);
             }
-            grid_sort_finish_texts(g, e + i, tmp, j - i, depth + 1);
+            grid_sort_finish_texts(g, e + i, tmp, j - i, depth + 1, flip);
         }
         i = j;
     }
 }
 
-int grid_sort_view(grid *g)
+/* Sorts n rows given in load order into out, by the keys alone. */
+static int grid_sort_rows(const grid *g, const size_t *rows, size_t n, int desc, size_t *out)
 {
-    size_t n = g->nmatch;
     sort_entry *e = malloc((n ? n : 1) * 2 * sizeof *e);
     if (!e)
         return 0;
     /* Descending flips every key and the group order; ties stay in load
      * order, as the comparison breaks them. */
-    uint64_t flip = g->sort_desc ? UINT64_MAX : 0;
-    int first_number = !g->ktext_first != !!g->sort_desc;
+    uint64_t flip = desc ? UINT64_MAX : 0;
+    int first_number = !g->ktext_first != !!desc;
     size_t nfirst = 0, m = 0;
     for (size_t i = 0; i < n; i++)
-        nfirst += !g->kis[g->match[i]] == !first_number;
+        nfirst += !g->kis[rows[i]] == !first_number;
     size_t at[2] = { 0, nfirst };
     for (size_t i = 0; i < n; i++) {
-        size_t r = g->match[i];
+        size_t r = rows[i];
         int second = !g->kis[r] != !first_number;
         e[at[second]++] = (sort_entry){ g->kord[r] ^ flip, g->kord2[r] ^ flip, r };
     }
@@ -130,11 +130,78 @@ int grid_sort_view(grid *g)
     for (int part = 0; part < 2; part++) {
         size_t len = part ? n - nfirst : nfirst;
         sort_entry *base = part ? e + nfirst : e, *other = sorted[part] == base ? base + n : base;
-        grid_sort_finish_texts(g, sorted[part], other, len, 0);
+        grid_sort_finish_texts(g, sorted[part], other, len, 0, flip);
         for (size_t i = 0; i < len; i++)
-            g->view[m++] = sorted[part][i].row;
+            out[m++] = sorted[part][i].row;
     }
-    g->nview = m;
     free(e);
+    return 1;
+}
+
+/* 1 when rows a and b hold equal cells for the comparison. */
+static int grid_sort_same_cells(const grid *g, size_t a, size_t b)
+{
+    if (g->kis[a] != g->kis[b])
+        return 0;
+    if (g->kis[a])
+        return g->knum[a] == g->knum[b];
+    if (g->kord[a] != g->kord[b] || g->kord2[a] != g->kord2[b])
+        return 0;
+    /* Texts longer than 16 bytes: the keys saw only their start. */
+    return !(g->kord[a] & 255) || !(g->kord2[a] & 255) ||
+           strcmp(g->rows[a].cells[g->kcol], g->rows[b].cells[g->kcol]) == 0;
+}
+
+int grid_sort_rank(grid *g)
+{
+    size_t n = g->nrows;
+    size_t *all = calloc(n ? n : 1, sizeof *all), *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *rank = all && order ? realloc(g->krank, (n ? n : 1) * sizeof *rank) : NULL;
+    if (rank)
+        g->krank = rank;
+    for (size_t i = 0; rank && i < n; i++)
+        all[i] = i;
+    int ok = rank && grid_sort_rows(g, all, n, 0, order);
+    size_t r = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        r += i > 0 && !grid_sort_same_cells(g, order[i - 1], order[i]);
+        rank[order[i]] = r;
+    }
+    g->nrank = ok ? r + 1 : 0;
+    free(all);
+    free(order);
+    if (ok) {
+        /* Sorts of a ranked column read only the ranks: 2.4 MB less. */
+        free(g->knum);
+        free(g->kord);
+        free(g->kord2);
+        g->knum = NULL;
+        g->kord = g->kord2 = NULL;
+    }
+    return ok;
+}
+
+int grid_sort_view(grid *g)
+{
+    if (!g->nrank)
+        return grid_sort_rows(g, g->match, g->nmatch, g->sort_desc, g->view);
+    /* A counting sort on the ranks, stable, so equal cells stay in load
+     * order both ways: two passes over the rows instead of a sort. */
+    size_t *count = calloc(g->nrank + 1, sizeof *count);
+    if (!count)
+        return 0;
+    size_t top = g->nrank - 1;
+    for (size_t i = 0; i < g->nmatch; i++) {
+        size_t r = g->krank[g->match[i]];
+        count[(g->sort_desc ? top - r : r) + 1]++;
+    }
+    for (size_t r = 0; r < g->nrank; r++)
+        count[r + 1] += count[r];
+    for (size_t i = 0; i < g->nmatch; i++) {
+        size_t row = g->match[i], r = g->krank[row];
+        g->view[count[g->sort_desc ? top - r : r]++] = row;
+    }
+    g->nview = g->nmatch;
+    free(count);
     return 1;
 }

@@ -260,6 +260,61 @@ static void test_filter_grown_searches_old_matches(void **state)
     grid_free(&g);
 }
 
+static void test_swap_row_keeps_what_stays_true(void **state)
+{
+    grid g, one;
+    (void)state;
+    fill(&g);
+    g.sort_col = 2;
+    grid_set_filter(&g, "act");
+    assert_int_equal(g.nview, 2);           /* gpu-01 (4), ws-01 (9) */
+    /* Another column changes, the sort cell and the filter's answer not:
+     * keys and matches are kept. */
+    grid_init(&one, 3);
+    add(&one, "ws-01", "active now", "9");
+    assert_true(grid_replace_row(&g, &one));
+    assert_int_equal(g.kcol, 2);
+    assert_true(g.mvalid);
+    grid_apply(&g);
+    assert_string_equal(g.rows[g.view[1]].cells[1], "active now");
+    grid_clear_rows(&one);
+    /* The filter's answer changes: the row leaves the view. */
+    add(&one, "ws-01", "idle", "9");
+    grid_replace_row(&g, &one);
+    grid_apply(&g);
+    assert_int_equal(g.nview, 1);
+    assert_old_order(&g);
+    grid_clear_rows(&one);
+    /* The sort cell changes: the order follows. */
+    grid_set_filter(&g, "");
+    add(&one, "gpu-02", "maintenance", "1");
+    grid_replace_row(&g, &one);
+    grid_apply(&g);
+    assert_string_equal(at(&g, 0), "gpu-02");
+    assert_old_order(&g);
+    grid_free(&one);
+    grid_free(&g);
+}
+
+static void test_prepare_sort_ranks_first_column(void **state)
+{
+    grid g;
+    (void)state;
+    fill(&g);
+    grid_prepare_sort(&g);                  /* in load order: column 0 */
+    assert_int_equal(g.kcol, 0);
+    assert_int_equal(g.nrank, 4);
+    assert_string_equal(at(&g, 0), "gpu-01");   /* the view is untouched */
+    grid_cycle_sort(&g);
+    assert_int_equal(g.kcol, 0);
+    assert_old_order(&g);
+    g.sort_col = 2;                         /* sorted: nothing to prepare */
+    grid_apply(&g);
+    grid_prepare_sort(&g);
+    assert_int_equal(g.kcol, 2);
+    grid_free(&g);
+}
+
 static void test_cursor_survives_reload(void **state)
 {
     grid g;
@@ -339,6 +394,8 @@ int main(void)
         cmocka_unit_test(test_sort_keys_parsed_once),
         cmocka_unit_test(test_filter_typed_keeps_old_results),
         cmocka_unit_test(test_filter_grown_searches_old_matches),
+        cmocka_unit_test(test_swap_row_keeps_what_stays_true),
+        cmocka_unit_test(test_prepare_sort_ranks_first_column),
         cmocka_unit_test(test_cursor_survives_reload),
         cmocka_unit_test(test_moves),
         cmocka_unit_test(test_marks),
