@@ -350,6 +350,10 @@ static void loop_once(session *c)
         c->dirty = 0;
         timing_frame(&c->timing, session_now_ms(), session_current_table(c)->loaded);
     }
+    /* The frame is out: parse the column the first sort key will want,
+     * once a load (keys come too close together for a quiet moment). */
+    if (session_current_table(c)->loaded)
+        grid_prepare_sort(&session_current_table(c)->g);
     int key = read_key();
     if (key >= 0)
         timing_key(&c->timing, key, session_now_ms());

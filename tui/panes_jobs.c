@@ -190,11 +190,7 @@ void panes_jobs_update_rows(const pane_view *v, pane_state *ps, const json_t *ch
         if (!job)
             continue;
         panes_fill_row(v, &one, job);
-        if (one.nrows == 1) {
-            grid_row old = ps->g.rows[r];
-            ps->g.rows[r] = one.rows[0];
-            one.rows[0] = old;
-        }
+        grid_swap_row(&ps->g, r, &one);
         grid_clear_rows(&one);
     }
     grid_free(&one);

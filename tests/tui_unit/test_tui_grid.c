@@ -80,6 +80,241 @@ static void test_sort(void **state)
     grid_free(&g);
 }
 
+/* The order of old: cell_number on both cells in every comparison, numbers
+ * by value when both are numbers, else strcmp, negated when descending,
+ * ties in load order; run by the same qsort over the rows passing filter in
+ * load order, so even a column whose comparison goes round agrees. */
+static int old_number(const char *s, double *out)
+{
+    char *end;
+    if (!*s)
+        return 0;
+    *out = strtod(s, &end);
+    return end != s && (*end == '\0' || *end == '/' || *end == ' ' || *end == '%');
+}
+
+static const grid *old_g;
+
+static int old_compare(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const char *ca = old_g->rows[a].cells[old_g->sort_col], *cb = old_g->rows[b].cells[old_g->sort_col];
+    double na, nb;
+    int c;
+    if (old_number(ca, &na) && old_number(cb, &nb))
+        c = na < nb ? -1 : na > nb ? 1 : 0;
+    else
+        c = strcmp(ca, cb);
+    if (old_g->sort_desc)
+        c = -c;
+    return c ? c : a < b ? -1 : a > b;
+}
+
+static void assert_old_order(const grid *g)
+{
+    size_t *want = malloc((g->nrows + 1) * sizeof *want), n = 0;
+    assert_non_null(want);
+    for (size_t i = 0; i < g->nrows; i++)
+        if (grid_row_matches(&g->rows[i], g->ncols, g->filter))
+            want[n++] = i;
+    if (g->sort_col >= 0 && n > 1) {
+        old_g = g;
+        qsort(want, n, sizeof *want, old_compare);
+    }
+    assert_int_equal(g->nview, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(g->view[i], want[i]);
+    free(want);
+}
+
+static unsigned lcg_next(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 16) & 0x7fff;
+}
+
+/* Columns: numbers only, text only, numbers with "-" and empty cells (text
+ * before every number: a total order), numbers with text that sorts among
+ * them ("1x", "nan": the comparison goes round), long texts sharing their
+ * first 8 or 16 bytes or all of them (and bytes over 127). */
+static void fill_mixed(grid *g, size_t nrows)
+{
+    static const char *odd[] = { "-", "", "1x", "9", "10", "2.5/4", "nan", "abc", " 3", "3 GiB", "-4", "ABd", "50%" };
+    static const char *longs[] = { "waiting for gpus in eu-west-%u", "waiting for gpus", "waiting for gpus ",
+                                   "waiting for gpu", "train-%u", "finished", "finishedX", "finishe",
+                                   "abcdefghijklmnop%u", "abcdefghijklmnop", "\xc3\xa9t\xc3\xa9-long-text-%u",
+                                   "\xc3\xa9t\xc3\xa9-long-text-" };
+    unsigned seed = 7;
+    grid_init(g, 5);
+    for (size_t i = 0; i < nrows; i++) {
+        char key[16], num[16], text[16], dash[16], lng[64];
+        snprintf(key, sizeof key, "r%zu", i);
+        snprintf(num, sizeof num, "%u.%u", lcg_next(&seed) % 50, lcg_next(&seed) % 3);
+        snprintf(text, sizeof text, "%cb%c", 'a' + lcg_next(&seed) % 5, 'a' + lcg_next(&seed) % 4);
+        unsigned d = lcg_next(&seed) % 4;
+        snprintf(dash, sizeof dash, "%s", d == 0 ? "-" : d == 1 ? "" : num);
+        const char *fmt = longs[lcg_next(&seed) % (sizeof longs / sizeof *longs)];
+        if (strstr(fmt, "%u"))
+            snprintf(lng, sizeof lng, fmt, lcg_next(&seed) % 40);
+        else
+            snprintf(lng, sizeof lng, "%s", fmt);
+        const char *cells[] = { num, text, dash, odd[lcg_next(&seed) % (sizeof odd / sizeof *odd)], lng };
+        assert_non_null(grid_add_row(g, key, cells));
+    }
+}
+
+static void test_sort_keys_keep_old_order(void **state)
+{
+    grid g;
+    (void)state;
+    fill_mixed(&g, 400);
+    for (int col = 0; col < 5; col++) {
+        for (int desc = 0; desc < 2; desc++) {
+            g.sort_col = col;
+            g.sort_desc = desc;
+            grid_apply(&g);
+            assert_old_order(&g);
+        }
+    }
+    g.sort_col = 3;
+    grid_apply(&g);
+    assert_int_equal(g.kcol, 3);
+    assert_false(g.ktotal);                 /* "1x" among the numbers */
+    g.sort_col = 2;
+    grid_apply(&g);
+    assert_true(g.ktotal);                  /* "-" and "" before every number */
+    grid_free(&g);
+}
+
+static void test_sort_keys_parsed_once(void **state)
+{
+    grid g;
+    (void)state;
+    grid_init(&g, 1);
+    const char *c1[] = { "5" }, *c2[] = { "7" }, *c3[] = { "6" };
+    grid_add_row(&g, "a", c1);
+    grid_add_row(&g, "b", c2);
+    g.sort_col = 0;
+    grid_apply(&g);
+    assert_string_equal(at(&g, 0), "a");
+    /* Text changed behind the grid's back is not parsed again: the keys
+     * made when the column was first sorted decide. */
+    g.rows[0].cells[0][0] = '8';
+    g.sort_desc = 1;
+    grid_apply(&g);
+    assert_string_equal(at(&g, 0), "b");
+    /* A row put in through the grid is keyed afresh. */
+    grid one;
+    grid_init(&one, 1);
+    grid_add_row(&one, "b", c3);
+    grid_swap_row(&g, 1, &one);
+    grid_apply(&g);
+    assert_string_equal(at(&g, 0), "a");    /* "8" now beats "6" */
+    grid_free(&one);
+    grid_free(&g);
+}
+
+static void test_filter_typed_keeps_old_results(void **state)
+{
+    static const char *typed[] = { "", "a", "ab", "abc", "ab", "b", "bA", "!", "!a", "!ab", "!a", "3", "3.", "",
+                                   "-", "x", "", "W", "wai", "waiting for gpus ", "\xc3\xa9", "T\xc3", "" };
+    grid g;
+    (void)state;
+    fill_mixed(&g, 400);
+    for (int col = -1; col < 5; col++) {
+        for (int desc = 0; desc < 2; desc++) {
+            g.sort_col = col;
+            g.sort_desc = desc;
+            for (size_t i = 0; i < sizeof typed / sizeof *typed; i++) {
+                grid_set_filter(&g, typed[i]);
+                assert_old_order(&g);
+            }
+        }
+    }
+    /* A reload between two keys: the kept match set is of the old rows. */
+    grid_set_filter(&g, "a");
+    grid_clear_rows(&g);
+    const char *c1[] = { "gpu-01", "active", "4", "", "" }, *c2[] = { "gpu-02", "idle", "4", "", "" };
+    grid_add_row(&g, "gpu-01", c1);
+    grid_add_row(&g, "gpu-02", c2);
+    grid_set_filter(&g, "ac");
+    assert_int_equal(g.nview, 1);
+    grid_free(&g);
+}
+
+static void test_filter_grown_searches_old_matches(void **state)
+{
+    grid g;
+    (void)state;
+    fill(&g);
+    grid_set_filter(&g, "act");
+    assert_int_equal(g.nview, 2);           /* gpu-01, ws-01 */
+    /* Text changed behind the grid's back in a row that failed "act": a
+     * longer filter searches only the rows that passed, so it stays out. */
+    memcpy(g.rows[1].cells[1], "active", 6);    /* gpu-02's "maintenance" */
+    grid_set_filter(&g, "acti");
+    assert_int_equal(g.nview, 2);
+    /* Shorter or different text searches every row again. */
+    grid_set_filter(&g, "act");
+    assert_int_equal(g.nview, 3);
+    grid_free(&g);
+}
+
+static void test_swap_row_keeps_what_stays_true(void **state)
+{
+    grid g, one;
+    (void)state;
+    fill(&g);
+    g.sort_col = 2;
+    grid_set_filter(&g, "act");
+    assert_int_equal(g.nview, 2);           /* gpu-01 (4), ws-01 (9) */
+    /* Another column changes, the sort cell and the filter's answer not:
+     * keys and matches are kept. */
+    grid_init(&one, 3);
+    add(&one, "ws-01", "active now", "9");
+    assert_true(grid_replace_row(&g, &one));
+    assert_int_equal(g.kcol, 2);
+    assert_true(g.mvalid);
+    grid_apply(&g);
+    assert_string_equal(g.rows[g.view[1]].cells[1], "active now");
+    grid_clear_rows(&one);
+    /* The filter's answer changes: the row leaves the view. */
+    add(&one, "ws-01", "idle", "9");
+    grid_replace_row(&g, &one);
+    grid_apply(&g);
+    assert_int_equal(g.nview, 1);
+    assert_old_order(&g);
+    grid_clear_rows(&one);
+    /* The sort cell changes: the order follows. */
+    grid_set_filter(&g, "");
+    add(&one, "gpu-02", "maintenance", "1");
+    grid_replace_row(&g, &one);
+    grid_apply(&g);
+    assert_string_equal(at(&g, 0), "gpu-02");
+    assert_old_order(&g);
+    grid_free(&one);
+    grid_free(&g);
+}
+
+static void test_prepare_sort_ranks_first_column(void **state)
+{
+    grid g;
+    (void)state;
+    fill(&g);
+    grid_prepare_sort(&g);                  /* in load order: column 0 */
+    assert_int_equal(g.kcol, 0);
+    assert_int_equal(g.nrank, 4);
+    assert_string_equal(at(&g, 0), "gpu-01");   /* the view is untouched */
+    grid_cycle_sort(&g);
+    assert_int_equal(g.kcol, 0);
+    assert_old_order(&g);
+    g.sort_col = 2;                         /* sorted: nothing to prepare */
+    grid_apply(&g);
+    grid_prepare_sort(&g);
+    assert_int_equal(g.kcol, 2);
+    grid_free(&g);
+}
+
 static void test_cursor_survives_reload(void **state)
 {
     grid g;
@@ -155,6 +390,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter),
         cmocka_unit_test(test_sort),
+        cmocka_unit_test(test_sort_keys_keep_old_order),
+        cmocka_unit_test(test_sort_keys_parsed_once),
+        cmocka_unit_test(test_filter_typed_keeps_old_results),
+        cmocka_unit_test(test_filter_grown_searches_old_matches),
+        cmocka_unit_test(test_swap_row_keeps_what_stays_true),
+        cmocka_unit_test(test_prepare_sort_ranks_first_column),
         cmocka_unit_test(test_cursor_survives_reload),
         cmocka_unit_test(test_moves),
         cmocka_unit_test(test_marks),
