@@ -94,7 +94,7 @@ static void test_idle_keys(void **state)
     static const char *const unread[] = { "~rigdeck/txn/00ab", "/rigdeck/audit/0000000000000001-abcd",
                                           "/rigdeck/devices/cam-01", "/rigdeck/device-tenures/alice/x",
                                           "/rigdeck/ledger/transfers/usage/j/0/1", "/rigdeck/minions/m-1",
-                                          "/rigdeck/sched/idle", NULL };
+                                          "/rigdeck/sched/idle", "/rigdeck/work/n1/job-1/0", NULL };
     static const char *const read[] = { "/rigdeck/jobs/job-1", "/rigdeck/nodes/gpu-01", "/rigdeck/regions/dc",
                                         "/rigdeck/prices/a100", "/rigdeck/quotas/gcp/x", "/rigdeck/ledger/accounts/wallet:bob",
                                         "/rigdeck/accounts/bob", "/rigdeck/projects/bob/default", "/rigdeck/sched/config",
