@@ -55,14 +55,25 @@ rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *e
 
 /* Fleet staff (operators too) tend every tenant's machines; the guard
  * (access.c) already keeps them from tenant work such as datastores, so
- * the commands that reach here with an operator are fleet commands. */
-rd_code fleet_require_owner(cmd_ctx *ctx, const json_t *region, const char *what, rd_err *err)
+ * the commands that reach here with an operator are fleet commands.  What
+ * the actor may not see (another tenant's private region and what is in
+ * it) is answered as missing, word for word as a missing one, so a refusal
+ * never tells that it exists or whose it is. */
+rd_code fleet_require_owner_named(cmd_ctx *ctx, const json_t *region, const char *what, const char *kind,
+                                  const char *name, rd_err *err)
 {
     const char *owner = doc_str(region, "owner");
     if (strcmp(owner, ctx->actor) == 0 || access_actor_is_staff(ctx))
         return RD_OK;
+    if (!json_is_true(json_object_get(region, "public")))
+        return rd_fail(err, RD_ENOTFOUND, "%s '%s' does not exist", kind, name);
     return rd_fail(err, RD_EPERM, "%s: region '%s' belongs to account '%s', not '%s'", what,
                    doc_str(region, "name"), owner, ctx->actor);
+}
+
+rd_code fleet_require_owner(cmd_ctx *ctx, const json_t *region, const char *what, rd_err *err)
+{
+    return fleet_require_owner_named(ctx, region, what, "region", doc_str(region, "name"), err);
 }
 
 rd_code fleet_require_node_owner(cmd_ctx *ctx, const json_t *node, const char *what, rd_err *err)
@@ -70,7 +81,7 @@ rd_code fleet_require_node_owner(cmd_ctx *ctx, const json_t *node, const char *w
     json_t *region = NULL;
     rd_code rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, what, err);
+        rc = fleet_require_owner_named(ctx, region, what, "node", doc_str(node, "name"), err);
     json_decref(region);
     return rc;
 }

@@ -28,8 +28,15 @@ rd_code fleet_read_file(const char *field, const char *path, char **text, size_t
 rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *err);
 
 /* RD_OK when the acting account owns the region or is fleet staff (admin,
- * operator); else RD_EPERM naming what, the region and its owner. */
+ * operator); else, for a public region, RD_EPERM naming what, the region
+ * and its owner, and for a private one RD_ENOTFOUND as if it were missing. */
 rd_code fleet_require_owner(cmd_ctx *ctx, const json_t *region, const char *what, rd_err *err);
+
+/* The same, for an object of kind named name in region: when the actor may
+ * not see the region (another tenant's, not public) the refusal is that
+ * object's "does not exist". */
+rd_code fleet_require_owner_named(cmd_ctx *ctx, const json_t *region, const char *what, const char *kind,
+                                  const char *name, rd_err *err);
 
 /* fleet_require_owner for the region of node (read in ctx->tx). */
 rd_code fleet_require_node_owner(cmd_ctx *ctx, const json_t *node, const char *what, rd_err *err);

@@ -286,7 +286,7 @@ static rd_code node_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     /* what a node's agent sends runs as the node's owner (or an admin):
      * no other tenant may rewrite a machine's inventory */
     if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, "node report", err);
+        rc = fleet_require_owner_named(ctx, region, "node report", "node", doc_str(node, "name"), err);
     if (rc == RD_OK && cmd_opt(a, "instance"))
         rc = node_apply_instance(ctx, node, cmd_opt(a, "instance"), err);
     else if (rc == RD_OK)
@@ -317,7 +317,7 @@ static rd_code node_maintenance_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
     if (rc == RD_OK)
         rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, "node maintenance", err);
+        rc = fleet_require_owner_named(ctx, region, "node maintenance", "node", doc_str(node, "name"), err);
     if (rc != RD_OK)
         goto out;
 
@@ -359,7 +359,7 @@ static rd_code node_replace_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     if (rc == RD_OK)
         rc = fleet_region_get(ctx, doc_str(old, "region"), &region, err);
     if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, "node replace", err);
+        rc = fleet_require_owner_named(ctx, region, "node replace", "node", doc_str(old, "name"), err);
     if (rc == RD_OK && !fleet_region_is_physical(region))
         rc = rd_fail(err, RD_EINVAL, "node replace: region '%s' is a GCP region; its storage node is managed by rigdeck",
                      doc_str(region, "name"));
@@ -401,7 +401,7 @@ static rd_code node_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     if (rc == RD_OK)
         rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, "node remove", err);
+        rc = fleet_require_owner_named(ctx, region, "node remove", "node", doc_str(node, "name"), err);
     if (rc == RD_OK && node_workers(node) > 0)
         rc = rd_fail(err, RD_EINVAL, "node remove: node '%s' runs %zu worker(s); put it in maintenance and remove it once drained",
                      name, node_workers(node));
@@ -449,7 +449,7 @@ static rd_code node_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     if (rc == RD_OK)
         rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK)
-        rc = fleet_require_owner(ctx, region, "node set", err);
+        rc = fleet_require_owner_named(ctx, region, "node set", "node", doc_str(node, "name"), err);
     if (rc == RD_OK && !cmd_opt(a, "gpu-sharing") && !cmd_opt(a, "upnp") && !cmd_opt(a, "mining"))
         rc = rd_fail(err, RD_EUSAGE, "node set: give at least one of --gpu-sharing, --upnp, --mining");
     if (rc == RD_OK && cmd_opt(a, "gpu-sharing")) {

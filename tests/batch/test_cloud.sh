@@ -92,7 +92,7 @@ expect_out '"metric": *"NVIDIA_T4_GPUS", *"limit": *3'
 expect_json runnable.t4 2   # min(3 GPUs, 24 CPUs / 8, 750 GB local SSD / 375)
 rd --as bob -c "quota refresh burst"
 expect_status 1
-expect_err "belongs to account 'alice'"
+expect_err "region 'burst' does not exist"   # alice's private region: hidden, as if missing
 
 case_ "own the base: jobs with no on-prem capacity burst into GCP"
 submit a100-4
@@ -323,7 +323,7 @@ expect_json errors.0.code unauthenticated
 case_ "only the owner (or an admin) syncs a region; physical regions have nothing to sync"
 rd --as bob -c "cloud sync burst"
 expect_status 1
-expect_err "belongs to account 'alice'"
+expect_err "region 'burst' does not exist"
 rd --as alice -c "cloud sync lab"
 expect_status 1
 expect_err "physical region"

@@ -141,7 +141,7 @@ expect_refused 1 "$before" "quota metric must be"
 rd --as alice -c "quota set cloud CPUS -3"
 expect_refused 1 "$before" "LIMIT must be a whole number"
 rd --as bob -c "quota set cloud CPUS 3"
-expect_refused 1 "$before" "belongs to account 'alice'"
+expect_refused 1 "$before" "region 'cloud' does not exist"   # alice's private region: hidden, as if missing
 
 case_ "rule: nodes failing hardware requirements are rejected with each unmet requirement"
 rd --as alice --output json -c "node add lab mixed-01 --minion m-mixed --inventory $INV/mixed.yaml"
@@ -226,7 +226,7 @@ expect_err "may only change itself"
 case_ "rule: only the region owner manages its nodes"
 before=$(snapshot)
 rd --as bob -c "node add lab bob-01 --minion m-bob"
-expect_refused 1 "$before" "belongs to account 'alice'"
+expect_refused 1 "$before" "belongs to account 'alice'"   # lab is public: seen, not hers
 rd --as bob -c "node maintenance gpu-01 on"
 expect_refused 1 "$before" "belongs to account 'alice'"
 

@@ -198,9 +198,9 @@ expect_names account "(total) alice bob"
 case_ "a member may not tend another tenant's machines or report on its workers"
 before=$(snapshot)
 rd --as alice -c "node maintenance b-1 on"
-expect_refused 1 "$before" "node maintenance"
+expect_refused 1 "$before" "^rigdeck: node 'b-1' does not exist$"   # word for word a missing node's
 rd --as alice -c "node report b-1 --inventory $INV/a100x2.yaml"
-expect_refused 1 "$before" "node report"
+expect_refused 1 "$before" "^rigdeck: node 'b-1' does not exist$"
 rd --as alice -c "job report $B --worker 0 finished"
 expect_refused 1 "$before" "job report: account 'alice' may report only on its own jobs"
 rd --as alice -c "job stop $B"
