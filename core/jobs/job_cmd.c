@@ -45,7 +45,12 @@ static rd_code job_region_pin(cmd_ctx *ctx, json_t *job, rd_err *err)
             return rc;
         if (!res)
             return rd_fail(err, RD_EINVAL, "regional.%s: %s '%s' does not exist", kinds[k], kinds[k], name);
-        if (strcmp(doc_str(res, "owner"), doc_str(job, "project_owner")) != 0)
+        /* a resource of neither the project's owner nor one the actor may
+         * see is answered as missing, word for word */
+        int foreign = strcmp(doc_str(res, "owner"), doc_str(job, "project_owner")) != 0;
+        if (foreign && !access_actor_sees_fleet_of(ctx, doc_str(res, "owner")))
+            rc = rd_fail(err, RD_EINVAL, "regional.%s: %s '%s' does not exist", kinds[k], kinds[k], name);
+        else if (foreign)
             rc = rd_fail(err, RD_EPERM, "regional.%s: %s '%s' belongs to account '%s', not to the project owner '%s'",
                          kinds[k], kinds[k], name, doc_str(res, "owner"), doc_str(job, "project_owner"));
         else if (pin && strcmp(pin, doc_str(res, "region")) != 0)

@@ -229,7 +229,9 @@ expect_json region_pin alab
 expect_out "region alab: pinned by datastore lab-nas, which has no active node of a GPU type it accepts"
 before=$(snapshot)
 rd --as bob -c "job submit $SP/a100-pinned.yaml"
-expect_refused 1 "$before" "belongs to account 'alice'"
+expect_refused 1 "$before" "^rigdeck: regional.datastore: datastore 'lab-nas' does not exist$"   # alice's: hidden, as if missing
+rd -c "job submit $SP/a100-pinned.yaml"   # an admin sees it: told whose it is
+expect_refused 1 "$before" "datastore 'lab-nas' belongs to account 'alice', not to the project owner 'default'"
 
 case_ "dry run changes nothing"
 submit a100-1 --as bob
