@@ -147,7 +147,7 @@ static void fill_mixed(grid *g, size_t nrows)
     unsigned seed = 7;
     grid_init(g, 5);
     for (size_t i = 0; i < nrows; i++) {
-        char key[16], num[16], text[16], dash[16], lng[64];
+        char key[32], num[32], text[32], dash[32], lng[64];
         snprintf(key, sizeof key, "r%zu", i);
         snprintf(num, sizeof num, "%u.%u", lcg_next(&seed) % 50, lcg_next(&seed) % 3);
         snprintf(text, sizeof text, "%cb%c", 'a' + lcg_next(&seed) % 5, 'a' + lcg_next(&seed) % 4);
