@@ -121,7 +121,8 @@ json_t *dash_recent_alerts(const json_t *items, size_t max)
         return out;
     for (i = 0; i < n; i++)
         v[i] = json_array_get(items, i);
-    qsort(v, n, sizeof *v, by_fired_desc);
+    if (n)   /* qsort's array may not be NULL, even for none */
+        qsort(v, n, sizeof *v, by_fired_desc);
     for (i = 0; i < n && i < max; i++)
         json_array_append(out, v[i]);
     free(v);
