@@ -23,4 +23,13 @@ static inline void testutil_tmpdir(char *buf, size_t len)
         fail_msg("mkdtemp %s failed", buf);
 }
 
+/* xorshift64: the same sequence on every run, for random test data. */
+static inline uint64_t testutil_rng(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 #endif

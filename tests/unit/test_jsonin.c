@@ -100,10 +100,7 @@ static void test_fixed(void **state)
 static uint64_t rng_state = 0x853c49e6748fea9bULL;
 static uint64_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return testutil_rng(&rng_state);
 }
 
 static json_t *random_string(void)

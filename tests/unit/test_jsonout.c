@@ -65,10 +65,7 @@ static void test_fixed(void **state)
 static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
 static uint64_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return testutil_rng(&rng_state);
 }
 
 /* Random bytes that are valid UTF-8: ASCII (controls included), two-,
