@@ -20,6 +20,7 @@
 #include "sched_index.h"
 #include "sched_queue.h"
 #include "jsonin.h"
+#include "jsonout.h"
 
 /* ---- the reader ---------------------------------------------------------- */
 
@@ -30,7 +31,32 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
-/* Past the one value starting at p, or NULL when the text is cut short. */
+/* Past the string whose opening quote is at p, or NULL when cut short.  A
+ * quote ends it when an even number of backslashes precede it. */
+static const char *skip_string(const char *p, const char *end)
+{
+    const char *from = p + 1;
+    for (;;) {
+        const char *q = memchr(from, '"', (size_t)(end - from));
+        if (!q)
+            return NULL;
+        const char *b = q;
+        while (b > p + 1 && b[-1] == '\\')
+            b--;
+        if ((q - b) % 2 == 0)
+            return q + 1;
+        from = q + 1;
+    }
+}
+
+/* Bytes that end a number or a literal (a NUL too: it is never part of one). */
+static const unsigned char literal_end[256] = {
+    [0] = 1, [','] = 1, [':'] = 1, [']'] = 1, ['}'] = 1, [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+    ['"'] = 1, ['{'] = 1, ['['] = 1,
+};
+
+/* Past the one value starting at p, or NULL when the text is cut short or
+ * is not a value. */
 static const char *skip_value(const char *p, const char *end)
 {
     int depth = 0;
@@ -38,27 +64,39 @@ static const char *skip_value(const char *p, const char *end)
     do {
         if (p >= end)
             return NULL;
-        if (*p == '"') {
-            for (p++; p < end && *p != '"'; p++)
-                if (*p == '\\')
-                    p++;
-            if (p >= end)
+        switch (*p) {
+        case '"':
+            if (!(p = skip_string(p, end)))
                 return NULL;
-            p++;
-        } else if (*p == '{' || *p == '[') {
+            break;
+        case '{':
+        case '[':
             depth++;
             p++;
-        } else if (*p == '}' || *p == ']') {
+            break;
+        case '}':
+        case ']':
             if (--depth < 0)
                 return NULL;
             p++;
-        } else if (*p == ',' || *p == ':' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+            break;
+        case ',':
+        case ':':
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
             if (depth == 0)
                 return NULL;
             p++;
-        } else {
-            while (p < end && !strchr(",:]} \t\n\r\"{[", *p))
+            break;
+        default: {
+            const char *from = p;
+            while (p < end && !literal_end[(unsigned char)*p])
                 p++;
+            if (p == from)
+                return NULL;   /* a NUL byte */
+        }
         }
     } while (depth > 0);
     return p;
@@ -166,6 +204,160 @@ int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *p
     return sched_raw_member(p, end, "workers", &vs, &ve) && span_waiting(vs, ve, waiting, pending);
 }
 
+/* ---- writing placements into the text ----------------------------------- */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    int failed;
+} splice_buf;
+
+static void splice_put(splice_buf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap && grow_array(&b->buf, &b->cap, b->len + n + 1, 1) != 0) {
+        b->failed = 1;
+        return;
+    }
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    b->buf[b->len] = '\0';
+}
+
+/* v encoded as tx_commit would; 0 when memory ran out. */
+static int splice_value(splice_buf *b, const json_t *v)
+{
+    size_t n = 0;
+    char *t = jsonout_dumps_any(v, &n);
+    if (!t)
+        return 0;
+    splice_put(b, t, n);
+    free(t);
+    return 1;
+}
+
+static int placed_has(const size_t *placed, size_t nplaced, size_t k)
+{
+    for (size_t i = 0; i < nplaced; i++)
+        if (placed[i] == k)
+            return 1;
+    return 0;
+}
+
+/* The "workers" array [vs, ve) with the placed elements taken from doc's. */
+static int splice_workers(splice_buf *b, const char *vs, const char *ve, const json_t *workers, const size_t *placed,
+                          size_t nplaced)
+{
+    size_t k = 0;
+    const char *p = skip_ws(vs + 1, ve);
+    if (*vs != '[')
+        return 0;
+    splice_put(b, "[", 1);
+    while (p < ve && *p != ']') {
+        const char *e = skip_value(p, ve);
+        if (!e)
+            return 0;
+        if (k)
+            splice_put(b, ",", 1);
+        if (placed_has(placed, nplaced, k)) {
+            if (!splice_value(b, json_array_get(workers, k)))
+                return 0;
+        } else {
+            splice_put(b, p, (size_t)(e - p));
+        }
+        k++;
+        p = skip_ws(e, ve);
+        if (p < ve && *p == ',')
+            p = skip_ws(p + 1, ve);
+    }
+    splice_put(b, "]", 1);
+    return k == json_array_size(workers);
+}
+
+/* Member value span [vs, ve) replaced by doc's value of name, the name
+ * added to fields when the text changes. */
+static int splice_member(splice_buf *b, const char *vs, const char *ve, const json_t *doc, const char *name,
+                         json_t *fields)
+{
+    size_t at = b->len;
+    if (!splice_value(b, json_object_get(doc, name)))
+        return 0;
+    if (!b->failed && (b->len - at != (size_t)(ve - vs) || memcmp(b->buf + at, vs, (size_t)(ve - vs)) != 0))
+        json_array_append_new(fields, json_string(name));
+    return 1;
+}
+
+int sched_raw_splice(const char *text, size_t len, const json_t *doc, const size_t *placed, size_t nplaced, char **out,
+                     size_t *outlen, json_t **fields)
+{
+    static const char *const names[] = { "workers", "state", "reason" };
+    const char *end = text + len, *p = skip_ws(text, end);
+    splice_buf b = { 0 };
+    int seen[3] = { 0 }, ok = 1, n = 0;
+    /* room for the text and what placements add, so it seldom grows */
+    b.cap = len + 256 * (nplaced + 1);
+    b.buf = malloc(b.cap);
+    b.failed = !b.buf;
+    *out = NULL;
+    *fields = json_array();
+    if (!*fields || p >= end || *p != '{')
+        ok = 0;
+    else
+        p = skip_ws(p + 1, end);
+    splice_put(&b, "{", 1);
+    while (ok && p < end && *p == '"') {
+        const char *ks = p, *ke = skip_value(p, end), *v, *after;
+        ok = ke && (p = skip_ws(ke, end)) < end && *p == ':' && (after = skip_value(v = skip_ws(p + 1, end), end));
+        if (!ok)
+            break;
+        if (n++)
+            splice_put(&b, ",", 1);
+        splice_put(&b, ks, (size_t)(after - ks) - (size_t)(after - v));   /* the key and what is up to its value */
+        int which = -1;
+        for (int i = 0; i < 3; i++)
+            if ((size_t)(ke - ks) == strlen(names[i]) + 2 && memcmp(ks + 1, names[i], strlen(names[i])) == 0)
+                which = i;
+        if (which >= 0 && seen[which]++)
+            ok = 0;   /* a repeated member: the decoded document keeps the last, leave it to that */
+        else if (which == 0)
+            ok = splice_workers(&b, v, after, json_object_get(doc, "workers"), placed, nplaced) &&
+                 json_array_append_new(*fields, json_string("workers")) == 0;
+        else if (which > 0)
+            ok = splice_member(&b, v, after, doc, names[which], *fields);
+        else
+            splice_put(&b, v, (size_t)(after - v));
+        p = skip_ws(after, end);
+        if (p < end && *p == ',')
+            p = skip_ws(p + 1, end);
+        else if (p >= end || *p != '}')
+            ok = 0;
+    }
+    ok = ok && p < end && *p == '}' && seen[0] && skip_ws(p + 1, end) == end;
+    /* members the document gained go last, in the order they were set */
+    for (int i = 1; ok && i < 3; i++) {
+        if (seen[i] || !json_object_get(doc, names[i]))
+            continue;
+        if (n++)
+            splice_put(&b, ",", 1);
+        splice_put(&b, "\"", 1);
+        splice_put(&b, names[i], strlen(names[i]));
+        splice_put(&b, "\":", 2);
+        ok = splice_value(&b, json_object_get(doc, names[i])) &&
+             json_array_append_new(*fields, json_string(names[i])) == 0;
+    }
+    splice_put(&b, "}", 1);
+    if (!ok || b.failed) {
+        free(b.buf);
+        json_decref(*fields);
+        *fields = NULL;
+        return 0;
+    }
+    *out = b.buf;
+    *outlen = b.len;
+    return 1;
+}
+
 /* ---- the queue ----------------------------------------------------------- */
 
 typedef struct {
@@ -205,11 +397,13 @@ void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev)
 {
     free(q->text);
     json_decref(q->doc);
-    json_decref(q->work);
+    free(q->placed);
     q->text = text;
     q->len = len;
     q->rev = rev;
-    q->doc = q->work = NULL;
+    q->doc = NULL;
+    q->placed = NULL;
+    q->nplaced = q->placed_cap = 0;
     queue_fields(q);
 }
 

@@ -21,7 +21,8 @@ typedef struct {
     int64_t rev;          /* its mod_revision */
     int64_t created;      /* its create_revision: the exact submission order */
     json_t *doc;          /* decoded text, or NULL until needed */
-    json_t *work;         /* with this batch's placements, or NULL */
+    size_t *placed;       /* workers this batch placed (changed in doc), */
+    size_t nplaced, placed_cap;   /* in the order they were placed */
     int64_t priority;
     char *submitted;      /* submitted_at */
     char *shape;          /* resources, region pin, paying accounts as stored; NULL: decode */
@@ -57,6 +58,18 @@ int sched_raw_string(const char *p, const char *end, const char *key, char *buf,
  * on a provisioning node (pending_node set); 0 when "workers" is not an
  * array of objects. */
 int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *pending);
+
+/* The job text with a batch's placements written into it, without
+ * encoding the whole document: the elements of "workers" listed in placed
+ * and the members "state" and "reason" are taken from doc (the decoded
+ * text with those changes made), every other byte is the text's.  For text
+ * as tx_commit writes it, *out is byte for byte what encoding doc would
+ * give.  *fields gets the top-level fields that changed, in document order
+ * (the audit trail's).  0 when the text is not an object of the expected
+ * shape (a member named twice, workers that differ in number): the caller
+ * then writes doc whole. */
+int sched_raw_splice(const char *text, size_t len, const json_t *doc, const size_t *placed, size_t nplaced, char **out,
+                     size_t *outlen, json_t **fields);
 
 /* 1 while the paying account has credit left (its wallet is above zero). */
 int sched_wallet_ok(cmd_ctx *ctx, const char *owner);

@@ -135,20 +135,12 @@ static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_p
 
 /* ---- placing ------------------------------------------------------------- */
 
-/* A copy of a document whose listed arrays (and, for "workers" of a job,
- * their objects) are its own, so changing it leaves the original intact. */
-static json_t *doc_fork(const json_t *doc, int job)
+/* A copy of a node document whose arrays are its own, so changing it
+ * leaves the original (the committed one) intact. */
+static json_t *node_fork(const json_t *doc)
 {
     json_t *copy = json_copy((json_t *)doc);
     static const char *const node_arrays[] = { "gpu_alloc", "workers" };
-    if (job) {
-        json_t *workers = json_array(), *w;
-        size_t k;
-        json_array_foreach(json_object_get(doc, "workers"), k, w)
-            json_array_append_new(workers, json_copy(w));
-        json_object_set_new(copy, "workers", workers);
-        return copy;
-    }
     for (size_t k = 0; k < 2; k++) {
         json_t *a = json_object_get(doc, node_arrays[k]);
         if (json_is_array(a))
@@ -163,20 +155,26 @@ static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *of
     sched_qjob *q = &p->q[qi];
     sched_node *n = &p->s.nodes[ni];
     char ts[RDTIME_BUFLEN];
-    if (!q->work) {
-        q->work = doc_fork(sched_qjob_doc(q), 1);
-        p->bjobs[p->nbjobs++] = qi;
+    /* The job's decoded document is changed in place (the text is what was
+     * read); the batch writes the placed workers into the text. */
+    json_t *job = sched_qjob_doc(q);
+    if (grow_array(&q->placed, &q->placed_cap, q->nplaced + 1, sizeof *q->placed) != 0) {
+        p->s.nomem = 1;   /* the pass fails at its next batch */
+        return;
     }
-    json_t *node = n->touched ? json_incref(n->doc) : doc_fork(n->doc, 0);
+    if (!q->nplaced)
+        p->bjobs[p->nbjobs++] = qi;
+    q->placed[q->nplaced++] = k;
+    json_t *node = n->touched ? json_incref(n->doc) : node_fork(n->doc);
     if (!n->touched) {
         n->touched = 1;
         p->bnodes[p->nbnodes++] = ni;
     }
-    json_t *alloc = sched_alloc(&p->s, ni, json_integer_value(json_object_get(json_object_get(q->work, "resources"),
+    json_t *alloc = sched_alloc(&p->s, ni, json_integer_value(json_object_get(json_object_get(job, "resources"),
                                                                               "gpus_x100")));
-    node_capacity_take(node, q->work, k, alloc, ctx->now);
+    node_capacity_take(node, job, k, alloc, ctx->now);
     sched_node_reset(&p->s, ni, node, NULL, 0);
-    json_t *worker = json_array_get(json_object_get(q->work, "workers"), k);
+    json_t *worker = json_array_get(json_object_get(job, "workers"), k);
     /* On a node an agent runs, the worker starts when its process does
      * (the agent reports it); elsewhere the books take placement as start. */
     int by_agent = json_is_true(json_object_get(node, "agent_managed"));
@@ -192,8 +190,8 @@ static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *of
     json_object_set_new(worker, "billed_until", by_agent ? json_null() : json_string(ts));
     json_object_del(worker, "pending_node");
     json_object_set_new(worker, "alloc", alloc);
-    job_update_state(q->work);
-    json_object_set_new(q->work, "reason", json_null());
+    job_update_state(job);
+    json_object_set_new(job, "reason", json_null());
     p->bplaced++;
 }
 
@@ -264,8 +262,9 @@ static rd_code batch_undo(pass *p, rd_err *err)
         char *text = NULL;
         size_t len = 0;
         int64_t rev = 0;
-        json_decref(q->work);
-        q->work = NULL;
+        json_decref(q->doc);   /* placements were made in it */
+        q->doc = NULL;
+        q->nplaced = 0;
         if (rc == RD_OK)
             rc = reread_text(p->ctx, tx_key(key, KEY_JOBS "%s", q->id), &text, &len, &rev, err);
         if (rc == RD_OK && rev != q->rev)
@@ -329,6 +328,31 @@ void sched_run_set_flush_hook(void (*fn)(void *data), void *data)
     flush_hook_data = data;
 }
 
+/* Stages a placed job's write guarded by the revision it was read at: its
+ * text with the placed workers written in, or, for text of an unexpected
+ * shape, its whole document (the audit's "before" decoded from the text). */
+static rd_code job_stage(pass *p, sched_qjob *q, rd_err *err)
+{
+    char key[RD_KEY_MAX], *text = NULL;
+    size_t len = 0;
+    json_t *fields = NULL, *before;
+    json_error_t jerr;
+    tx_key(key, KEY_JOBS "%s", q->id);
+    if (sched_raw_splice(q->text, q->len, q->doc, q->placed, q->nplaced, &text, &len, &fields)) {
+        rd_code rc = tx_guard(p->ctx->tx, key, NULL, q->rev, err);
+        if (rc != RD_OK) {
+            free(text);
+            json_decref(fields);
+            return rc;
+        }
+        return tx_put_text(p->ctx->tx, key, text, len, fields, err);
+    }
+    before = jsonin_loadb_any(q->text, q->len, &jerr);
+    rd_code rc = tx_guard(p->ctx->tx, key, before, q->rev, err);
+    json_decref(before);
+    return rc == RD_OK ? tx_put(p->ctx->tx, key, json_incref(q->doc), err) : rc;
+}
+
 /* Commits the batch: every changed node and job guarded by the revision it
  * was read at, one audit record.  RD_ECONFLICT after batch_undo. */
 static rd_code batch_flush(pass *p, rd_err *err)
@@ -348,13 +372,8 @@ static rd_code batch_flush(pass *p, rd_err *err)
         if (rc == RD_OK)
             rc = tx_put(ctx->tx, key, json_incref(n->doc), err);
     }
-    for (size_t b = 0; b < p->nbjobs && rc == RD_OK; b++) {
-        sched_qjob *q = &p->q[p->bjobs[b]];
-        tx_key(key, KEY_JOBS "%s", q->id);
-        rc = tx_guard(ctx->tx, key, sched_qjob_doc(q), q->rev, err);
-        if (rc == RD_OK)
-            rc = tx_put(ctx->tx, key, json_incref(q->work), err);
-    }
+    for (size_t b = 0; b < p->nbjobs && rc == RD_OK; b++)
+        rc = job_stage(p, &p->q[p->bjobs[b]], err);
     if (rc == RD_OK && flush_hook)
         flush_hook(flush_hook_data);
     if (rc == RD_OK)
@@ -482,7 +501,7 @@ static void place_job(pass *p, size_t qi)
             shape_flag(p, sh, 1);
     }
     sched_plan_free(&own_plan);
-    if (!q->work) {   /* nothing placed: keep only the text */
+    if (!q->nplaced) {   /* nothing placed: keep only the text */
         json_decref(q->doc);
         q->doc = NULL;
     }

@@ -25,7 +25,10 @@ typedef struct {
     int64_t seen_rev;     /* 0: the key was missing */
     json_t *before;       /* document as read (NULL: missing or never read) */
     int written;
-    json_t *after;        /* NULL with written: delete */
+    json_t *after;        /* NULL with written: delete (unless text) */
+    char *text;           /* a put given as encoded text (tx_put_text) */
+    size_t text_len;
+    json_t *fields;       /* with text: the top-level fields it changes */
     int64_t lease;        /* put under this lease (0: none) */
 } tx_entry;
 
@@ -55,6 +58,8 @@ void tx_reset(rd_tx *tx)
         free(tx->entries[i].key);
         json_decref(tx->entries[i].before);
         json_decref(tx->entries[i].after);
+        free(tx->entries[i].text);
+        json_decref(tx->entries[i].fields);
     }
     tx->count = 0;
     if (tx->slots)
@@ -168,6 +173,8 @@ rd_code tx_get(rd_tx *tx, const char *key, json_t **doc, rd_err *err)
 {
     tx_entry *e = entry_find(tx, key);
     *doc = NULL;
+    if (e && e->written && e->text)
+        return decode_doc(key, e->text, e->text_len, doc, err);
     if (e && (e->written || e->read)) {
         json_t *cur = e->written ? e->after : e->before;
         *doc = cur ? json_deep_copy(cur) : NULL;
@@ -294,7 +301,12 @@ rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err)
         tx_entry *e = &tx->entries[i];
         if (!e->written || !key_has_prefix(e->key, prefix))
             continue;
-        if (e->after)
+        if (e->text) {
+            json_t *doc = NULL;
+            if ((rc = decode_doc(e->key, e->text, e->text_len, &doc, err)) != RD_OK)
+                goto out;
+            json_object_set_new(by_key, e->key, doc);
+        } else if (e->after)
             json_object_set(by_key, e->key, e->after);
         else
             json_object_del(by_key, e->key);
@@ -317,7 +329,7 @@ rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err)
          * writes are shared with the transaction and must be copied. */
         tx_entry *e = entry_find(tx, keys[k]);
         json_t *d = json_object_get(by_key, keys[k]);
-        if (e && e->written)
+        if (e && e->written && !e->text)
             json_array_append_new(*items, json_deep_copy(d));
         else
             json_array_append(*items, d);
@@ -370,9 +382,34 @@ static rd_code entry_write(rd_tx *tx, const char *key, json_t *doc, rd_err *err)
         return rd_fail(err, RD_ENOMEM, "out of memory");
     }
     json_decref(e->after);
+    free(e->text);
+    json_decref(e->fields);
     e->after = doc;
+    e->text = NULL;
+    e->text_len = 0;
+    e->fields = NULL;
     e->written = 1;
     e->lease = 0;
+    return RD_OK;
+}
+
+rd_code tx_put_text(rd_tx *tx, const char *key, char *text, size_t len, json_t *fields, rd_err *err)
+{
+    if (!text || !fields) {
+        free(text);
+        json_decref(fields);
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    rd_code rc = entry_write(tx, key, NULL, err);
+    if (rc != RD_OK) {
+        free(text);
+        json_decref(fields);
+        return rc;
+    }
+    tx_entry *e = entry_find(tx, key);
+    e->text = text;
+    e->text_len = len;
+    e->fields = fields;
     return RD_OK;
 }
 
@@ -442,7 +479,9 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
                                          e->seen_rev, NULL, 0 };
         if (!e->written)
             continue;
-        if (e->after) {
+        if (e->text) {
+            ops[nops] = (store_op){ STORE_OP_PUT, e->key, e->text, e->text_len, e->lease };
+        } else if (e->after) {
             size_t len = 0;
             bodies[nops] = jsonout_dumps_any(e->after, &len);
             if (!bodies[nops]) {
@@ -471,7 +510,7 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
     if (rc == RD_OK && revision)
         *revision = res.revision;
 out:
-    if (bodies)
+    if (bodies)   /* NULL where the text was the entry's own */
         for (size_t i = 0; i < nwrites; i++)
             free(bodies[i]);
     free(bodies);
@@ -523,6 +562,16 @@ json_t *tx_changes(const rd_tx *tx)
         if (!e->written || strncmp(e->key, KEY_AUDIT, 15) == 0)
             continue;
         const char *action;
+        if (e->text) {
+            json_t *fields = json_array(), *f;
+            size_t k;
+            json_array_foreach(e->fields, k, f)
+                if (strncmp(json_string_value(f) ? json_string_value(f) : "", "secret", 6) != 0)
+                    json_array_append(fields, f);
+            json_array_append_new(changes, json_pack("{s:o, s:s, s:o}", "object", object_name(e->key), "action",
+                                                     "updated", "fields", fields));
+            continue;
+        }
         if (!e->after)
             action = "deleted";
         else if (e->read && !e->before)

@@ -51,6 +51,14 @@ rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err);
 /* Writes doc at key (takes the reference).  Returns RD_ENOMEM on failure. */
 rd_code tx_put(rd_tx *tx, const char *key, json_t *doc, rd_err *err);
 
+/* Writes text (takes it: malloc'ed, len bytes, a JSON object encoded as
+ * tx_commit would) at key, for a caller that changed a few fields of the
+ * stored text without building the whole document (the scheduler).
+ * fields (taken) is the array of top-level field names it changes, which
+ * the audit trail records as an update: the key must have been read or
+ * guarded as existing.  RD_ENOMEM (both freed) when either is NULL. */
+rd_code tx_put_text(rd_tx *tx, const char *key, char *text, size_t len, json_t *fields, rd_err *err);
+
 /* The same, attached to a store lease (the key vanishes when it expires). */
 rd_code tx_put_lease(rd_tx *tx, const char *key, json_t *doc, int64_t lease, rd_err *err);
 
