@@ -391,6 +391,19 @@ json_t *sched_qjob_doc(sched_qjob *q)
     return q->doc;
 }
 
+int sched_qjob_splice(sched_qjob *q)
+{
+    free(q->out);
+    json_decref(q->out_fields);
+    q->out = NULL;
+    q->out_fields = NULL;
+    if (!sched_raw_splice(q->text, q->len, q->doc, q->placed, q->nplaced, &q->out, &q->out_len, &q->out_fields))
+        return q->doc != NULL;   /* the whole document is written */
+    json_decref(q->doc);
+    q->doc = NULL;
+    return 1;
+}
+
 static int queue_fields(sched_qjob *j);
 
 void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev)
@@ -398,6 +411,10 @@ void sched_qjob_set_text(sched_qjob *q, char *text, size_t len, int64_t rev)
     free(q->text);
     json_decref(q->doc);
     free(q->placed);
+    free(q->out);
+    json_decref(q->out_fields);
+    q->out = NULL;
+    q->out_fields = NULL;
     q->text = text;
     q->len = len;
     q->rev = rev;

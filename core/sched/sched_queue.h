@@ -23,6 +23,9 @@ typedef struct {
     json_t *doc;          /* decoded text, or NULL until needed */
     size_t *placed;       /* workers this batch placed (changed in doc), */
     size_t nplaced, placed_cap;   /* in the order they were placed */
+    char *out;            /* the text with them written in (sched_qjob_splice) */
+    size_t out_len;
+    json_t *out_fields;   /* and the fields that changes */
     int64_t priority;
     char *submitted;      /* submitted_at */
     char *shape;          /* resources, region pin, paying accounts as stored; NULL: decode */
@@ -40,6 +43,12 @@ void sched_queue_free(sched_qjob *q, size_t n);
 /* The entry's decoded document (kept in q->doc), or NULL when its text is
  * not a JSON object. */
 json_t *sched_qjob_doc(sched_qjob *q);
+
+/* Writes the placements made in the decoded document into a copy of the
+ * text (q->out, q->out_fields: sched_raw_splice) and drops the document,
+ * while it is still in the cache; for text of an odd shape keeps the
+ * document instead (then q->out is NULL).  0 when memory ran out. */
+int sched_qjob_splice(sched_qjob *q);
 
 /* Replaces the entry's text (a fresh read, or NULL: gone), drops the
  * decoded forms and reads its fields again. */

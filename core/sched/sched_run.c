@@ -265,6 +265,10 @@ static rd_code batch_undo(pass *p, rd_err *err)
         json_decref(q->doc);   /* placements were made in it */
         q->doc = NULL;
         q->nplaced = 0;
+        free(q->out);
+        json_decref(q->out_fields);
+        q->out = NULL;
+        q->out_fields = NULL;
         if (rc == RD_OK)
             rc = reread_text(p->ctx, tx_key(key, KEY_JOBS "%s", q->id), &text, &len, &rev, err);
         if (rc == RD_OK && rev != q->rev)
@@ -329,23 +333,26 @@ void sched_run_set_flush_hook(void (*fn)(void *data), void *data)
 }
 
 /* Stages a placed job's write guarded by the revision it was read at: its
- * text with the placed workers written in, or, for text of an unexpected
- * shape, its whole document (the audit's "before" decoded from the text). */
+ * text with the placed workers written in (sched_qjob_splice), or, for text
+ * of an odd shape, its whole document (the audit's "before" decoded from
+ * the text). */
 static rd_code job_stage(pass *p, sched_qjob *q, rd_err *err)
 {
-    char key[RD_KEY_MAX], *text = NULL;
-    size_t len = 0;
-    json_t *fields = NULL, *before;
+    char key[RD_KEY_MAX];
+    json_t *before;
     json_error_t jerr;
     tx_key(key, KEY_JOBS "%s", q->id);
-    if (sched_raw_splice(q->text, q->len, q->doc, q->placed, q->nplaced, &text, &len, &fields)) {
+    if (q->out) {
         rd_code rc = tx_guard(p->ctx->tx, key, NULL, q->rev, err);
-        if (rc != RD_OK) {
-            free(text);
-            json_decref(fields);
-            return rc;
+        if (rc == RD_OK)
+            rc = tx_put_text(p->ctx->tx, key, q->out, q->out_len, q->out_fields, err);
+        else {
+            free(q->out);
+            json_decref(q->out_fields);
         }
-        return tx_put_text(p->ctx->tx, key, text, len, fields, err);
+        q->out = NULL;   /* the transaction's now */
+        q->out_fields = NULL;
+        return rc;
     }
     before = jsonin_loadb_any(q->text, q->len, &jerr);
     rd_code rc = tx_guard(p->ctx->tx, key, before, q->rev, err);
@@ -504,6 +511,8 @@ static void place_job(pass *p, size_t qi)
     if (!q->nplaced) {   /* nothing placed: keep only the text */
         json_decref(q->doc);
         q->doc = NULL;
+    } else if (!sched_qjob_splice(q)) {
+        p->s.nomem = 1;   /* the pass fails at its next batch */
     }
     p->c.placed += c.placed;
     p->c.waiting += c.waiting;
