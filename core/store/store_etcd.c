@@ -2,9 +2,9 @@
  *
  * Owns the backend table for "etcd://h1:p1[,h2:p2...]" and "etcds://...":
  * get, paged range pinned to a revision, txn (compares, success/failure
- * puts/deletes/delete-prefix), leases, revision and compaction.  The
- * transport (member rotation, timeouts, TLS) is store_etcd_http.c, watches
- * are store_etcd_watch.c.  etcd already has the contract's semantics, so this
+ * puts/deletes/delete-prefix), revision and compaction.  The transport
+ * (member rotation, timeouts, TLS) is store_etcd_http.c, leases are
+ * store_etcd_lease.c, watches are store_etcd_watch.c.  etcd already has the contract's semantics, so this
  * file mostly translates: keys and values travel base64, int64s as strings,
  * and zero fields are omitted in answers (a failed txn has no "succeeded").
  *
@@ -61,42 +61,16 @@ static rd_code oom(rd_err *err)
     return rd_fail(err, RD_ENOMEM, "store: out of memory");
 }
 
-/* etcd's messages start with "etcdserver: "; callers see the rest. */
-static const char *short_msg(const char *m)
-{
-    return strncmp(m, "etcdserver: ", 12) ? m : m + 12;
-}
-
-/* A definite gRPC error that the caller did not handle specially. */
-static rd_code fail_grpc(etcd_store *s, const etcd_reply *r, const char *what, rd_err *err)
-{
-    if (r->code == GRPC_PERMISSION_DENIED)
-        return rd_fail(err, RD_EPERM, "store %s: permission denied to etcd user '%s' (the store is secured)", what,
-                       s->c.user ? s->c.user : "(none)");
-    if (strstr(r->msg, "user name is empty") || r->code == GRPC_UNAUTHENTICATED)
-        return rd_fail(err, RD_ESTORE, "etcd %s: the store is secured: give --etcd-user and --etcd-password-file",
-                       s->c.names);
-    if (r->code == GRPC_INVALID_ARGUMENT || r->code == GRPC_OUT_OF_RANGE)
-        return rd_fail(err, RD_EINVAL, "store %s: %s", what, short_msg(r->msg));
-    return rd_fail(err, RD_ESTORE, "etcd %s: %s: %s (code %d)", s->c.names, what, short_msg(r->msg), r->code);
-}
-
-/* Runs one request; RD_OK leaves either a body or a gRPC error in *r. */
+/* One request, logging in again once when the token lapsed (store_etcd_http.c). */
 static rd_code call(etcd_store *s, const char *path, json_t *req, etcd_resend resend, etcd_reply *r,
                     rd_err *err)
 {
-    if (!req)
-        return oom(err);
-    rd_code rc = etcd_call(&s->c, path, req, resend, r, err);
-    if (rc == RD_OK && r->code == GRPC_UNAUTHENTICATED && s->c.token) {
-        /* The token lapsed (etcd drops idle ones): log in again, once. */
-        etcd_reply_free(r);
-        rc = etcd_conn_login(&s->c, err);
-        if (rc == RD_OK)
-            rc = etcd_call(&s->c, path, req, resend, r, err);
-    }
-    json_decref(req);
-    return rc;
+    return etcd_conn_call(&s->c, path, req, resend, r, err);
+}
+
+static rd_code fail_grpc(etcd_store *s, const etcd_reply *r, const char *what, rd_err *err)
+{
+    return etcd_fail_grpc(&s->c, r, what, err);
 }
 
 static const json_t *header(const etcd_reply *r)
@@ -607,92 +581,26 @@ static rd_code etcd_store_get_many(store_t *st, const char *const *keys, size_t 
     return rc;
 }
 
-/* ---- leases ------------------------------------------------------------------ */
-
-static rd_code lease_grant_impl(etcd_store *s, int64_t ttl, int64_t *id, rd_err *err)
-{
-    etcd_reply r;
-    /* A resent grant can at worst leave an unused lease, which expires by itself. */
-    rd_code rc = call(s, "lease/grant", json_pack("{s:o}", "TTL", etcd_ji64(ttl)), ETCD_RESEND, &r, err);
-    if (rc)
-        return rc;
-    if (r.code)
-        return fail_grpc(s, &r, "lease grant", err);
-    const char *e = json_string_value(json_object_get(r.body, "error"));
-    *id = etcd_i64(r.body, "ID");
-    if ((e && *e) || !*id)
-        rc = rd_fail(err, RD_ESTORE, "etcd %s: lease grant failed: %s", s->c.names, e && *e ? e : "no lease id");
-    etcd_reply_free(&r);
-    return rc;
-}
+/* ---- leases (store_etcd_lease.c) -------------------------------------------- */
 
 static rd_code etcd_store_lease_grant(store_t *st, int64_t ttl, int64_t *id, rd_err *err)
 {
-    return lease_grant_impl(ES(st), ttl, id, err);
-}
-
-static rd_code lease_keepalive_impl(etcd_store *s, int64_t id, int64_t *ttl, rd_err *err)
-{
-    etcd_reply r;
-    rd_code rc = call(s, "lease/keepalive", json_pack("{s:o}", "ID", etcd_ji64(id)), ETCD_RESEND, &r, err);
-    if (rc)
-        return rc;
-    if (r.code == GRPC_NOT_FOUND)
-        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
-    if (r.code)
-        return fail_grpc(s, &r, "lease keepalive", err);
-    /* a streaming endpoint: the answer sits under "result"; an unknown
-     * lease comes back with no TTL */
-    *ttl = etcd_i64(json_object_get(r.body, "result"), "TTL");
-    etcd_reply_free(&r);
-    if (*ttl <= 0)
-        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
-    return RD_OK;
+    return etcd_lease_grant(&ES(st)->c, ttl, id, err);
 }
 
 static rd_code etcd_store_lease_keepalive(store_t *st, int64_t id, int64_t *ttl_left, rd_err *err)
 {
-    return lease_keepalive_impl(ES(st), id, ttl_left, err);
+    return etcd_lease_keepalive(&ES(st)->c, id, ttl_left, err);
 }
 
 static rd_code etcd_store_lease_ttl(store_t *st, int64_t id, int64_t *left, int64_t *granted, rd_err *err)
 {
-    etcd_store *s = ES(st);
-    etcd_reply r;
-    rd_code rc = call(s, "lease/timetolive", json_pack("{s:o}", "ID", etcd_ji64(id)), ETCD_RESEND, &r, err);
-    if (rc)
-        return rc;
-    if (r.code == GRPC_NOT_FOUND)
-        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
-    if (r.code)
-        return fail_grpc(s, &r, "lease timetolive", err);
-    /* an expired or unknown lease answers TTL -1 */
-    *left = etcd_i64(r.body, "TTL");
-    *granted = etcd_i64(r.body, "grantedTTL");
-    etcd_reply_free(&r);
-    if (*left <= 0)
-        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
-    return RD_OK;
-}
-
-static rd_code lease_revoke_impl(etcd_store *s, int64_t id, rd_err *err)
-{
-    etcd_reply r;
-    rd_code rc = call(s, "lease/revoke", json_pack("{s:o}", "ID", etcd_ji64(id)), ETCD_RESEND, &r, err);
-    if (rc)
-        return rc;
-    /* "not found" after an attempt that may have applied means that one did */
-    if (r.code == GRPC_NOT_FOUND && !r.maybe_sent_before)
-        return rd_fail(err, RD_ENOTFOUND, "lease %lld not found (expired or revoked)", (long long)id);
-    if (r.code && r.code != GRPC_NOT_FOUND)
-        return fail_grpc(s, &r, "lease revoke", err);
-    etcd_reply_free(&r);
-    return RD_OK;
+    return etcd_lease_ttl(&ES(st)->c, id, left, granted, err);
 }
 
 static rd_code etcd_store_lease_revoke(store_t *st, int64_t id, rd_err *err)
 {
-    return lease_revoke_impl(ES(st), id, err);
+    return etcd_lease_revoke(&ES(st)->c, id, err);
 }
 
 /* ---- housekeeping ------------------------------------------------------------ */
@@ -802,7 +710,7 @@ static rd_code etcd_store_auth(store_t *st, const char *op, const json_t *req, j
     if (r.code == GRPC_PERMISSION_DENIED)
         rc = rd_fail(err, RD_EPERM, "etcd auth %s: permission denied to '%s'", op, s->c.user ? s->c.user : "(none)");
     else if (r.code)
-        rc = rd_fail(err, RD_EINVAL, "etcd auth %s: %s", op, short_msg(r.msg));
+        rc = rd_fail(err, RD_EINVAL, "etcd auth %s: %s", op, etcd_short_msg(r.msg));
     else if (resp)
         *resp = json_incref(r.body);
     etcd_reply_free(&r);

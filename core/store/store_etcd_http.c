@@ -681,3 +681,39 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
                        c->names, last);
     return rd_fail(err, RD_ESTORE, "etcd %s: no member reachable (last error: %s)", c->names, last);
 }
+
+/* ---- requests as the backend makes them ---------------------------------- */
+
+const char *etcd_short_msg(const char *m)
+{
+    return strncmp(m, "etcdserver: ", 12) ? m : m + 12;
+}
+
+rd_code etcd_fail_grpc(const etcd_conn *c, const etcd_reply *r, const char *what, rd_err *err)
+{
+    if (r->code == GRPC_PERMISSION_DENIED)
+        return rd_fail(err, RD_EPERM, "store %s: permission denied to etcd user '%s' (the store is secured)", what,
+                       c->user ? c->user : "(none)");
+    if (strstr(r->msg, "user name is empty") || r->code == GRPC_UNAUTHENTICATED)
+        return rd_fail(err, RD_ESTORE, "etcd %s: the store is secured: give --etcd-user and --etcd-password-file",
+                       c->names);
+    if (r->code == GRPC_INVALID_ARGUMENT || r->code == GRPC_OUT_OF_RANGE)
+        return rd_fail(err, RD_EINVAL, "store %s: %s", what, etcd_short_msg(r->msg));
+    return rd_fail(err, RD_ESTORE, "etcd %s: %s: %s (code %d)", c->names, what, etcd_short_msg(r->msg), r->code);
+}
+
+rd_code etcd_conn_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend, etcd_reply *r, rd_err *err)
+{
+    if (!req)
+        return rd_fail(err, RD_ENOMEM, "store: out of memory");
+    rd_code rc = etcd_call(c, path, req, resend, r, err);
+    if (rc == RD_OK && r->code == GRPC_UNAUTHENTICATED && c->token) {
+        /* The token lapsed (etcd drops idle ones): log in again, once. */
+        etcd_reply_free(r);
+        rc = etcd_conn_login(c, err);
+        if (rc == RD_OK)
+            rc = etcd_call(c, path, req, resend, r, err);
+    }
+    json_decref(req);
+    return rc;
+}

@@ -1,7 +1,8 @@
 /* store_etcd_impl.h - internals shared by the etcd backend's files (not an API).
  *
  * store_etcd.c      the backend table: reads, txns (with the retry marker),
- *                   leases, revision, compaction
+ *                   revision, compaction
+ * store_etcd_lease.c leases
  * store_etcd_http.c endpoints, URL options, one request with member rotation
  *                   and retries, gRPC error classes, base64 and JSON helpers
  * store_etcd_watch.c watches as streamed HTTP responses (curl multi)
@@ -97,6 +98,25 @@ void etcd_conn_free(etcd_conn *c);
  * serializable_fallback). */
 rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend,
                   etcd_reply *reply, rd_err *err);
+
+/* etcd_call taking req (NULL: out of memory) and logging in again once
+ * when the token lapsed (etcd drops idle ones). */
+rd_code etcd_conn_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend, etcd_reply *r, rd_err *err);
+
+/* The error for a definite gRPC answer the caller did not handle itself. */
+rd_code etcd_fail_grpc(const etcd_conn *c, const etcd_reply *r, const char *what, rd_err *err);
+
+/* etcd's message without its "etcdserver: " prefix. */
+const char *etcd_short_msg(const char *m);
+
+/* ---- store_etcd_lease.c ---- */
+
+/* Leases as the store API has them (store.h): grant, keepalive, time to
+ * live, revoke; an expired or unknown lease is RD_ENOTFOUND. */
+rd_code etcd_lease_grant(etcd_conn *c, int64_t ttl, int64_t *id, rd_err *err);
+rd_code etcd_lease_keepalive(etcd_conn *c, int64_t id, int64_t *ttl_left, rd_err *err);
+rd_code etcd_lease_ttl(etcd_conn *c, int64_t id, int64_t *left, int64_t *granted, rd_err *err);
+rd_code etcd_lease_revoke(etcd_conn *c, int64_t id, rd_err *err);
 
 /* ---- store_etcd_auth.c ---- */
 
