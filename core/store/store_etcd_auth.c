@@ -1,6 +1,7 @@
 /* store_etcd_auth.c - etcd authentication for the etcd backend: the
  * password file, logging in for a token, the request headers that carry
- * it, and the user and role administration `store secure` uses.
+ * it, a request that logs in again when the token lapsed, and the user
+ * and role administration `store secure` uses.
  *
  * etcd's JSON gateway takes a token in the Authorization header (not a
  * client certificate's common name: etcd refuses those on the gateway
@@ -84,4 +85,20 @@ rd_code etcd_conn_authenticate(etcd_conn *c, rd_err *err)
 {
     rd_code rc = etcd_conn_read_password(c, c->password_file, err);
     return rc == RD_OK ? etcd_conn_login(c, err) : rc;
+}
+
+rd_code etcd_conn_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend, etcd_reply *r, rd_err *err)
+{
+    if (!req)
+        return rd_fail(err, RD_ENOMEM, "store: out of memory");
+    rd_code rc = etcd_call(c, path, req, resend, r, err);
+    if (rc == RD_OK && r->code == GRPC_UNAUTHENTICATED && c->token) {
+        /* The token lapsed (etcd drops idle ones): log in again, once. */
+        etcd_reply_free(r);
+        rc = etcd_conn_login(c, err);
+        if (rc == RD_OK)
+            rc = etcd_call(c, path, req, resend, r, err);
+    }
+    json_decref(req);
+    return rc;
 }

@@ -701,19 +701,3 @@ rd_code etcd_fail_grpc(const etcd_conn *c, const etcd_reply *r, const char *what
         return rd_fail(err, RD_EINVAL, "store %s: %s", what, etcd_short_msg(r->msg));
     return rd_fail(err, RD_ESTORE, "etcd %s: %s: %s (code %d)", c->names, what, etcd_short_msg(r->msg), r->code);
 }
-
-rd_code etcd_conn_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend, etcd_reply *r, rd_err *err)
-{
-    if (!req)
-        return rd_fail(err, RD_ENOMEM, "store: out of memory");
-    rd_code rc = etcd_call(c, path, req, resend, r, err);
-    if (rc == RD_OK && r->code == GRPC_UNAUTHENTICATED && c->token) {
-        /* The token lapsed (etcd drops idle ones): log in again, once. */
-        etcd_reply_free(r);
-        rc = etcd_conn_login(c, err);
-        if (rc == RD_OK)
-            rc = etcd_call(c, path, req, resend, r, err);
-    }
-    json_decref(req);
-    return rc;
-}

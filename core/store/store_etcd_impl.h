@@ -99,10 +99,6 @@ void etcd_conn_free(etcd_conn *c);
 rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend,
                   etcd_reply *reply, rd_err *err);
 
-/* etcd_call taking req (NULL: out of memory) and logging in again once
- * when the token lapsed (etcd drops idle ones). */
-rd_code etcd_conn_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend, etcd_reply *r, rd_err *err);
-
 /* The error for a definite gRPC answer the caller did not handle itself. */
 rd_code etcd_fail_grpc(const etcd_conn *c, const etcd_reply *r, const char *what, rd_err *err);
 
@@ -128,6 +124,10 @@ rd_code etcd_conn_authenticate(etcd_conn *c, rd_err *err);
 
 /* Asks for a token as c->user and puts it in every request's headers. */
 rd_code etcd_conn_login(etcd_conn *c, rd_err *err);
+
+/* etcd_call taking req (NULL: out of memory) and logging in again once
+ * when the token lapsed (etcd drops idle ones). */
+rd_code etcd_conn_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resend, etcd_reply *r, rd_err *err);
 
 /* The request headers: JSON, no Expect, and the token when there is one. */
 rd_code etcd_conn_headers(etcd_conn *c, rd_err *err);
