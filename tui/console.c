@@ -75,6 +75,21 @@ static void reload_table(session *c)
     c->dirty = 1;
 }
 
+/* After r, the status line says that the table shown was read again and
+ * how many rows it has: what was on screen before may have been the same. */
+static void note_reloaded(session *c)
+{
+    if (!c->reload_asked)
+        return;
+    c->reload_asked = 0;
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    size_t n = session_current_table(c)->g.nrows;
+    if (v->ncols == 0)
+        session_set_status(c, "reloaded %s", v->title);
+    else
+        session_set_status(c, "reloaded %s: %zu row%s", v->title, n, n == 1 ? "" : "s");
+}
+
 /* On a large fleet re-reading a few changed nodes beats a full `node
  * list`, and a table whose kind of document did not change need not be
  * read again at all; the stale ones are re-read when next shown. */
@@ -330,6 +345,8 @@ static void follow_load_step(session *c)
     int r = panes_load_step(c, LOAD_STEP_MS);
     if (r & PANES_STEP_DONE) {
         panes_alerts(c, c->alerts, sizeof c->alerts);
+        if (c->pane == PANE_JOBS && c->view[PANE_JOBS] == 0)
+            note_reloaded(c);
         if (first)
             timing_event(&c->timing, "jobs_loaded_ms", session_now_ms());
     }
@@ -368,6 +385,7 @@ static void loop_once(session *c)
                 timing_frame(&c->timing, session_now_ms(), 0);
             }
             reload_table(c);
+            note_reloaded(c);
         }
     }
     long long sec = (long long)time(NULL);

@@ -110,6 +110,7 @@ typedef struct session {
     long long firing_ms;                    /* when they were last counted; 0: never */
     int firing_stale;                       /* alerts changed: count again */
     dash_state dash;                        /* the Dashboard */
+    int reload_asked;                       /* r: say when the table shown is read again */
     long long last_load_ms;
     long long alerts_ms;                    /* when Nodes was last read for the alerts */
     long long clock_shown;

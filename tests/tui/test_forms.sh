@@ -44,7 +44,7 @@ rd -c "node set st-01 --upnp off" >/dev/null
 keys 3
 expect_screen 'st-01'
 keys r
-sleep 1
+expect_screen 'reloaded Nodes: 1 row' 30
 expect_screen 'st-01'
 keys e
 expect_screen 'Edit a node'
