@@ -32,8 +32,11 @@
 #include "text.h"
 
 #define LOOP_MS 100
-/* The console's SQLite page cache (store_opts.cache_kib): 8 MiB. */
-#define CONSOLE_CACHE_KIB 8192
+/* The console's SQLite page cache (store_opts.cache_kib): 2 MiB.  The
+ * tables are read once, in key order, and kept as rows; a bigger cache
+ * stays resident without making a read faster (8 MiB: 6 MB more, and
+ * no page of jobs read sooner on 100,000 jobs). */
+#define CONSOLE_CACHE_KIB 2048
 /* Reloads after store events are at most this frequent, so a burst of
  * batch writes costs one reload, not one per write. */
 #define RELOAD_MIN_MS 300
