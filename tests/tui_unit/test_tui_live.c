@@ -424,6 +424,30 @@ static void test_node_capacity_cells(void **state)
     grid_free(&ps.g);
 }
 
+/* Numbers as cells: whole ones without a fraction, others to two places
+ * without trailing zeros; strings cut to the buffer as snprintf would. */
+static void test_cell_text(void **state)
+{
+    (void)state;
+    char out[8];
+    static const struct { double d; const char *text; } nums[] = {
+        { 4, "4" }, { 0, "0" }, { -3, "-3" }, { 2.5, "2.5" }, { 0.25, "0.25" }, { 1234567, "1234567" },
+        { 3.1, "3.1" }, { -0.5, "-0.5" },
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        panes_number_text(nums[i].d, out, sizeof out);
+        assert_string_equal(out, nums[i].text);
+    }
+    json_t *v = json_string("a-very-long-name");
+    panes_value_text(v, "name", out, sizeof out);
+    assert_string_equal(out, "a-very-");
+    json_decref(v);
+    v = json_integer(12);
+    panes_value_text(v, "gpus", out, sizeof out);
+    assert_string_equal(out, "12");
+    json_decref(v);
+}
+
 /* The AGENT column: the word of `node list`, the object of `node show`
  * (a patched row), nothing at all from an older core. */
 static void test_agent_cell(void **state)
@@ -525,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_node_capacity_cells),
         cmocka_unit_test(test_job_project_cell),
         cmocka_unit_test(test_agent_cell),
+        cmocka_unit_test(test_cell_text),
         cmocka_unit_test(test_job_starting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
