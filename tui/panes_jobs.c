@@ -253,12 +253,25 @@ static int jobs_next_page(int page, long long ms, long long budget_ms)
     return page;
 }
 
+/* The rows read so far join the table on screen. */
+static void jobs_merge_staged(pane_state *ps, long long now)
+{
+    grid_append_rows(&ps->g, &ps->loading->staged);
+    grid_apply(&ps->g);
+    ps->loading->merged_ms = now;
+}
+
 int panes_jobs_step(session *c, const pane_view *v, pane_state *ps, long long budget_ms, int shown)
 {
     struct pane_loading *ld = ps->loading;
     char line[512];
     if (!ld)
         return PANES_STEP_DONE;
+    /* Just shown with nothing in it yet: the rows read so far, at once. */
+    if (shown && ld->into_table && ps->g.nrows == 0 && ld->staged.nrows > 0) {
+        jobs_merge_staged(ps, session_now_ms());
+        return PANES_STEP_SHOWN;
+    }
     long long t0 = session_now_ms();
     snprintf(line, sizeof line, "%s --limit %d", v->list_cmd, ld->page);
     if (ld->after[0]) {
@@ -286,11 +299,8 @@ int panes_jobs_step(session *c, const pane_view *v, pane_state *ps, long long bu
     /* A sorted or filtered view is made again from every row when rows
      * join it: while the table is on screen that is done now and then, not
      * per page, so keys between pages find it ready. */
-    if (shown && (ps->g.nrows == 0 || now - ld->merged_ms >= JOBS_MERGE_MS)) {
-        grid_append_rows(&ps->g, &ld->staged);
-        grid_apply(&ps->g);
-        ld->merged_ms = now;
-    }
+    if (shown && (ps->g.nrows == 0 || now - ld->merged_ms >= JOBS_MERGE_MS))
+        jobs_merge_staged(ps, now);
     return shown ? PANES_STEP_SHOWN : 0;
 }
 
