@@ -420,6 +420,9 @@ int panes_jobs_explain_more(session *c, long long budget_ms)
     const pane_view *v = pane_view_get(PANE_JOBS, 0);
     if (!ps->loaded || ps->stale || ps->loading)
         return 0;
+    const pane_state *nodes = &c->ps[PANE_NODES][0];
+    if (nodes->loaded && nodes->g.nrows > WHY_MAX_NODES)
+        ps->why_slow = 1;
     long long deadline = session_now_ms() + budget_ms;
     size_t i;
     json_t *job, *changed = json_object();

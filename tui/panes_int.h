@@ -64,6 +64,10 @@ void panes_load_dash(session *c, const pane_view *v, pane_state *ps);   /* dash.
 /* A `job why` slower than this (a pass over a very large fleet) is not
  * asked in idle time: a key pressed meanwhile would wait for it. */
 #define WHY_SLOW_MS 150
+/* On more nodes than this, `job why` is not even tried in idle time: one
+ * pass takes several times WHY_SLOW_MS (about 1 s on 10,000 nodes here),
+ * freezing the keys meanwhile, and decodes every node (90 MB passing). */
+#define WHY_MAX_NODES 5000
 
 /* Reading the Jobs table in steps (console idle time).  begin: prepares
  * a read (0: out of memory); the table keeps its rows until the read is
