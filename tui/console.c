@@ -362,7 +362,8 @@ static void follow_load_step(session *c)
     int r = panes_load_step(c, LOAD_STEP_MS);
     if (r & PANES_STEP_DONE) {
         panes_alerts(c, c->alerts, sizeof c->alerts);
-        if (c->pane == PANE_JOBS && c->view[PANE_JOBS] == 0)
+        /* (stale again: an r during the read, which another read answers) */
+        if (c->pane == PANE_JOBS && c->view[PANE_JOBS] == 0 && !c->ps[PANE_JOBS][0].stale)
             note_reloaded(c);
         release_heap();
         if (first)
