@@ -170,6 +170,13 @@ type_ "/nonexistent.yaml"
 expect_screen 'no readable file here'
 keys Escape
 
+case_ "Jobs: r reads the jobs again (a page at a time, in idle time) and says so"
+rd -c "account deposit default 100" -c "job submit tests/specs/sched/a100-1.yaml" >/dev/null
+keys r
+expect_screen 'reloaded Jobs: 1 row' 30
+expect_screen 'Jobs: \[Jobs\] Projects · 1 of 1'
+expect_screen '1 waiting'
+
 case_ "--read-only: no add or edit on the new panes either"
 keys q
 expect_screen 'rigdeck-exit=0'
