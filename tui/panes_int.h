@@ -79,7 +79,7 @@ void panes_load_dash(session *c, const pane_view *v, pane_state *ps);   /* dash.
 int panes_jobs_begin(const pane_view *v, pane_state *ps);
 int panes_jobs_step(session *c, const pane_view *v, pane_state *ps, long long budget_ms, int shown);
 void panes_jobs_abandon(pane_state *ps);
-int panes_jobs_loading(const pane_state *ps, size_t *read);
+int panes_jobs_loading(const pane_state *ps, size_t *nread);
 
 /* Puts the reasons of the jobs in `changed` (id -> {"why"}) in the
  * table's rows: one pass over the rows, however many changed. */

@@ -21,9 +21,9 @@
 #include "panes_int.h"
 
 /* Jobs per page: from JOBS_PAGE_MIN, doubled or halved so that a page
- * is read and turned into rows within the step's budget (on a loaded
- * 2-CPU machine 250 jobs take about 4 ms); a read at once (pane_load)
- * grows to JOBS_PAGE_MAX, as many pages of which as it takes. */
+ * is read and turned into rows within the step's budget (4 ms: about 200
+ * jobs a page on a shared 2-CPU machine, 500 steps for 100,000 jobs); a
+ * read at once (pane_load) grows to JOBS_PAGE_MAX pages. */
 #define JOBS_PAGE_MIN 100
 #define JOBS_PAGE_MAX 2000
 #define JOBS_SYNC_MS 1000
@@ -177,10 +177,10 @@ struct pane_loading {
     long long merged_ms;    /* when staged rows last joined the table */
 };
 
-int panes_jobs_loading(const pane_state *ps, size_t *read)
+int panes_jobs_loading(const pane_state *ps, size_t *nread)
 {
-    if (ps->loading && read)
-        *read = ps->loading->nread;
+    if (ps->loading && nread)
+        *nread = ps->loading->nread;
     return ps->loading != NULL;
 }
 
