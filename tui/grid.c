@@ -83,17 +83,28 @@ static unsigned grid_hash_key(const char *key)
     return h;
 }
 
+/* Room for n rows in g->rows. */
+static int grid_reserve_rows(grid *g, size_t n)
+{
+    if (n <= g->cap)
+        return 1;
+    size_t cap = g->cap ? g->cap * 2 : 64;
+    while (cap < n)
+        cap *= 2;
+    grid_row *rows = realloc(g->rows, cap * sizeof *rows);
+    if (!rows)
+        return 0;
+    g->rows = rows;
+    g->cap = cap;
+    return 1;
+}
+
 grid_row *grid_add_row(grid *g, const char *key, const char *const *cells)
 {
-    if (g->nrows == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 64;
-        grid_row *rows = realloc(g->rows, cap * sizeof *rows);
-        if (!rows)
-            return NULL;
-        g->rows = rows;
-        g->cap = cap;
-    }
-    grid_forget_rows(g);
+    if (!grid_reserve_rows(g, g->nrows + 1))
+        return NULL;
+    /* The kept match set stays: it knows which rows it has not seen. */
+    g->kcol = -1;
     grid_row *r = &g->rows[g->nrows];
     memset(r, 0, sizeof *r);
     r->bar = -1;
@@ -114,6 +125,17 @@ grid_row *grid_add_row(grid *g, const char *key, const char *const *cells)
     }
     g->nrows++;
     return r;
+}
+
+void grid_append_rows(grid *g, grid *from)
+{
+    if (from->nrows == 0 || !grid_reserve_rows(g, g->nrows + from->nrows))
+        return;
+    memcpy(g->rows + g->nrows, from->rows, from->nrows * sizeof *from->rows);
+    g->nrows += from->nrows;
+    g->kcol = -1;
+    from->nrows = 0;
+    grid_forget_rows(from);
 }
 
 void grid_take_rows(grid *g, grid *from)
@@ -365,12 +387,44 @@ static int grid_narrow_view(grid *g)
     return 1;
 }
 
+/* Rows appended since the match set was made are searched alone, with
+ * the filter it was made with; a view in load order takes the new matches
+ * at its end, a sorted one is sorted again (grid_build_view). */
+static void grid_extend_match(grid *g)
+{
+    if (!g->mvalid || g->mrows >= g->nrows)
+        return;
+    size_t n = g->nrows;
+    size_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
+    g->match = match ? match : g->match;
+    g->view = view ? view : g->view;
+    if (!match || !view) {
+        g->mvalid = 0;
+        return;
+    }
+    grid_needle nd;
+    grid_prepare_needle(&nd, g->mfilter);
+    for (size_t i = g->mrows; i < n; i++) {
+        if (i + GRID_PREFETCH < n)
+            grid_prefetch_row(&g->rows[i + GRID_PREFETCH]);
+        if (!grid_match_needle(&nd, &g->rows[i], g->ncols))
+            continue;
+        g->match[g->nmatch++] = i;
+        if (g->vcol < 0)
+            g->view[g->nview++] = i;
+    }
+    if (g->vcol >= 0)
+        g->vcol = -2;   /* no sort wanted is -2: the view is made again */
+    g->mrows = n;
+}
+
 /* Brings match and view up to filter and sort, searching and sorting no
  * more than the change asks: the same filter searches nothing, a grown one
  * only the rows that passed before, and a view already in the wanted order
  * is only narrowed when that order is total (see grid_make_keys). */
 static void grid_build_view(grid *g)
 {
+    grid_extend_match(g);
     size_t n = g->nrows ? g->nrows : 1;
     int sorted = g->sort_col >= 0 && (size_t)g->sort_col < g->ncols && g->nrows > 1 && grid_make_keys(g, g->sort_col);
     int vcol = sorted ? g->sort_col : -1;
@@ -421,6 +475,7 @@ static void grid_build_view(grid *g)
         }
     }
     snprintf(g->mfilter, sizeof g->mfilter, "%s", g->filter);
+    g->mrows = g->nrows;
     g->vcol = vcol;
     g->vdesc = g->sort_desc;
     g->mvalid = 1;

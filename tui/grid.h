@@ -51,7 +51,9 @@ typedef struct {
     /* The rows passing mfilter, in load order, and how view was sorted. */
     size_t *match;
     size_t nmatch;
-    int mvalid;         /* match and view follow rows and mfilter */
+    size_t mrows;       /* rows match has looked at: those appended since
+                         * (grid_add_row, grid_append_rows) are searched alone */
+    int mvalid;         /* match and view follow rows [0, mrows) and mfilter */
     int vcol, vdesc;    /* the sort view holds (vcol -1: load order) */
     char mfilter[GRID_FILTER_MAX];
 } grid;
@@ -68,6 +70,11 @@ void grid_clear_rows(grid *g);
 /* Appends a row; cells are copied (NULL shows as "-").  Returns the row or
  * NULL when out of memory. */
 grid_row *grid_add_row(grid *g, const char *key, const char *const *cells);
+
+/* Moves from's rows to the end of g's, leaving from empty; filter, sort,
+ * cursor and marks stay g's.  The next grid_apply searches only the moved
+ * rows for a filter it already applied (a table read page by page). */
+void grid_append_rows(grid *g, grid *from);
 
 /* Replaces g's rows by from's (a table built elsewhere, in steps), leaving
  * from empty; filter, sort, cursor and marks stay g's.  grid_apply next. */

@@ -363,7 +363,8 @@ static act_result act_prompt(session *c, int key)
 static act_result act_refresh(session *c, int key)
 {
     (void)key;
-    session_set_status(c, "refreshed");
+    session_set_status(c, "reloading...");
+    c->reload_asked = 1;
     return ACT_RELOAD | ACT_REPAINT | ACT_REDRAW;
 }
 

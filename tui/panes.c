@@ -273,10 +273,23 @@ void panes_free(session *c)
     for (int p = 0; p < PANE_COUNT; p++)
         for (int v = 0; v < PANE_MAX_VIEWS; v++) {
             panes_forget_shown(&c->ps[p][v]);
+            panes_jobs_abandon(&c->ps[p][v]);
             grid_free(&c->ps[p][v].g);
             json_decref(c->ps[p][v].items);
             c->ps[p][v].items = NULL;
         }
+}
+
+/* What every load ends with, at once or in steps. */
+static void panes_finish_load(const pane_view *v, pane_state *ps, int pane)
+{
+    if (ps->g.nrows == 0 && !ps->note[0])
+        panes_set_note(ps, 0, v->empty_note);
+    if (pane == PANE_NODES)
+        panes_node_summary(ps);
+    grid_apply(&ps->g);
+    ps->stale = 0;
+    ps->loaded = 1;
 }
 
 void pane_load(session *c, int pane, int view)
@@ -288,6 +301,7 @@ void pane_load(session *c, int pane, int view)
     /* the Dashboard follows the Nodes pane's selected node */
     if (pane == PANE_DASHBOARD && !c->ps[PANE_NODES][0].loaded)
         pane_load(c, PANE_NODES, 0);
+    panes_jobs_abandon(ps);
     grid_clear_rows(&ps->g);
     panes_forget_shown(ps);
     ps->summary[0] = '\0';
@@ -296,13 +310,54 @@ void pane_load(session *c, int pane, int view)
         v->load(c, v, ps);
     else
         panes_load_list(c, v, ps);
-    if (ps->g.nrows == 0 && !ps->note[0])
-        panes_set_note(ps, 0, v->empty_note);
-    if (pane == PANE_NODES)
-        panes_node_summary(ps);
-    grid_apply(&ps->g);
+    panes_finish_load(v, ps, pane);
+}
+
+int pane_load_start(session *c, int pane, int view)
+{
+    const pane_view *v = pane_view_get(pane, view);
+    pane_state *ps = v ? &c->ps[pane][view] : NULL;
+    if (!v || v->load != panes_load_jobs || !panes_jobs_begin(v, ps))
+        return 0;
+    /* A change from now on needs another read after this one. */
     ps->stale = 0;
-    ps->loaded = 1;
+    panes_set_note(ps, 0, "");
+    return 1;
+}
+
+int panes_prefetch(session *c)
+{
+    /* Once the first table is on screen, so that Jobs is usually read
+     * before '6' is pressed (100,000 jobs take seconds).  A Jobs table read
+     * before and stale since waits to be shown: on a busy fleet it is stale
+     * most of the time, and reading it again and again would keep a CPU
+     * busy for nothing. */
+    pane_state *jobs = &c->ps[PANE_JOBS][0];
+    if (jobs->loaded || jobs->loading || !jobs->stale || !session_current_table(c)->loaded)
+        return 0;
+    return pane_load_start(c, PANE_JOBS, 0);
+}
+
+int panes_loading(const session *c)
+{
+    return panes_jobs_loading(&c->ps[PANE_JOBS][0], NULL);
+}
+
+int panes_load_step(session *c, long long budget_ms)
+{
+    pane_state *ps = &c->ps[PANE_JOBS][0];
+    const pane_view *v = pane_view_get(PANE_JOBS, 0);
+    if (!ps->loading)
+        return 0;
+    int shown = c->pane == PANE_JOBS && c->view[PANE_JOBS] == 0;
+    int r = panes_jobs_step(c, v, ps, budget_ms, shown);
+    if (r & PANES_STEP_DONE) {
+        /* A change while it read (panes_follow) asks for another read. */
+        int stale = ps->stale;
+        panes_finish_load(v, ps, PANE_JOBS);
+        ps->stale = stale;
+    }
+    return shown ? r : r & PANES_STEP_DONE;
 }
 
 int panes_view_projected(const pane_view *v)
@@ -363,8 +418,11 @@ int panes_jobs_explain_more(session *c, long long budget_ms)
 {
     pane_state *ps = &c->ps[PANE_JOBS][0];
     const pane_view *v = pane_view_get(PANE_JOBS, 0);
-    if (!ps->loaded || ps->stale)
+    if (!ps->loaded || ps->stale || ps->loading)
         return 0;
+    const pane_state *nodes = &c->ps[PANE_NODES][0];
+    if (nodes->loaded && nodes->g.nrows > WHY_MAX_NODES)
+        ps->why_slow = 1;
     long long deadline = session_now_ms() + budget_ms;
     size_t i;
     json_t *job, *changed = json_object();

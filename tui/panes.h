@@ -92,6 +92,27 @@ void panes_free(session *c);
 /* Reloads one table by running its command lines. */
 void pane_load(session *c, int pane, int view);
 
+/* Starts reading a table in the background, a step per idle moment
+ * (panes_load_step), for tables read in pages (Jobs); 0 when the table is
+ * read at once (pane_load does).  The table shows its rows meanwhile. */
+int pane_load_start(session *c, int pane, int view);
+
+enum {
+    PANES_STEP_SHOWN = 1 << 0,  /* the table on screen changed */
+    PANES_STEP_DONE = 1 << 1    /* a background read is over: the table is loaded */
+};
+
+/* One step of the background read under way, if any, within about
+ * budget_ms: PANES_STEP_* flags (0: nothing changed on screen). */
+int panes_load_step(session *c, long long budget_ms);
+
+/* Starts reading the Jobs table in the background if it was never read
+ * and the current table is; 1 when it did. */
+int panes_prefetch(session *c);
+
+/* 1 while a background read is under way. */
+int panes_loading(const session *c);
+
 /* Applies the store changes live_poll collected to the Nodes table by
  * re-reading just the changed nodes (`node show`); returns 1 when the
  * table is up to date that way, 0 when it needs a full reload. */

@@ -20,6 +20,12 @@ static int is_money(const char *field)
 /* "2.5" for 2.5, "4" for 4.0: GPU counts may be fractional. */
 void panes_number_text(double d, char *out, size_t len)
 {
+    /* Whole numbers, nearly every cell of 10,000 nodes: "%lld" is several
+     * times cheaper than "%.2f" and the trimming, and prints the same. */
+    if (d > -1e15 && d < 1e15 && d == (double)(long long)d) {
+        snprintf(out, len, "%lld", (long long)d);
+        return;
+    }
     snprintf(out, len, "%.2f", d);
     char *p = out + strlen(out) - 1;
     while (p > out && *p == '0')
@@ -33,7 +39,14 @@ void panes_value_text(const json_t *v, const char *field, char *out, size_t len)
     if (!v || json_is_null(v)) {
         snprintf(out, len, "-");
     } else if (json_is_string(v)) {
-        snprintf(out, len, "%s", json_string_value(v));
+        /* A copy, cut at len like snprintf: most cells are strings. */
+        size_t n = json_string_length(v);
+        if (len == 0)
+            return;
+        if (n >= len)
+            n = len - 1;
+        memcpy(out, json_string_value(v), n);
+        out[n] = '\0';
     } else if (json_is_boolean(v)) {
         snprintf(out, len, "%s", json_is_true(v) ? "yes" : "no");
     } else if (json_is_integer(v) && is_money(field)) {
@@ -92,12 +105,12 @@ static void computed_text(const json_t *item, const char *field, char *out, size
             total = number_of(item, "cpu_cores");
             unit = " cpu";
         }
-        char u[32], t[32];
-        panes_number_text(used, u, sizeof u);
-        panes_number_text(total, t, sizeof t);
         if (total <= 0) {
             snprintf(out, len, "-");   /* no inventory yet: nothing to measure */
         } else if (field[1] == 'g') {
+            char u[32], t[32];
+            panes_number_text(used, u, sizeof u);
+            panes_number_text(total, t, sizeof t);
             snprintf(out, len, "%s/%s%s", u, t, unit);
         } else {
             *bar = total > 0 ? used / total : 0;

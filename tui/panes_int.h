@@ -64,9 +64,25 @@ void panes_load_dash(session *c, const pane_view *v, pane_state *ps);   /* dash.
 /* A `job why` slower than this (a pass over a very large fleet) is not
  * asked in idle time: a key pressed meanwhile would wait for it. */
 #define WHY_SLOW_MS 150
+/* On more nodes than this, `job why` is not even tried in idle time: one
+ * pass takes several times WHY_SLOW_MS (about 1 s on 10,000 nodes here),
+ * freezing the keys meanwhile, and decodes every node (90 MB passing). */
+#define WHY_MAX_NODES 5000
 
-/* Puts the rows of the jobs in `changed` (id -> job), as they are now, in
- * place of the table's: one pass over the rows, however many changed. */
+/* Reading the Jobs table in steps (console idle time).  begin: prepares
+ * a read (0: out of memory); the table keeps its rows until the read is
+ * over, but an empty one takes pages as they land.  step: reads one page
+ * within about budget_ms, and when shown (the table is on screen) lets
+ * the rows read join the table now and then; PANES_STEP_* flags.  The
+ * table's summary says how far a first read has got.  abandon: drops a
+ * read under way.  loading: 1 while one is, with the jobs read so far. */
+int panes_jobs_begin(const pane_view *v, pane_state *ps);
+int panes_jobs_step(session *c, const pane_view *v, pane_state *ps, long long budget_ms, int shown);
+void panes_jobs_abandon(pane_state *ps);
+int panes_jobs_loading(const pane_state *ps, size_t *nread);
+
+/* Puts the reasons of the jobs in `changed` (id -> {"why"}) in the
+ * table's rows: one pass over the rows, however many changed. */
 void panes_jobs_update_rows(const pane_view *v, pane_state *ps, const json_t *changed);
 
 /* Asks `job why` for the job and stores the answer as its "why". */

@@ -6,8 +6,10 @@
  * documents is a gigabyte of JSON values.  So the table asks the core for
  * the fields its columns show (`job list --fields ...`, panes.c's JOB_LIST)
  * a page at a time (`--limit`, `--after`), turns each page into rows at
- * once and keeps as items only the waiting jobs, which the idle `job why`
- * questions need.  Who sees which job is the core's rule, applied by the
+ * once and keeps as items only the waiting jobs' ids and reasons, which
+ * the idle `job why` questions need.  The console reads the pages in idle
+ * time, a step at a time (panes_jobs_begin, panes_jobs_step), so neither
+ * the first frame nor a key waits for 100,000 jobs.  Who sees which job is the core's rule, applied by the
  * command as for batch and JSON; a relayed client's pages travel through
  * the relay like any other command.  A key that needs a job's document
  * (Enter, o) gets it from `job show` (pane_current_item).
@@ -18,9 +20,15 @@
 
 #include "panes_int.h"
 
-/* Jobs per page: a page is read and turned into rows in a few
- * milliseconds, and a table of 100,000 takes 50 of them. */
-#define JOBS_PAGE 2000
+/* Jobs per page: from JOBS_PAGE_MIN, doubled or halved so that a page
+ * is read and turned into rows within the step's budget (4 ms: about 200
+ * jobs a page on a shared 2-CPU machine, 500 steps for 100,000 jobs); a
+ * read at once (pane_load) grows to JOBS_PAGE_MAX pages. */
+#define JOBS_PAGE_MIN 100
+#define JOBS_PAGE_MAX 2000
+#define JOBS_SYNC_MS 1000
+/* While the table is shown, the rows read join it this often. */
+#define JOBS_MERGE_MS 250
 
 static int by_count_desc(const void *a, const void *b)
 {
@@ -123,6 +131,17 @@ static void job_set_why(json_t *job, const json_t *known, int why_slow)
     }
 }
 
+/* What the table keeps of a waiting job: its id and reason, which the
+ * idle `job why` questions read and write.  The row holds the rest, and
+ * 3,000 whole projected jobs would be 7 MB of JSON values. */
+static json_t *job_kept_item(const json_t *job)
+{
+    json_t *kept = json_pack("{s:O, s:O}", "id", json_object_get(job, "id"), "why", json_object_get(job, "why"));
+    if (kept && json_object_get(job, "why_again"))
+        json_object_set_new(kept, "why_again", json_true());
+    return kept;
+}
+
 /* One page's jobs into rows g, the counts and (waiting ones) items. */
 static void jobs_add_page(const pane_view *v, grid *g, const json_t *page, json_t *items, const json_t *known,
                           int why_slow, size_t count[8])
@@ -139,57 +158,191 @@ static void jobs_add_page(const pane_view *v, grid *g, const json_t *page, json_
         if (s == 0)
             job_set_why(job, known, why_slow);
         panes_fill_row(v, g, job);
-        if (s == 0)
-            json_array_append(items, job);
+        if (s == 0 && json_is_string(json_object_get(job, "id")))
+            json_array_append_new(items, job_kept_item(job));
     }
+}
+
+/* A read of the Jobs table in steps: a page of jobs per step, sized so a
+ * step stays within its budget, between the console's looks at the
+ * keyboard (panes.c starts it, the loop gives it idle time). */
+struct pane_loading {
+    char after[256];        /* the last job id read; "" before the first page */
+    grid staged;            /* rows read and not yet in the table */
+    json_t *known, *items;  /* the previous load's reasons by id; the waiting jobs so far */
+    size_t count[8];
+    size_t nread;
+    int page;               /* jobs to ask for next */
+    int into_table;         /* the table was empty: pages join it as they land */
+    long long merged_ms;    /* when staged rows last joined the table */
+};
+
+int panes_jobs_loading(const pane_state *ps, size_t *nread)
+{
+    if (ps->loading && nread)
+        *nread = ps->loading->nread;
+    return ps->loading != NULL;
+}
+
+void panes_jobs_abandon(pane_state *ps)
+{
+    if (!ps->loading)
+        return;
+    grid_free(&ps->loading->staged);
+    json_decref(ps->loading->known);
+    json_decref(ps->loading->items);
+    free(ps->loading);
+    ps->loading = NULL;
+}
+
+static void jobs_loading_summary(pane_state *ps)
+{
+    snprintf(ps->summary, sizeof ps->summary, "loading: %zu jobs read so far...", ps->loading->nread);
+}
+
+int panes_jobs_begin(const pane_view *v, pane_state *ps)
+{
+    panes_jobs_abandon(ps);
+    struct pane_loading *ld = calloc(1, sizeof *ld);
+    if (!ld)
+        return 0;
+    /* What the previous load learnt, by job id: reused for the jobs this
+     * load has no time to ask about. */
+    ld->known = json_object();
+    ld->items = json_array();
+    size_t i;
+    json_t *job;
+    json_array_foreach(ps->items, i, job) {
+        const char *id = json_string_value(json_object_get(job, "id"));
+        if (id && json_is_string(json_object_get(job, "why")))
+            json_object_set(ld->known, id, json_object_get(job, "why"));
+    }
+    grid_init(&ld->staged, v->ncols);
+    ld->page = JOBS_PAGE_MIN;
+    ld->into_table = ps->g.nrows == 0;
+    ps->loading = ld;
+    if (ld->into_table)
+        jobs_loading_summary(ps);
+    return 1;
+}
+
+/* The load is over: its rows are the table, its waiting jobs the items. */
+static void jobs_finish(pane_state *ps)
+{
+    struct pane_loading *ld = ps->loading;
+    if (ld->into_table)
+        grid_append_rows(&ps->g, &ld->staged);
+    else
+        grid_take_rows(&ps->g, &ld->staged);
+    panes_adopt_items(ps, json_incref(ld->items));
+    ps->failed = ld->count[5];
+    snprintf(ps->summary, sizeof ps->summary,
+             "%zu waiting, %zu running, %zu stopping, %zu finished, %zu stopped, %zu failed, %zu canceled",
+             ld->count[0], ld->count[1], ld->count[2], ld->count[3], ld->count[4], ld->count[5], ld->count[6]);
+    panes_jobs_abandon(ps);
+}
+
+/* Next page size: the step took ms of budget_ms; halve or double so the
+ * next one fits, within the page bounds. */
+static int jobs_next_page(int page, long long ms, long long budget_ms)
+{
+    if (ms > budget_ms && page / 2 >= JOBS_PAGE_MIN)
+        return page / 2;
+    if (ms * 2 < budget_ms && page * 2 <= JOBS_PAGE_MAX)
+        return page * 2;
+    return page;
+}
+
+/* The rows read so far join the table on screen. */
+static void jobs_merge_staged(pane_state *ps, long long now)
+{
+    grid_append_rows(&ps->g, &ps->loading->staged);
+    grid_apply(&ps->g);
+    ps->loading->merged_ms = now;
+}
+
+int panes_jobs_step(session *c, const pane_view *v, pane_state *ps, long long budget_ms, int shown)
+{
+    struct pane_loading *ld = ps->loading;
+    char line[512];
+    if (!ld)
+        return PANES_STEP_DONE;
+    /* Just shown with nothing in it yet: the rows read so far, at once. */
+    if (shown && ld->into_table && ps->g.nrows == 0 && ld->staged.nrows > 0) {
+        jobs_merge_staged(ps, session_now_ms());
+        return PANES_STEP_SHOWN;
+    }
+    long long t0 = session_now_ms();
+    snprintf(line, sizeof line, "%s --limit %d", v->list_cmd, ld->page);
+    if (ld->after[0]) {
+        snprintf(line + strlen(line), sizeof line - strlen(line), " --after ");
+        prompt_quote_word(line, sizeof line, ld->after);
+    }
+    json_t *res = panes_run(c, ps, line);
+    const char *next = json_string_value(json_object_get(res, "next"));
+    if (res) {
+        const json_t *page = json_object_get(res, "items");
+        jobs_add_page(v, &ld->staged, page, ld->items, ld->known, ps->why_slow, ld->count);
+        ld->nread += json_array_size(page);
+    }
+    snprintf(ld->after, sizeof ld->after, "%s", next ? next : "");
+    json_decref(res);
+    long long now = session_now_ms();
+    ld->page = jobs_next_page(ld->page, now - t0, budget_ms);
+    if (!ld->after[0]) {   /* the last page, or a refusal (noted) */
+        jobs_finish(ps);
+        return PANES_STEP_DONE | PANES_STEP_SHOWN;
+    }
+    if (!ld->into_table)
+        return 0;
+    jobs_loading_summary(ps);
+    /* A sorted or filtered view is made again from every row when rows
+     * join it: while the table is on screen that is done now and then, not
+     * per page, so keys between pages find it ready. */
+    if (shown && (ps->g.nrows == 0 || now - ld->merged_ms >= JOBS_MERGE_MS))
+        jobs_merge_staged(ps, now);
+    return shown ? PANES_STEP_SHOWN : 0;
 }
 
 void panes_load_jobs(session *c, const pane_view *v, pane_state *ps)
 {
-    /* What the previous load learnt, by job id: reused for the jobs this
-     * load has no time to ask about. */
-    json_t *known = json_object(), *items = json_array(), *job;
-    size_t i, count[8] = { 0 };
-    json_array_foreach(ps->items, i, job) {
-        const char *id = json_string_value(json_object_get(job, "id"));
-        if (id && json_is_string(json_object_get(job, "why")))
-            json_object_set(known, id, json_object_get(job, "why"));
-    }
-    char after[256] = "";
-    for (;;) {
-        char line[512];
-        snprintf(line, sizeof line, "%s --limit %d", v->list_cmd, JOBS_PAGE);
-        if (after[0]) {
-            snprintf(line + strlen(line), sizeof line - strlen(line), " --after ");
-            prompt_quote_word(line, sizeof line, after);
-        }
-        json_t *res = panes_run(c, ps, line);
-        if (!res)
-            break;
-        jobs_add_page(v, &ps->g, json_object_get(res, "items"), items, known, ps->why_slow, count);
-        const char *next = json_string_value(json_object_get(res, "next"));
-        snprintf(after, sizeof after, "%s", next ? next : "");
-        json_decref(res);
-        if (!after[0])
-            break;
-    }
-    json_decref(known);
-    panes_adopt_items(ps, items);
-    ps->failed = count[5];
-    snprintf(ps->summary, sizeof ps->summary,
-             "%zu waiting, %zu running, %zu stopping, %zu finished, %zu stopped, %zu failed, %zu canceled",
-             count[0], count[1], count[2], count[3], count[4], count[5], count[6]);
+    if (!panes_jobs_begin(v, ps))
+        return;
+    while (!(panes_jobs_step(c, v, ps, JOBS_SYNC_MS, 0) & PANES_STEP_DONE))
+        ;
+}
+
+/* The @why column's index, or -1. */
+static int jobs_why_column(const pane_view *v)
+{
+    for (size_t k = 0; k < v->ncols; k++)
+        if (strcmp(v->cols[k].field, "@why") == 0)
+            return (int)k;
+    return -1;
 }
 
 void panes_jobs_update_rows(const pane_view *v, pane_state *ps, const json_t *changed)
 {
+    int why = jobs_why_column(v);
+    if (why < 0 || v->ncols > 16)
+        return;
     grid one;
     grid_init(&one, v->ncols);
     for (size_t r = 0; r < ps->g.nrows && json_object_size(changed) > 0; r++) {
         const json_t *job = json_object_get(changed, ps->g.rows[r].key);
         if (!job)
             continue;
-        panes_fill_row(v, &one, job);
+        /* The row as it is but for its reason: the rest did not change. */
+        const char *cells[16];
+        char text[256];
+        for (size_t k = 0; k < v->ncols; k++)
+            cells[k] = ps->g.rows[r].cells[k];
+        panes_value_text(json_object_get(job, "why"), "", text, sizeof text);
+        cells[why] = text;
+        grid_row *row = grid_add_row(&one, ps->g.rows[r].key, cells);
+        if (!row)
+            continue;
+        row->bar = ps->g.rows[r].bar;
         grid_swap_row(&ps->g, r, &one);
         grid_clear_rows(&one);
     }

@@ -40,6 +40,8 @@ typedef enum {
     MODE_LOGS       /* reading a job worker's output (`job logs`) */
 } con_mode;
 
+struct pane_loading;     /* a table read in steps (panes_jobs.c) */
+
 /* One table of a pane (a pane has one, Billing and Datastores/Reservations
  * have several, cycled with 'v'). */
 typedef struct {
@@ -54,6 +56,7 @@ typedef struct {
     size_t failed;          /* Jobs: failed jobs, for the header (items hold waiting jobs only) */
     json_t *shown;          /* the show command's answer for the row shown_key (a table of */
     char shown_key[256];    /* projected items: the whole document when a key needs it) */
+    struct pane_loading *loading;   /* a read in idle time under way, or NULL */
 } pane_state;
 
 struct form_state;
@@ -107,6 +110,7 @@ typedef struct session {
     long long firing_ms;                    /* when they were last counted; 0: never */
     int firing_stale;                       /* alerts changed: count again */
     dash_state dash;                        /* the Dashboard */
+    int reload_asked;                       /* r: say when the table shown is read again */
     long long last_load_ms;
     long long alerts_ms;                    /* when Nodes was last read for the alerts */
     long long clock_shown;

@@ -58,6 +58,12 @@ void timing_frame(timing *t, long long now_ms, int ready)
     t->key_at_ms = -1;
 }
 
+void timing_event(const timing *t, const char *name, long long now_ms)
+{
+    if (t->path)
+        timing_append(t, name, 0, now_ms - t->start_ms);
+}
+
 static int cmp_ll(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;

@@ -1,7 +1,8 @@
 /* timing.h - how long the console takes to show things, for the big-fleet
  * measurement (scripts/bigfleet.sh): the first frame after start, and each
  * key from the moment it is read until the screen that answers it is drawn.
- * ("Loading..." frames count for the first frame, not for a key's answer).
+ * ("Loading..." frames count for the first frame, not for a key's answer),
+ * and named moments such as the end of a background read.
  * Recorded only when RIGDECK_CONSOLE_TIMING names a file, as "name value
  * unit" lines: first_table_ms and each "key CODE MS" appended the moment
  * they are known (a script waits for them), the rest at exit.  Never
@@ -35,6 +36,10 @@ void timing_key(timing *t, int key, long long now_ms);
 /* A frame was drawn (and flushed to the terminal) at now_ms; ready: it
  * shows the current table read (not "Loading..."), so it answers a key. */
 void timing_frame(timing *t, long long now_ms, int ready);
+
+/* Appends "name MS ms", MS the time since the start, at once (e.g. when
+ * a table read in the background is all there). */
+void timing_event(const timing *t, const char *name, long long now_ms);
 
 /* Writes the figures to the file; a no-op when not recording. */
 void timing_write(const timing *t);

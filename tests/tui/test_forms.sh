@@ -44,7 +44,7 @@ rd -c "node set st-01 --upnp off" >/dev/null
 keys 3
 expect_screen 'st-01'
 keys r
-sleep 1
+expect_screen 'reloaded Nodes: 1 row' 30
 expect_screen 'st-01'
 keys e
 expect_screen 'Edit a node'
@@ -169,6 +169,13 @@ expect_screen 'Submit a job'
 type_ "/nonexistent.yaml"
 expect_screen 'no readable file here'
 keys Escape
+
+case_ "Jobs: r reads the jobs again (a page at a time, in idle time) and says so"
+rd -c "account deposit default 100" -c "job submit tests/specs/sched/a100-1.yaml" >/dev/null
+keys r
+expect_screen 'reloaded Jobs: 1 row' 30
+expect_screen 'Jobs: \[Jobs\] Projects · 1 of 1'
+expect_screen '1 waiting'
 
 case_ "--read-only: no add or edit on the new panes either"
 keys q

@@ -163,6 +163,68 @@ static void fill_mixed(grid *g, size_t nrows)
     }
 }
 
+/* A fresh grid of rows [0, n) of from, with its filter and sort, applied. */
+static void copy_rows(grid *to, const grid *from, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        assert_non_null(grid_add_row(to, from->rows[i].key, (const char *const *)from->rows[i].cells));
+}
+
+static void assert_same_view(const grid *a, const grid *b)
+{
+    assert_int_equal(a->nview, b->nview);
+    for (size_t i = 0; i < a->nview; i++)
+        assert_string_equal(a->rows[a->view[i]].key, b->rows[b->view[i]].key);
+}
+
+/* A table read page by page: rows joining a filtered, sorted table (moved
+ * in, or added) show in the view exactly as if the table had been read
+ * whole, whatever the filter and sort were when they joined. */
+static void test_rows_appended_join_the_view(void **state)
+{
+    (void)state;
+    static const struct { const char *filter; int col, desc; } steps[] = {
+        { "", -1, 0 }, { "b", -1, 0 }, { "ab", 0, 0 }, { "ab", 0, 0 }, { "!ab", 4, 1 },
+        { "", 2, 0 }, { "wait", 4, 0 }, { "wait", -1, 0 }, { "1", 3, 1 },
+    };
+    grid whole, part, stage;
+    fill_mixed(&whole, 450);
+    grid_init(&part, whole.ncols);
+    grid_init(&stage, whole.ncols);
+    size_t at = 0;
+    for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
+        size_t next = at + 50;
+        if (s % 2) {
+            copy_rows(&part, &whole, at, next);     /* added in place */
+        } else {
+            copy_rows(&stage, &whole, at, next);    /* moved in from a page */
+            grid_append_rows(&part, &stage);
+            assert_int_equal(stage.nrows, 0);
+        }
+        at = next;
+        snprintf(part.filter, sizeof part.filter, "%s", steps[s].filter);
+        part.sort_col = steps[s].col;
+        part.sort_desc = steps[s].desc;
+        grid_apply(&part);
+        grid ref;
+        grid_init(&ref, whole.ncols);
+        copy_rows(&ref, &whole, 0, at);
+        snprintf(ref.filter, sizeof ref.filter, "%s", steps[s].filter);
+        ref.sort_col = steps[s].col;
+        ref.sort_desc = steps[s].desc;
+        grid_apply(&ref);
+        assert_int_equal(part.nrows, at);
+        assert_same_view(&part, &ref);
+        /* and the same rows once more, with nothing new: nothing changes */
+        grid_apply(&part);
+        assert_same_view(&part, &ref);
+        grid_free(&ref);
+    }
+    grid_free(&whole);
+    grid_free(&part);
+    grid_free(&stage);
+}
+
 static void test_sort_keys_keep_old_order(void **state)
 {
     grid g;
@@ -399,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_cursor_survives_reload),
         cmocka_unit_test(test_moves),
         cmocka_unit_test(test_marks),
+        cmocka_unit_test(test_rows_appended_join_the_view),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

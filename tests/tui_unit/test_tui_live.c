@@ -179,6 +179,23 @@ static void test_jobs_explained_while_idle(void **state)
         json_object_set_new(job, "why", json_string("(asking job why...)"));
     assert_int_equal(panes_jobs_explain_more(&c, 1000), 1);
     assert_string_equal(ps->g.rows[0].cells[7], "(Enter explains)");
+    /* On a fleet of more than WHY_MAX_NODES nodes nothing is asked even
+     * once: the first answer alone would hold the keys for a second. */
+    ps->why_slow = 0;
+    json_array_foreach(ps->items, i, job)
+        json_object_set_new(job, "why", json_string("(asking job why...)"));
+    pane_state *nodes = &c.ps[PANE_NODES][0];
+    nodes->loaded = 1;
+    for (int n = 0; n <= WHY_MAX_NODES; n++) {
+        char name[32];
+        snprintf(name, sizeof name, "n%05d", n);
+        const char *cells[16] = { name };   /* the rest show as "-" */
+        grid_add_row(&nodes->g, name, cells);
+    }
+    assert_int_equal(panes_jobs_explain_more(&c, 1000), 1);
+    assert_true(ps->why_slow);
+    assert_string_equal(ps->g.rows[0].cells[7], "(Enter explains)");
+    assert_string_equal(ps->g.rows[1].cells[7], "(Enter explains)");
     panes_free(&c);
     cmd_ctx_close(&c.ctx);
 }
@@ -238,6 +255,95 @@ static void run_line(session *c, const char *line)
     if (session_exec_line(c, line, &res, &err) != RD_OK)
         fail_msg("%s: %s", line, err.msg);
     json_decref(res);
+}
+
+/* The Jobs table read in idle time, a page per step: started once the
+ * first table is on screen, rows shown as they come with the sort and
+ * filter chosen meanwhile, "loading" in the summary until the last page;
+ * a read again keeps the old rows until the new ones are all there. */
+static void test_jobs_read_in_steps(void **state)
+{
+    (void)state;
+    char dir[512], url[600];
+    testutil_tmpdir(dir, sizeof dir);
+    snprintf(url, sizeof url, "sqlite:%s/s.db", dir);
+    static rd_options opt;
+    static session c;
+    memset(&c, 0, sizeof c);
+    c.opt = &opt;
+    c.ctx.store_url = url;
+    c.ctx.actor = "default";
+    panes_init(&c);
+    run_line(&c, "account deposit default 1000");
+    for (int i = 0; i < 150; i++)
+        run_line(&c, i % 2 ? "job submit tests/specs/sched/a100-1.yaml" : "job submit tests/specs/sched/rtx-1.yaml");
+    pane_state *ps = &c.ps[PANE_JOBS][0];
+    /* Not before the first table is read. */
+    c.pane = PANE_NODES;
+    assert_int_equal(panes_prefetch(&c), 0);
+    assert_false(panes_loading(&c));
+    pane_load(&c, PANE_NODES, 0);
+    assert_int_equal(panes_prefetch(&c), 1);
+    assert_true(panes_loading(&c));
+    assert_int_equal(panes_prefetch(&c), 0);    /* one read at a time */
+
+    /* A page read while Nodes shows stays aside. */
+    ps->g.sort_col = 0;
+    ps->g.sort_desc = 1;
+    snprintf(ps->g.filter, sizeof ps->g.filter, "job-");
+    assert_int_equal(panes_load_step(&c, 1000), 0);
+    assert_int_equal(ps->g.nrows, 0);
+    /* The operator goes to Jobs (sorted by id descending, filtered): the
+     * next step shows the rows read so far, before reading more. */
+    c.pane = PANE_JOBS;
+    int r = panes_load_step(&c, 1000);
+    assert_int_equal(r, PANES_STEP_SHOWN);
+    assert_false(ps->loaded);
+    assert_int_equal(ps->g.nrows, 100);          /* the first page */
+    assert_int_equal(ps->g.nview, 100);
+    assert_non_null(strstr(ps->summary, "loading: 100 jobs read so far"));
+    for (size_t i = 1; i < ps->g.nview; i++)
+        assert_true(strcmp(ps->g.rows[ps->g.view[i - 1]].key, ps->g.rows[ps->g.view[i]].key) > 0);
+    while (!(panes_load_step(&c, 1000) & PANES_STEP_DONE))
+        ;
+    assert_false(panes_loading(&c));
+    assert_true(ps->loaded);
+    assert_false(ps->stale);
+    assert_int_equal(ps->g.nrows, 150);
+    assert_int_equal(ps->g.nview, 150);
+    for (size_t i = 1; i < ps->g.nview; i++)
+        assert_true(strcmp(ps->g.rows[ps->g.view[i - 1]].key, ps->g.rows[ps->g.view[i]].key) > 0);
+    assert_non_null(strstr(ps->summary, "150 waiting"));
+    /* Of a waiting job the table keeps its id and reason: the row has the rest. */
+    assert_int_equal(json_array_size(ps->items), 150);
+    json_t *kept = json_array_get(ps->items, 0);
+    assert_non_null(json_string_value(json_object_get(kept, "id")));
+    assert_non_null(json_string_value(json_object_get(kept, "why")));
+    assert_true(json_object_size(kept) <= 3);
+
+    /* Read again while another pane shows: the old rows stay until the
+     * last page is in; a change meanwhile asks for one more read. */
+    run_line(&c, "job submit tests/specs/sched/a100-1.yaml");
+    c.pane = PANE_NODES;
+    assert_int_equal(pane_load_start(&c, PANE_JOBS, 0), 1);
+    assert_int_equal(panes_load_step(&c, 1000), 0);
+    assert_int_equal(ps->g.nrows, 150);
+    assert_non_null(strstr(ps->summary, "150 waiting"));
+    ps->stale = 1;
+    while (!(panes_load_step(&c, 1000) & PANES_STEP_DONE))
+        ;
+    assert_int_equal(ps->g.nrows, 151);
+    assert_non_null(strstr(ps->summary, "151 waiting"));
+    assert_true(ps->stale);
+    /* A table read at once meanwhile ends the read in steps. */
+    assert_int_equal(pane_load_start(&c, PANE_JOBS, 0), 1);
+    pane_load(&c, PANE_JOBS, 0);
+    assert_false(panes_loading(&c));
+    assert_int_equal(ps->g.nrows, 151);
+    /* Tables read at once are not read in steps. */
+    assert_int_equal(pane_load_start(&c, PANE_NODES, 0), 0);
+    panes_free(&c);
+    cmd_ctx_close(&c.ctx);
 }
 
 /* Changed nodes are re-read one by one into the loaded table: changed,
@@ -338,6 +444,30 @@ static void test_node_capacity_cells(void **state)
     grid_free(&ps.g);
 }
 
+/* Numbers as cells: whole ones without a fraction, others to two places
+ * without trailing zeros; strings cut to the buffer as snprintf would. */
+static void test_cell_text(void **state)
+{
+    (void)state;
+    char out[8];
+    static const struct { double d; const char *text; } nums[] = {
+        { 4, "4" }, { 0, "0" }, { -3, "-3" }, { 2.5, "2.5" }, { 0.25, "0.25" }, { 1234567, "1234567" },
+        { 3.1, "3.1" }, { -0.5, "-0.5" },
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        panes_number_text(nums[i].d, out, sizeof out);
+        assert_string_equal(out, nums[i].text);
+    }
+    json_t *v = json_string("a-very-long-name");
+    panes_value_text(v, "name", out, sizeof out);
+    assert_string_equal(out, "a-very-");
+    json_decref(v);
+    v = json_integer(12);
+    panes_value_text(v, "gpus", out, sizeof out);
+    assert_string_equal(out, "12");
+    json_decref(v);
+}
+
 /* The AGENT column: the word of `node list`, the object of `node show`
  * (a patched row), nothing at all from an older core. */
 static void test_agent_cell(void **state)
@@ -432,12 +562,14 @@ int main(void)
         cmocka_unit_test(test_follow_marks_only_affected),
         cmocka_unit_test(test_sync_describe),
         cmocka_unit_test(test_jobs_explained_while_idle),
+        cmocka_unit_test(test_jobs_read_in_steps),
         cmocka_unit_test(test_why_text),
         cmocka_unit_test(test_timing),
         cmocka_unit_test(test_patch_nodes),
         cmocka_unit_test(test_node_capacity_cells),
         cmocka_unit_test(test_job_project_cell),
         cmocka_unit_test(test_agent_cell),
+        cmocka_unit_test(test_cell_text),
         cmocka_unit_test(test_job_starting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
