@@ -21,23 +21,43 @@ static const char *skip_ws(const char *p, const char *end)
     return p;
 }
 
+/* Bytes a string's skipping must look at: its end, an escape, a control
+ * character (not JSON). */
+static const unsigned char string_stop[256] = {
+    [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+    [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
+    [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+    [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
 /* p at an opening quote: past the closing one, or NULL.  *plain is 1 when
  * the string holds no escape (its text is its value). */
 static const char *skip_string(const char *p, const char *end, int *plain)
 {
     *plain = 1;
     for (p++; p < end; p++) {
+        while (p < end && !string_stop[(unsigned char)*p])
+            p++;
+        if (p >= end)
+            break;
         if (*p == '"')
             return p + 1;
         if (*p == '\\') {
             *plain = 0;
             p++;
-        } else if ((unsigned char)*p < 0x20) {
+        } else {
             return NULL;   /* a control character: not JSON */
         }
     }
     return NULL;
 }
+
+/* Bytes that end a scalar; a NUL too, which is never part of one. */
+static const unsigned char scalar_end[256] = {
+    [0] = 1, [','] = 1, [':'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['"'] = 1,
+    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
+};
 
 /* p at a value: past it, or NULL when it does not end well. */
 static const char *skip_value(const char *p, const char *end)
@@ -64,7 +84,7 @@ static const char *skip_value(const char *p, const char *end)
             p++;
         } else {
             const char *s = p;
-            while (p < end && !strchr(",:{}[]\" \t\n\r", *p))
+            while (p < end && !scalar_end[(unsigned char)*p])
                 p++;
             if (p == s)
                 return NULL;
@@ -113,7 +133,8 @@ static int wanted(const char *name, size_t len, const char *const *names, size_t
     int how = 0;
     *nsubs = 0;
     for (size_t i = 0; i < n; i++) {
-        if (strncmp(names[i], name, len) != 0)
+        /* the first byte first: most members are wanted by no name */
+        if (names[i][0] != name[0] || strncmp(names[i], name, len) != 0)
             continue;
         if (names[i][len] == '\0')
             return 1;
