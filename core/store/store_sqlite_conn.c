@@ -4,9 +4,10 @@
  * NORMAL), creating or checking the schema (the table text lives here; its
  * layout is described in store_sqlite_int.h), the busy handler and the retry
  * rule for lock contention, the prepared-statement cache, parameter binding,
- * stepping, COMMIT/ROLLBACK, and copying result columns into store_kv.  Also
- * the clocks the backend runs on.  What the rows mean (revisions, history,
- * leases, watches) is store_sqlite.c's business, not this file's.
+ * stepping, COMMIT/ROLLBACK, reading the meta row it creates, and copying
+ * result columns into store_kv.  Also the clocks the backend runs on.  What
+ * the rows mean (revisions, history, leases, watches) is the business of
+ * store_sqlite.c and store_sqlite_write.c, not this file's.
  */
 #include "store_sqlite_int.h"
 
@@ -64,6 +65,7 @@ static const char SQL_UPGRADE_2[] =
     "PRAGMA user_version = 3;";
 
 static const char SQL_COMMIT[] = "COMMIT";
+static const char SQL_META[] = "SELECT rev, compact_rev FROM meta WHERE id = 1";
 
 /* ---- time ----------------------------------------------------------------- */
 
@@ -253,6 +255,22 @@ rd_code sqlite_conn_finish_txn(sqlite_conn *c, rd_code rc, rd_err *err)
         return RD_OK;
     if (!sqlite3_get_autocommit(c->db))
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+rd_code sqlite_conn_read_meta(sqlite_conn *c, int64_t *rev, int64_t *compact, rd_err *err)
+{
+    sqlite3_stmt *q;
+    rd_code rc = sqlite_conn_prep(c, SQL_META, &q, err, "");
+    if (rc)
+        return rc;
+    if (sqlite_conn_step(c, q, &rc, err)) {
+        *rev = sqlite3_column_int64(q, 0);
+        *compact = sqlite3_column_int64(q, 1);
+    } else if (rc == RD_OK) {
+        rc = rd_fail(err, RD_ECORRUPT, "store %s: the meta row is missing", c->path);
+    }
+    sqlite3_reset(q);
     return rc;
 }
 

@@ -1,0 +1,222 @@
+/* store_sqlite_write.c - the SQLite store's write transactions.
+ *
+ * Owns what every write does inside its BEGIN IMMEDIATE transaction:
+ * opening it with expired leases reaped first, compares, puts with their
+ * history rows, deletes with their DELETE events, moving the store's
+ * revision, and the SQL for all of these.  store_sqlite.c calls in for the
+ * backend's txn and for the deletes and revision of a lease revoke; the
+ * schema these statements keep consistent is described in
+ * store_sqlite_int.h.
+ */
+#include "store_sqlite_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- SQL ------------------------------------------------------------------ */
+
+static const char SQL_BEGIN_W[] = "BEGIN IMMEDIATE";
+static const char SQL_SET_REV[] = "UPDATE meta SET rev = ?1 WHERE id = 1";
+static const char SQL_EXPIRED_ANY[] = "SELECT 1 FROM lease WHERE expires_at <= ?1 LIMIT 1";
+static const char SQL_DROP_EXPIRED[] = "DELETE FROM lease WHERE expires_at <= ?1";
+static const char SQL_LEASE_HAS[] = "SELECT ttl FROM lease WHERE id = ?1";
+
+static const char SQL_CMP[] = "SELECT value, create_rev, mod_rev, version FROM kv WHERE key = ?1";
+/* A revision or version compare (every guarded read) leaves the value unread. */
+static const char SQL_CMP_NUM[] = "SELECT NULL, create_rev, mod_rev, version FROM kv WHERE key = ?1";
+/* A put: insert when new (one statement, the common case for a ledger),
+ * else hand the old value to its history row (found by kv's pointer to it,
+ * mod_rev and mod_sub) and update in place. */
+static const char SQL_KV_NEW[] =
+    "INSERT INTO kv (" KV_COLS ", mod_sub) VALUES (?1, ?2, ?3, ?3, 1, ?4, ?5) ON CONFLICT (key) DO NOTHING";
+static const char SQL_LOG_KEEP[] =
+    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE key = ?1)"
+    " WHERE rev = (SELECT mod_rev FROM kv WHERE key = ?1) AND sub = (SELECT mod_sub FROM kv WHERE key = ?1)"
+    " AND value IS NULL AND type = 0";
+static const char SQL_KV_SET[] =
+    "UPDATE kv SET value = ?2, mod_rev = ?3, version = version + 1, lease = ?4, mod_sub = ?5 WHERE key = ?1"
+    " RETURNING create_rev, version";
+static const char SQL_LOG_PUT[] =
+    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"
+    " VALUES (?4, ?7, ?1, 0, NULL, ?3, ?5, ?6)";
+
+/* Deleting keys: log a DELETE event per key at ?4 (subs from ?5), then drop them. */
+#define W_EXPIRED "lease != 0 AND lease IN (SELECT id FROM lease WHERE expires_at <= ?3)"
+#define W_LEASE "lease != 0 AND lease = ?3"
+#define DEL_KEEP(w)                                                                  \
+    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE kv.key = kv_log.key)"        \
+    " WHERE value IS NULL AND type = 0 AND (rev, sub) IN (SELECT mod_rev, mod_sub FROM kv WHERE " w ")"
+static const char *const SQL_DEL_KEEP[4] = {
+    DEL_KEEP(W_FROM), DEL_KEEP(W_RANGE), DEL_KEEP(W_EXPIRED), DEL_KEEP(W_LEASE),
+};
+#define DEL_LOG(w)                                                                   \
+    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"     \
+    " SELECT ?4, ?5 + row_number() OVER (ORDER BY key) - 1, key, 1, NULL, 0, 0, 0" \
+    " FROM kv WHERE " w
+static const char *const SQL_DEL_LOG[4] = {
+    DEL_LOG(W_FROM), DEL_LOG(W_RANGE), DEL_LOG(W_EXPIRED), DEL_LOG(W_LEASE),
+};
+static const char *const SQL_DEL_KV[4] = {
+    "DELETE FROM kv WHERE " W_FROM, "DELETE FROM kv WHERE " W_RANGE,
+    "DELETE FROM kv WHERE " W_EXPIRED, "DELETE FROM kv WHERE " W_LEASE,
+};
+
+/* ---- revisions, deletes, opening ----------------------------------------- */
+
+/* Moves the store to *rev + 1 when the transaction logged any row there. */
+rd_code sqlite_write_bump_rev(sqlite_conn *c, int64_t *rev, int64_t sub, rd_err *err)
+{
+    rd_code rc = sub > 0 ? sqlite_conn_exec(c, SQL_SET_REV, err, "i", *rev + 1) : RD_OK;
+    if (rc == RD_OK && sub > 0)
+        (*rev)++;
+    return rc;
+}
+
+/* Deletes the keys picked by `which` at revision rev, logging one DELETE event
+ * each; *sub counts the rows logged at rev so far. */
+rd_code sqlite_write_delete_keys(sqlite_conn *c, int which, const char *lo, size_t lo_len,
+                                 const char *hi, size_t hi_len, int64_t arg, int64_t rev,
+                                 int64_t *sub, rd_err *err)
+{
+    rd_code rc = sqlite_conn_exec(c, SQL_DEL_KEEP[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
+    if (rc == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_DEL_LOG[which], err, "bbiii", lo, lo_len, hi, hi_len, arg, rev,
+                              *sub);
+    if (rc == RD_OK) {
+        *sub += sqlite3_changes(c->db);
+        rc = sqlite_conn_exec(c, SQL_DEL_KV[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
+    }
+    return rc;
+}
+
+/* Deletes the keys of every expired lease at one new revision and drops the
+ * leases.  Runs inside a write transaction. */
+static rd_code reap(sqlite_conn *c, int64_t *rev, rd_err *err)
+{
+    int64_t now = sqlite_conn_wall_ms(), one = 0, sub = 0;
+    int found = 0;
+    rd_code rc = sqlite_conn_query_int(c, SQL_EXPIRED_ANY, &one, &found, err, "i", now);
+    if (rc || !found)
+        return rc;
+    rc = sqlite_write_delete_keys(c, DEL_EXPIRED, NULL, 0, NULL, 0, now, *rev + 1, &sub, err);
+    if (rc == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_DROP_EXPIRED, err, "i", now);
+    return rc ? rc : sqlite_write_bump_rev(c, rev, sub, err);
+}
+
+rd_code sqlite_write_find_expired(sqlite_conn *c, int *found, rd_err *err)
+{
+    int64_t one = 0;
+    return sqlite_conn_query_int(c, SQL_EXPIRED_ANY, &one, found, err, "i", sqlite_conn_wall_ms());
+}
+
+/* Opens a write transaction with expired leases already reaped. */
+rd_code sqlite_write_begin(sqlite_conn *c, int64_t *rev, rd_err *err)
+{
+    int64_t compact;
+    rd_code rc = sqlite_conn_exec(c, SQL_BEGIN_W, err, "");
+    if (rc)
+        return rc;
+    if ((rc = sqlite_conn_read_meta(c, rev, &compact, err)) == RD_OK)
+        rc = reap(c, rev, err);
+    return rc ? sqlite_conn_finish_txn(c, rc, err) : RD_OK;
+}
+
+static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, int *holds, rd_err *err)
+{
+    sqlite3_stmt *q;
+    int d = 0;
+    rd_code rc = sqlite_conn_prep(c, cmp->target == STORE_CMP_VALUE ? SQL_CMP : SQL_CMP_NUM, &q, err, "k", cmp->key);
+    if (rc)
+        return rc;
+    int found = sqlite_conn_step(c, q, &rc, err);
+    if (cmp->target == STORE_CMP_VALUE && found) {
+        d = sqlite_store_compare_bytes(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0),
+                    cmp->value, cmp->value_len);
+    } else if (cmp->target != STORE_CMP_VALUE) {
+        int col = cmp->target == STORE_CMP_CREATE_REVISION ? 1
+                  : cmp->target == STORE_CMP_MOD_REVISION  ? 2 : 3;
+        int64_t have = found ? sqlite3_column_int64(q, col) : 0;
+        d = (have > cmp->number) - (have < cmp->number);
+    }
+    sqlite3_reset(q);
+    *holds = cmp->op == STORE_CMP_EQUAL ? d == 0
+             : cmp->op == STORE_CMP_NOT_EQUAL ? d != 0
+             : cmp->op == STORE_CMP_LESS ? d < 0 : d > 0;
+    /* etcd: a value compare against a missing key is false, whatever the op. */
+    if (cmp->target == STORE_CMP_VALUE && !found)
+        *holds = 0;
+    return rc;
+}
+
+static rd_code apply_op(sqlite_conn *c, const store_op *op, int64_t rev, int64_t *sub, rd_err *err)
+{
+    int64_t create = rev, version = 1;
+    size_t klen = strlen(op->key);
+    sqlite3_stmt *q;
+    char *end = NULL;
+    rd_code rc;
+
+    if (op->kind == STORE_OP_DELETE)
+        return sqlite_write_delete_keys(c, DEL_RANGE, op->key, klen, op->key, klen + 1, 0, rev, sub, err);
+    if (op->kind == STORE_OP_DELETE_PREFIX) {
+        if ((rc = sqlite_store_find_prefix_end(op->key, &end, err)) == RD_OK)
+            rc = sqlite_write_delete_keys(c, end ? DEL_RANGE : DEL_FROM, op->key, klen, end,
+                          end ? strlen(end) : 0, 0, rev, sub, err);
+        free(end);
+        return rc;
+    }
+    if ((rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbiii", op->key, op->value, op->value_len, rev,
+                               op->lease, *sub)))
+        return rc;
+    if (sqlite3_changes(c->db) == 0) {   /* the key exists: an update */
+        if ((rc = sqlite_conn_exec(c, SQL_LOG_KEEP, err, "k", op->key)) ||
+            (rc = sqlite_conn_prep(c, SQL_KV_SET, &q, err, "kbiii", op->key, op->value,
+                                   op->value_len, rev, op->lease, *sub)))
+            return rc;
+        if (sqlite_conn_step(c, q, &rc, err)) {
+            create = sqlite3_column_int64(q, 0);
+            version = sqlite3_column_int64(q, 1);
+        }
+        while (rc == RD_OK && sqlite_conn_step(c, q, &rc, err))
+            ;
+        sqlite3_reset(q);
+    }
+    if (rc == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "k_iiiii", op->key, create, rev, version,
+                              op->lease, *sub);
+    if (rc == RD_OK)
+        (*sub)++;
+    return rc;
+}
+
+rd_code sqlite_write_txn(sqlite_conn *c, const store_cmp *cmps, size_t ncmps,
+                        const store_op *success, size_t nsuccess, const store_op *failure,
+                        size_t nfailure, store_txn_result *res, rd_err *err)
+{
+    int64_t rev, sub = 0, ttl;
+    int ok = 1, found = 1;
+    rd_code rc = sqlite_write_begin(c, &rev, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < ncmps && ok && rc == RD_OK; i++)
+        rc = eval_cmp(c, &cmps[i], &ok, err);
+    const store_op *ops = ok ? success : failure;
+    size_t nops = ok ? nsuccess : nfailure;
+    /* Every lease is checked before anything is written: a bad one applies nothing. */
+    for (size_t i = 0; i < nops && rc == RD_OK; i++)
+        if (ops[i].kind == STORE_OP_PUT && ops[i].lease != 0 &&
+            (rc = sqlite_conn_query_int(c, SQL_LEASE_HAS, &ttl, &found, err, "i",
+                                        ops[i].lease)) == RD_OK && !found)
+            rc = rd_fail(err, RD_EINVAL, "store put %s: lease %lld does not exist", ops[i].key,
+                         (long long)ops[i].lease);
+    for (size_t i = 0; i < nops && rc == RD_OK; i++)
+        rc = apply_op(c, &ops[i], rev + 1, &sub, err);
+    if (rc == RD_OK)
+        rc = sqlite_write_bump_rev(c, &rev, sub, err);
+    if ((rc = sqlite_conn_finish_txn(c, rc, err)) == RD_OK) {
+        res->succeeded = ok;
+        res->revision = rev;
+    }
+    return rc;
+}
