@@ -21,21 +21,25 @@ static const char SQL_EXPIRED_ANY[] = "SELECT 1 FROM lease WHERE expires_at <= ?
 static const char SQL_DROP_EXPIRED[] = "DELETE FROM lease WHERE expires_at <= ?1";
 static const char SQL_LEASE_HAS[] = "SELECT ttl FROM lease WHERE id = ?1";
 
-static const char SQL_CMP[] = "SELECT value, create_rev, mod_rev, version FROM kv WHERE key = ?1";
-/* A revision or version compare (every guarded read) leaves the value unread. */
-static const char SQL_CMP_NUM[] = "SELECT NULL, create_rev, mod_rev, version FROM kv WHERE key = ?1";
-/* A put: insert when new (one statement, the common case for a ledger),
- * else hand the old value to its history row (found by kv's pointer to it,
- * mod_rev and mod_sub) and update in place. */
+/* A compare reads the row's state, which a put of the key later in the
+ * txn reuses (see known_key); only a value compare reads the value. */
+static const char SQL_CMP[] =
+    "SELECT value, create_rev, mod_rev, version, mod_sub FROM kv WHERE key = ?1";
+static const char SQL_CMP_NUM[] =
+    "SELECT NULL, create_rev, mod_rev, version, mod_sub FROM kv WHERE key = ?1";
+/* A put of a key whose state is not known: insert when new (one statement,
+ * the common case for a ledger); else its state is read with SQL_CMP_NUM
+ * and the key is overwritten as a known one. */
 static const char SQL_KV_NEW[] =
     "INSERT INTO kv (" KV_COLS ", mod_sub) VALUES (?1, ?2, ?3, ?3, 1, ?4, ?5) ON CONFLICT (key) DO NOTHING";
+/* Overwriting a key in a known state (mod_rev ?2, mod_sub ?3): its newest
+ * history row gets the old value, the live row the new one, and a new
+ * history row is appended.  One lookup of kv per statement. */
 static const char SQL_LOG_KEEP[] =
     "UPDATE kv_log SET value = (SELECT value FROM kv WHERE key = ?1)"
-    " WHERE rev = (SELECT mod_rev FROM kv WHERE key = ?1) AND sub = (SELECT mod_sub FROM kv WHERE key = ?1)"
-    " AND value IS NULL AND type = 0";
+    " WHERE rev = ?2 AND sub = ?3 AND value IS NULL AND type = 0";
 static const char SQL_KV_SET[] =
-    "UPDATE kv SET value = ?2, mod_rev = ?3, version = version + 1, lease = ?4, mod_sub = ?5 WHERE key = ?1"
-    " RETURNING create_rev, version";
+    "UPDATE kv SET value = ?2, mod_rev = ?3, version = ?6, lease = ?4, mod_sub = ?5 WHERE key = ?1";
 static const char SQL_LOG_PUT[] =
     "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"
     " VALUES (?4, ?7, ?1, 0, NULL, ?3, ?5, ?6)";
@@ -122,23 +126,104 @@ rd_code sqlite_write_begin(sqlite_conn *c, int64_t *rev, rd_err *err)
     return rc ? sqlite_conn_finish_txn(c, rc, err) : RD_OK;
 }
 
-static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, int *holds, rd_err *err)
+/* ---- what a txn knows of the keys it compared ---------------------------- */
+
+/* A compare reads its key's row; a put of that key later in the same txn
+ * needs the same state (does it exist, its history row, its version), so
+ * the txn keeps it rather than asking kv again.  Valid until an op of the
+ * txn changes the key: a put moves it on, a delete forgets it. */
+typedef struct {
+    const char *key;        /* the compare's; NULL: an empty slot */
+    int live;               /* 0: missing, or no longer known */
+    int64_t create_rev, mod_rev, mod_sub, version;
+} known_key;
+
+typedef struct {
+    known_key *slot;        /* open addressing; NULL when the txn has no compares */
+    size_t mask;            /* slots - 1, a power of two less one */
+} known_keys;
+
+static size_t known_hash(const char *key)
+{
+    size_t h = 2166136261u;   /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+/* Room for n keys, at most half the slots used so that probes stay short. */
+static rd_code known_init(known_keys *kk, size_t n, rd_err *err)
+{
+    size_t slots = 8;
+    memset(kk, 0, sizeof *kk);
+    if (n == 0)
+        return RD_OK;
+    while (slots < 2 * n)
+        slots *= 2;
+    if (!(kk->slot = calloc(slots, sizeof *kk->slot)))
+        return sqlite_conn_fail_oom(err);
+    kk->mask = slots - 1;
+    return RD_OK;
+}
+
+/* key's slot: its entry, else the empty slot it would take (NULL: no table). */
+static known_key *known_slot(const known_keys *kk, const char *key)
+{
+    if (!kk->slot)
+        return NULL;
+    size_t i = known_hash(key) & kk->mask;
+    while (kk->slot[i].key && strcmp(kk->slot[i].key, key) != 0)
+        i = (i + 1) & kk->mask;
+    return &kk->slot[i];
+}
+
+/* Forgets every key that starts with prefix (exact: only prefix itself). */
+static void known_forget(known_keys *kk, const char *prefix, int exact)
+{
+    size_t n = strlen(prefix);
+    for (size_t i = 0; kk->slot && i <= kk->mask; i++)
+        if (kk->slot[i].key && (exact ? strcmp(kk->slot[i].key, prefix) == 0
+                                      : strncmp(kk->slot[i].key, prefix, n) == 0))
+            kk->slot[i].live = 0;
+}
+
+/* ---- compares and ops ----------------------------------------------------- */
+
+/* *k from the row SQL_CMP or SQL_CMP_NUM found (found = 0: none). */
+static void known_fill(known_key *k, const char *key, sqlite3_stmt *q, int found)
+{
+    *k = (known_key){ key, found, 0, 0, 0, 0 };
+    if (found) {
+        k->create_rev = sqlite3_column_int64(q, 1);
+        k->mod_rev = sqlite3_column_int64(q, 2);
+        k->version = sqlite3_column_int64(q, 3);
+        k->mod_sub = sqlite3_column_int64(q, 4);
+    }
+}
+
+/* Reads cmp's key, records its state in kk, and says whether cmp holds. */
+static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, known_keys *kk, int *holds,
+                        rd_err *err)
 {
     sqlite3_stmt *q;
     int d = 0;
-    rd_code rc = sqlite_conn_prep(c, cmp->target == STORE_CMP_VALUE ? SQL_CMP : SQL_CMP_NUM, &q, err, "k", cmp->key);
+    rd_code rc = sqlite_conn_prep(c, cmp->target == STORE_CMP_VALUE ? SQL_CMP : SQL_CMP_NUM, &q,
+                                  err, "k", cmp->key);
     if (rc)
         return rc;
     int found = sqlite_conn_step(c, q, &rc, err);
     if (cmp->target == STORE_CMP_VALUE && found) {
         d = sqlite_store_compare_bytes(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0),
-                    cmp->value, cmp->value_len);
+                                       cmp->value, cmp->value_len);
     } else if (cmp->target != STORE_CMP_VALUE) {
         int col = cmp->target == STORE_CMP_CREATE_REVISION ? 1
                   : cmp->target == STORE_CMP_MOD_REVISION  ? 2 : 3;
         int64_t have = found ? sqlite3_column_int64(q, col) : 0;
         d = (have > cmp->number) - (have < cmp->number);
     }
+    known_key *k = rc == RD_OK ? known_slot(kk, cmp->key) : NULL;
+    if (k)
+        known_fill(k, cmp->key, q, found);
     sqlite3_reset(q);
     *holds = cmp->op == STORE_CMP_EQUAL ? d == 0
              : cmp->op == STORE_CMP_NOT_EQUAL ? d != 0
@@ -149,58 +234,95 @@ static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, int *holds, rd_err
     return rc;
 }
 
-static rd_code apply_op(sqlite_conn *c, const store_op *op, int64_t rev, int64_t *sub, rd_err *err)
+/* Overwrites op's key, which exists in state *k, at (rev, sub); *k moves on. */
+static rd_code put_over(sqlite_conn *c, const store_op *op, known_key *k, int64_t rev, int64_t sub,
+                        rd_err *err)
 {
-    int64_t create = rev, version = 1;
-    size_t klen = strlen(op->key);
+    rd_code rc = sqlite_conn_exec(c, SQL_LOG_KEEP, err, "kii", op->key, k->mod_rev, k->mod_sub);
+    if (rc == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_KV_SET, err, "kbiiii", op->key, op->value, op->value_len, rev,
+                              op->lease, sub, k->version + 1);
+    if (rc == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "k_iiiii", op->key, k->create_rev, rev,
+                              k->version + 1, op->lease, sub);
+    if (rc == RD_OK) {
+        k->mod_rev = rev;
+        k->mod_sub = sub;
+        k->version++;
+    }
+    return rc;
+}
+
+/* Puts op's key at (rev, sub), created or overwritten; *k (NULL: none)
+ * holds what the txn knows of the key, and is moved on. */
+static rd_code put_key(sqlite_conn *c, const store_op *op, known_key *k, int64_t rev, int64_t sub,
+                       rd_err *err)
+{
+    known_key read;
     sqlite3_stmt *q;
+    if (k && k->live)
+        return put_over(c, op, k, rev, sub, err);
+    rd_code rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbiii", op->key, op->value, op->value_len,
+                                  rev, op->lease, sub);
+    if (rc == RD_OK && sqlite3_changes(c->db) == 0) {   /* it exists: read its state */
+        if ((rc = sqlite_conn_prep(c, SQL_CMP_NUM, &q, err, "k", op->key)))
+            return rc;
+        known_fill(&read, op->key, q, sqlite_conn_step(c, q, &rc, err));
+        sqlite3_reset(q);
+        if (rc == RD_OK && !read.live)
+            rc = rd_fail(err, RD_ECORRUPT, "store %s: key %s is neither new nor there", c->path,
+                         op->key);
+        if (rc == RD_OK && (rc = put_over(c, op, &read, rev, sub, err)) == RD_OK && k)
+            *k = read;
+        return rc;
+    }
+    if (rc == RD_OK)
+        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "k_iiiii", op->key, rev, rev, 1, op->lease, sub);
+    if (rc == RD_OK && k)
+        *k = (known_key){ k->key, 1, rev, rev, sub, 1 };
+    return rc;
+}
+
+static rd_code apply_op(sqlite_conn *c, const store_op *op, known_keys *kk, int64_t rev,
+                        int64_t *sub, rd_err *err)
+{
+    size_t klen = strlen(op->key);
     char *end = NULL;
     rd_code rc;
 
-    if (op->kind == STORE_OP_DELETE)
-        return sqlite_write_delete_keys(c, DEL_RANGE, op->key, klen, op->key, klen + 1, 0, rev, sub, err);
+    if (op->kind == STORE_OP_DELETE) {
+        known_forget(kk, op->key, 1);
+        return sqlite_write_delete_keys(c, DEL_RANGE, op->key, klen, op->key, klen + 1, 0, rev,
+                                        sub, err);
+    }
     if (op->kind == STORE_OP_DELETE_PREFIX) {
+        known_forget(kk, op->key, 0);
         if ((rc = sqlite_store_find_prefix_end(op->key, &end, err)) == RD_OK)
             rc = sqlite_write_delete_keys(c, end ? DEL_RANGE : DEL_FROM, op->key, klen, end,
-                          end ? strlen(end) : 0, 0, rev, sub, err);
+                                          end ? strlen(end) : 0, 0, rev, sub, err);
         free(end);
         return rc;
     }
-    if ((rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbiii", op->key, op->value, op->value_len, rev,
-                               op->lease, *sub)))
-        return rc;
-    if (sqlite3_changes(c->db) == 0) {   /* the key exists: an update */
-        if ((rc = sqlite_conn_exec(c, SQL_LOG_KEEP, err, "k", op->key)) ||
-            (rc = sqlite_conn_prep(c, SQL_KV_SET, &q, err, "kbiii", op->key, op->value,
-                                   op->value_len, rev, op->lease, *sub)))
-            return rc;
-        if (sqlite_conn_step(c, q, &rc, err)) {
-            create = sqlite3_column_int64(q, 0);
-            version = sqlite3_column_int64(q, 1);
-        }
-        while (rc == RD_OK && sqlite_conn_step(c, q, &rc, err))
-            ;
-        sqlite3_reset(q);
-    }
-    if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "k_iiiii", op->key, create, rev, version,
-                              op->lease, *sub);
-    if (rc == RD_OK)
+    known_key *k = known_slot(kk, op->key);
+    if ((rc = put_key(c, op, k && k->key ? k : NULL, rev, *sub, err)) == RD_OK)
         (*sub)++;
     return rc;
 }
 
 rd_code sqlite_write_txn(sqlite_conn *c, const store_cmp *cmps, size_t ncmps,
-                        const store_op *success, size_t nsuccess, const store_op *failure,
-                        size_t nfailure, store_txn_result *res, rd_err *err)
+                         const store_op *success, size_t nsuccess, const store_op *failure,
+                         size_t nfailure, store_txn_result *res, rd_err *err)
 {
     int64_t rev, sub = 0, ttl;
     int ok = 1, found = 1;
-    rd_code rc = sqlite_write_begin(c, &rev, err);
-    if (rc)
+    known_keys kk;
+    rd_code rc = known_init(&kk, ncmps, err);
+    if (rc || (rc = sqlite_write_begin(c, &rev, err))) {
+        free(kk.slot);
         return rc;
+    }
     for (size_t i = 0; i < ncmps && ok && rc == RD_OK; i++)
-        rc = eval_cmp(c, &cmps[i], &ok, err);
+        rc = eval_cmp(c, &cmps[i], &kk, &ok, err);
     const store_op *ops = ok ? success : failure;
     size_t nops = ok ? nsuccess : nfailure;
     /* Every lease is checked before anything is written: a bad one applies nothing. */
@@ -211,7 +333,8 @@ rd_code sqlite_write_txn(sqlite_conn *c, const store_cmp *cmps, size_t ncmps,
             rc = rd_fail(err, RD_EINVAL, "store put %s: lease %lld does not exist", ops[i].key,
                          (long long)ops[i].lease);
     for (size_t i = 0; i < nops && rc == RD_OK; i++)
-        rc = apply_op(c, &ops[i], rev + 1, &sub, err);
+        rc = apply_op(c, &ops[i], &kk, rev + 1, &sub, err);
+    free(kk.slot);
     if (rc == RD_OK)
         rc = sqlite_write_bump_rev(c, &rev, sub, err);
     if ((rc = sqlite_conn_finish_txn(c, rc, err)) == RD_OK) {
