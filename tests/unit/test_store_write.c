@@ -6,7 +6,7 @@
  * revisions, and the events (with their values) that history replays.
  * Putting one key twice, or deleting and putting it, in one txn is allowed
  * on SQLite only (etcd refuses "duplicate key"), so those cases are here
- * and not in the conformance suite. */
+ * and not in the conformance suite.  Also: the connection's own locking. */
 #include "testutil.h"
 
 #include "store_sqlite_int.h"
@@ -287,6 +287,16 @@ static void test_many_compared_keys(void **state)
     store_close(st);
 }
 
+/* The connection takes no lock of its own in every call (a handle is
+ * used by one thread at a time). */
+static void test_connection_unlocked(void **state)
+{
+    (void)state;
+    store_t *st = open_fresh();
+    assert_null(sqlite3_db_mutex(((test_sqlite_store *)st)->c.db));
+    store_close(st);
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
@@ -296,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_compared_key_put_twice),
         cmocka_unit_test(test_compared_key_deleted_then_put),
         cmocka_unit_test(test_many_compared_keys),
+        cmocka_unit_test(test_connection_unlocked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
