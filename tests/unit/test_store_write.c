@@ -187,6 +187,35 @@ static void test_failure_branch_put(void **state)
     assert_string_equal(value_at(st, "/a", r2), "a2");
     assert_string_equal(value_at(st, "/a", r1), "a1");
     assert_string_equal(events(st, r1, r3), "P /a=a2 v2; P /a=a3 v3");
+
+    /* a compare after the one that fails is never read: the failure
+     * branch's put of its key finds the key's state itself */
+    int64_t rb = put(st, "/b", "b1");
+    store_cmp two[] = { mod_is("/a", r1), mod_is("/b", rb) };
+    store_op bput = put_op("/b", "b2");
+    int64_t r5 = txn(st, two, 2, NULL, 0, &bput, 1, 0);
+    assert_string_equal(now_of(st, "/b"), "b2 v2 c5 m6");
+    assert_string_equal(value_at(st, "/b", rb), "b1");
+    assert_string_equal(events(st, rb, r5), "P /b=b2 v2");
+    store_close(st);
+}
+
+/* An empty value is a value: the history row of a guarded rewrite keeps
+ * it (empty, not missing), as the unguarded one does. */
+static void test_empty_value_kept(void **state)
+{
+    (void)state;
+    store_t *st = open_fresh();
+    int64_t r1 = put(st, "/e", "");
+    int64_t r2 = put(st, "/f", "");
+    store_cmp guards[] = { mod_is("/e", r1), mod_is("/f", r2) };
+    store_op ops[] = { put_op("/e", "e2"), put_op("/f", "f2") };
+    int64_t r3 = txn(st, guards, 2, ops, 2, NULL, 0, 1);
+    txn(st, NULL, 0, ops, 2, NULL, 0, 1);
+    assert_string_equal(value_at(st, "/e", r2), "");
+    assert_string_equal(value_at(st, "/f", r2), "");
+    assert_string_equal(value_at(st, "/e", r3), "e2");
+    assert_string_equal(events(st, r1, r3), "P /f= v1; P /e=e2 v2; P /f=f2 v2");
     store_close(st);
 }
 
@@ -303,6 +332,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_guarded_rewrite),
         cmocka_unit_test(test_failure_branch_put),
+        cmocka_unit_test(test_empty_value_kept),
         cmocka_unit_test(test_compared_key_put_twice),
         cmocka_unit_test(test_compared_key_deleted_then_put),
         cmocka_unit_test(test_many_compared_keys),
