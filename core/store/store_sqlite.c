@@ -126,27 +126,6 @@ static rd_code compacted(int64_t rev, int64_t compact, rd_err *err)
                    (long long)rev, (long long)compact);
 }
 
-/* ---- helpers -------------------------------------------------------------- */
-
-int sqlite_store_compare_bytes(const void *a, size_t alen, const void *b, size_t blen)
-{
-    size_t m = alen < blen ? alen : blen;
-    int d = m ? memcmp(a, b, m) : 0;
-    return d ? d : (alen > blen) - (alen < blen);
-}
-
-/* store_prefix_end returns NULL both for "no bound" and for out of memory. */
-rd_code sqlite_store_find_prefix_end(const char *prefix, char **end, rd_err *err)
-{
-    *end = store_prefix_end(prefix);
-    if (*end)
-        return RD_OK;
-    for (const unsigned char *p = (const unsigned char *)prefix; *p; p++)
-        if (*p != 0xff)
-            return sqlite_conn_fail_oom(err);
-    return RD_OK;
-}
-
 /* ---- reads ---------------------------------------------------------------- */
 
 /* Keys in [lo, hi) (hi NULL: no bound) as of at_rev (0: current). */
@@ -260,11 +239,11 @@ static rd_code sqlite_store_range(store_t *st, const char *prefix, const char *a
     const char *lo = prefix;
     size_t lo_len = strlen(prefix);
     /* `after` plus its NUL is the smallest key past `after`. */
-    if (after && sqlite_store_compare_bytes(after, strlen(after) + 1, lo, lo_len) > 0) {
+    if (after && sqlite_conn_compare_bytes(after, strlen(after) + 1, lo, lo_len) > 0) {
         lo = after;
         lo_len = strlen(after) + 1;
     }
-    if ((rc = sqlite_store_find_prefix_end(prefix, &end, err)))
+    if ((rc = sqlite_conn_find_prefix_end(prefix, &end, err)))
         return rc;
     RETRY(c, range_impl(c, lo, lo_len, end, end ? strlen(end) : 0, limit, at_rev, out, err));
     free(end);
@@ -498,7 +477,7 @@ static rd_code sqlite_store_watch_open(store_t *st, const char *prefix, int64_t 
         free(w);
         return sqlite_conn_fail_oom(err);
     }
-    if ((rc = sqlite_store_find_prefix_end(w->prefix, &w->end, err)) == RD_OK &&
+    if ((rc = sqlite_conn_find_prefix_end(w->prefix, &w->end, err)) == RD_OK &&
         (rc = sqlite_conn_open(&w->c, s->c.path, s->c.cache_kib, err)) == RD_OK)
         RETRY(&w->c, watch_start(w, after_rev, err));
     if (rc) {

@@ -5,7 +5,8 @@
  * layout is described in store_sqlite_int.h), the busy handler and the retry
  * rule for lock contention, the prepared-statement cache, parameter binding,
  * stepping, COMMIT/ROLLBACK, reading the meta row it creates, and copying
- * result columns into store_kv.  Also the clocks the backend runs on.  What
+ * result columns into store_kv.  Also the clocks the backend runs on and
+ * two key helpers (BLOB order, the end of a prefix) both other files use.  What
  * the rows mean (revisions, history, leases, watches) is the business of
  * store_sqlite.c and store_sqlite_write.c, not this file's.
  */
@@ -302,6 +303,27 @@ rd_code sqlite_conn_copy_kv(sqlite3_stmt *q, int c0, store_kv *kv, rd_err *err)
     kv->mod_revision = sqlite3_column_int64(q, c0 + 3);
     kv->version = sqlite3_column_int64(q, c0 + 4);
     kv->lease = sqlite3_column_int64(q, c0 + 5);
+    return RD_OK;
+}
+
+/* ---- keys ----------------------------------------------------------------- */
+
+int sqlite_conn_compare_bytes(const void *a, size_t alen, const void *b, size_t blen)
+{
+    size_t m = alen < blen ? alen : blen;
+    int d = m ? memcmp(a, b, m) : 0;
+    return d ? d : (alen > blen) - (alen < blen);
+}
+
+/* store_prefix_end returns NULL both for "no bound" and for out of memory. */
+rd_code sqlite_conn_find_prefix_end(const char *prefix, char **end, rd_err *err)
+{
+    *end = store_prefix_end(prefix);
+    if (*end)
+        return RD_OK;
+    for (const unsigned char *p = (const unsigned char *)prefix; *p; p++)
+        if (*p != 0xff)
+            return sqlite_conn_fail_oom(err);
     return RD_OK;
 }
 

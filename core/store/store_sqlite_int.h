@@ -6,7 +6,9 @@
  *                     compares, puts and their history, deletes, the revision
  * store_sqlite_conn.c one connection: open (pragmas, schema), busy handling
  *                     and retry, cached statements and binding, COMMIT or
- *                     ROLLBACK, column copying, the clocks
+ *                     ROLLBACK, column copying, the clocks, key helpers
+ * (store_sqlite.c calls into both others, store_sqlite_write.c into the
+ * connection only: calls go one way, tests/batch/test_layers.sh checks)
  *
  * Schema (PRAGMA user_version = 3); keys and values are BLOBs so that every
  * comparison and ORDER BY is bytewise:
@@ -119,7 +121,7 @@ int64_t sqlite_conn_wall_ms(void);
 /* Sleeps us microseconds, through signals. */
 void sqlite_conn_sleep_us(long us);
 
-/* ---- shared SQL and helpers (store_sqlite.c) ------------------------------ */
+/* ---- SQL fragments, and key helpers (store_sqlite_conn.c) ------------------ */
 
 #define KV_COLS "key, value, create_rev, mod_rev, version, lease"
 /* Key ranges: [?1, ?2) or, when the prefix has no upper bound, [?1, end). */
@@ -127,11 +129,11 @@ void sqlite_conn_sleep_us(long us);
 #define W_RANGE "key >= ?1 AND key < ?2"
 
 /* memcmp order on byte strings, a shorter prefix first (SQLite's BLOB order). */
-int sqlite_store_compare_bytes(const void *a, size_t alen, const void *b, size_t blen);
+int sqlite_conn_compare_bytes(const void *a, size_t alen, const void *b, size_t blen);
 
 /* *end: the first key past every key starting with prefix, NULL when there
  * is none (prefix all 0xff bytes); RD_ENOMEM when it cannot be made. */
-rd_code sqlite_store_find_prefix_end(const char *prefix, char **end, rd_err *err);
+rd_code sqlite_conn_find_prefix_end(const char *prefix, char **end, rd_err *err);
 
 /* ---- write transactions (store_sqlite_write.c) ---------------------------- */
 

@@ -254,7 +254,7 @@ static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, known_keys *kk, in
         return rc;
     int found = sqlite_conn_step(c, q, &rc, err);
     if (cmp->target == STORE_CMP_VALUE && found) {
-        d = sqlite_store_compare_bytes(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0),
+        d = sqlite_conn_compare_bytes(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0),
                                        cmp->value, cmp->value_len);
     } else if (cmp->target != STORE_CMP_VALUE) {
         int col = cmp->target == STORE_CMP_CREATE_REVISION ? 1
@@ -354,7 +354,7 @@ static rd_code apply_op(sqlite_conn *c, const store_op *op, known_keys *kk, int6
     }
     if (op->kind == STORE_OP_DELETE_PREFIX) {
         known_forget(kk, op->key, 0);
-        if ((rc = sqlite_store_find_prefix_end(op->key, &end, err)) == RD_OK)
+        if ((rc = sqlite_conn_find_prefix_end(op->key, &end, err)) == RD_OK)
             rc = sqlite_write_delete_keys(c, end ? DEL_RANGE : DEL_FROM, op->key, klen, end,
                                           end ? strlen(end) : 0, 0, rev, sub, err);
         free(end);
