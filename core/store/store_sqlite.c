@@ -3,9 +3,10 @@
  * Owns reads (current and at old revisions), leases, polling watches and
  * compaction, the SQL for them, and the store_sqlite_backend table; what a
  * write transaction does inside (compares, puts and their history, deletes,
- * the revision, reaping expired leases) is store_sqlite_write.c's.  Several processes may share one file: every
- * write is a single BEGIN IMMEDIATE transaction, every read that needs a
- * consistent view runs inside one read transaction (a WAL snapshot), and lock
+ * the revision, reaping expired leases) is store_sqlite_write.c's.
+ * Several processes may share one file: every write is a single BEGIN
+ * IMMEDIATE transaction, every read that needs a consistent view runs
+ * inside one read transaction (a WAL snapshot), and lock
  * contention is waited out, never reported as an error unless it lasts for
  * RETRY_MS.  The schema is described in store_sqlite_int.h; opening a
  * connection, creating the schema, busy handling and statement plumbing are
