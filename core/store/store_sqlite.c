@@ -1,10 +1,12 @@
 /* store_sqlite.c - the embedded store backend: etcd v3 semantics on one SQLite file.
  *
- * Owns revisions and history, compares and transactions, leases and their
- * expiry, polling watches and compaction, the SQL for all of them, and the
- * store_sqlite_backend table.  Several processes may share one file: every
- * write is a single BEGIN IMMEDIATE transaction, every read that needs a
- * consistent view runs inside one read transaction (a WAL snapshot), and lock
+ * Owns reads (current and at old revisions), leases, polling watches and
+ * compaction, the SQL for them, and the store_sqlite_backend table; what a
+ * write transaction does inside (compares, puts and their history, deletes,
+ * the revision, reaping expired leases) is store_sqlite_write.c's.
+ * Several processes may share one file: every write is a single BEGIN
+ * IMMEDIATE transaction, every read that needs a consistent view runs
+ * inside one read transaction (a WAL snapshot), and lock
  * contention is waited out, never reported as an error unless it lasts for
  * RETRY_MS.  The schema is described in store_sqlite_int.h; opening a
  * connection, creating the schema, busy handling and statement plumbing are
@@ -43,37 +45,12 @@ typedef struct {
 /* ---- SQL ------------------------------------------------------------------ */
 
 static const char SQL_BEGIN[] = "BEGIN";
-static const char SQL_BEGIN_W[] = "BEGIN IMMEDIATE";
-static const char SQL_META[] = "SELECT rev, compact_rev FROM meta WHERE id = 1";
-static const char SQL_SET_REV[] = "UPDATE meta SET rev = ?1 WHERE id = 1";
 static const char SQL_SET_COMPACT[] = "UPDATE meta SET compact_rev = ?1 WHERE id = 1";
-static const char SQL_EXPIRED_ANY[] = "SELECT 1 FROM lease WHERE expires_at <= ?1 LIMIT 1";
-static const char SQL_DROP_EXPIRED[] = "DELETE FROM lease WHERE expires_at <= ?1";
 static const char SQL_LEASE_TTL[] = "SELECT ttl FROM lease WHERE id = ?1";
 static const char SQL_LEASE_EXPIRES[] = "SELECT expires_at FROM lease WHERE id = ?1";
 static const char SQL_LEASE_ADD[] = "INSERT INTO lease (id, ttl, expires_at) VALUES (?1, ?2, ?3)";
 static const char SQL_LEASE_RENEW[] = "UPDATE lease SET expires_at = ?2 WHERE id = ?1";
 static const char SQL_LEASE_DROP[] = "DELETE FROM lease WHERE id = ?1";
-
-#define KV_COLS "key, value, create_rev, mod_rev, version, lease"
-static const char SQL_CMP[] = "SELECT value, create_rev, mod_rev, version FROM kv WHERE key = ?1";
-/* A revision or version compare (every guarded read) leaves the value unread. */
-static const char SQL_CMP_NUM[] = "SELECT NULL, create_rev, mod_rev, version FROM kv WHERE key = ?1";
-/* A put: insert when new (one statement, the common case for a ledger),
- * else hand the old value to its history row (found by kv's pointer to it,
- * mod_rev and mod_sub) and update in place. */
-static const char SQL_KV_NEW[] =
-    "INSERT INTO kv (" KV_COLS ", mod_sub) VALUES (?1, ?2, ?3, ?3, 1, ?4, ?5) ON CONFLICT (key) DO NOTHING";
-static const char SQL_LOG_KEEP[] =
-    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE key = ?1)"
-    " WHERE rev = (SELECT mod_rev FROM kv WHERE key = ?1) AND sub = (SELECT mod_sub FROM kv WHERE key = ?1)"
-    " AND value IS NULL AND type = 0";
-static const char SQL_KV_SET[] =
-    "UPDATE kv SET value = ?2, mod_rev = ?3, version = version + 1, lease = ?4, mod_sub = ?5 WHERE key = ?1"
-    " RETURNING create_rev, version";
-static const char SQL_LOG_PUT[] =
-    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"
-    " VALUES (?4, ?7, ?1, 0, NULL, ?3, ?5, ?6)";
 
 /* One read of one key at the current revision, in one statement (so one
  * snapshot): the revision, whether a lease has expired (then the slow path
@@ -81,10 +58,6 @@ static const char SQL_LOG_PUT[] =
 static const char SQL_GET[] =
     "SELECT m.rev, EXISTS (SELECT 1 FROM lease WHERE expires_at <= ?2), " KV_COLS
     " FROM meta AS m LEFT JOIN kv ON kv.key = ?1 WHERE m.id = 1";
-
-/* Key ranges: [?1, ?2) or, when the prefix has no upper bound, [?1, end). */
-#define W_FROM "key >= ?1"
-#define W_RANGE "key >= ?1 AND key < ?2"
 
 static const char *const SQL_RANGE_NOW[2] = {
     "SELECT " KV_COLS " FROM kv WHERE " W_FROM " ORDER BY key LIMIT ?3",
@@ -118,28 +91,6 @@ static const char *const SQL_RANGE_OLD[2] = { RANGE_OLD(W_FROM), RANGE_OLD(W_RAN
     " WHERE rev > ?4 AND " w " ORDER BY rev, sub"
 static const char *const SQL_WATCH[2] = { WATCH(W_FROM), WATCH(W_RANGE) };
 
-/* Deleting keys: log a DELETE event per key at ?4 (subs from ?5), then drop them. */
-enum { DEL_FROM, DEL_RANGE, DEL_EXPIRED, DEL_LEASE };
-#define W_EXPIRED "lease != 0 AND lease IN (SELECT id FROM lease WHERE expires_at <= ?3)"
-#define W_LEASE "lease != 0 AND lease = ?3"
-#define DEL_KEEP(w)                                                                  \
-    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE kv.key = kv_log.key)"        \
-    " WHERE value IS NULL AND type = 0 AND (rev, sub) IN (SELECT mod_rev, mod_sub FROM kv WHERE " w ")"
-static const char *const SQL_DEL_KEEP[4] = {
-    DEL_KEEP(W_FROM), DEL_KEEP(W_RANGE), DEL_KEEP(W_EXPIRED), DEL_KEEP(W_LEASE),
-};
-#define DEL_LOG(w)                                                                   \
-    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"     \
-    " SELECT ?4, ?5 + row_number() OVER (ORDER BY key) - 1, key, 1, NULL, 0, 0, 0" \
-    " FROM kv WHERE " w
-static const char *const SQL_DEL_LOG[4] = {
-    DEL_LOG(W_FROM), DEL_LOG(W_RANGE), DEL_LOG(W_EXPIRED), DEL_LOG(W_LEASE),
-};
-static const char *const SQL_DEL_KV[4] = {
-    "DELETE FROM kv WHERE " W_FROM, "DELETE FROM kv WHERE " W_RANGE,
-    "DELETE FROM kv WHERE " W_EXPIRED, "DELETE FROM kv WHERE " W_LEASE,
-};
-
 /* History below ?1 goes, except each key's newest row at or below ?1 when it
  * is a PUT: that row is the key's state as of ?1, so reads at ?1 still work.
  * A key's newest row of all is never superseded, so only superseded rows
@@ -148,115 +99,24 @@ static const char SQL_COMPACT[] =
     "DELETE FROM kv_log WHERE rev < ?1 AND " OLD("kv_log") " AND (type = 1 OR "
     NEWER_OLD("kv_log", "?1") " OR " CURRENT_BY("kv_log", "?1") ")";
 
-/* ---- helpers -------------------------------------------------------------- */
-
-static int blobcmp(const void *a, size_t alen, const void *b, size_t blen)
-{
-    size_t m = alen < blen ? alen : blen;
-    int d = m ? memcmp(a, b, m) : 0;
-    return d ? d : (alen > blen) - (alen < blen);
-}
-
-/* store_prefix_end returns NULL both for "no bound" and for out of memory. */
-static rd_code prefix_end(const char *prefix, char **end, rd_err *err)
-{
-    *end = store_prefix_end(prefix);
-    if (*end)
-        return RD_OK;
-    for (const unsigned char *p = (const unsigned char *)prefix; *p; p++)
-        if (*p != 0xff)
-            return sqlite_conn_fail_oom(err);
-    return RD_OK;
-}
-
-/* ---- transactions --------------------------------------------------------- */
-
-static rd_code meta_read(sqlite_conn *c, int64_t *rev, int64_t *compact, rd_err *err)
-{
-    sqlite3_stmt *q;
-    rd_code rc = sqlite_conn_prep(c, SQL_META, &q, err, "");
-    if (rc)
-        return rc;
-    if (sqlite_conn_step(c, q, &rc, err)) {
-        *rev = sqlite3_column_int64(q, 0);
-        *compact = sqlite3_column_int64(q, 1);
-    } else if (rc == RD_OK) {
-        rc = rd_fail(err, RD_ECORRUPT, "store %s: the meta row is missing", c->path);
-    }
-    sqlite3_reset(q);
-    return rc;
-}
-
-/* Moves the store to *rev + 1 when the transaction logged any row there. */
-static rd_code bump(sqlite_conn *c, int64_t *rev, int64_t sub, rd_err *err)
-{
-    rd_code rc = sub > 0 ? sqlite_conn_exec(c, SQL_SET_REV, err, "i", *rev + 1) : RD_OK;
-    if (rc == RD_OK && sub > 0)
-        (*rev)++;
-    return rc;
-}
-
-/* Deletes the keys picked by `which` at revision rev, logging one DELETE event
- * each; *sub counts the rows logged at rev so far. */
-static rd_code del_keys(sqlite_conn *c, int which, const char *lo, size_t lo_len, const char *hi,
-                        size_t hi_len, int64_t arg, int64_t rev, int64_t *sub, rd_err *err)
-{
-    rd_code rc = sqlite_conn_exec(c, SQL_DEL_KEEP[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
-    if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_DEL_LOG[which], err, "bbiii", lo, lo_len, hi, hi_len, arg, rev,
-                              *sub);
-    if (rc == RD_OK) {
-        *sub += sqlite3_changes(c->db);
-        rc = sqlite_conn_exec(c, SQL_DEL_KV[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
-    }
-    return rc;
-}
-
-/* Deletes the keys of every expired lease at one new revision and drops the
- * leases.  Runs inside a write transaction. */
-static rd_code reap(sqlite_conn *c, int64_t *rev, rd_err *err)
-{
-    int64_t now = sqlite_conn_wall_ms(), one = 0, sub = 0;
-    int found = 0;
-    rd_code rc = sqlite_conn_query_int(c, SQL_EXPIRED_ANY, &one, &found, err, "i", now);
-    if (rc || !found)
-        return rc;
-    rc = del_keys(c, DEL_EXPIRED, NULL, 0, NULL, 0, now, *rev + 1, &sub, err);
-    if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_DROP_EXPIRED, err, "i", now);
-    return rc ? rc : bump(c, rev, sub, err);
-}
-
-/* Opens a write transaction with expired leases already reaped. */
-static rd_code begin_write(sqlite_conn *c, int64_t *rev, rd_err *err)
-{
-    int64_t compact;
-    rd_code rc = sqlite_conn_exec(c, SQL_BEGIN_W, err, "");
-    if (rc)
-        return rc;
-    if ((rc = meta_read(c, rev, &compact, err)) == RD_OK)
-        rc = reap(c, rev, err);
-    return rc ? sqlite_conn_finish_txn(c, rc, err) : RD_OK;
-}
+/* ---- read transactions ---------------------------------------------------- */
 
 /* Opens a read transaction on a snapshot in which no lease has expired, so a
  * read never returns a key that should already be gone. */
 static rd_code begin_read(sqlite_conn *c, int64_t *rev, int64_t *compact, rd_err *err)
 {
     for (;;) {
-        int64_t one = 0;
         int found = 0;
         rd_code rc = sqlite_conn_exec(c, SQL_BEGIN, err, "");
         if (rc)
             return rc;
-        rc = sqlite_conn_query_int(c, SQL_EXPIRED_ANY, &one, &found, err, "i",
-                                   sqlite_conn_wall_ms());
+        rc = sqlite_write_find_expired(c, &found, err);
         if (rc == RD_OK && !found)
-            rc = meta_read(c, rev, compact, err);
+            rc = sqlite_conn_read_meta(c, rev, compact, err);
         if (rc || !found)
             return rc ? sqlite_conn_finish_txn(c, rc, err) : RD_OK;
         sqlite_conn_finish_txn(c, RD_ECONFLICT, err);   /* just the rollback */
-        if ((rc = begin_write(c, rev, err)) || (rc = sqlite_conn_finish_txn(c, RD_OK, err)))
+        if ((rc = sqlite_write_begin(c, rev, err)) || (rc = sqlite_conn_finish_txn(c, RD_OK, err)))
             return rc;
     }
 }
@@ -380,11 +240,11 @@ static rd_code sqlite_store_range(store_t *st, const char *prefix, const char *a
     const char *lo = prefix;
     size_t lo_len = strlen(prefix);
     /* `after` plus its NUL is the smallest key past `after`. */
-    if (after && blobcmp(after, strlen(after) + 1, lo, lo_len) > 0) {
+    if (after && sqlite_conn_compare_bytes(after, strlen(after) + 1, lo, lo_len) > 0) {
         lo = after;
         lo_len = strlen(after) + 1;
     }
-    if ((rc = prefix_end(prefix, &end, err)))
+    if ((rc = sqlite_conn_find_prefix_end(prefix, &end, err)))
         return rc;
     RETRY(c, range_impl(c, lo, lo_len, end, end ? strlen(end) : 0, limit, at_rev, out, err));
     free(end);
@@ -392,105 +252,6 @@ static rd_code sqlite_store_range(store_t *st, const char *prefix, const char *a
 }
 
 /* ---- transactions --------------------------------------------------------- */
-
-static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, int *holds, rd_err *err)
-{
-    sqlite3_stmt *q;
-    int d = 0;
-    rd_code rc = sqlite_conn_prep(c, cmp->target == STORE_CMP_VALUE ? SQL_CMP : SQL_CMP_NUM, &q, err, "k", cmp->key);
-    if (rc)
-        return rc;
-    int found = sqlite_conn_step(c, q, &rc, err);
-    if (cmp->target == STORE_CMP_VALUE && found) {
-        d = blobcmp(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0),
-                    cmp->value, cmp->value_len);
-    } else if (cmp->target != STORE_CMP_VALUE) {
-        int col = cmp->target == STORE_CMP_CREATE_REVISION ? 1
-                  : cmp->target == STORE_CMP_MOD_REVISION  ? 2 : 3;
-        int64_t have = found ? sqlite3_column_int64(q, col) : 0;
-        d = (have > cmp->number) - (have < cmp->number);
-    }
-    sqlite3_reset(q);
-    *holds = cmp->op == STORE_CMP_EQUAL ? d == 0
-             : cmp->op == STORE_CMP_NOT_EQUAL ? d != 0
-             : cmp->op == STORE_CMP_LESS ? d < 0 : d > 0;
-    /* etcd: a value compare against a missing key is false, whatever the op. */
-    if (cmp->target == STORE_CMP_VALUE && !found)
-        *holds = 0;
-    return rc;
-}
-
-static rd_code apply_op(sqlite_conn *c, const store_op *op, int64_t rev, int64_t *sub, rd_err *err)
-{
-    int64_t create = rev, version = 1;
-    size_t klen = strlen(op->key);
-    sqlite3_stmt *q;
-    char *end = NULL;
-    rd_code rc;
-
-    if (op->kind == STORE_OP_DELETE)
-        return del_keys(c, DEL_RANGE, op->key, klen, op->key, klen + 1, 0, rev, sub, err);
-    if (op->kind == STORE_OP_DELETE_PREFIX) {
-        if ((rc = prefix_end(op->key, &end, err)) == RD_OK)
-            rc = del_keys(c, end ? DEL_RANGE : DEL_FROM, op->key, klen, end,
-                          end ? strlen(end) : 0, 0, rev, sub, err);
-        free(end);
-        return rc;
-    }
-    if ((rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbiii", op->key, op->value, op->value_len, rev,
-                               op->lease, *sub)))
-        return rc;
-    if (sqlite3_changes(c->db) == 0) {   /* the key exists: an update */
-        if ((rc = sqlite_conn_exec(c, SQL_LOG_KEEP, err, "k", op->key)) ||
-            (rc = sqlite_conn_prep(c, SQL_KV_SET, &q, err, "kbiii", op->key, op->value,
-                                   op->value_len, rev, op->lease, *sub)))
-            return rc;
-        if (sqlite_conn_step(c, q, &rc, err)) {
-            create = sqlite3_column_int64(q, 0);
-            version = sqlite3_column_int64(q, 1);
-        }
-        while (rc == RD_OK && sqlite_conn_step(c, q, &rc, err))
-            ;
-        sqlite3_reset(q);
-    }
-    if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "k_iiiii", op->key, create, rev, version,
-                              op->lease, *sub);
-    if (rc == RD_OK)
-        (*sub)++;
-    return rc;
-}
-
-static rd_code txn_impl(sqlite_conn *c, const store_cmp *cmps, size_t ncmps,
-                        const store_op *success, size_t nsuccess, const store_op *failure,
-                        size_t nfailure, store_txn_result *res, rd_err *err)
-{
-    int64_t rev, sub = 0, ttl;
-    int ok = 1, found = 1;
-    rd_code rc = begin_write(c, &rev, err);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < ncmps && ok && rc == RD_OK; i++)
-        rc = eval_cmp(c, &cmps[i], &ok, err);
-    const store_op *ops = ok ? success : failure;
-    size_t nops = ok ? nsuccess : nfailure;
-    /* Every lease is checked before anything is written: a bad one applies nothing. */
-    for (size_t i = 0; i < nops && rc == RD_OK; i++)
-        if (ops[i].kind == STORE_OP_PUT && ops[i].lease != 0 &&
-            (rc = sqlite_conn_query_int(c, SQL_LEASE_TTL, &ttl, &found, err, "i",
-                                        ops[i].lease)) == RD_OK && !found)
-            rc = rd_fail(err, RD_EINVAL, "store put %s: lease %lld does not exist", ops[i].key,
-                         (long long)ops[i].lease);
-    for (size_t i = 0; i < nops && rc == RD_OK; i++)
-        rc = apply_op(c, &ops[i], rev + 1, &sub, err);
-    if (rc == RD_OK)
-        rc = bump(c, &rev, sub, err);
-    if ((rc = sqlite_conn_finish_txn(c, rc, err)) == RD_OK) {
-        res->succeeded = ok;
-        res->revision = rev;
-    }
-    return rc;
-}
 
 static rd_code sqlite_store_txn(store_t *st, const store_cmp *cmps, size_t ncmps,
                                 const store_op *success, size_t nsuccess,
@@ -513,7 +274,7 @@ static rd_code sqlite_store_txn(store_t *st, const store_cmp *cmps, size_t ncmps
             (o->kind == STORE_OP_PUT && ((!o->value && o->value_len) || o->lease < 0)))
             return rd_fail(err, RD_EINVAL, "store txn: op %zu is malformed (empty key?)", i);
     }
-    RETRY(c, txn_impl(c, cmps, ncmps, success, nsuccess, failure, nfailure, res, err));
+    RETRY(c, sqlite_write_txn(c, cmps, ncmps, success, nsuccess, failure, nfailure, res, err));
     return rc;
 }
 
@@ -534,7 +295,7 @@ static rd_code grant_impl(sqlite_conn *c, int64_t ttl, int64_t *id, rd_err *err)
 {
     int64_t rev, seen, cand = 0;
     int found = 1;
-    rd_code rc = begin_write(c, &rev, err);
+    rd_code rc = sqlite_write_begin(c, &rev, err);
     if (rc)
         return rc;
     while (rc == RD_OK && found)
@@ -563,7 +324,7 @@ static rd_code lease_impl(sqlite_conn *c, int64_t id, int revoke, int64_t *ttl, 
 {
     int64_t rev, sub = 0;
     int found = 0;
-    rd_code rc = begin_write(c, &rev, err);
+    rd_code rc = sqlite_write_begin(c, &rev, err);
     if (rc)
         return rc;
     rc = sqlite_conn_query_int(c, SQL_LEASE_TTL, ttl, &found, err, "i", id);
@@ -574,11 +335,11 @@ static rd_code lease_impl(sqlite_conn *c, int64_t id, int revoke, int64_t *ttl, 
         rc = sqlite_conn_exec(c, SQL_LEASE_RENEW, err, "ii", id,
                               sqlite_conn_wall_ms() + *ttl * 1000);
     if (rc == RD_OK && revoke) {
-        rc = del_keys(c, DEL_LEASE, NULL, 0, NULL, 0, id, rev + 1, &sub, err);
+        rc = sqlite_write_delete_keys(c, DEL_LEASE, NULL, 0, NULL, 0, id, rev + 1, &sub, err);
         if (rc == RD_OK)
             rc = sqlite_conn_exec(c, SQL_LEASE_DROP, err, "i", id);
         if (rc == RD_OK)
-            rc = bump(c, &rev, sub, err);
+            rc = sqlite_write_bump_rev(c, &rev, sub, err);
     }
     return sqlite_conn_finish_txn(c, rc, err);
 }
@@ -717,7 +478,7 @@ static rd_code sqlite_store_watch_open(store_t *st, const char *prefix, int64_t 
         free(w);
         return sqlite_conn_fail_oom(err);
     }
-    if ((rc = prefix_end(w->prefix, &w->end, err)) == RD_OK &&
+    if ((rc = sqlite_conn_find_prefix_end(w->prefix, &w->end, err)) == RD_OK &&
         (rc = sqlite_conn_open(&w->c, s->c.path, s->c.cache_kib, err)) == RD_OK)
         RETRY(&w->c, watch_start(w, after_rev, err));
     if (rc) {
@@ -745,8 +506,8 @@ static rd_code sqlite_store_revision(store_t *st, int64_t *revision, rd_err *err
 static rd_code compact_impl(sqlite_conn *c, int64_t at, rd_err *err)
 {
     int64_t rev, compact;
-    rd_code rc = begin_write(c, &rev, err);
-    if (rc || (rc = meta_read(c, &rev, &compact, err)))
+    rd_code rc = sqlite_write_begin(c, &rev, err);
+    if (rc || (rc = sqlite_conn_read_meta(c, &rev, &compact, err)))
         return rc ? sqlite_conn_finish_txn(c, rc, err) : rc;
     if (at > rev)
         rc = rd_fail(err, RD_EINVAL, "cannot compact to revision %lld: the current revision is %lld",

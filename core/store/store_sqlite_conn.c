@@ -4,9 +4,11 @@
  * NORMAL), creating or checking the schema (the table text lives here; its
  * layout is described in store_sqlite_int.h), the busy handler and the retry
  * rule for lock contention, the prepared-statement cache, parameter binding,
- * stepping, COMMIT/ROLLBACK, and copying result columns into store_kv.  Also
- * the clocks the backend runs on.  What the rows mean (revisions, history,
- * leases, watches) is store_sqlite.c's business, not this file's.
+ * stepping, COMMIT/ROLLBACK, reading the meta row it creates, and copying
+ * result columns into store_kv.  Also the clocks the backend runs on and
+ * two key helpers (BLOB order, the end of a prefix) both other files use.  What
+ * the rows mean (revisions, history, leases, watches) is the business of
+ * store_sqlite.c and store_sqlite_write.c, not this file's.
  */
 #include "store_sqlite_int.h"
 
@@ -64,6 +66,7 @@ static const char SQL_UPGRADE_2[] =
     "PRAGMA user_version = 3;";
 
 static const char SQL_COMMIT[] = "COMMIT";
+static const char SQL_META[] = "SELECT rev, compact_rev FROM meta WHERE id = 1";
 
 /* ---- time ----------------------------------------------------------------- */
 
@@ -256,6 +259,22 @@ rd_code sqlite_conn_finish_txn(sqlite_conn *c, rd_code rc, rd_err *err)
     return rc;
 }
 
+rd_code sqlite_conn_read_meta(sqlite_conn *c, int64_t *rev, int64_t *compact, rd_err *err)
+{
+    sqlite3_stmt *q;
+    rd_code rc = sqlite_conn_prep(c, SQL_META, &q, err, "");
+    if (rc)
+        return rc;
+    if (sqlite_conn_step(c, q, &rc, err)) {
+        *rev = sqlite3_column_int64(q, 0);
+        *compact = sqlite3_column_int64(q, 1);
+    } else if (rc == RD_OK) {
+        rc = rd_fail(err, RD_ECORRUPT, "store %s: the meta row is missing", c->path);
+    }
+    sqlite3_reset(q);
+    return rc;
+}
+
 static char *col_dup(sqlite3_stmt *q, int col, size_t *len)
 {
     size_t n = (size_t)sqlite3_column_bytes(q, col);
@@ -284,6 +303,27 @@ rd_code sqlite_conn_copy_kv(sqlite3_stmt *q, int c0, store_kv *kv, rd_err *err)
     kv->mod_revision = sqlite3_column_int64(q, c0 + 3);
     kv->version = sqlite3_column_int64(q, c0 + 4);
     kv->lease = sqlite3_column_int64(q, c0 + 5);
+    return RD_OK;
+}
+
+/* ---- keys ----------------------------------------------------------------- */
+
+int sqlite_conn_compare_bytes(const void *a, size_t alen, const void *b, size_t blen)
+{
+    size_t m = alen < blen ? alen : blen;
+    int d = m ? memcmp(a, b, m) : 0;
+    return d ? d : (alen > blen) - (alen < blen);
+}
+
+/* store_prefix_end returns NULL both for "no bound" and for out of memory. */
+rd_code sqlite_conn_find_prefix_end(const char *prefix, char **end, rd_err *err)
+{
+    *end = store_prefix_end(prefix);
+    if (*end)
+        return RD_OK;
+    for (const unsigned char *p = (const unsigned char *)prefix; *p; p++)
+        if (*p != 0xff)
+            return sqlite_conn_fail_oom(err);
     return RD_OK;
 }
 
@@ -340,7 +380,12 @@ rd_code sqlite_conn_open(sqlite_conn *c, const char *path, int cache_kib, rd_err
     c->cache_kib = cache_kib > 0 ? cache_kib : 0;
     if (!(c->path = strdup(path)))
         return sqlite_conn_fail_oom(err);
-    int r = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    /* No mutex of its own: a store handle (its statement cache, its busy
+     * state) is used by one thread at a time anyway (the core is not
+     * thread-safe, docs/architecture.md), and taking and releasing the
+     * lock in every call costs about 5% of a put's instructions. */
+    int r = sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                            NULL);
     rd_code rc = r == SQLITE_NOMEM ? RD_ENOMEM : RD_ESTORE;
     if (r != SQLITE_OK) {
         rd_fail(err, rc, "store %s: cannot open: %s", path,

@@ -1,10 +1,14 @@
 /* store_sqlite_int.h - internals shared by the SQLite backend's files (not an API).
  *
- * store_sqlite.c      the backend table: reads, txns, leases and their expiry,
- *                     watches, revision and compaction, and their SQL
+ * store_sqlite.c      the backend table: reads, leases, watches, revision
+ *                     and compaction, and their SQL
+ * store_sqlite_write.c inside a write transaction: reaping expired leases,
+ *                     compares, puts and their history, deletes, the revision
  * store_sqlite_conn.c one connection: open (pragmas, schema), busy handling
  *                     and retry, cached statements and binding, COMMIT or
- *                     ROLLBACK, column copying, the clocks
+ *                     ROLLBACK, column copying, the clocks, key helpers
+ * (store_sqlite.c calls into both others, store_sqlite_write.c into the
+ * connection only: calls go one way, tests/batch/test_layers.sh checks)
  *
  * Schema (PRAGMA user_version = 3); keys and values are BLOBs so that every
  * comparison and ORDER BY is bytewise:
@@ -42,7 +46,7 @@
  * with these too. */
 #define RD_SQLITE_PRAGMAS "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -131072; PRAGMA wal_autocheckpoint = 10000;"
 
-enum { RD_SQLITE_NCACHE = 40 };   /* prepared statements one connection keeps */
+enum { RD_SQLITE_NCACHE = 48 };   /* prepared statements one connection keeps */
 
 typedef struct {
     sqlite3 *db;
@@ -105,6 +109,9 @@ rd_code sqlite_conn_finish_txn(sqlite_conn *c, rd_code rc, rd_err *err);
 /* Columns c0..c0+5: key, value, create_rev, mod_rev, version, lease. */
 rd_code sqlite_conn_copy_kv(sqlite3_stmt *q, int c0, store_kv *kv, rd_err *err);
 
+/* The meta row: the current revision and the oldest readable one. */
+rd_code sqlite_conn_read_meta(sqlite_conn *c, int64_t *rev, int64_t *compact, rd_err *err);
+
 /* Milliseconds on the monotonic clock. */
 int64_t sqlite_conn_mono_ms(void);
 
@@ -113,5 +120,49 @@ int64_t sqlite_conn_wall_ms(void);
 
 /* Sleeps us microseconds, through signals. */
 void sqlite_conn_sleep_us(long us);
+
+/* ---- SQL fragments, and key helpers (store_sqlite_conn.c) ------------------ */
+
+#define KV_COLS "key, value, create_rev, mod_rev, version, lease"
+/* Key ranges: [?1, ?2) or, when the prefix has no upper bound, [?1, end). */
+#define W_FROM "key >= ?1"
+#define W_RANGE "key >= ?1 AND key < ?2"
+
+/* memcmp order on byte strings, a shorter prefix first (SQLite's BLOB order). */
+int sqlite_conn_compare_bytes(const void *a, size_t alen, const void *b, size_t blen);
+
+/* *end: the first key past every key starting with prefix, NULL when there
+ * is none (prefix all 0xff bytes); RD_ENOMEM when it cannot be made. */
+rd_code sqlite_conn_find_prefix_end(const char *prefix, char **end, rd_err *err);
+
+/* ---- write transactions (store_sqlite_write.c) ---------------------------- */
+
+/* Which keys sqlite_write_delete_keys deletes: [lo, end), [lo, hi), those
+ * of leases expired at arg (wall ms), those of lease arg. */
+enum { DEL_FROM, DEL_RANGE, DEL_EXPIRED, DEL_LEASE };
+
+/* BEGIN IMMEDIATE, then *rev (the current revision) and every expired
+ * lease reaped (its keys deleted at a revision of their own).  On failure
+ * nothing is left open. */
+rd_code sqlite_write_begin(sqlite_conn *c, int64_t *rev, rd_err *err);
+
+/* *found = 1 when some lease has expired by the wall clock (its keys are
+ * still there until a write transaction reaps them). */
+rd_code sqlite_write_find_expired(sqlite_conn *c, int *found, rd_err *err);
+
+/* Deletes the keys `which` picks (lo, hi, arg as DEL_* says) at revision
+ * rev, one DELETE event each; *sub counts the rows logged at rev so far. */
+rd_code sqlite_write_delete_keys(sqlite_conn *c, int which, const char *lo, size_t lo_len,
+                                 const char *hi, size_t hi_len, int64_t arg, int64_t rev,
+                                 int64_t *sub, rd_err *err);
+
+/* Moves the store to *rev + 1 when sub > 0 rows were logged there. */
+rd_code sqlite_write_bump_rev(sqlite_conn *c, int64_t *rev, int64_t sub, rd_err *err);
+
+/* One whole txn (store_txn's contract, arguments already validated): a
+ * write transaction, committed or rolled back. */
+rd_code sqlite_write_txn(sqlite_conn *c, const store_cmp *cmps, size_t ncmps,
+                         const store_op *success, size_t nsuccess, const store_op *failure,
+                         size_t nfailure, store_txn_result *res, rd_err *err);
 
 #endif
