@@ -53,8 +53,7 @@ static const char *skip_string(const char *p, const char *end, int *plain)
     return NULL;
 }
 
-/* Bytes that end a scalar; a NUL too, which is never part of one. */
-static const unsigned char scalar_end[256] = {
+const unsigned char docpick_scalar_end[256] = {
     [0] = 1, [','] = 1, [':'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['"'] = 1,
     [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
 };
@@ -84,7 +83,7 @@ static const char *skip_value(const char *p, const char *end)
             p++;
         } else {
             const char *s = p;
-            while (p < end && !scalar_end[(unsigned char)*p])
+            while (p < end && !docpick_scalar_end[(unsigned char)*p])
                 p++;
             if (p == s)
                 return NULL;

@@ -13,6 +13,7 @@
 
 #include "billing_usage.h"
 #include "doc.h"
+#include "docpick.h"
 #include "fleet.h"
 #include "grow.h"
 #include "keyspace.h"
@@ -48,12 +49,6 @@ static const char *skip_string(const char *p, const char *end)
         from = q + 1;
     }
 }
-
-/* Bytes that end a number or a literal (a NUL too: it is never part of one). */
-static const unsigned char literal_end[256] = {
-    [0] = 1, [','] = 1, [':'] = 1, [']'] = 1, ['}'] = 1, [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
-    ['"'] = 1, ['{'] = 1, ['['] = 1,
-};
 
 /* Past the one value starting at p, or NULL when the text is cut short or
  * is not a value. */
@@ -92,7 +87,7 @@ static const char *skip_value(const char *p, const char *end)
             break;
         default: {
             const char *from = p;
-            while (p < end && !literal_end[(unsigned char)*p])
+            while (p < end && !docpick_scalar_end[(unsigned char)*p])
                 p++;
             if (p == from)
                 return NULL;   /* a NUL byte */
