@@ -64,40 +64,20 @@ static const char *const SQL_RANGE_NOW[2] = {
     "SELECT " KV_COLS " FROM kv WHERE " W_RANGE " ORDER BY key LIMIT ?3",
 };
 
-/* A history row whose value is NULL is its key's newest: the value is kv's. */
-#define LOG_VALUE(t) "CASE WHEN " t ".value IS NULL AND " t ".type = 0 THEN (SELECT value FROM kv" \
-    " WHERE kv.key = " t ".key) ELSE " t ".value END"
-
-/* The state at ?4: a key whose current row is no newer than ?4 has that row;
- * any other key has, if a PUT, its newest superseded row at or below ?4.
- * Superseded rows (and DELETE events) are the ones kv_log_old_by_key holds;
- * OLD(t) is that index's condition, which a query must repeat to use it. */
-#define OLD(t) "(" t ".value IS NOT NULL OR " t ".type = 1)"
-#define NEWER_OLD(t, upto)                                                             \
-    "EXISTS (SELECT 1 FROM kv_log AS m INDEXED BY kv_log_old_by_key WHERE m.key = " t ".key" \
-    " AND m.rev <= " upto " AND " OLD("m") " AND (m.rev > " t ".rev OR"                     \
-    " (m.rev = " t ".rev AND m.sub > " t ".sub)))"
-#define CURRENT_BY(t, upto) "EXISTS (SELECT 1 FROM kv WHERE kv.key = " t ".key AND kv.mod_rev <= " upto ")"
-#define RANGE_OLD(w)                                                                   \
-    "SELECT " KV_COLS " FROM kv WHERE " w " AND mod_rev <= ?4 UNION ALL"                \
-    " SELECT key, value, create_rev, rev, version, lease FROM kv_log AS l"             \
-    " INDEXED BY kv_log_old_by_key WHERE " w " AND rev <= ?4 AND " OLD("l")             \
-    " AND type = 0 AND NOT " NEWER_OLD("l", "?4") " AND NOT " CURRENT_BY("l", "?4")     \
-    " ORDER BY 1 LIMIT ?3"
-static const char *const SQL_RANGE_OLD[2] = { RANGE_OLD(W_FROM), RANGE_OLD(W_RANGE) };
-
 #define WATCH(w)                                                               \
-    "SELECT type, key, " LOG_VALUE("l") ", create_rev, rev, version, lease FROM kv_log AS l" \
-    " WHERE rev > ?4 AND " w " ORDER BY rev, sub"
+    "SELECT type, key, value, create_rev, rev, version, lease FROM kv_log WHERE rev > ?4 AND " w " ORDER BY rev, sub"
 static const char *const SQL_WATCH[2] = { WATCH(W_FROM), WATCH(W_RANGE) };
 
 /* History below ?1 goes, except each key's newest row at or below ?1 when it
  * is a PUT: that row is the key's state as of ?1, so reads at ?1 still work.
- * A key's newest row of all is never superseded, so only superseded rows
- * and DELETE events are candidates. */
-static const char SQL_COMPACT[] =
-    "DELETE FROM kv_log WHERE rev < ?1 AND " OLD("kv_log") " AND (type = 1 OR "
-    NEWER_OLD("kv_log", "?1") " OR " CURRENT_BY("kv_log", "?1") ")";
+ * A row goes when the row that replaced it is at or below ?1 (rows above
+ * the last compaction, ?2, are the ones not yet looked at), and a DELETE
+ * event goes once it is below ?1. */
+static const char SQL_COMPACT_SUPERSEDED[] =
+    "DELETE FROM kv_log WHERE (rev, sub) IN (SELECT prev_rev, prev_sub FROM kv_log"
+    " WHERE rev > ?2 AND rev <= ?1 AND prev_rev IS NOT NULL)";
+static const char SQL_COMPACT_DELETES[] =
+    "DELETE FROM kv_log WHERE rev >= ?2 AND rev < ?1 AND type = 1";
 
 /* ---- read transactions ---------------------------------------------------- */
 
@@ -148,10 +128,11 @@ static rd_code range_impl(sqlite_conn *c, const char *lo, size_t lo_len, const c
     else if (at_rev > rev)
         rc = rd_fail(err, RD_EINVAL, "revision %lld is in the future (current: %lld)",
                      (long long)at_rev, (long long)rev);
+    else if (at_rev < rev)
+        rc = sqlite_past_range(c, lo, lo_len, hi, hi_len, limit, at_rev, out, err);
     else
-        rc = sqlite_conn_prep(c, (at_rev == rev ? SQL_RANGE_NOW : SQL_RANGE_OLD)[hi != NULL], &q,
-                              err, "bbii", lo, lo_len, hi, hi_len, lim, at_rev);
-    while (rc == RD_OK && sqlite_conn_step(c, q, &rc, err)) {
+        rc = sqlite_conn_prep(c, SQL_RANGE_NOW[hi != NULL], &q, err, "bbi", lo, lo_len, hi, hi_len, lim);
+    while (q && rc == RD_OK && sqlite_conn_step(c, q, &rc, err)) {
         if (limit && out->count == limit) {
             out->more = 1;
             break;
@@ -514,7 +495,8 @@ static rd_code compact_impl(sqlite_conn *c, int64_t at, rd_err *err)
                      (long long)at, (long long)rev);
     else if (at < compact)
         rc = compacted(at, compact, err);
-    else if (at > compact && (rc = sqlite_conn_exec(c, SQL_COMPACT, err, "i", at)) == RD_OK)
+    else if (at > compact && (rc = sqlite_conn_exec(c, SQL_COMPACT_SUPERSEDED, err, "ii", at, compact)) == RD_OK &&
+             (rc = sqlite_conn_exec(c, SQL_COMPACT_DELETES, err, "ii", at, compact)) == RD_OK)
         rc = sqlite_conn_exec(c, SQL_SET_COMPACT, err, "i", at);
     return sqlite_conn_finish_txn(c, rc, err);
 }

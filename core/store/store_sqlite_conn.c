@@ -20,7 +20,7 @@
 #include <time.h>
 
 enum {
-    SCHEMA_VERSION = 3,
+    SCHEMA_VERSION = 4,
     BUSY_WAIT_MS = 10000,   /* how long one lock wait may last inside sqlite */
     RETRY_MS = 30000        /* how long a whole operation is retried on contention */
 };
@@ -37,12 +37,13 @@ static const char SQL_SCHEMA[] =
     "CREATE INDEX IF NOT EXISTS kv_by_lease ON kv (lease) WHERE lease != 0;"
     "CREATE TABLE IF NOT EXISTS kv_log (rev INTEGER NOT NULL, sub INTEGER NOT NULL,"
     " key BLOB NOT NULL, type INTEGER NOT NULL, value BLOB, create_rev INTEGER NOT NULL,"
-    " version INTEGER NOT NULL, lease INTEGER NOT NULL, PRIMARY KEY (rev, sub)) WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS kv_log_old_by_key ON kv_log (key, rev) WHERE value IS NOT NULL OR type = 1;"
+    " version INTEGER NOT NULL, lease INTEGER NOT NULL, prev_rev INTEGER, prev_sub INTEGER,"
+    " PRIMARY KEY (rev, sub)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS kv_log_del ON kv_log (key, rev) WHERE type = 1;"
     "CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY, ttl INTEGER NOT NULL,"
     " expires_at INTEGER NOT NULL);"
     "CREATE INDEX IF NOT EXISTS lease_by_expiry ON lease (expires_at);"
-    "PRAGMA user_version = 3;";
+    "PRAGMA user_version = 4;";
 
 /* Version 1 indexed every key by lease and kept a copy of the current value
  * in the newest history row; version 2 indexes only keys with a lease and
@@ -64,6 +65,25 @@ static const char SQL_UPGRADE_2[] =
     "DROP INDEX kv_log_by_key;"
     "CREATE INDEX kv_log_old_by_key ON kv_log (key, rev) WHERE value IS NOT NULL OR type = 1;"
     "PRAGMA user_version = 3;";
+
+/* Version 4 writes each value once, into its own history row, and links
+ * every row to the one it replaced (store_sqlite_past.c walks the links):
+ * a put appends one row and changes no other, and no index by key is kept
+ * but the one of DELETE events.  Upgrading gives the live keys' newest rows
+ * their values and links each row to the row before it of the same key,
+ * a PUT only to a PUT (after a DELETE the key began anew). */
+static const char SQL_UPGRADE_3[] =
+    "ALTER TABLE kv_log ADD COLUMN prev_rev INTEGER;"
+    "ALTER TABLE kv_log ADD COLUMN prev_sub INTEGER;"
+    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE kv.key = kv_log.key)"
+    " WHERE type = 0 AND value IS NULL AND (rev, sub) IN (SELECT mod_rev, mod_sub FROM kv);"
+    "UPDATE kv_log SET prev_rev = p.prev_rev, prev_sub = p.prev_sub FROM"
+    " (SELECT rev, sub, lag(rev) OVER w AS prev_rev, lag(sub) OVER w AS prev_sub,"
+    " lag(type) OVER w AS prev_type FROM kv_log WINDOW w AS (PARTITION BY key ORDER BY rev, sub)) AS p"
+    " WHERE kv_log.rev = p.rev AND kv_log.sub = p.sub AND p.prev_type = 0;"
+    "DROP INDEX kv_log_old_by_key;"
+    "CREATE INDEX kv_log_del ON kv_log (key, rev) WHERE type = 1;"
+    "PRAGMA user_version = 4;";
 
 static const char SQL_COMMIT[] = "COMMIT";
 static const char SQL_META[] = "SELECT rev, compact_rev FROM meta WHERE id = 1";
@@ -368,6 +388,10 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
     else if (rc == RD_OK && v == 1)
         v = 2;
     if (rc == RD_OK && v == 2 && sqlite3_exec(c->db, SQL_UPGRADE_2, NULL, NULL, NULL) != SQLITE_OK)
+        rc = db_fail(c, "cannot upgrade the schema", err);
+    else if (rc == RD_OK && v == 2)
+        v = 3;
+    if (rc == RD_OK && v == 3 && sqlite3_exec(c->db, SQL_UPGRADE_3, NULL, NULL, NULL) != SQLITE_OK)
         rc = db_fail(c, "cannot upgrade the schema", err);
     else if (rc == RD_OK && v < 1 && sqlite3_exec(c->db, SQL_SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
         rc = db_fail(c, "cannot create the schema", err);

@@ -4,27 +4,34 @@
  *                     and compaction, and their SQL
  * store_sqlite_write.c inside a write transaction: reaping expired leases,
  *                     compares, puts and their history, deletes, the revision
- * store_sqlite_conn.c one connection: open (pragmas, schema), busy handling
- *                     and retry, cached statements and binding, COMMIT or
- *                     ROLLBACK, column copying, the clocks, key helpers
- * (store_sqlite.c calls into both others, store_sqlite_write.c into the
- * connection only: calls go one way, tests/batch/test_layers.sh checks)
+ * store_sqlite_past.c reads at an older revision: walking history back
+ * store_sqlite_conn.c one connection: open (pragmas, schema, upgrades),
+ *                     busy handling and retry, cached statements and
+ *                     binding, COMMIT or ROLLBACK, column copying, the
+ *                     clocks, key helpers
+ * (store_sqlite.c calls into the others, store_sqlite_write.c and
+ * store_sqlite_past.c into the connection only: calls go one way,
+ * tests/batch/test_layers.sh checks)
  *
- * Schema (PRAGMA user_version = 3); keys and values are BLOBs so that every
+ * Schema (PRAGMA user_version = 4); keys and values are BLOBs so that every
  * comparison and ORDER BY is bytewise:
  *   meta(id = 1, rev, compact_rev)  current revision, oldest readable one
  *   kv(key, value, create_rev, mod_rev, version, lease, mod_sub)   live
  *       keys; (mod_rev, mod_sub) is the key's newest history row; only
  *       keys with a lease are indexed by lease
- *   kv_log(rev, sub, key, type, value, create_rev, version, lease)
- *       one row per PUT (type 0) or DELETE (type 1); sub orders the rows of
- *       one revision; mod_revision of a row is its rev.  A key's newest PUT
- *       row has value NULL while the key is live (the value is kv's, so it
- *       is not written twice); it gets the value when the key is
- *       overwritten or deleted.  Only those superseded rows and DELETE
- *       events are indexed by key (kv_log_old_by_key): a key written once
- *       costs one index entry (kv's), not two, and reads at an old
- *       revision take an unchanged key from kv
+ *   kv_log(rev, sub, key, type, value, create_rev, version, lease,
+ *          prev_rev, prev_sub)
+ *       one row per PUT (type 0, with its value) or DELETE (type 1, no
+ *       value); sub orders the rows of one revision; mod_revision of a row
+ *       is its rev.  (prev_rev, prev_sub) links a row to the one it
+ *       replaced: a PUT to the key's previous PUT (NULL when the PUT
+ *       created the key), a DELETE to the PUT it ended.  A write appends
+ *       its row and changes no other; only DELETE events are indexed by
+ *       key (kv_log_del).  Version 3 kept a live key's newest value in kv
+ *       only and moved it into the history row when the key was
+ *       overwritten, indexing that row by key: two more pages touched per
+ *       overwrite, which made a random-order rewrite write about three
+ *       times the bytes
  *   lease(id, ttl, expires_at)      expires_at in wall-clock milliseconds
  */
 #ifndef RD_STORE_SQLITE_INT_H
@@ -158,6 +165,15 @@ rd_code sqlite_write_delete_keys(sqlite_conn *c, int which, const char *lo, size
 
 /* Moves the store to *rev + 1 when sub > 0 rows were logged there. */
 rd_code sqlite_write_bump_rev(sqlite_conn *c, int64_t *rev, int64_t sub, rd_err *err);
+
+/* ---- reads at an older revision (store_sqlite_past.c) -------------------- */
+
+/* Appends to out (empty) the keys in [lo, hi) (hi NULL: no bound) as they
+ * were at revision at, below the current one and not compacted, in key
+ * order, at most limit (0: all; out->more says there were more).  Runs
+ * inside the caller's read transaction. */
+rd_code sqlite_past_range(sqlite_conn *c, const char *lo, size_t lo_len, const char *hi, size_t hi_len,
+                          size_t limit, int64_t at, store_range_result *out, rd_err *err);
 
 /* One whole txn (store_txn's contract, arguments already validated): a
  * write transaction, committed or rolled back. */

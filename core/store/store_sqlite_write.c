@@ -22,40 +22,33 @@ static const char SQL_DROP_EXPIRED[] = "DELETE FROM lease WHERE expires_at <= ?1
 static const char SQL_LEASE_HAS[] = "SELECT ttl FROM lease WHERE id = ?1";
 
 /* A compare reads the row's state, which a put of the key later in the
- * txn reuses (see known_key); the value only for a value compare or a key
- * the txn puts. */
+ * txn reuses (see known_key); the value only for a value compare. */
 static const char SQL_CMP[] =
     "SELECT value, create_rev, mod_rev, version, mod_sub FROM kv WHERE key = ?1";
 static const char SQL_CMP_NUM[] =
     "SELECT NULL, create_rev, mod_rev, version, mod_sub FROM kv WHERE key = ?1";
 /* A put of a key whose state is not known: insert when new (one statement,
- * the common case for a ledger); else its state is read with SQL_CMP and
- * the key is overwritten as a known one. */
+ * the common case for a ledger); else its state is read with SQL_CMP_NUM
+ * and the key is overwritten as a known one. */
 static const char SQL_KV_NEW[] =
     "INSERT INTO kv (" KV_COLS ", mod_sub) VALUES (?1, ?2, ?3, ?3, 1, ?4, ?5) ON CONFLICT (key) DO NOTHING";
-/* Overwriting a key in a known state (mod_rev ?1, mod_sub ?2, value ?3):
- * its newest history row gets the old value, the live row the new one,
- * and a new history row is appended; no statement looks kv up twice. */
-static const char SQL_LOG_KEEP[] =
-    "UPDATE kv_log SET value = ?3 WHERE rev = ?1 AND sub = ?2 AND value IS NULL AND type = 0";
+/* Overwriting a key in a known state: the live row takes the new value,
+ * and a history row with it is appended, linked to the key's newest row
+ * (?8, ?9; unbound, NULL, for a key the put creates).  No other row
+ * changes: the replaced history row keeps the value it was written with. */
 static const char SQL_KV_SET[] =
     "UPDATE kv SET value = ?2, mod_rev = ?3, version = ?6, lease = ?4, mod_sub = ?5 WHERE key = ?1";
 static const char SQL_LOG_PUT[] =
-    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"
-    " VALUES (?4, ?7, ?1, 0, NULL, ?3, ?5, ?6)";
+    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease, prev_rev, prev_sub)"
+    " VALUES (?4, ?7, ?1, 0, ?2, ?3, ?5, ?6, ?8, ?9)";
 
-/* Deleting keys: log a DELETE event per key at ?4 (subs from ?5), then drop them. */
+/* Deleting keys: log a DELETE event per key at ?4 (subs from ?5), linked
+ * to the key's newest row, then drop them. */
 #define W_EXPIRED "lease != 0 AND lease IN (SELECT id FROM lease WHERE expires_at <= ?3)"
 #define W_LEASE "lease != 0 AND lease = ?3"
-#define DEL_KEEP(w)                                                                  \
-    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE kv.key = kv_log.key)"        \
-    " WHERE value IS NULL AND type = 0 AND (rev, sub) IN (SELECT mod_rev, mod_sub FROM kv WHERE " w ")"
-static const char *const SQL_DEL_KEEP[4] = {
-    DEL_KEEP(W_FROM), DEL_KEEP(W_RANGE), DEL_KEEP(W_EXPIRED), DEL_KEEP(W_LEASE),
-};
 #define DEL_LOG(w)                                                                   \
-    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease)"     \
-    " SELECT ?4, ?5 + row_number() OVER (ORDER BY key) - 1, key, 1, NULL, 0, 0, 0" \
+    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease, prev_rev, prev_sub)" \
+    " SELECT ?4, ?5 + row_number() OVER (ORDER BY key) - 1, key, 1, NULL, 0, 0, 0, mod_rev, mod_sub" \
     " FROM kv WHERE " w
 static const char *const SQL_DEL_LOG[4] = {
     DEL_LOG(W_FROM), DEL_LOG(W_RANGE), DEL_LOG(W_EXPIRED), DEL_LOG(W_LEASE),
@@ -82,10 +75,8 @@ rd_code sqlite_write_delete_keys(sqlite_conn *c, int which, const char *lo, size
                                  const char *hi, size_t hi_len, int64_t arg, int64_t rev,
                                  int64_t *sub, rd_err *err)
 {
-    rd_code rc = sqlite_conn_exec(c, SQL_DEL_KEEP[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
-    if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_DEL_LOG[which], err, "bbiii", lo, lo_len, hi, hi_len, arg, rev,
-                              *sub);
+    rd_code rc = sqlite_conn_exec(c, SQL_DEL_LOG[which], err, "bbiii", lo, lo_len, hi, hi_len, arg, rev,
+                                  *sub);
     if (rc == RD_OK) {
         *sub += sqlite3_changes(c->db);
         rc = sqlite_conn_exec(c, SQL_DEL_KV[which], err, "bbi", lo, lo_len, hi, hi_len, arg);
@@ -129,18 +120,13 @@ rd_code sqlite_write_begin(sqlite_conn *c, int64_t *rev, rd_err *err)
 /* ---- what a txn knows of the keys it compared ---------------------------- */
 
 /* A compare reads its key's row; a put of that key later in the same txn
- * needs the same state (does it exist, its history row, its version, and
- * its value, which goes into that history row), so the txn keeps it
- * rather than asking kv again.  Valid until an op of the txn changes the
- * key: a put moves it on, a delete forgets it. */
+ * needs the same state (does it exist, its newest history row, its
+ * version), so the txn keeps it rather than asking kv again.  Valid until
+ * an op of the txn changes the key: a put moves it on, a delete forgets it. */
 typedef struct {
     const char *key;        /* a compare's; NULL: an empty slot */
-    int put;                /* an op of the txn puts it: its compare reads the value too */
     int live;               /* it exists, in the state below; 0: missing or not known */
     int64_t create_rev, mod_rev, mod_sub, version;
-    const char *value;      /* its value now: copy, or the value of an op of the txn */
-    size_t value_len;
-    char *copy;             /* the value its compare read (owned) */
 } known_key;
 
 typedef struct {
@@ -167,20 +153,9 @@ static known_key *known_slot(const known_keys *kk, const char *key)
     return &kk->slot[i];
 }
 
-/* Marks the compared keys that ops[0..n) put. */
-static void known_mark_puts(known_keys *kk, const store_op *ops, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        known_key *k = ops[i].kind == STORE_OP_PUT ? known_slot(kk, ops[i].key) : NULL;
-        if (k && k->key)
-            k->put = 1;
-    }
-}
-
 /* A slot for every compared key, in a table at most half full so that
- * probes stay short, with the keys either branch puts marked. */
-static rd_code known_init(known_keys *kk, const store_cmp *cmps, size_t ncmps, const store_op *a,
-                          size_t na, const store_op *b, size_t nb, rd_err *err)
+ * probes stay short. */
+static rd_code known_init(known_keys *kk, const store_cmp *cmps, size_t ncmps, rd_err *err)
 {
     size_t slots = 8;
     memset(kk, 0, sizeof *kk);
@@ -193,16 +168,7 @@ static rd_code known_init(known_keys *kk, const store_cmp *cmps, size_t ncmps, c
     kk->mask = slots - 1;
     for (size_t i = 0; i < ncmps; i++)
         known_slot(kk, cmps[i].key)->key = cmps[i].key;
-    known_mark_puts(kk, a, na);
-    known_mark_puts(kk, b, nb);
     return RD_OK;
-}
-
-static void known_free(known_keys *kk)
-{
-    for (size_t i = 0; kk->slot && i <= kk->mask; i++)
-        free(kk->slot[i].copy);
-    free(kk->slot);
 }
 
 /* Forgets every key that starts with prefix (exact: only prefix itself). */
@@ -215,28 +181,16 @@ static void known_forget(known_keys *kk, const char *prefix, int exact)
             kk->slot[i].live = 0;
 }
 
-/* *k from the row SQL_CMP or SQL_CMP_NUM found (found = 0: none), with a
- * copy of the value when k->put (then q must be SQL_CMP). */
-static rd_code known_fill(known_key *k, sqlite3_stmt *q, int found, rd_err *err)
+/* *k from the row SQL_CMP or SQL_CMP_NUM found (found = 0: none). */
+static void known_fill(known_key *k, sqlite3_stmt *q, int found)
 {
     k->live = found;
     if (!found)
-        return RD_OK;
+        return;
     k->create_rev = sqlite3_column_int64(q, 1);
     k->mod_rev = sqlite3_column_int64(q, 2);
     k->version = sqlite3_column_int64(q, 3);
     k->mod_sub = sqlite3_column_int64(q, 4);
-    if (!k->put)
-        return RD_OK;
-    size_t n = (size_t)sqlite3_column_bytes(q, 0);
-    free(k->copy);
-    if (!(k->copy = malloc(n + 1)))
-        return sqlite_conn_fail_oom(err);
-    if (n)
-        memcpy(k->copy, sqlite3_column_blob(q, 0), n);
-    k->value = k->copy;
-    k->value_len = n;
-    return RD_OK;
 }
 
 /* ---- compares and ops ----------------------------------------------------- */
@@ -248,8 +202,7 @@ static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, known_keys *kk, in
     sqlite3_stmt *q;
     int d = 0;
     known_key *k = known_slot(kk, cmp->key);
-    int value = cmp->target == STORE_CMP_VALUE || (k && k->put);
-    rd_code rc = sqlite_conn_prep(c, value ? SQL_CMP : SQL_CMP_NUM, &q, err, "k", cmp->key);
+    rd_code rc = sqlite_conn_prep(c, cmp->target == STORE_CMP_VALUE ? SQL_CMP : SQL_CMP_NUM, &q, err, "k", cmp->key);
     if (rc)
         return rc;
     int found = sqlite_conn_step(c, q, &rc, err);
@@ -263,7 +216,7 @@ static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, known_keys *kk, in
         d = (have > cmp->number) - (have < cmp->number);
     }
     if (k && rc == RD_OK)
-        rc = known_fill(k, q, found, err);
+        known_fill(k, q, found);
     sqlite3_reset(q);
     *holds = cmp->op == STORE_CMP_EQUAL ? d == 0
              : cmp->op == STORE_CMP_NOT_EQUAL ? d != 0
@@ -278,20 +231,15 @@ static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, known_keys *kk, in
 static rd_code put_over(sqlite_conn *c, const store_op *op, known_key *k, int64_t rev, int64_t sub,
                         rd_err *err)
 {
-    rd_code rc = sqlite_conn_exec(c, SQL_LOG_KEEP, err, "iib", k->mod_rev, k->mod_sub, k->value,
-                                  k->value_len);
+    rd_code rc = sqlite_conn_exec(c, SQL_KV_SET, err, "kbiiii", op->key, op->value, op->value_len, rev,
+                                  op->lease, sub, k->version + 1);
     if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_KV_SET, err, "kbiiii", op->key, op->value, op->value_len, rev,
-                              op->lease, sub, k->version + 1);
-    if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "k_iiiii", op->key, k->create_rev, rev,
-                              k->version + 1, op->lease, sub);
+        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "kbiiiiiii", op->key, op->value, op->value_len,
+                              k->create_rev, rev, k->version + 1, op->lease, sub, k->mod_rev, k->mod_sub);
     if (rc == RD_OK) {
         k->mod_rev = rev;
         k->mod_sub = sub;
         k->version++;
-        k->value = op->value;
-        k->value_len = op->value_len;
     }
     return rc;
 }
@@ -307,35 +255,31 @@ static rd_code put_key(sqlite_conn *c, const store_op *op, known_key *k, int64_t
     rd_code rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbiii", op->key, op->value, op->value_len,
                                   rev, op->lease, sub);
     if (rc == RD_OK && sqlite3_changes(c->db) == 0) {   /* it exists: read its state */
-        known_key read = { op->key, 1, 0, 0, 0, 0, 0, NULL, 0, NULL };
-        if ((rc = sqlite_conn_prep(c, SQL_CMP, &q, err, "k", op->key)))
+        known_key read = { op->key, 0, 0, 0, 0, 0 };
+        if ((rc = sqlite_conn_prep(c, SQL_CMP_NUM, &q, err, "k", op->key)))
             return rc;
         int found = sqlite_conn_step(c, q, &rc, err);
         if (rc == RD_OK)
-            rc = known_fill(&read, q, found, err);
+            known_fill(&read, q, found);
         sqlite3_reset(q);
         if (rc == RD_OK && !read.live)
             rc = rd_fail(err, RD_ECORRUPT, "store %s: key %s is neither new nor there", c->path,
                          op->key);
         if (rc == RD_OK)
             rc = put_over(c, op, &read, rev, sub, err);
-        if (rc == RD_OK && k) {
-            free(k->copy);
+        if (rc == RD_OK && k)
             *k = read;
-        } else {
-            free(read.copy);
-        }
         return rc;
     }
+    /* A new key's first row has no link: ?8 and ?9 stay unbound (NULL). */
     if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "k_iiiii", op->key, rev, rev, 1, op->lease, sub);
+        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "kbiiiii", op->key, op->value, op->value_len, rev,
+                              rev, 1, op->lease, sub);
     if (rc == RD_OK && k) {
         k->live = 1;
         k->create_rev = k->mod_rev = rev;
         k->mod_sub = sub;
         k->version = 1;
-        k->value = op->value;
-        k->value_len = op->value_len;
     }
     return rc;
 }
@@ -373,9 +317,9 @@ rd_code sqlite_write_txn(sqlite_conn *c, const store_cmp *cmps, size_t ncmps,
     int64_t rev, sub = 0, ttl;
     int ok = 1, found = 1;
     known_keys kk;
-    rd_code rc = known_init(&kk, cmps, ncmps, success, nsuccess, failure, nfailure, err);
+    rd_code rc = known_init(&kk, cmps, ncmps, err);
     if (rc || (rc = sqlite_write_begin(c, &rev, err))) {
-        known_free(&kk);
+        free(kk.slot);
         return rc;
     }
     for (size_t i = 0; i < ncmps && ok && rc == RD_OK; i++)
@@ -391,7 +335,7 @@ rd_code sqlite_write_txn(sqlite_conn *c, const store_cmp *cmps, size_t ncmps,
                          (long long)ops[i].lease);
     for (size_t i = 0; i < nops && rc == RD_OK; i++)
         rc = apply_op(c, &ops[i], &kk, rev + 1, &sub, err);
-    known_free(&kk);
+    free(kk.slot);
     if (rc == RD_OK)
         rc = sqlite_write_bump_rev(c, &rev, sub, err);
     if ((rc = sqlite_conn_finish_txn(c, rc, err)) == RD_OK) {

@@ -1,11 +1,12 @@
 #!/bin/sh
 # test_store_upgrade.sh - a store written by an older rigdeck (SQLite schema
-# version 2) opens, is upgraded in place to version 3, and reads exactly as
-# before: the current state and every older revision.  The fixture is the
-# `.dump` of a real version-2 file (tests/fixtures/store_v2/store.sql) with
-# the version-2 binary's `store dump` outputs beside it.  Then the upgraded
-# file keeps working: writes, deletes, reads at old revisions, compaction,
-# and the history invariants of schema 3 hold in the file itself.
+# version 2) opens, is upgraded in place through version 3 to version 4,
+# and reads exactly as before: the current state and every older revision.
+# The fixture is the `.dump` of a real version-2 file
+# (tests/fixtures/store_v2/store.sql) with the version-2 binary's `store
+# dump` outputs beside it.  Then the upgraded file keeps working: writes,
+# deletes, reads at old revisions, compaction, and the history invariants
+# of schema 4 hold in the file itself.
 . tests/batch/lib.sh
 FIX=tests/fixtures/store_v2
 
@@ -19,24 +20,27 @@ same_as () {   # same_as FIXTURE: stdout equals the version-2 binary's output
     if cmp -s "$OUT" "$FIX/$1"; then pass; else fail "output differs from $FIX/$1"; fi
 }
 
-# Schema 3's invariants, read from the file: each live key points at its
-# newest history row, that row alone has no value of its own, and only
-# superseded rows and deletes are in the by-key index.
+# Schema 4's invariants, read from the file: each live key points at its
+# newest history row, a PUT of the same value; every PUT row has its value;
+# every link points back to an earlier PUT of the same key, which is there
+# unless compaction removed it; nothing is logged past the revision.
 invariants () {
     bad=$(sqlite3 "$DB" "SELECT
       (SELECT count(*) FROM kv WHERE NOT EXISTS (SELECT 1 FROM kv_log AS l WHERE l.rev = kv.mod_rev
-         AND l.sub = kv.mod_sub AND l.key = kv.key AND l.type = 0 AND l.value IS NULL))
-    + (SELECT count(*) FROM kv_log AS l WHERE l.type = 0 AND l.value IS NULL AND NOT EXISTS
-         (SELECT 1 FROM kv WHERE kv.key = l.key AND kv.mod_rev = l.rev AND kv.mod_sub = l.sub))
+         AND l.sub = kv.mod_sub AND l.key = kv.key AND l.type = 0 AND l.value = kv.value))
+    + (SELECT count(*) FROM kv_log WHERE type = 0 AND value IS NULL)
+    + (SELECT count(*) FROM kv_log AS l WHERE l.prev_rev IS NOT NULL AND ((l.prev_rev, l.prev_sub) >= (l.rev, l.sub)
+         OR (l.prev_rev >= (SELECT compact_rev FROM meta) AND NOT EXISTS (SELECT 1 FROM kv_log AS p
+             WHERE p.rev = l.prev_rev AND p.sub = l.prev_sub AND p.key = l.key AND p.type = 0))))
     + (SELECT count(*) FROM kv_log AS l WHERE l.rev > (SELECT rev FROM meta))")
-    if [ "$bad" = 0 ]; then pass; else fail "$bad history rows break schema 3's invariants"; fi
+    if [ "$bad" = 0 ]; then pass; else fail "$bad history rows break schema 4's invariants"; fi
 }
 
 case_ "the version-2 file reads the same after the upgrade"
 rd --output json -c "store dump"
 expect_status 0
 same_as dump_now.json
-[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 3 ] && pass || fail "schema version is not 3"
+[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 4 ] && pass || fail "schema version is not 4"
 invariants
 for r in 3 7 11; do
     rd --output json -c "store dump --revision $r"

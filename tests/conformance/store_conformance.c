@@ -989,6 +989,144 @@ static void test_history(void **state)
     assert_int_equal(n, 0);
 }
 
+/* ---- history against a model ---------------------------------------------- */
+
+enum { MODEL_KEYS = 6, MODEL_STEPS = 160, MODEL_MAX = 400 };
+
+static const char *const model_names[MODEL_KEYS] = { "a0", "a1", "b0", "b1", "b2", "c0" };
+
+typedef struct {
+    int live;
+    char value[32];
+    int64_t create_rev, mod_rev, version;
+} model_key;
+
+typedef struct {
+    int64_t rev;
+    model_key k[MODEL_KEYS];
+} model_snap;
+
+/* Reads the prefix at rev in pages of `page` (0: at once) and checks each
+ * key against the model's state at that revision. */
+static void model_check_at(fx *f, const model_snap *s, size_t page)
+{
+    rd_err e = { 0 };
+    store_range_result rr;
+    char after[256] = "";
+    int seen = 0, i = 0;
+    for (;;) {
+        OK(store_range(f->st, f->pfx, *after ? after : NULL, page, s->rev, &rr, &e));
+        assert_int_equal(rr.revision, s->rev);
+        for (size_t j = 0; j < rr.count; j++, seen++) {
+            while (i < MODEL_KEYS && !s->k[i].live)
+                i++;
+            if (i == MODEL_KEYS)
+                fail_msg("rev %lld: %s is not in the model", (long long)s->rev, rr.kvs[j].key);
+            if (strcmp(rr.kvs[j].key, K(f, model_names[i])) != 0 || strcmp(rr.kvs[j].value, s->k[i].value) != 0 ||
+                rr.kvs[j].create_revision != s->k[i].create_rev || rr.kvs[j].mod_revision != s->k[i].mod_rev ||
+                rr.kvs[j].version != s->k[i].version)
+                fail_msg("rev %lld: got %s=%s (%lld/%lld/v%lld), model %s=%s (%lld/%lld/v%lld)", (long long)s->rev,
+                         rr.kvs[j].key, rr.kvs[j].value, (long long)rr.kvs[j].create_revision,
+                         (long long)rr.kvs[j].mod_revision, (long long)rr.kvs[j].version, model_names[i],
+                         s->k[i].value, (long long)s->k[i].create_rev, (long long)s->k[i].mod_rev,
+                         (long long)s->k[i].version);
+            snprintf(after, sizeof after, "%s", rr.kvs[j].key);
+            i++;
+        }
+        int more = rr.more;
+        store_range_free(&rr);
+        if (!more)
+            break;
+    }
+    while (i < MODEL_KEYS && !s->k[i].live)
+        i++;
+    if (i != MODEL_KEYS)
+        fail_msg("rev %lld: %s is missing (%d keys read)", (long long)s->rev, model_names[i], seen);
+}
+
+/* One random write (a put, two puts in one txn, a delete, a prefix delete)
+ * applied to the store and to the model. */
+static void model_step(fx *f, model_key *m, unsigned *seed, int step)
+{
+    rd_err e = { 0 };
+    store_txn_result res;
+    char v1[32], v2[32];
+    int a = rand_r(seed) % MODEL_KEYS, b = (a + 1 + rand_r(seed) % (MODEL_KEYS - 1)) % MODEL_KEYS;
+    int kind = rand_r(seed) % 10;
+    snprintf(v1, sizeof v1, "v%d", step);
+    snprintf(v2, sizeof v2, "w%d", step);
+    int64_t before = rev_of(f->st);
+    if (kind < 5) {
+        put_s(f->st, K(f, model_names[a]), v1);
+    } else if (kind < 7) {
+        store_op ops[2] = { op_put(K(f, model_names[a]), v1, 0), op_put(K(f, model_names[b]), v2, 0) };
+        OK(store_txn(f->st, NULL, 0, ops, 2, NULL, 0, &res, &e));
+    } else if (kind < 9) {
+        OK(store_delete(f->st, K(f, model_names[a]), &e));
+    } else {
+        char p[8];
+        snprintf(p, sizeof p, "%c", model_names[a][0]);
+        store_op dp = op_del(STORE_OP_DELETE_PREFIX, K(f, p));
+        OK(store_txn(f->st, NULL, 0, &dp, 1, NULL, 0, &res, &e));
+    }
+    int64_t rev = rev_of(f->st);
+    if (rev == before)
+        return;   /* a delete of nothing */
+    for (int i = 0; i < MODEL_KEYS; i++) {
+        int put = (kind < 7 && i == a) || (kind >= 5 && kind < 7 && i == b);
+        int del = (kind == 7 || kind == 8) ? i == a : kind == 9 && model_names[i][0] == model_names[a][0];
+        if (put) {
+            snprintf(m[i].value, sizeof m[i].value, "%s", i == a ? v1 : v2);
+            if (!m[i].live)
+                m[i].create_rev = rev, m[i].version = 0;
+            m[i].live = 1;
+            m[i].mod_rev = rev;
+            m[i].version++;
+        } else if (del) {
+            m[i].live = 0;
+        }
+    }
+}
+
+/* Random writes to six keys (puts, two-key txns, deletes, prefix deletes,
+ * re-creation); a read at every revision since, whole and in pages of 2,
+ * must give the model's state at that revision, before and after two
+ * compactions, with writes between them. */
+static void test_range_history_model(void **state)
+{
+    fx *f = begin(state, "model");
+    rd_err e = { 0 };
+    store_range_result rr;
+    static model_snap snaps[MODEL_MAX];
+    model_key m[MODEL_KEYS] = { 0 };
+    unsigned seed = 20261125;
+    int n = 0;
+    snaps[n].rev = rev_of(f->st);
+    memcpy(snaps[n++].k, m, sizeof m);
+    for (int round = 0; round < 3; round++) {
+        for (int step = 0; step < MODEL_STEPS / 2 && n < MODEL_MAX; step++) {
+            model_step(f, m, &seed, round * 1000 + step);
+            snaps[n].rev = rev_of(f->st);
+            memcpy(snaps[n++].k, m, sizeof m);
+        }
+        int64_t compact = snaps[n / 2 + n / 4].rev;   /* somewhere in the later part */
+        for (int i = 0; i < n; i++) {
+            model_check_at(f, &snaps[i], 0);
+            model_check_at(f, &snaps[i], 2);
+        }
+        if (round == 2)
+            break;
+        OK(store_compact(f->st, compact, &e));
+        int keep = 0;
+        for (int i = 0; i < n; i++)
+            if (snaps[i].rev >= compact)
+                snaps[keep++] = snaps[i];
+            else if (i + 1 < n && snaps[i + 1].rev < compact)
+                FAILS(RD_EINVAL, store_range(f->st, f->pfx, NULL, 0, snaps[i].rev, &rr, &e));
+        n = keep;
+    }
+}
+
 /* Whether some watch registration names exactly revision need. */
 static int registered(store_t *st, int64_t need)
 {
@@ -1261,6 +1399,7 @@ int main(int argc, char **argv)
         T(test_range_paging),
         T(test_range_old_revision),
         T(test_compacted_revision),
+        T(test_range_history_model),
         T(test_lease_grant_keepalive),
         T(test_lease_revoke),
         T(test_lease_expiry),
