@@ -367,7 +367,8 @@ static size_t tenant_keys(rd_tx *tx, const ledger_transfer *t, size_t n, char (*
 
 rd_code ledger_prefetch(rd_tx *tx, const ledger_transfer *t, size_t n, rd_err *err)
 {
-    char (*keys)[RD_KEY_MAX] = calloc(n ? n * 3 : 1, RD_KEY_MAX);
+    /* Not calloc: 1.5 MB of keys a bill-run step, each written before it is read. */
+    char (*keys)[RD_KEY_MAX] = malloc((n ? n * 3 : 1) * RD_KEY_MAX);
     const char **ptrs = calloc(n ? n * 3 : 1, sizeof *ptrs);
     size_t m = 0;
     rd_code rc = keys && ptrs ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");

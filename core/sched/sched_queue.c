@@ -99,13 +99,19 @@ static const char *skip_value(const char *p, const char *end)
 
 /* Finds several members of the object in [p, end) in one walk: vs[k] and
  * ve[k] span the value of keys[k] (the last one, as decoding keeps), or are
- * NULL.  Returns how many were found; -1 when the text is not an object. */
+ * NULL (at most 16 names).  Returns how many were found; -1 when the text
+ * is not an object. */
 static int raw_members(const char *p, const char *end, const char *const *keys, size_t n, const char **vs,
                        const char **ve)
 {
     int found = 0;
+    size_t lens[16];   /* the names' lengths, once a call rather than once a member */
     for (size_t k = 0; k < n; k++)
         vs[k] = ve[k] = NULL;
+    if (n > sizeof lens / sizeof *lens)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        lens[k] = strlen(keys[k]);
     p = skip_ws(p, end);
     if (p >= end || *p != '{')
         return -1;
@@ -124,7 +130,7 @@ static int raw_members(const char *p, const char *end, const char *const *keys, 
             return -1;
         size_t klen = (size_t)(ke - 1 - ks);
         for (size_t k = 0; k < n; k++)
-            if (strlen(keys[k]) == klen && memcmp(ks, keys[k], klen) == 0) {
+            if (lens[k] == klen && (klen == 0 || *ks == *keys[k]) && memcmp(ks, keys[k], klen) == 0) {
                 found += !vs[k];
                 vs[k] = v;
                 ve[k] = after;
