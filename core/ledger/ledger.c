@@ -341,54 +341,76 @@ rd_code ledger_stage_linked(rd_tx *tx, const ledger_transfer *t, size_t n, size_
     return rc;
 }
 
-/* The tenant records a transfer's ledger accounts need read (account_apply
- * reads the tenant when its ledger account is new), into keys/ptrs; their count. */
-static size_t tenant_keys(rd_tx *tx, const ledger_transfer *t, size_t n, char (*keys)[RD_KEY_MAX], const char **ptrs,
-                          rd_err *err, rd_code *rc)
+/* Keys to read, each its own copy: a step reads thousands, most of them
+ * short, so fixed RD_KEY_MAX slots would cost a fresh megabyte a step. */
+typedef struct {
+    char **v;
+    size_t n, cap;
+} key_list;
+
+static int key_list_add(key_list *l, const char *key)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n && *rc == RD_OK; i++) {
+    char *copy = strdup(key);
+    if (!copy || grow_array(&l->v, &l->cap, l->n + 1, sizeof *l->v) != 0) {
+        free(copy);
+        return -1;
+    }
+    l->v[l->n++] = copy;
+    return 0;
+}
+
+static void key_list_clear(key_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    l->n = 0;
+}
+
+/* The tenant records a transfer's ledger accounts need read (account_apply
+ * reads the tenant when its ledger account is new), into l. */
+static rd_code tenant_keys(rd_tx *tx, const ledger_transfer *t, size_t n, key_list *l, rd_err *err)
+{
+    rd_code rc = RD_OK;
+    for (size_t i = 0; i < n && rc == RD_OK; i++) {
         const char *side[2] = { t[i].debit, t[i].credit };
-        for (int j = 0; j < 2 && *rc == RD_OK; j++) {
+        for (int j = 0; j < 2 && rc == RD_OK; j++) {
             char key[RD_KEY_MAX];
             const char *owner = ledger_account_owner(side[j]);
             json_t *doc = NULL;
             if (!owner || ledger_account_check("account", side[j], NULL) != RD_OK)
                 continue;
-            if ((*rc = tx_get(tx, account_key(key, side[j]), &doc, err)) == RD_OK && !doc) {
-                ptrs[k] = tx_key(keys[k], KEY_ACCOUNTS "%s", owner);
-                k++;
-            }
+            if ((rc = tx_get(tx, account_key(key, side[j]), &doc, err)) == RD_OK && !doc &&
+                key_list_add(l, tx_key(key, KEY_ACCOUNTS "%s", owner)) != 0)
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");
             json_decref(doc);
         }
     }
-    return k;
+    return rc;
 }
 
 rd_code ledger_prefetch(rd_tx *tx, const ledger_transfer *t, size_t n, rd_err *err)
 {
-    /* Not calloc: 1.5 MB of keys a bill-run step, each written before it is read. */
-    char (*keys)[RD_KEY_MAX] = malloc((n ? n * 3 : 1) * RD_KEY_MAX);
-    const char **ptrs = calloc(n ? n * 3 : 1, sizeof *ptrs);
-    size_t m = 0;
-    rd_code rc = keys && ptrs ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+    key_list l = { NULL, 0, 0 };
+    rd_code rc = RD_OK;
     for (size_t i = 0; i < n && rc == RD_OK; i++) {
+        char key[RD_KEY_MAX];
         rd_err ignored;
         if (transfer_check(&t[i], &ignored) != RD_OK)
             continue;   /* ledger_stage says what is wrong with it */
-        ptrs[m] = transfer_key(keys[m], t[i].id);
-        ptrs[m + 1] = account_key(keys[m + 1], t[i].debit);
-        ptrs[m + 2] = account_key(keys[m + 2], t[i].credit);
-        m += 3;
+        if (key_list_add(&l, transfer_key(key, t[i].id)) != 0 || key_list_add(&l, account_key(key, t[i].debit)) != 0 ||
+            key_list_add(&l, account_key(key, t[i].credit)) != 0)
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
     }
     if (rc == RD_OK)
-        rc = tx_prefetch(tx, ptrs, m, err);
+        rc = tx_prefetch(tx, (const char **)l.v, l.n, err);
+    key_list_clear(&l);
     /* then, in a second request, the tenants of accounts seen for the first time */
-    size_t k = rc == RD_OK ? tenant_keys(tx, t, n, keys, ptrs, err, &rc) : 0;
-    if (rc == RD_OK && k)
-        rc = tx_prefetch(tx, ptrs, k, err);
-    free(ptrs);
-    free(keys);
+    if (rc == RD_OK)
+        rc = tenant_keys(tx, t, n, &l, err);
+    if (rc == RD_OK && l.n)
+        rc = tx_prefetch(tx, (const char **)l.v, l.n, err);
+    key_list_clear(&l);
+    free(l.v);
     return rc;
 }
 

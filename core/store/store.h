@@ -68,7 +68,7 @@ rd_code store_get(store_t *st, const char *key, store_kv *out, int *found,
                   int64_t *revision, rd_err *err);
 
 /* Reads n keys as store_get would each (out[i], found[i]); on etcd in one
- * request per 128 keys.  *revision (may be NULL): the revision the last
+ * request per 128 keys, on SQLite in one read transaction.  *revision (may be NULL): the revision the last
  * request saw.  On failure nothing is left to free. */
 rd_code store_get_many(store_t *st, const char *const *keys, size_t n, store_kv *out, int *found,
                        int64_t *revision, rd_err *err);

@@ -42,8 +42,7 @@ struct store_backend {
     void (*close)(store_t *st);
     rd_code (*get)(store_t *st, const char *key, store_kv *out, int *found,
                    int64_t *revision, rd_err *err);
-    /* Optional, NULL when one read per key costs no round trip (SQLite):
-     * store_get_many then calls get for each key. */
+    /* Optional: store_get_many then calls get for each key. */
     rd_code (*get_many)(store_t *st, const char *const *keys, size_t n, store_kv *out, int *found,
                         int64_t *revision, rd_err *err);
     rd_code (*range)(store_t *st, const char *prefix, const char *after, size_t limit,

@@ -59,6 +59,8 @@ static const char SQL_GET[] =
     "SELECT m.rev, EXISTS (SELECT 1 FROM lease WHERE expires_at <= ?2), " KV_COLS
     " FROM meta AS m LEFT JOIN kv ON kv.key = ?1 WHERE m.id = 1";
 
+static const char SQL_GET_KEY[] = "SELECT " KV_COLS " FROM kv WHERE key = ?1";
+
 static const char *const SQL_RANGE_NOW[2] = {
     "SELECT " KV_COLS " FROM kv WHERE " W_FROM " ORDER BY key LIMIT ?3",
     "SELECT " KV_COLS " FROM kv WHERE " W_RANGE " ORDER BY key LIMIT ?3",
@@ -205,6 +207,52 @@ static rd_code sqlite_store_get(store_t *st, const char *key, store_kv *out, int
         *revision = rr.revision;
     store_range_free(&rr);
     return RD_OK;
+}
+
+/* Many keys in one read transaction: one snapshot, one lease check, and no
+ * transaction begun and ended per key (a ledger step reads thousands). */
+static rd_code get_many_impl(sqlite_conn *c, const char *const *keys, size_t n, store_kv *out, int *found,
+                             int64_t *revision, rd_err *err)
+{
+    int64_t rev, compact;
+    size_t i = 0;
+    rd_code rc = begin_read(c, &rev, &compact, err);
+    if (rc)
+        return rc;
+    for (; i < n && rc == RD_OK; i++) {
+        sqlite3_stmt *q;
+        found[i] = 0;
+        if (!keys[i] || !*keys[i]) {
+            rc = rd_fail(err, RD_EINVAL, "store get: the key is empty");
+            break;
+        }
+        if ((rc = sqlite_conn_prep(c, SQL_GET_KEY, &q, err, "k", keys[i])) != RD_OK)
+            break;
+        if (sqlite_conn_step(c, q, &rc, err) && (rc = sqlite_conn_copy_kv(q, 0, &out[i], err)) == RD_OK)
+            found[i] = 1;
+        sqlite3_reset(q);
+    }
+    if ((rc = sqlite_conn_finish_txn(c, rc, err)) != RD_OK) {
+        while (i-- > 0)
+            if (found[i]) {
+                store_kv_free(&out[i]);
+                found[i] = 0;
+            }
+    } else if (revision) {
+        *revision = rev;
+    }
+    return rc;
+}
+
+static rd_code sqlite_store_get_many(store_t *st, const char *const *keys, size_t n, store_kv *out, int *found,
+                                     int64_t *revision, rd_err *err)
+{
+    sqlite_conn *c = CONN(st);
+    rd_code rc;
+    memset(out, 0, n * sizeof *out);
+    memset(found, 0, n * sizeof *found);
+    RETRY(c, get_many_impl(c, keys, n, out, found, revision, err));
+    return rc;
 }
 
 static rd_code sqlite_store_range(store_t *st, const char *prefix, const char *after,
@@ -541,6 +589,7 @@ const store_backend store_sqlite_backend = {
     .open = sqlite_store_open,
     .close = sqlite_store_close,
     .get = sqlite_store_get,
+    .get_many = sqlite_store_get_many,
     .range = sqlite_store_range,
     .txn = sqlite_store_txn,
     .lease_grant = sqlite_store_lease_grant,

@@ -6,7 +6,10 @@
  * fees (wallet:X -> platform) over 1000 tenant accounts picked at random
  * with a fixed seed.  Beside it, the raw rate of plain sqlite3 INSERTs of
  * one row per transfer (key, the same JSON document) in the same batch
- * size with the store's pragmas, in the same run on the same machine.
+ * size with the store's pragmas, in the same run on the same machine, and
+ * the raw ledger floor: the rows any ledger with per-account entries must
+ * write (the transfer, its entry under the tenant account, the touched
+ * accounts' sums), as plain SQL.
  * Prints a human-readable report, then `bench: <name> <value> <unit>` lines.
  */
 #include <errno.h>
@@ -200,6 +203,82 @@ static double bench_raw(const char *dir, long n, long batch)
     return secs;
 }
 
+/* What a ledger must write however it is stored, written raw: per transfer
+ * its row and one entry row under its tenant account (the per-account
+ * index), and per batch the new sums of each account it touched, as plain
+ * INSERTs and UPSERTs into the same table with the store's pragmas, without
+ * history, reads or guards.  Against this floor the ledger's own overhead
+ * shows; against bench_raw (one row a transfer) the cost of the index. */
+static double bench_raw_ledger(const char *dir, long n, long batch)
+{
+    char path[600];
+    sqlite3 *db;
+    sqlite3_stmt *ins, *sum;
+    snprintf(path, sizeof path, "%s/floor.db", dir);
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        die("sqlite3_open", NULL);
+    sql(db, RD_SQLITE_PRAGMAS "CREATE TABLE kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;");
+    if (sqlite3_prepare_v2(db, "INSERT INTO kv (key, value) VALUES (?1, ?2)", -1, &ins, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                           -1, &sum, NULL) != SQLITE_OK)
+        die("prepare", NULL);
+    char *touched = calloc(ACCOUNTS + 2, 1);
+    if (!touched)
+        die("calloc", NULL);
+    rng_state = 0x9e3779b97f4a7c15ULL;
+    rd_time base = 1793491200;
+    double t0 = now_s();
+    for (long k = 0; k < n;) {
+        sql(db, "BEGIN IMMEDIATE");
+        memset(touched, 0, ACCOUNTS + 2);
+        for (long i = 0; i < batch && k < n; i++, k++) {
+            char key[RD_KEY_MAX], doc[1024], id[LEDGER_ID_MAX], debit[LEDGER_ACCOUNT_MAX], credit[LEDGER_ACCOUNT_MAX],
+                at[RDTIME_BUFLEN];
+            uint64_t state = rng_state;
+            int len = transfer_doc(k, base, key, doc, sizeof doc);
+            rng_state = state;   /* the same draw again, for the transfer's accounts */
+            ledger_transfer t;
+            transfer_at(k, base, id, debit, credit, &t);
+            const char *wallet = ledger_account_owner(t.debit) ? t.debit : t.credit;
+            for (int row = 0; row < 2; row++) {
+                if (row == 1)
+                    tx_key(key, LEDGER_INDEX_PREFIX "%s/%s/%s", wallet, rdtime_format(t.at, at), t.id);
+                sqlite3_bind_blob(ins, 1, key, (int)strlen(key), SQLITE_TRANSIENT);
+                sqlite3_bind_blob(ins, 2, doc, len, SQLITE_TRANSIENT);
+                if (sqlite3_step(ins) != SQLITE_DONE)
+                    die("insert", NULL);
+                sqlite3_reset(ins);
+            }
+            touched[atoi(wallet + strlen("wallet:acct-"))] = 1;
+            touched[ACCOUNTS + (k % 2 == 0)] = 1;   /* external (deposits) or platform (fees) */
+        }
+        for (int a = 0; a < ACCOUNTS + 2; a++) {
+            char key[RD_KEY_MAX], doc[400];
+            if (!touched[a])
+                continue;
+            if (a < ACCOUNTS)
+                tx_key(key, LEDGER_ACCOUNTS_PREFIX "wallet:acct-%04d", a);
+            else
+                tx_key(key, LEDGER_ACCOUNTS_PREFIX "%s", a == ACCOUNTS ? "platform" : "external");
+            int len = snprintf(doc, sizeof doc, "{\"name\":\"%s\",\"type\":\"wallet\",\"owner\":null,\"debits_posted_ucr\":%ld,"
+                               "\"credits_posted_ucr\":%ld,\"debits_pending_ucr\":0,\"credits_pending_ucr\":0,"
+                               "\"created_at\":\"2026-11-01T00:00:00Z\"}", key, k * 1000003L, k * 999983L);
+            sqlite3_bind_blob(sum, 1, key, (int)strlen(key), SQLITE_TRANSIENT);
+            sqlite3_bind_blob(sum, 2, doc, len, SQLITE_TRANSIENT);
+            if (sqlite3_step(sum) != SQLITE_DONE)
+                die("upsert", NULL);
+            sqlite3_reset(sum);
+        }
+        sql(db, "COMMIT");
+    }
+    double secs = now_s() - t0;
+    free(touched);
+    sqlite3_finalize(ins);
+    sqlite3_finalize(sum);
+    sqlite3_close(db);
+    return secs;
+}
+
 /* The same documents written as plain store puts (no reads, no guards, one
  * key per transfer): what the store itself allows, for the human report. */
 static double bench_store_puts(const char *dir, long n, long batch)
@@ -351,24 +430,34 @@ int main(void)
     long long w0 = wchar_now();
     double raw_s = bench_raw(dir, n, batch);
     long long w1 = wchar_now();
+    double floor_s = bench_raw_ledger(dir, n, batch);
+    long long w1f = wchar_now();
     double puts_s = bench_store_puts(dir, n, batch);
     long long w2 = wchar_now();
     double ledger_s = bench_ledger(dir, n, batch, &verify_s, &violations);
     long long w3 = wchar_now();   /* verify reads only */
-    double raw_b = (double)(w1 - w0) / (double)n, puts_b = (double)(w2 - w1) / (double)n,
+    double raw_b = (double)(w1 - w0) / (double)n, floor_b = (double)(w1f - w1) / (double)n,
+           puts_b = (double)(w2 - w1f) / (double)n,
            ledger_b = (double)(w3 - w2) / (double)n;
     double ledger_rate = (double)n / ledger_s, raw_rate = (double)n / raw_s;
 
     printf("ledger: %ld transfers in batches of %ld over %d wallets: %.2f s (%.1f us each)\n", n, batch, ACCOUNTS,
            ledger_s, ledger_s * 1e6 / (double)n);
     printf("raw sqlite3: %ld one-row inserts, same batches: %.2f s (%.1f us each)\n", n, raw_s, raw_s * 1e6 / (double)n);
+    printf("raw ledger floor: the same transfers as a row each, an entry row under the tenant account and each "
+           "touched account's sums once a batch, plain SQL without history: %.2f s (%.1f us each)\n", floor_s,
+           floor_s * 1e6 / (double)n);
     printf("store puts: %ld one-key puts (no reads, no guards), same batches: %.2f s (%.1f us each)\n", n, puts_s,
            puts_s * 1e6 / (double)n);
-    printf("bytes written per transfer: ledger %.0f, raw %.0f, store puts %.0f\n", ledger_b, raw_b, puts_b);
+    printf("bytes written per transfer: ledger %.0f, raw %.0f, raw ledger floor %.0f, store puts %.0f\n", ledger_b,
+           raw_b, floor_b, puts_b);
     printf("ledger verify over %ld transfers: %.2f s, %ld violations\n", n, verify_s, violations);
     printf("bench: ledger_transfers_per_s %.0f 1/s\n", ledger_rate);
     printf("bench: sqlite_raw_inserts_per_s %.0f 1/s\n", raw_rate);
     printf("bench: ledger_vs_raw_store %.2f ratio\n", ledger_rate / raw_rate);
+    printf("bench: ledger_raw_floor_s %.2f s\n", floor_s);
+    printf("bench: ledger_vs_raw_floor %.2f ratio\n", floor_s / ledger_s);
+    printf("bench: ledger_raw_floor_bytes_per_transfer %.0f B\n", floor_b);
     printf("bench: store_puts_per_s %.0f 1/s\n", (double)n / puts_s);
     printf("bench: ledger_vs_store_puts %.2f ratio\n", ledger_rate / ((double)n / puts_s));
     printf("bench: ledger_bytes_per_transfer %.0f B\n", ledger_b);
@@ -376,7 +465,8 @@ int main(void)
     printf("bench: ledger_verify_transfers_per_s %.0f 1/s\n", (double)n / verify_s);
 
     static const char *const files[] = { "ledger.db", "ledger.db-wal", "ledger.db-shm", "raw.db", "raw.db-wal",
-                                         "raw.db-shm", "puts.db", "puts.db-wal", "puts.db-shm", NULL };
+                                         "raw.db-shm", "puts.db", "puts.db-wal", "puts.db-shm", "floor.db",
+                                         "floor.db-wal", "floor.db-shm", NULL };
     for (const char *const *f = files; *f; f++) {
         char path[700];
         snprintf(path, sizeof path, "%s/%s", dir, *f);
