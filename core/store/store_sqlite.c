@@ -135,15 +135,10 @@ static rd_code range_impl(sqlite_conn *c, const char *lo, size_t lo_len, const c
     else
         rc = sqlite_conn_prep(c, SQL_RANGE_NOW[hi != NULL], &q, err, "bbi", lo, lo_len, hi, hi_len, lim);
     while (q && rc == RD_OK && sqlite_conn_step(c, q, &rc, err)) {
-        if (limit && out->count == limit) {
-            out->more = 1;
+        store_kv *slot = sqlite_conn_range_slot(out, &cap, limit, &rc, err);
+        if (!slot)
             break;
-        }
-        if (grow_array(&out->kvs, &cap, out->count + 1, sizeof *out->kvs) != 0) {
-            rc = sqlite_conn_fail_oom(err);
-            break;
-        }
-        if ((rc = sqlite_conn_copy_kv(q, 0, &out->kvs[out->count], err)) == RD_OK)
+        if ((rc = sqlite_conn_copy_kv(q, 0, slot, err)) == RD_OK)
             out->count++;
     }
     sqlite3_reset(q);

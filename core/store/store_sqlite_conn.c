@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
+
 enum {
     SCHEMA_VERSION = 4,
     BUSY_WAIT_MS = 10000,   /* how long one lock wait may last inside sqlite */
@@ -66,12 +68,13 @@ static const char SQL_UPGRADE_2[] =
     "CREATE INDEX kv_log_old_by_key ON kv_log (key, rev) WHERE value IS NOT NULL OR type = 1;"
     "PRAGMA user_version = 3;";
 
-/* Version 4 writes each value once, into its own history row, and links
- * every row to the one it replaced (store_sqlite_past.c walks the links):
- * a put appends one row and changes no other, and no index by key is kept
- * but the one of DELETE events.  Upgrading gives the live keys' newest rows
- * their values and links each row to the row before it of the same key,
- * a PUT only to a PUT (after a DELETE the key began anew). */
+/* Version 4 writes each value into its own history row (and kv while it
+ * is live) and never moves it afterwards, and links every row to the one
+ * it replaced (store_sqlite_past.c walks the links): a put appends one row
+ * and changes no other, and no index by key is kept but the one of DELETE
+ * events.  Upgrading gives the live keys' newest rows their values and
+ * links each row to the row before it of the same key, a PUT only to a PUT
+ * (after a DELETE the key began anew). */
 static const char SQL_UPGRADE_3[] =
     "ALTER TABLE kv_log ADD COLUMN prev_rev INTEGER;"
     "ALTER TABLE kv_log ADD COLUMN prev_sub INTEGER;"
@@ -324,6 +327,19 @@ rd_code sqlite_conn_copy_kv(sqlite3_stmt *q, int c0, store_kv *kv, rd_err *err)
     kv->version = sqlite3_column_int64(q, c0 + 4);
     kv->lease = sqlite3_column_int64(q, c0 + 5);
     return RD_OK;
+}
+
+store_kv *sqlite_conn_range_slot(store_range_result *out, size_t *cap, size_t limit, rd_code *rc, rd_err *err)
+{
+    if (limit && out->count == limit) {
+        out->more = 1;
+        return NULL;
+    }
+    if (grow_array(&out->kvs, cap, out->count + 1, sizeof *out->kvs) != 0) {
+        *rc = sqlite_conn_fail_oom(err);
+        return NULL;
+    }
+    return &out->kvs[out->count];
 }
 
 /* ---- keys ----------------------------------------------------------------- */

@@ -128,6 +128,11 @@ int64_t sqlite_conn_wall_ms(void);
 /* Sleeps us microseconds, through signals. */
 void sqlite_conn_sleep_us(long us);
 
+/* The slot for the next key of a range being read, or NULL: when limit
+ * (0: none) keys are in already (then out->more is set and *rc stays as it
+ * was) or memory ran out (*rc says so). */
+store_kv *sqlite_conn_range_slot(store_range_result *out, size_t *cap, size_t limit, rd_code *rc, rd_err *err);
+
 /* ---- SQL fragments, and key helpers (store_sqlite_conn.c) ------------------ */
 
 #define KV_COLS "key, value, create_rev, mod_rev, version, lease"

@@ -1,13 +1,13 @@
 /* store_sqlite_past.c - the SQLite store's reads at an older revision.
  *
  * Owns finding what a range of keys held at a revision R below the current
- * one.  Schema 4 (store_sqlite_int.h) writes each value once, into its own
- * history row, and links each row to the one it replaced: a PUT to the
- * key's previous PUT in the same life (no link when it created the key), a
- * DELETE to the PUT it ended.  No index by key is kept but the DELETE
- * events', so a write appends one history row and touches no other; the
- * price is paid here, by walking links back from a key's newest row to the
- * first row at or below R.
+ * one.  Schema 4 (store_sqlite_int.h) writes each value into its own
+ * history row (and into kv while it is live) and never moves it later, and
+ * links each row to the one it replaced: a PUT to the key's previous PUT in
+ * the same life (no link when it created the key), a DELETE to the PUT it
+ * ended.  No index by key is kept but the DELETE events', so a write
+ * appends one history row and touches no other; the price is paid here, by
+ * walking links back from a key's newest row to the first row at or below R.
  *
  * A range at R merges two streams, both in key order:
  *   live keys (kv): a key unchanged since R is kv's row; a key changed
@@ -27,8 +27,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "grow.h"
 
 enum { EV_DELETE = 1 };   /* kv_log.type; 0 is PUT */
 
@@ -178,15 +176,11 @@ rd_code sqlite_past_range(sqlite_conn *c, const char *lo, size_t lo_len, const c
             break;
         past_stream *s = !gone.ready ? &live : !live.ready ? &gone
                          : strcmp(live.kv.key, gone.kv.key) <= 0 ? &live : &gone;
-        if (limit && out->count == limit) {
-            out->more = 1;
+        store_kv *slot = sqlite_conn_range_slot(out, &cap, limit, &rc, err);
+        if (!slot)
             break;
-        }
-        if (grow_array(&out->kvs, &cap, out->count + 1, sizeof *out->kvs) != 0) {
-            rc = sqlite_conn_fail_oom(err);
-            break;
-        }
-        out->kvs[out->count++] = s->kv;
+        *slot = s->kv;
+        out->count++;
         s->ready = 0;
     }
     if (live.ready)

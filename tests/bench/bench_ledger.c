@@ -168,6 +168,16 @@ static void sql(sqlite3 *db, const char *s)
     }
 }
 
+/* Runs q (an INSERT or UPSERT of ?1 key, ?2 value) once. */
+static void raw_put(sqlite3_stmt *q, const char *key, const char *value, int len)
+{
+    sqlite3_bind_blob(q, 1, key, (int)strlen(key), SQLITE_TRANSIENT);
+    sqlite3_bind_blob(q, 2, value, len, SQLITE_TRANSIENT);
+    if (sqlite3_step(q) != SQLITE_DONE)
+        die("raw sqlite write", NULL);
+    sqlite3_reset(q);
+}
+
 /* One row per transfer: its key and the document the ledger would write. */
 static double bench_raw(const char *dir, long n, long batch)
 {
@@ -189,11 +199,7 @@ static double bench_raw(const char *dir, long n, long batch)
         for (long i = 0; i < batch && k < n; i++, k++) {
             char key[RD_KEY_MAX], doc[1024];
             int len = transfer_doc(k, base, key, doc, sizeof doc);
-            sqlite3_bind_blob(ins, 1, key, (int)strlen(key), SQLITE_TRANSIENT);
-            sqlite3_bind_blob(ins, 2, doc, len, SQLITE_TRANSIENT);
-            if (sqlite3_step(ins) != SQLITE_DONE)
-                die("insert", NULL);
-            sqlite3_reset(ins);
+            raw_put(ins, key, doc, len);
         }
         sql(db, "COMMIT");
     }
@@ -243,11 +249,7 @@ static double bench_raw_ledger(const char *dir, long n, long batch)
             for (int row = 0; row < 2; row++) {
                 if (row == 1)
                     tx_key(key, LEDGER_INDEX_PREFIX "%s/%s/%s", wallet, rdtime_format(t.at, at), t.id);
-                sqlite3_bind_blob(ins, 1, key, (int)strlen(key), SQLITE_TRANSIENT);
-                sqlite3_bind_blob(ins, 2, doc, len, SQLITE_TRANSIENT);
-                if (sqlite3_step(ins) != SQLITE_DONE)
-                    die("insert", NULL);
-                sqlite3_reset(ins);
+                raw_put(ins, key, doc, len);
             }
             touched[atoi(wallet + strlen("wallet:acct-"))] = 1;
             touched[ACCOUNTS + (k % 2 == 0)] = 1;   /* external (deposits) or platform (fees) */
@@ -263,11 +265,7 @@ static double bench_raw_ledger(const char *dir, long n, long batch)
             int len = snprintf(doc, sizeof doc, "{\"name\":\"%s\",\"type\":\"wallet\",\"owner\":null,\"debits_posted_ucr\":%ld,"
                                "\"credits_posted_ucr\":%ld,\"debits_pending_ucr\":0,\"credits_pending_ucr\":0,"
                                "\"created_at\":\"2026-11-01T00:00:00Z\"}", key, k * 1000003L, k * 999983L);
-            sqlite3_bind_blob(sum, 1, key, (int)strlen(key), SQLITE_TRANSIENT);
-            sqlite3_bind_blob(sum, 2, doc, len, SQLITE_TRANSIENT);
-            if (sqlite3_step(sum) != SQLITE_DONE)
-                die("upsert", NULL);
-            sqlite3_reset(sum);
+            raw_put(sum, key, doc, len);
         }
         sql(db, "COMMIT");
     }
