@@ -20,12 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "grow.h"
-
-enum {
-    WATCH_POLL_MS = 25,
-    EV_DELETE = 1           /* kv_log.type; 0 is PUT */
-};
+enum { WATCH_POLL_MS = 25 };
 
 typedef struct {
     store_t base;
@@ -66,18 +61,16 @@ static const char *const SQL_RANGE_NOW[2] = {
     "SELECT " KV_COLS " FROM kv WHERE " W_RANGE " ORDER BY key LIMIT ?3",
 };
 
-#define WATCH(w)                                                               \
-    "SELECT type, key, value, create_rev, rev, version, lease FROM kv_log WHERE rev > ?4 AND " w " ORDER BY rev, sub"
-static const char *const SQL_WATCH[2] = { WATCH(W_FROM), WATCH(W_RANGE) };
-
 /* History below ?1 goes, except each key's newest row at or below ?1 when it
  * is a PUT: that row is the key's state as of ?1, so reads at ?1 still work.
  * A row goes when the row that replaced it is at or below ?1 (rows above
- * the last compaction, ?2, are the ones not yet looked at), and a DELETE
- * event goes once it is below ?1. */
+ * the last compaction, ?2, are the ones not yet looked at), and with it the
+ * value that row kept for it; a DELETE event goes once it is below ?1. */
 static const char SQL_COMPACT_SUPERSEDED[] =
     "DELETE FROM kv_log WHERE (rev, sub) IN (SELECT prev_rev, prev_sub FROM kv_log"
     " WHERE rev > ?2 AND rev <= ?1 AND prev_rev IS NOT NULL)";
+static const char SQL_COMPACT_VALUES[] =
+    "UPDATE kv_log SET prev_value = NULL WHERE rev > ?2 AND rev <= ?1 AND prev_value IS NOT NULL";
 static const char SQL_COMPACT_DELETES[] =
     "DELETE FROM kv_log WHERE rev >= ?2 AND rev < ?1 AND type = 1";
 
@@ -414,8 +407,6 @@ static rd_code poll_impl(sqlite_watch *w, store_event **events, size_t *count, r
 {
     sqlite_conn *c = &w->c;
     int64_t rev, compact;
-    size_t cap = 0;
-    sqlite3_stmt *q = NULL;
     *events = NULL;
     *count = 0;
     rd_code rc = begin_read(c, &rev, &compact, err);
@@ -424,19 +415,7 @@ static rd_code poll_impl(sqlite_watch *w, store_event **events, size_t *count, r
     if (w->last + 1 < compact)
         rc = compacted(w->last + 1, compact, err);
     else if (rev > w->last)
-        rc = sqlite_conn_prep(c, SQL_WATCH[w->end != NULL], &q, err, "kk_i", w->prefix, w->end,
-                              w->last);
-    while (q && rc == RD_OK && sqlite_conn_step(c, q, &rc, err)) {
-        if (grow_array(events, &cap, *count + 1, sizeof **events) != 0) {
-            rc = sqlite_conn_fail_oom(err);
-            break;
-        }
-        store_event *ev = *events + *count;
-        ev->type = sqlite3_column_int(q, 0) == EV_DELETE ? STORE_EVENT_DELETE : STORE_EVENT_PUT;
-        if ((rc = sqlite_conn_copy_kv(q, 1, &ev->kv, err)) == RD_OK)
-            (*count)++;
-    }
-    sqlite3_reset(q);
+        rc = sqlite_past_events(c, w->prefix, w->end, w->last, events, count, err);
     if ((rc = sqlite_conn_finish_txn(c, rc, err))) {
         store_events_free(*events, *count);
         *events = NULL;
@@ -539,6 +518,7 @@ static rd_code compact_impl(sqlite_conn *c, int64_t at, rd_err *err)
     else if (at < compact)
         rc = compacted(at, compact, err);
     else if (at > compact && (rc = sqlite_conn_exec(c, SQL_COMPACT_SUPERSEDED, err, "ii", at, compact)) == RD_OK &&
+             (rc = sqlite_conn_exec(c, SQL_COMPACT_VALUES, err, "ii", at, compact)) == RD_OK &&
              (rc = sqlite_conn_exec(c, SQL_COMPACT_DELETES, err, "ii", at, compact)) == RD_OK)
         rc = sqlite_conn_exec(c, SQL_SET_COMPACT, err, "i", at);
     return sqlite_conn_finish_txn(c, rc, err);

@@ -37,10 +37,7 @@ static const char SQL_SCHEMA[] =
     " create_rev INTEGER NOT NULL, mod_rev INTEGER NOT NULL, version INTEGER NOT NULL,"
     " lease INTEGER NOT NULL, mod_sub INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS kv_by_lease ON kv (lease) WHERE lease != 0;"
-    "CREATE TABLE IF NOT EXISTS kv_log (rev INTEGER NOT NULL, sub INTEGER NOT NULL,"
-    " key BLOB NOT NULL, type INTEGER NOT NULL, value BLOB, create_rev INTEGER NOT NULL,"
-    " version INTEGER NOT NULL, lease INTEGER NOT NULL, prev_rev INTEGER, prev_sub INTEGER,"
-    " PRIMARY KEY (rev, sub)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS kv_log " KV_LOG_COLUMNS " WITHOUT ROWID;"
     "CREATE INDEX IF NOT EXISTS kv_log_del ON kv_log (key, rev) WHERE type = 1;"
     "CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY, ttl INTEGER NOT NULL,"
     " expires_at INTEGER NOT NULL);"
@@ -68,23 +65,24 @@ static const char SQL_UPGRADE_2[] =
     "CREATE INDEX kv_log_old_by_key ON kv_log (key, rev) WHERE value IS NOT NULL OR type = 1;"
     "PRAGMA user_version = 3;";
 
-/* Version 4 writes each value into its own history row (and kv while it
- * is live) and never moves it afterwards, and links every row to the one
- * it replaced (store_sqlite_past.c walks the links): a put appends one row
- * and changes no other, and no index by key is kept but the one of DELETE
- * events.  Upgrading gives the live keys' newest rows their values and
- * links each row to the row before it of the same key, a PUT only to a PUT
- * (after a DELETE the key began anew). */
+/* Version 4 keeps each value once: the live one in kv, a replaced one in
+ * the history row of the write that replaced it (prev_value), beside a
+ * link to the replaced row (prev_rev, prev_sub).  A write appends one row
+ * and changes no other, and only DELETE events are indexed by key.  The
+ * upgrade builds the new table in revision order: each row takes the
+ * revision, sub and value of the row before it of the same key (a version
+ * 3 history row has its own value unless it is its key's newest), a PUT
+ * only from a PUT (after a DELETE the key began anew). */
 static const char SQL_UPGRADE_3[] =
-    "ALTER TABLE kv_log ADD COLUMN prev_rev INTEGER;"
-    "ALTER TABLE kv_log ADD COLUMN prev_sub INTEGER;"
-    "UPDATE kv_log SET value = (SELECT value FROM kv WHERE kv.key = kv_log.key)"
-    " WHERE type = 0 AND value IS NULL AND (rev, sub) IN (SELECT mod_rev, mod_sub FROM kv);"
-    "UPDATE kv_log SET prev_rev = p.prev_rev, prev_sub = p.prev_sub FROM"
-    " (SELECT rev, sub, lag(rev) OVER w AS prev_rev, lag(sub) OVER w AS prev_sub,"
-    " lag(type) OVER w AS prev_type FROM kv_log WINDOW w AS (PARTITION BY key ORDER BY rev, sub)) AS p"
-    " WHERE kv_log.rev = p.rev AND kv_log.sub = p.sub AND p.prev_type = 0;"
-    "DROP INDEX kv_log_old_by_key;"
+    "CREATE TABLE kv_log_4 " KV_LOG_COLUMNS " WITHOUT ROWID;"
+    "INSERT INTO kv_log_4 (rev, sub, key, type, create_rev, version, lease, prev_rev, prev_sub, prev_value)"
+    " SELECT rev, sub, key, type, create_rev, version, lease, CASE WHEN p_type = 0 THEN p_rev END,"
+    " CASE WHEN p_type = 0 THEN p_sub END, CASE WHEN p_type = 0 THEN p_value END FROM"
+    " (SELECT rev, sub, key, type, create_rev, version, lease, lag(rev) OVER w AS p_rev, lag(sub) OVER w AS p_sub,"
+    " lag(type) OVER w AS p_type, lag(value) OVER w AS p_value FROM kv_log"
+    " WINDOW w AS (PARTITION BY key ORDER BY rev, sub)) ORDER BY rev, sub;"
+    "DROP TABLE kv_log;"
+    "ALTER TABLE kv_log_4 RENAME TO kv_log;"
     "CREATE INDEX kv_log_del ON kv_log (key, rev) WHERE type = 1;"
     "PRAGMA user_version = 4;";
 

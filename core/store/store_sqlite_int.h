@@ -19,19 +19,20 @@
  *   kv(key, value, create_rev, mod_rev, version, lease, mod_sub)   live
  *       keys; (mod_rev, mod_sub) is the key's newest history row; only
  *       keys with a lease are indexed by lease
- *   kv_log(rev, sub, key, type, value, create_rev, version, lease,
- *          prev_rev, prev_sub)
- *       one row per PUT (type 0, with its value) or DELETE (type 1, no
- *       value); sub orders the rows of one revision; mod_revision of a row
- *       is its rev.  (prev_rev, prev_sub) links a row to the one it
- *       replaced: a PUT to the key's previous PUT (NULL when the PUT
- *       created the key), a DELETE to the PUT it ended.  A write appends
- *       its row and changes no other; only DELETE events are indexed by
- *       key (kv_log_del).  Version 3 kept a live key's newest value in kv
- *       only and moved it into the history row when the key was
- *       overwritten, indexing that row by key: two more pages touched per
- *       overwrite, which made a random-order rewrite write about three
- *       times the bytes
+ *   kv_log(rev, sub, key, type, create_rev, version, lease, prev_rev,
+ *          prev_sub, prev_value)
+ *       one row per PUT (type 0) or DELETE (type 1); sub orders the rows of
+ *       one revision; mod_revision of a row is its rev.  (prev_rev,
+ *       prev_sub) links a row to the row it replaced and prev_value holds
+ *       that row's value: a PUT links to the key's previous PUT (none when
+ *       it created the key), a DELETE to the PUT it ended.  Each value is
+ *       kept once: a live key's in kv, a replaced one in the row that
+ *       replaced it (compaction drops it once no read can reach it).  A
+ *       write appends its row and changes no other; only DELETE events are
+ *       indexed by key (kv_log_del).  Version 3 moved the old value into
+ *       the replaced row at each overwrite and indexed that row by key: two
+ *       more pages touched per overwrite, which made a random-order rewrite
+ *       write about three times the bytes
  *   lease(id, ttl, expires_at)      expires_at in wall-clock milliseconds
  */
 #ifndef RD_STORE_SQLITE_INT_H
@@ -136,6 +137,11 @@ store_kv *sqlite_conn_range_slot(store_range_result *out, size_t *cap, size_t li
 /* ---- SQL fragments, and key helpers (store_sqlite_conn.c) ------------------ */
 
 #define KV_COLS "key, value, create_rev, mod_rev, version, lease"
+/* kv_log's columns, for CREATE TABLE (a new file and the upgrade to 4). */
+#define KV_LOG_COLUMNS                                                                          \
+    "(rev INTEGER NOT NULL, sub INTEGER NOT NULL, key BLOB NOT NULL, type INTEGER NOT NULL,"    \
+    " create_rev INTEGER NOT NULL, version INTEGER NOT NULL, lease INTEGER NOT NULL,"           \
+    " prev_rev INTEGER, prev_sub INTEGER, prev_value BLOB, PRIMARY KEY (rev, sub))"
 /* Key ranges: [?1, ?2) or, when the prefix has no upper bound, [?1, end). */
 #define W_FROM "key >= ?1"
 #define W_RANGE "key >= ?1 AND key < ?2"
@@ -179,6 +185,12 @@ rd_code sqlite_write_bump_rev(sqlite_conn *c, int64_t *rev, int64_t sub, rd_err 
  * inside the caller's read transaction. */
 rd_code sqlite_past_range(sqlite_conn *c, const char *lo, size_t lo_len, const char *hi, size_t hi_len,
                           size_t limit, int64_t at, store_range_result *out, rd_err *err);
+
+/* Every write after revision `after` to keys in [lo, hi) (hi NULL: no
+ * bound), one event each, in revision order, into *events (*count of them;
+ * NULL and 0 on failure).  Runs inside the caller's read transaction. */
+rd_code sqlite_past_events(sqlite_conn *c, const char *lo, const char *hi, int64_t after, store_event **events,
+                           size_t *count, rd_err *err);
 
 /* One whole txn (store_txn's contract, arguments already validated): a
  * write transaction, committed or rolled back. */

@@ -21,34 +21,33 @@ static const char SQL_EXPIRED_ANY[] = "SELECT 1 FROM lease WHERE expires_at <= ?
 static const char SQL_DROP_EXPIRED[] = "DELETE FROM lease WHERE expires_at <= ?1";
 static const char SQL_LEASE_HAS[] = "SELECT ttl FROM lease WHERE id = ?1";
 
-/* A compare reads the row's state, which a put of the key later in the
- * txn reuses (see known_key); the value only for a value compare. */
-static const char SQL_CMP[] =
-    "SELECT value, create_rev, mod_rev, version, mod_sub FROM kv WHERE key = ?1";
-static const char SQL_CMP_NUM[] =
-    "SELECT NULL, create_rev, mod_rev, version, mod_sub FROM kv WHERE key = ?1";
-/* A put of a key whose state is not known: insert when new (one statement,
- * the common case for a ledger); else its state is read with SQL_CMP_NUM
- * and the key is overwritten as a known one. */
+/* A compare reads the row's state; a put of the key later in the txn
+ * reuses whether it exists (see known_key); the value only for a value
+ * compare. */
+static const char SQL_CMP[] = "SELECT value, mod_rev, create_rev, version FROM kv WHERE key = ?1";
+static const char SQL_CMP_NUM[] = "SELECT NULL, mod_rev, create_rev, version FROM kv WHERE key = ?1";
+/* A put of a key not known to exist: insert when new (one statement, the
+ * common case for a ledger) with its history row; else it is overwritten. */
 static const char SQL_KV_NEW[] =
     "INSERT INTO kv (" KV_COLS ", mod_sub) VALUES (?1, ?2, ?3, ?3, 1, ?4, ?5) ON CONFLICT (key) DO NOTHING";
-/* Overwriting a key in a known state: the live row takes the new value,
- * and a history row with it is appended, linked to the key's newest row
- * (?8, ?9; unbound, NULL, for a key the put creates).  No other row
- * changes: the replaced history row keeps the value it was written with. */
+static const char SQL_LOG_NEW[] =
+    "INSERT INTO kv_log (rev, sub, key, type, create_rev, version, lease) VALUES (?2, ?3, ?1, 0, ?2, 1, ?4)";
+/* Overwriting a key: its history row is appended first, taken from kv as
+ * it stands (the link to the key's newest row and the value it replaces),
+ * then kv takes the new value.  No other row changes. */
+static const char SQL_LOG_OVER[] =
+    "INSERT INTO kv_log (rev, sub, key, type, create_rev, version, lease, prev_rev, prev_sub, prev_value)"
+    " SELECT ?2, ?3, key, 0, create_rev, version + 1, ?4, mod_rev, mod_sub, value FROM kv WHERE key = ?1";
 static const char SQL_KV_SET[] =
-    "UPDATE kv SET value = ?2, mod_rev = ?3, version = ?6, lease = ?4, mod_sub = ?5 WHERE key = ?1";
-static const char SQL_LOG_PUT[] =
-    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease, prev_rev, prev_sub)"
-    " VALUES (?4, ?7, ?1, 0, ?2, ?3, ?5, ?6, ?8, ?9)";
+    "UPDATE kv SET value = ?2, mod_rev = ?3, version = version + 1, lease = ?4, mod_sub = ?5 WHERE key = ?1";
 
 /* Deleting keys: log a DELETE event per key at ?4 (subs from ?5), linked
- * to the key's newest row, then drop them. */
+ * to the key's newest row and holding its value, then drop them. */
 #define W_EXPIRED "lease != 0 AND lease IN (SELECT id FROM lease WHERE expires_at <= ?3)"
 #define W_LEASE "lease != 0 AND lease = ?3"
 #define DEL_LOG(w)                                                                   \
-    "INSERT INTO kv_log (rev, sub, key, type, value, create_rev, version, lease, prev_rev, prev_sub)" \
-    " SELECT ?4, ?5 + row_number() OVER (ORDER BY key) - 1, key, 1, NULL, 0, 0, 0, mod_rev, mod_sub" \
+    "INSERT INTO kv_log (rev, sub, key, type, create_rev, version, lease, prev_rev, prev_sub, prev_value)" \
+    " SELECT ?4, ?5 + row_number() OVER (ORDER BY key) - 1, key, 1, 0, 0, 0, mod_rev, mod_sub, value" \
     " FROM kv WHERE " w
 static const char *const SQL_DEL_LOG[4] = {
     DEL_LOG(W_FROM), DEL_LOG(W_RANGE), DEL_LOG(W_EXPIRED), DEL_LOG(W_LEASE),
@@ -120,13 +119,12 @@ rd_code sqlite_write_begin(sqlite_conn *c, int64_t *rev, rd_err *err)
 /* ---- what a txn knows of the keys it compared ---------------------------- */
 
 /* A compare reads its key's row; a put of that key later in the same txn
- * needs the same state (does it exist, its newest history row, its
- * version), so the txn keeps it rather than asking kv again.  Valid until
- * an op of the txn changes the key: a put moves it on, a delete forgets it. */
+ * then knows whether it exists, and an overwrite skips the INSERT that
+ * would fail.  Valid until an op of the txn changes the key: a put leaves
+ * it live, a delete forgets it. */
 typedef struct {
     const char *key;        /* a compare's; NULL: an empty slot */
-    int live;               /* it exists, in the state below; 0: missing or not known */
-    int64_t create_rev, mod_rev, mod_sub, version;
+    int live;               /* it exists; 0: missing or not known */
 } known_key;
 
 typedef struct {
@@ -181,18 +179,6 @@ static void known_forget(known_keys *kk, const char *prefix, int exact)
             kk->slot[i].live = 0;
 }
 
-/* *k from the row SQL_CMP or SQL_CMP_NUM found (found = 0: none). */
-static void known_fill(known_key *k, sqlite3_stmt *q, int found)
-{
-    k->live = found;
-    if (!found)
-        return;
-    k->create_rev = sqlite3_column_int64(q, 1);
-    k->mod_rev = sqlite3_column_int64(q, 2);
-    k->version = sqlite3_column_int64(q, 3);
-    k->mod_sub = sqlite3_column_int64(q, 4);
-}
-
 /* ---- compares and ops ----------------------------------------------------- */
 
 /* Reads cmp's key, records its state in kk, and says whether cmp holds. */
@@ -210,13 +196,13 @@ static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, known_keys *kk, in
         d = sqlite_conn_compare_bytes(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0),
                                        cmp->value, cmp->value_len);
     } else if (cmp->target != STORE_CMP_VALUE) {
-        int col = cmp->target == STORE_CMP_CREATE_REVISION ? 1
-                  : cmp->target == STORE_CMP_MOD_REVISION  ? 2 : 3;
+        int col = cmp->target == STORE_CMP_MOD_REVISION ? 1
+                  : cmp->target == STORE_CMP_CREATE_REVISION ? 2 : 3;
         int64_t have = found ? sqlite3_column_int64(q, col) : 0;
         d = (have > cmp->number) - (have < cmp->number);
     }
     if (k && rc == RD_OK)
-        known_fill(k, q, found);
+        k->live = found;
     sqlite3_reset(q);
     *holds = cmp->op == STORE_CMP_EQUAL ? d == 0
              : cmp->op == STORE_CMP_NOT_EQUAL ? d != 0
@@ -227,60 +213,34 @@ static rd_code eval_cmp(sqlite_conn *c, const store_cmp *cmp, known_keys *kk, in
     return rc;
 }
 
-/* Overwrites op's key, which exists in state *k, at (rev, sub); *k moves on. */
-static rd_code put_over(sqlite_conn *c, const store_op *op, known_key *k, int64_t rev, int64_t sub,
-                        rd_err *err)
+/* Overwrites op's key, which exists, at (rev, sub). */
+static rd_code put_over(sqlite_conn *c, const store_op *op, int64_t rev, int64_t sub, rd_err *err)
 {
-    rd_code rc = sqlite_conn_exec(c, SQL_KV_SET, err, "kbiiii", op->key, op->value, op->value_len, rev,
-                                  op->lease, sub, k->version + 1);
+    rd_code rc = sqlite_conn_exec(c, SQL_LOG_OVER, err, "kiii", op->key, rev, sub, op->lease);
+    if (rc == RD_OK && sqlite3_changes(c->db) != 1)
+        rc = rd_fail(err, RD_ECORRUPT, "store %s: key %s is neither new nor there", c->path, op->key);
     if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "kbiiiiiii", op->key, op->value, op->value_len,
-                              k->create_rev, rev, k->version + 1, op->lease, sub, k->mod_rev, k->mod_sub);
-    if (rc == RD_OK) {
-        k->mod_rev = rev;
-        k->mod_sub = sub;
-        k->version++;
-    }
+        rc = sqlite_conn_exec(c, SQL_KV_SET, err, "kbiii", op->key, op->value, op->value_len, rev, op->lease, sub);
     return rc;
 }
 
 /* Puts op's key at (rev, sub), created or overwritten; *k (NULL: none)
- * holds what the txn knows of the key, and is moved on. */
+ * says whether a compare of the txn found it, and is kept up to date. */
 static rd_code put_key(sqlite_conn *c, const store_op *op, known_key *k, int64_t rev, int64_t sub,
                        rd_err *err)
 {
-    sqlite3_stmt *q;
-    if (k && k->live)
-        return put_over(c, op, k, rev, sub, err);
-    rd_code rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbiii", op->key, op->value, op->value_len,
-                                  rev, op->lease, sub);
-    if (rc == RD_OK && sqlite3_changes(c->db) == 0) {   /* it exists: read its state */
-        known_key read = { op->key, 0, 0, 0, 0, 0 };
-        if ((rc = sqlite_conn_prep(c, SQL_CMP_NUM, &q, err, "k", op->key)))
-            return rc;
-        int found = sqlite_conn_step(c, q, &rc, err);
-        if (rc == RD_OK)
-            known_fill(&read, q, found);
-        sqlite3_reset(q);
-        if (rc == RD_OK && !read.live)
-            rc = rd_fail(err, RD_ECORRUPT, "store %s: key %s is neither new nor there", c->path,
-                         op->key);
-        if (rc == RD_OK)
-            rc = put_over(c, op, &read, rev, sub, err);
-        if (rc == RD_OK && k)
-            *k = read;
-        return rc;
+    rd_code rc;
+    if (k && k->live) {
+        rc = put_over(c, op, rev, sub, err);
+    } else if ((rc = sqlite_conn_exec(c, SQL_KV_NEW, err, "kbiii", op->key, op->value, op->value_len, rev, op->lease,
+                                      sub)) == RD_OK) {
+        if (sqlite3_changes(c->db) == 0)   /* it exists */
+            rc = put_over(c, op, rev, sub, err);
+        else
+            rc = sqlite_conn_exec(c, SQL_LOG_NEW, err, "kiii", op->key, rev, sub, op->lease);
     }
-    /* A new key's first row has no link: ?8 and ?9 stay unbound (NULL). */
-    if (rc == RD_OK)
-        rc = sqlite_conn_exec(c, SQL_LOG_PUT, err, "kbiiiii", op->key, op->value, op->value_len, rev,
-                              rev, 1, op->lease, sub);
-    if (rc == RD_OK && k) {
+    if (rc == RD_OK && k)
         k->live = 1;
-        k->create_rev = k->mod_rev = rev;
-        k->mod_sub = sub;
-        k->version = 1;
-    }
     return rc;
 }
 

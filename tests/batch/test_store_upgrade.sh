@@ -21,17 +21,18 @@ same_as () {   # same_as FIXTURE: stdout equals the version-2 binary's output
 }
 
 # Schema 4's invariants, read from the file: each live key points at its
-# newest history row, a PUT of the same value; every PUT row has its value;
-# every link points back to an earlier PUT of the same key, which is there
-# unless compaction removed it; nothing is logged past the revision.
+# newest history row, a PUT; every link points back to an earlier PUT of the
+# same key, which is there and whose value the linking row keeps, unless
+# compaction removed both; a DELETE always links; nothing is logged past
+# the revision.
 invariants () {
     bad=$(sqlite3 "$DB" "SELECT
       (SELECT count(*) FROM kv WHERE NOT EXISTS (SELECT 1 FROM kv_log AS l WHERE l.rev = kv.mod_rev
-         AND l.sub = kv.mod_sub AND l.key = kv.key AND l.type = 0 AND l.value = kv.value))
-    + (SELECT count(*) FROM kv_log WHERE type = 0 AND value IS NULL)
+         AND l.sub = kv.mod_sub AND l.key = kv.key AND l.type = 0))
     + (SELECT count(*) FROM kv_log AS l WHERE l.prev_rev IS NOT NULL AND ((l.prev_rev, l.prev_sub) >= (l.rev, l.sub)
-         OR (l.prev_rev >= (SELECT compact_rev FROM meta) AND NOT EXISTS (SELECT 1 FROM kv_log AS p
-             WHERE p.rev = l.prev_rev AND p.sub = l.prev_sub AND p.key = l.key AND p.type = 0))))
+         OR (l.prev_rev >= (SELECT compact_rev FROM meta) AND (l.prev_value IS NULL OR NOT EXISTS (SELECT 1
+             FROM kv_log AS p WHERE p.rev = l.prev_rev AND p.sub = l.prev_sub AND p.key = l.key AND p.type = 0)))))
+    + (SELECT count(*) FROM kv_log WHERE type = 1 AND prev_rev IS NULL AND rev >= (SELECT compact_rev FROM meta))
     + (SELECT count(*) FROM kv_log AS l WHERE l.rev > (SELECT rev FROM meta))")
     if [ "$bad" = 0 ]; then pass; else fail "$bad history rows break schema 4's invariants"; fi
 }
