@@ -5,7 +5,8 @@ Follows every write under /rigdeck/jobs/ as it happens and stamps it with
 this machine's clock (milliseconds), which is finer than the whole seconds
 of the store's own timestamps:
   SQLite  polls the store's history table (kv_log, newest revisions) every
-          POLL_S; the newest row's value is the one in kv
+          POLL_S; a key's newest row's value is the one in kv, an older
+          row's is kept by the row that replaced it (prev_value)
   etcd    one watch stream over the JSON gateway (/v3/watch)
 For each job it keeps the moment its document first appeared (submitted),
 the first revision in which its worker has a node (placed), the first in
@@ -68,8 +69,9 @@ def follow_sqlite(path, jobs, want, deadline):
     db.execute("PRAGMA query_only = 1")
     last = db.execute("SELECT rev FROM meta").fetchone()[0]
     print("ready", flush=True)
-    q = ("SELECT l.rev, l.key, COALESCE(l.value, k.value) FROM kv_log l LEFT JOIN kv k"
-         " ON l.value IS NULL AND k.key = l.key WHERE l.rev > ? AND l.type = 0 ORDER BY l.rev, l.sub")
+    q = ("SELECT l.rev, l.key, COALESCE(k.value, (SELECT s.prev_value FROM kv_log s WHERE s.rev > l.rev"
+         " AND s.prev_rev = l.rev AND s.prev_sub = l.sub)) FROM kv_log l LEFT JOIN kv k ON k.key = l.key"
+         " AND k.mod_rev = l.rev AND k.mod_sub = l.sub WHERE l.rev > ? AND l.type = 0 ORDER BY l.rev, l.sub")
     while jobs.ended < want and time.time() < deadline:
         db.execute("BEGIN")
         rows = db.execute(q, (last,)).fetchall()
