@@ -163,15 +163,18 @@ static const char *index_key(char buf[RD_KEY_MAX], const char *account, const js
     return tx_key(buf, LEDGER_INDEX_PREFIX "%s/%s/%s", account, doc_str(doc, "at"), doc_str(doc, "id"));
 }
 
-/* Writes the index copies of a transfer under each tenant account it touches. */
-static rd_code index_put(rd_tx *tx, const json_t *doc, rd_err *err)
+/* Writes the index copies of a transfer under each tenant account it
+ * touches.  They share the transfer's document (a tx never changes a
+ * document it was given, and tx_get hands out copies), so the commit
+ * encodes it once. */
+static rd_code index_put(rd_tx *tx, json_t *doc, rd_err *err)
 {
     const char *side[2] = { doc_str(doc, "debit"), doc_str(doc, "credit") };
     char key[RD_KEY_MAX];
     rd_code rc = RD_OK;
     for (int i = 0; i < 2 && rc == RD_OK; i++)
         if (ledger_account_owner(side[i]))
-            rc = tx_put(tx, index_key(key, side[i], doc), json_deep_copy(doc), err);
+            rc = tx_put(tx, index_key(key, side[i], doc), json_incref(doc), err);
     return rc;
 }
 

@@ -468,6 +468,7 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
     store_op *ops = calloc(nwrites, sizeof *ops);
     char **bodies = calloc(nwrites, sizeof *bodies);
     size_t ncmps = 0, nops = 0;
+    const json_t *last_after = NULL;   /* the document the previous put encoded */
     if (!cmps || !ops || !bodies) {
         rc = rd_fail(err, RD_ENOMEM, "out of memory");
         goto out;
@@ -481,6 +482,9 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
             continue;
         if (e->text) {
             ops[nops] = (store_op){ STORE_OP_PUT, e->key, e->text, e->text_len, e->lease };
+        } else if (e->after && nops > 0 && e->after == last_after) {
+            /* one document put at several keys (the ledger's index copies): encoded once */
+            ops[nops] = (store_op){ STORE_OP_PUT, e->key, ops[nops - 1].value, ops[nops - 1].value_len, e->lease };
         } else if (e->after) {
             size_t len = 0;
             bodies[nops] = jsonout_dumps_any(e->after, &len);
@@ -492,6 +496,7 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
         } else {
             ops[nops] = (store_op){ STORE_OP_DELETE, e->key, NULL, 0, 0 };
         }
+        last_after = e->text ? NULL : e->after;
         nops++;
     }
     if (tx->fence_key)

@@ -299,6 +299,39 @@ static void test_put_text(void **state)
     store_close(st);
 }
 
+/* One document put at several keys is encoded once and stored at each;
+ * a different document between or after is its own. */
+static void test_put_shared(void **state)
+{
+    store_t *st = open_store("shared");
+    rd_tx *tx = tx_new(st);
+    rd_err err;
+    (void)state;
+    json_t *a = json_pack("{s:s, s:i}", "id", "t1", "amount_ucr", 5), *b = json_pack("{s:s}", "id", "t2");
+    assert_int_equal(tx_put(tx, "/rigdeck/x/a1", json_incref(a), &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/x/a2", json_incref(a), &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/x/b", b, &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/x/a3", json_incref(a), &err), RD_OK);
+    assert_int_equal(tx_delete(tx, "/rigdeck/x/gone", &err), RD_OK);
+    assert_int_equal(tx_put(tx, "/rigdeck/x/a4", a, &err), RD_OK);
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+    static const char *const keys[] = { "/rigdeck/x/a1", "/rigdeck/x/a2", "/rigdeck/x/b", "/rigdeck/x/a3",
+                                        "/rigdeck/x/a4" };
+    static const char *const want[] = { "{\"id\":\"t1\",\"amount_ucr\":5}", "{\"id\":\"t1\",\"amount_ucr\":5}",
+                                        "{\"id\":\"t2\"}", "{\"id\":\"t1\",\"amount_ucr\":5}",
+                                        "{\"id\":\"t1\",\"amount_ucr\":5}" };
+    for (size_t i = 0; i < 5; i++) {
+        store_kv kv;
+        int found = 0;
+        assert_int_equal(store_get(st, keys[i], &kv, &found, NULL, &err), RD_OK);
+        assert_int_equal(found, 1);
+        assert_string_equal(kv.value, want[i]);
+        store_kv_free(&kv);
+    }
+    tx_free(tx);
+    store_close(st);
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
@@ -310,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_scan_guard_counts),
         cmocka_unit_test(test_prefetch),
         cmocka_unit_test(test_put_text),
+        cmocka_unit_test(test_put_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
