@@ -84,4 +84,17 @@ invariants
 rd --output json -c "store dump --revision 15"
 same_as dump_now.json
 
+case_ "a history link that points forward is refused as corrupt, not followed"
+rd --output json -c "store dump"
+before=$(md5sum <"$OUT")
+broken=$(sqlite3 "$DB" "UPDATE kv_log SET prev_rev = rev, prev_sub = sub + 1 WHERE (rev, sub) =
+  (SELECT mod_rev, mod_sub FROM kv WHERE mod_rev > 11 AND create_rev <= 11 ORDER BY key LIMIT 1); SELECT changes();")
+[ "$broken" = 1 ] && pass || fail "no history row to break ($broken)"
+rd --output json -c "store dump --revision 11"
+expect_status 1
+expect_err "links forward"
+rd --output json -c "store dump"
+expect_status 0
+[ "$(md5sum <"$OUT")" = "$before" ] && pass || fail "the current state changed"
+
 finish
