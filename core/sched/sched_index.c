@@ -266,7 +266,7 @@ typedef struct {
     rd_err *err;
 } load_state;
 
-static int load_node(const store_kv *kv, void *data)
+static int load_node(store_kv *kv, void *data)
 {
     load_state *ls = data;
     sched_snapshot *s = ls->s;

@@ -491,7 +491,7 @@ static int queue_fields(sched_qjob *j)
     return 1;
 }
 
-static int queue_add(const store_kv *kv, void *data)
+static int queue_add(store_kv *kv, void *data)
 {
     queue_state *qs = data;
     int stop = qs->also ? qs->also(kv, qs->also_data) : 0;
@@ -504,9 +504,8 @@ static int queue_add(const store_kv *kv, void *data)
         return rd_fail(qs->err, RD_ENOMEM, "out of memory reading the waiting queue");
     sched_qjob *j = &qs->q[qs->n];
     memset(j, 0, sizeof *j);
-    j->text = malloc(kv->value_len + 1);
-    memcpy(j->text, kv->value, kv->value_len);
-    j->text[kv->value_len] = '\0';
+    j->text = kv->value;   /* the scan's copy: ours to keep */
+    kv->value = NULL;
     j->len = kv->value_len;
     j->rev = kv->mod_revision;
     j->created = kv->create_revision;

@@ -584,7 +584,7 @@ typedef struct {
     rd_err *err;
 } broke_state;
 
-static int note_broke(const store_kv *kv, void *data)
+static int note_broke(store_kv *kv, void *data)
 {
     broke_state *bs = data;
     char owner[256];

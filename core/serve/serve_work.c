@@ -219,7 +219,7 @@ typedef struct {
 } resync_scan;
 
 /* Remembers one view key as the store holds it. */
-static int scan_view_key(const store_kv *kv, void *data)
+static int scan_view_key(store_kv *kv, void *data)
 {
     resync_scan *s = data;
     char job[RD_KEY_MAX];
@@ -238,7 +238,7 @@ static int scan_view_key(const store_kv *kv, void *data)
     return 0;
 }
 
-static int scan_job(const store_kv *kv, void *data)
+static int scan_job(store_kv *kv, void *data)
 {
     resync_scan *s = data;
     const char *id = kv->key + strlen(KEY_JOBS);

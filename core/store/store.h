@@ -90,8 +90,10 @@ rd_code store_range(store_t *st, const char *prefix, const char *after, size_t l
 /* Calls fn for every key under prefix, in key order, paging through
  * store_range at one revision: *revision in is the revision to read at (0:
  * current), out the revision read.  fn returns 0 to go on; anything else
- * stops the scan and is returned. */
-typedef int (*store_scan_fn)(const store_kv *kv, void *data);
+ * stops the scan and is returned.  fn may keep kv->value (malloc'ed,
+ * NUL-terminated) by setting it to NULL: a reader that keeps most values
+ * (the scheduler's queue) then copies none. */
+typedef int (*store_scan_fn)(store_kv *kv, void *data);
 rd_code store_scan(store_t *st, const char *prefix, int64_t *revision, store_scan_fn fn, void *data, rd_err *err);
 
 /* Frees a store_kv's strings and zeroes it. */

@@ -48,7 +48,7 @@ static rd_code store_info_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 /* Every key under --prefix with its document, in key order: for backups,
  * debugging and the tests that prove a refused command changed nothing.
  * Sealed secrets are dropped from the output like every other result. */
-static int dump_one(const store_kv *kv, void *items)
+static int dump_one(store_kv *kv, void *items)
 {
     json_t *doc = jsonin_loadb_any(kv->value, kv->value_len, NULL);
     json_array_append_new(items, json_pack("{s:s, s:o, s:I}", "key", kv->key, "value",

@@ -68,7 +68,7 @@ typedef struct {
     int64_t oldest, count;
 } watch_need;
 
-static int watcher_one(const store_kv *kv, void *data)
+static int watcher_one(store_kv *kv, void *data)
 {
     watch_need *w = data;
     json_t *doc = json_loadb(kv->value, kv->value_len, 0, NULL);

@@ -180,7 +180,7 @@ typedef struct {
     double bytes_written;
 } growth;
 
-static int scan_add(const store_kv *kv, void *data)
+static int scan_add(store_kv *kv, void *data)
 {
     double *acc = data;
     acc[0] += 1;

@@ -63,7 +63,7 @@ typedef struct {
     int changed_only, nodes;
 } raw_docs;
 
-static int raw_collect(const store_kv *kv, void *data)
+static int raw_collect(store_kv *kv, void *data)
 {
     raw_docs *d = data;
     if (d->changed_only && (d->nodes ? memmem(kv->value, kv->value_len, "\"workers\":[]", 12) != NULL

@@ -119,7 +119,7 @@ typedef struct {
     int64_t last_rev;
 } scan_seen;
 
-static int count_until_b(const store_kv *kv, void *data)
+static int count_until_b(store_kv *kv, void *data)
 {
     scan_seen *s = data;
     s->seen++;
@@ -127,7 +127,7 @@ static int count_until_b(const store_kv *kv, void *data)
     return strcmp(kv->key, "/rigdeck/s/b") == 0 ? RD_EINVAL : 0;
 }
 
-static int count_all(const store_kv *kv, void *data)
+static int count_all(store_kv *kv, void *data)
 {
     (void)kv;
     ((scan_seen *)data)->seen++;
