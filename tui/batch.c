@@ -176,6 +176,15 @@ static void run_stream(batch_state *b, FILE *in, const char *name)
     free(line);
 }
 
+/* The store's one-time schema upgrade: a line on stderr before and after,
+ * so a script's log says why the first command took long. */
+static void batch_store_notice(void *data, int done, const char *msg)
+{
+    (void)data;
+    (void)done;
+    fprintf(stderr, "rigdeck: %s\n", msg);
+}
+
 int batch_run(const rd_options *opt)
 {
     store_opts sopts = { opt->cacert, opt->cert, opt->key, opt->etcd_user, opt->etcd_password_file, 0 };
@@ -188,6 +197,7 @@ int batch_run(const rd_options *opt)
     b.ctx.actor_given = opt->actor_given;
     b.ctx.read_only = opt->read_only;
     b.ctx.master_key_path = opt->master_key && *opt->master_key ? opt->master_key : NULL;
+    store_set_notice(batch_store_notice, NULL);
 
     for (size_t i = 0; i < opt->nlines && !b.stop; i++) {
         char where[32];

@@ -446,6 +446,26 @@ static void loop_once(session *c)
         apply_result(c, modes_handle_key(c, key));
 }
 
+/* The store's one-time schema upgrade (store_set_notice) blocks the loop
+ * while the first table is read: before it, the status line says why at
+ * once; after it, the status keeps what was done.  Before the screen
+ * starts (or after it ends) the line goes to stderr. */
+static void console_store_notice(void *data, int done, const char *msg)
+{
+    session *c = data;
+    if (!stdscr || isendwin()) {
+        fprintf(stderr, "rigdeck: %s\n", msg);
+        return;
+    }
+    session_set_status(c, "%s", msg);
+    if (!done) {
+        lay_screen s = layout_compute(LINES, COLS, 0, 0);
+        draw_fill(s.status.y, s.status.x, s.status.w, TH_STATUS);
+        draw_text(s.status.y, s.status.x, s.status.w, msg, TH_STATUS);
+        refresh();
+    }
+}
+
 int console_run(const rd_options *opt)
 {
     session c;
@@ -464,6 +484,7 @@ int console_run(const rd_options *opt)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
+    store_set_notice(console_store_notice, &c);
     terminal_start(&c);
     if (c.th.nwarnings)
         session_set_error(&c, "theme: %s%s", c.th.warnings[0], c.th.nwarnings > 1 ? " (more on stderr)" : "");
@@ -475,5 +496,6 @@ int console_run(const rd_options *opt)
     endwin();
     timing_write(&c.timing);
     console_teardown(&c);
+    store_set_notice(NULL, NULL);
     return stop_signal && stop_signal != SIGINT ? 128 + stop_signal : 0;
 }

@@ -244,6 +244,12 @@ static void wait_changes(agent_state *a, int timeout_ms)
     store_events_free(ev, n);
 }
 
+/* A one-time schema upgrade while the store opens (as in serve.c). */
+static void agent_store_notice(void *data, int done, const char *msg)
+{
+    dlog(data, done ? "store_upgraded" : "store_upgrade", NULL, "%s", msg);
+}
+
 rd_code agent_run(const agent_opts *o, rd_err *err)
 {
     agent_state a;
@@ -263,8 +269,11 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         rc = metrics_http_start(o->metrics_listen, o->node, &a.prom, err);
     if (rc == RD_OK)
         rc = make_dirs(o->work_dir, err);
-    if (rc == RD_OK)
+    if (rc == RD_OK) {
+        store_set_notice(agent_store_notice, (void *)&o->log);
         rc = cmd_ctx_open_store(&a.ctx, err);
+        store_set_notice(NULL, NULL);
+    }
     if (rc != RD_OK) {
         metrics_http_stop(a.prom);
         cmd_ctx_close(&a.ctx);

@@ -53,6 +53,13 @@ typedef struct {
 /* Opens the store named by url, creating an embedded store if missing. */
 rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_err *err);
 
+/* Opening an SQLite file written by an older rigdeck upgrades it in place,
+ * once; on a large fleet that takes seconds, so the front end is told
+ * before (done 0) and after (done 1, with the time it took) and can say
+ * why the open is slow.  Process-wide; fn NULL: nobody is told. */
+typedef void (*store_notice_fn)(void *data, int done, const char *msg);
+void store_set_notice(store_notice_fn fn, void *data);
+
 /* Closes the store and frees it; NULL is fine. */
 void store_close(store_t *st);
 

@@ -397,6 +397,13 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
         v > SCHEMA_VERSION)
         rc = rd_fail(err, RD_ESTORE, "store %s: schema version %lld is newer than this rigdeck (%d)",
                      c->path, (long long)v, SCHEMA_VERSION);
+    int64_t from = 0, t0 = 0;
+    if (rc == RD_OK && v >= 1 && v < SCHEMA_VERSION) {
+        from = v;
+        t0 = sqlite_conn_mono_ms();
+        store_notice(0, "store %s: upgrading the file from schema version %lld to %d (once; a large store takes a while)",
+                     c->path, (long long)v, SCHEMA_VERSION);
+    }
     if (rc == RD_OK && v == 1 && sqlite3_exec(c->db, SQL_UPGRADE_1, NULL, NULL, NULL) != SQLITE_OK)
         rc = db_fail(c, "cannot upgrade the schema", err);
     else if (rc == RD_OK && v == 1)
@@ -409,7 +416,11 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
         rc = db_fail(c, "cannot upgrade the schema", err);
     else if (rc == RD_OK && v < 1 && sqlite3_exec(c->db, SQL_SCHEMA, NULL, NULL, NULL) != SQLITE_OK)
         rc = db_fail(c, "cannot create the schema", err);
-    return sqlite_conn_finish_txn(c, rc, err);
+    rc = sqlite_conn_finish_txn(c, rc, err);
+    if (rc == RD_OK && from)
+        store_notice(1, "store %s: upgraded from schema version %lld to %d in %lld ms", c->path, (long long)from,
+                     SCHEMA_VERSION, (long long)(sqlite_conn_mono_ms() - t0));
+    return rc;
 }
 
 rd_code sqlite_conn_open(sqlite_conn *c, const char *path, int cache_kib, rd_err *err)

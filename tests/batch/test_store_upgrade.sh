@@ -41,6 +41,13 @@ case_ "the version-2 file reads the same after the upgrade"
 rd --output json -c "store dump"
 expect_status 0
 same_as dump_now.json
+# The operator is told why the first open takes long, on stderr, once.
+if grep -q "^rigdeck: store .*: upgrading the file from schema version 2 to 4 (once" "$ERR" &&
+   grep -q "^rigdeck: store .*: upgraded from schema version 2 to 4 in [0-9]* ms$" "$ERR"; then
+    pass
+else
+    fail "no upgrade notice on stderr: $(cat "$ERR")"
+fi
 [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 4 ] && pass || fail "schema version is not 4"
 invariants
 for r in 3 7 11; do
@@ -48,6 +55,21 @@ for r in 3 7 11; do
     expect_status 0
     same_as "dump_$r.json"
 done
+if [ -s "$ERR" ]; then fail "an upgraded file still gives a notice: $(cat "$ERR")"; else pass; fi
+
+case_ "the controller logs the upgrade of an older file it opens, one line before and one after"
+SV=$TMP/serve.db
+sqlite3 "$SV" <"$FIX/store.sql"
+$WRAP "$BIN" serve --store "sqlite:$SV" --once --log-format json 2>"$TMP/serve.log"
+[ $? = 0 ] && pass || fail "serve --once on the version-2 file: $(tail -n 3 "$TMP/serve.log")"
+python3 - "$TMP/serve.log" <<'PY' && pass || fail "no store_upgrade / store_upgraded lines: $(head -n 3 "$TMP/serve.log")"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+acts = [l["action"] for l in lines]
+assert acts[:2] == ["store_upgrade", "store_upgraded"], acts[:3]
+assert "from schema version 2 to 4" in lines[0]["message"] and "in " in lines[1]["message"], lines[:2]
+PY
+[ "$(sqlite3 "$SV" 'PRAGMA user_version')" = 4 ] && pass || fail "serve did not leave the file at schema version 4"
 
 case_ "the upgraded file takes writes, deletes and re-creates"
 rd -c "node maintenance gpu-01 off" -c "account deposit alice 7" -c "price set a100 2.5"
