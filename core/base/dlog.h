@@ -22,7 +22,8 @@ typedef struct {
 } dlog_sink;
 
 /* Logs one action: message from printf arguments; fields (may be NULL,
- * borrowed) are added to the JSON form. */
+ * borrowed) are added to the JSON form, an array there cut to its first 20
+ * entries with "NAME_omitted" counting the rest. */
 void dlog(const dlog_sink *s, const char *action, const json_t *fields, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
