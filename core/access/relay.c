@@ -187,12 +187,16 @@ static void relay_run_one(const cmd_ctx *base, const char *key, const json_t *re
     ctx.relayed = 0;
     ctx.relay_req_key = key;
     ctx.relay_rep_key = rep_key;
+    ctx.sched_memo = NULL;   /* the base's stays the base's; this copy's goes with it */
+    ctx.sched_memo_free = NULL;
     rd_code rc = words_from(req, &w, &cerr);
     if (rc == RD_OK)
         rc = files_materialise(json_object_get(req, "files"), &w, dir, sizeof dir, &cerr);
     if (rc == RD_OK)
         rc = cmd_exec_words(&ctx, &w, &result, &def, &cerr);
     files_remove(json_object_get(req, "files"), dir);
+    if (ctx.sched_memo_free)
+        ctx.sched_memo_free(ctx.sched_memo);
     rd_code arc = answer(base->store, key, rep_key, rc, &cerr, result, &err);
     json_array_append_new(log, json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "user", user, "id", id, "command",
                                          def ? def->words : "?", "error", rc == RD_OK ? NULL : cerr.msg,

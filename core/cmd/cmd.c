@@ -461,6 +461,9 @@ void cmd_ctx_close(cmd_ctx *ctx)
 {
     store_close(ctx->store);
     ctx->store = NULL;
+    if (ctx->sched_memo_free)
+        ctx->sched_memo_free(ctx->sched_memo);
+    ctx->sched_memo = NULL;
 }
 
 /* Results never carry secrets: every field whose name starts with "secret"

@@ -102,6 +102,8 @@ struct cmd_ctx {
     const char *master_key_path;/* --master-key / RIGDECK_MASTER_KEY, or NULL: the default */
     const char *fence_key;      /* NULL, or a key whose mod_revision must still be */
     int64_t fence_rev;          /* fence_rev for any write to commit (the controller's leadership) */
+    void *sched_memo;           /* what the scheduler remembers of the queue between its reads */
+    void (*sched_memo_free)(void *);   /* (core/sched/sched_memo.c); freed by cmd_ctx_close */
 };
 
 /* Runs one line.  On success *result is the command's result (NULL for a

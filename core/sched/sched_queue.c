@@ -19,6 +19,7 @@
 #include "keyspace.h"
 #include "ledger.h"
 #include "sched_index.h"
+#include "sched_memo.h"
 #include "sched_queue.h"
 #include "jsonin.h"
 #include "jsonout.h"
@@ -536,7 +537,7 @@ static int cmp_queue(const void *pa, const void *pb)
 rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, tx_scan_fn also, void *also_data, rd_err *err)
 {
     queue_state qs = { NULL, 0, 0, also, also_data, err };
-    rd_code rc = tx_scan(ctx->tx, KEY_JOBS, queue_add, &qs, NULL, err);
+    rd_code rc = sched_memo_scan(ctx, queue_add, &qs, err);
     if (rc != RD_OK) {
         sched_queue_free(qs.q, qs.n);
         return rc;

@@ -35,8 +35,11 @@ typedef struct {
 } sched_qjob;
 
 /* Jobs with a waiting worker in queue order (priority, then the order
- * they were submitted in: the store revision that created each) into *q (free with sched_queue_free).  also (may be NULL) sees
- * every job in the same scan; a nonzero return stops it with that code. */
+ * they were submitted in: the store revision that created each) into *q
+ * (free with sched_queue_free).  also (may be NULL) sees, in the same
+ * read, every job whose text names "waiting_gpus" or "running" (and maybe
+ * others); a nonzero return stops it with that code.  A context that
+ * reads the queue again reads only what changed (sched_memo.c). */
 rd_code sched_queue_load(cmd_ctx *ctx, sched_qjob **q, size_t *n, tx_scan_fn also, void *also_data, rd_err *err);
 void sched_queue_free(sched_qjob *q, size_t n);
 

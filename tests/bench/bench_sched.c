@@ -16,7 +16,10 @@
  * the same bytes
  * written raw: plain SQLite UPDATEs of (key, value) rows, in transactions
  * of the same size, into a table holding every job and node, with the
- * store's pragmas (sched_vs_store_floor = pass time over that).
+ * store's pragmas (sched_vs_store_floor = pass time over that).  Then a
+ * fleet with a long history (bench_sched_history: 100,000 ended jobs,
+ * RIGDECK_BENCH_HISTORY_JOBS): a pass that reads the queue from what its
+ * process remembers against one that scans every job.
  *
  * Scale: 10000 nodes x 8 GPUs and 100000 jobs (the issue's); RIGDECK_BENCH_SMALL=1
  * for 1000 x 10000, or RIGDECK_BENCH_NODES / RIGDECK_BENCH_JOBS.
@@ -36,6 +39,7 @@
 #include "cmd.h"
 #include "jsonin.h"
 #include "ledger.h"
+#include "sched_memo.h"
 #include "sched_run.h"
 #include "store_sqlite_int.h"
 #include "tx.h"
@@ -460,6 +464,86 @@ static void bench_sched_etcd(const char *url)
     cmd_ctx_close(&ctx);
 }
 
+/* A fleet with a long history: 1,000 nodes, 6,000 submitted jobs and
+ * 100,000 that ended long ago.  In one process (as `rigdeck serve` runs
+ * its passes) a first pass places what fits; then ten jobs are submitted
+ * and the next pass reads only the jobs it remembered plus those written
+ * since (sched_memo.c); then ten more, and a pass in a fresh process
+ * context scans every job, as the first pass of any process does. */
+static void bench_sched_history(const char *dir)
+{
+    char url[600], key[RD_KEY_MAX];
+    rd_err err;
+    json_t *res = NULL;
+    long ended = env_long("RIGDECK_BENCH_HISTORY_JOBS", 100000);
+    snprintf(url, sizeof url, "sqlite:%s/history.db", dir);
+    cmd_ctx ctx = { 0 }, fresh = { 0 };
+    ctx.store_url = fresh.store_url = url;
+    ctx.actor = fresh.actor = "default";
+    ctx.now = fresh.now = 1793491200;
+    if (cmd_ctx_open_store(&ctx, &err) != RD_OK)
+        die("open", &err);
+    build_fleet(&ctx, 1000, 6000, 1000);
+    rd_tx *tx = tx_new(ctx.store);
+    for (long i = 0; i < ended; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "old-%08lx", (unsigned long)i);
+        tx_put(tx, tx_key(key, "/rigdeck/jobs/%s", id),
+               json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:n, s:{s:[s], s:i, s:i, s:n}, s:s, s:[{s:i, s:s, "
+                         "s:s, s:s, s:s}]}",
+                         "id", id, "name", id, "type", "training", "project", "default", "project_owner", "bench",
+                         "creator", "bench", "priority", 0, "submitted_at", "2026-01-01T00:00:00Z", "region_pin",
+                         "resources", "gpu_types", "a100", "gpus_x100", 100, "disk_size", 50, "max_price_ucr", "state",
+                         "finished", "workers", "index", 0, "state", "finished", "node", "n00000", "started_at",
+                         "2026-01-01T00:00:00Z", "ended_at", "2026-01-01T01:00:00Z"), &err);
+        if (i % 1000 == 999)
+            commit(tx);
+    }
+    commit(tx);
+    ctx.now += 60;
+    if (cmd_exec_line(&ctx, "sched run", &res, NULL, &err) != RD_OK)
+        die("history: first pass", &err);
+    long placed0 = (long)json_integer_value(json_object_get(res, "placed"));
+    json_decref(res);
+    double t[2];
+    long placed[2];
+    for (int k = 0; k < 2; k++) {
+        cmd_ctx *c = k == 0 ? &ctx : &fresh;
+        for (int j = 0; j < 10; j++) {
+            char id[32];
+            snprintf(id, sizeof id, "new-%d-%02d", k, j);
+            tx_put(tx, tx_key(key, "/rigdeck/jobs/%s", id),
+                   json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:n, s:{s:[s], s:i, s:i, s:n}, s:[{s:i, s:s, "
+                             "s:n, s:[]}]}",
+                             "id", id, "name", id, "type", "training", "project", "default", "project_owner", "bench",
+                             "creator", "bench", "priority", 0, "submitted_at", "2026-11-01T00:01:00Z", "region_pin",
+                             "resources", "gpu_types", "t4", "gpus_x100", 100, "disk_size", 50, "max_price_ucr",
+                             "workers", "index", 0, "state", "waiting_gpus", "started_at", "alloc"), &err);
+        }
+        commit(tx);
+        c->now = ctx.now + 60 * (k + 1);
+        double t0 = now_s();
+        if (cmd_exec_line(c, "sched run", &res, NULL, &err) != RD_OK)
+            die("history: pass", &err);
+        t[k] = now_s() - t0;
+        placed[k] = (long)json_integer_value(json_object_get(res, "placed"));
+        json_decref(res);
+    }
+    size_t kept = 0;
+    int memo_used = sched_memo_last_incremental(&ctx, &kept);
+    printf("history: %ld ended jobs beside 6000 submitted on 1000 nodes; the first pass placed %ld; ten new jobs, "
+           "the next pass in the same process (%s, %zu jobs remembered): %ld placed in %.1f ms; ten more, a pass in a "
+           "fresh context (a scan of every job): %ld placed in %.1f ms\n",
+           ended, placed0, memo_used ? "read from its memo" : "NOT from its memo", kept, placed[0], t[0] * 1000.0,
+           placed[1], t[1] * 1000.0);
+    printf("bench: sched_history_ended_jobs %ld count\n", ended);
+    printf("bench: sched_history_pass_memo_ms %.1f ms\n", t[0] * 1000.0);
+    printf("bench: sched_history_pass_scan_ms %.1f ms\n", t[1] * 1000.0);
+    tx_free(tx);
+    cmd_ctx_close(&fresh);
+    cmd_ctx_close(&ctx);
+}
+
 int main(void)
 {
     int small = getenv("RIGDECK_BENCH_SMALL") && strcmp(getenv("RIGDECK_BENCH_SMALL"), "1") == 0;
@@ -548,6 +632,8 @@ int main(void)
     printf("bench: sched_vs_store_floor %.1f ratio\n", raw_s > 0 ? full / raw_s : 0.0);
     printf("bench: sched_peak_rss_mb %.1f MB\n", (double)ru.ru_maxrss / 1024.0);
     cmd_ctx_close(&ctx);
+    if (!small)
+        bench_sched_history(dir);
 
     const char *etcd = getenv("RIGDECK_BENCH_ETCD");
     if (etcd && strncmp(etcd, "etcd://", 7) == 0)
