@@ -253,8 +253,13 @@ static int grid_make_keys(grid *g, int column)
     g->ktotal = !nan && (g->ktext_first || strcmp(text_lo, num_hi) > 0);
     g->kcol = column;
     g->nrank = 0;
-    if (g->ktotal)
+    if (g->ktotal) {
+        /* No NaN: kord orders numbers as knum does, and 800 KB less on
+         * 100,000 rows while they are ranked. */
+        free(g->knum);
+        g->knum = NULL;
         grid_sort_rank(g);
+    }
     return 1;
 }
 
@@ -263,13 +268,19 @@ static int grid_make_keys(grid *g, int column)
 static const grid *sorting;
 
 /* The comparison of old (cell_number on both cells each time), on the keys
- * grid_make_keys parsed: the same answer for every pair. */
+ * grid_make_keys parsed: the same answer for every pair.  With a total
+ * order (no knum) it is the fallback when memory ran short: the ranks when
+ * there are some, else the numbers' keys. */
 static int grid_compare_rows(const void *pa, const void *pb)
 {
     size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
     const grid *g = sorting;
     int c;
-    if (g->kis[a] && g->kis[b])
+    if (g->nrank)
+        c = (g->krank[a] > g->krank[b]) - (g->krank[a] < g->krank[b]);
+    else if (g->kis[a] && g->kis[b] && !g->knum)
+        c = (g->kord[a] > g->kord[b]) - (g->kord[a] < g->kord[b]);
+    else if (g->kis[a] && g->kis[b])
         c = g->knum[a] < g->knum[b] ? -1 : g->knum[a] > g->knum[b] ? 1 : 0;
     else
         c = strcmp(g->rows[a].cells[g->sort_col], g->rows[b].cells[g->sort_col]);

@@ -11,6 +11,7 @@
 #define RD_GRID_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define GRID_FILTER_MAX 128
 
@@ -37,13 +38,14 @@ typedef struct {
     char *keep;         /* the cursor's key across grid_clear_rows..grid_apply */
     /* What grid_apply keeps between calls so a key costs less than the
      * table (docs/performance.md, "The console"); any change to the rows
-     * drops it.  Sort keys: sort column's cells parsed once (knum, kord
-     * and kord2 freed again once the column is ranked). */
+     * drops it.  Sort keys: sort column's cells parsed once (knum freed
+     * when the comparison is total, kord and kord2 once the column is
+     * ranked: only the ranks are needed then). */
     double *knum;       /* nrows: the cell's number where kis[i] */
     unsigned char *kis; /* nrows: 1 when the cell reads as a number */
     unsigned long long *kord, *kord2; /* nrows: order-keeping keys of a
                          * cell, of a text's bytes 0-7 and 8-15 (grid_sort.c) */
-    size_t *krank;      /* nrows: the row's place among distinct cells */
+    uint32_t *krank;    /* nrows: the row's place among distinct cells */
     size_t nrank;       /* distinct cells; 0: no ranks */
     int kcol;           /* the column knum/kis hold, -1: none */
     int ktotal;         /* 1: the comparison orders kcol totally */
