@@ -8,17 +8,18 @@
  * sharing them, and so on), one group of text cells and one of numbers in
  * the order ktext_first says; only runs of texts sharing their first 16
  * bytes read the rows again.  A sort of the column is then a counting sort
- * on the ranks, which keeps ties in load order. */
+ * on the ranks, stable, which keeps ties in load order. */
 #include "grid_sort.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 12 bytes, not 24: the ranking's two arrays of these for 100,000 rows
- * were the console's peak (docs/performance.md, "The console").  A key
- * holds 8 bytes of the cell at a time, in halves so nothing pads it; rows
- * sharing them are ordered by the next 8 afterwards (grid_sort_finish_texts). */
+/* 12 bytes, one array sorted in place: the ranking's scratch for 100,000
+ * rows (two arrays of 24 bytes a row) was the console's peak memory
+ * (docs/performance.md, "The console").  A key holds 8 bytes of the cell
+ * at a time, in halves so nothing pads it; rows sharing them are ordered
+ * by the next 8 afterwards (grid_sort_rank_run). */
 typedef struct {
     uint32_t hi, lo;
     uint32_t row;
@@ -55,32 +56,7 @@ unsigned long long grid_sort_make_key(int is_number, double num, const char *tex
     return k;
 }
 
-/* Stable LSD radix on the key, a byte at a time; bytes every key shares
- * (the high bytes of numbers near each other) cost only their count. */
-#define ENTRY_BYTE(e, shift) ((unsigned)(((shift) < 32 ? (e).lo >> (shift) : (e).hi >> ((shift) - 32)) & 255))
-static sort_entry *grid_sort_by_radix(sort_entry *a, sort_entry *tmp, size_t n)
-{
-    for (int shift = 0; n > 1 && shift < 64; shift += 8) {
-        size_t count[256] = { 0 }, at = 0;
-        for (size_t i = 0; i < n; i++)
-            count[ENTRY_BYTE(a[i], shift)]++;
-        if (count[ENTRY_BYTE(a[0], shift)] == n)
-            continue;
-        for (int b = 0; b < 256; b++) {
-            size_t c = count[b];
-            count[b] = at;
-            at += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            tmp[count[ENTRY_BYTE(a[i], shift)]++] = a[i];
-        sort_entry *t = a;
-        a = tmp;
-        tmp = t;
-    }
-    return a;
-}
-
-/* A short run: insertion sort, without radix's 8 passes of 256. */
+/* A short run: insertion sort, without radix's passes of 256. */
 static void grid_sort_by_insertion(sort_entry *a, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -92,13 +68,56 @@ static void grid_sort_by_insertion(sort_entry *a, size_t n)
     }
 }
 
-/* Orders each run of texts with equal keys by their next 8 bytes, and so
- * on down (a string sort 8 bytes at a time); a run whose key ends in a NUL
- * holds equal texts.  Bytes 8-15 were made with the first (kord2), later
- * ones are read from the rows.  e holds bytes 8 * depth on; tmp has room
- * for n. */
-static void grid_sort_finish_texts(const grid *g, sort_entry *e, sort_entry *tmp, size_t n, size_t depth)
+/* MSD radix in place (American flag sort) on the key, from the byte at
+ * shift down: no second array of entries, and ranks need no stability.
+ * Bytes every key shares (the high bytes of numbers near each other, an
+ * id's prefix) cost only their count. */
+#define ENTRY_BYTE(e, shift) ((unsigned)(((shift) < 32 ? (e).lo >> (shift) : (e).hi >> ((shift) - 32)) & 255))
+static void grid_sort_by_radix(sort_entry *a, size_t n, int shift)
 {
+    for (; n >= 32; shift -= 8) {
+        size_t count[256] = { 0 }, next[256], end[256], at = 0;
+        for (size_t i = 0; i < n; i++)
+            count[ENTRY_BYTE(a[i], shift)]++;
+        if (count[ENTRY_BYTE(a[0], shift)] == n) {
+            if (shift == 0)
+                return;
+            continue;
+        }
+        for (unsigned b = 0; b < 256; b++) {
+            next[b] = at;
+            at += count[b];
+            end[b] = at;
+        }
+        /* Each entry goes to its byte's next free place, and the one it
+         * displaces goes on, until an entry of this byte's bucket comes. */
+        for (unsigned b = 0; b < 256; b++) {
+            while (next[b] < end[b]) {
+                sort_entry x = a[next[b]];
+                for (unsigned xb; (xb = ENTRY_BYTE(x, shift)) != b;) {
+                    sort_entry t = a[next[xb]];
+                    a[next[xb]++] = x;
+                    x = t;
+                }
+                a[next[b]++] = x;
+            }
+        }
+        for (unsigned b = 0; shift > 0 && b < 256; b++)
+            if (count[b] > 1)
+                grid_sort_by_radix(a + end[b] - count[b], count[b], shift - 8);
+        return;
+    }
+    grid_sort_by_insertion(a, n);
+}
+
+/* Sorts e (whose keys hold bytes 8 * depth on of their cells) and gives
+ * each cell, in order, the next rank: a run of equal numbers' keys, or of
+ * texts' keys ending in a NUL, is one cell; a run of texts going on is
+ * sorted again by their next 8 bytes (made with the first as kord2, later
+ * ones read from the rows). */
+static void grid_sort_rank_run(grid *g, sort_entry *e, size_t n, size_t depth, uint32_t *rank)
+{
+    grid_sort_by_radix(e, n, 56);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && entry_same_key(&e[j], &e[i]))
@@ -108,33 +127,14 @@ static void grid_sort_finish_texts(const grid *g, sort_entry *e, sort_entry *tmp
                 const char *rest = g->rows[e[x].row].cells[g->kcol] + 8 * (depth + 1);
                 entry_set_key(&e[x], depth == 0 ? g->kord2[e[x].row] : grid_sort_make_key(0, 0, rest));
             }
-            if (j - i < 32) {
-                grid_sort_by_insertion(e + i, j - i);
-            } else {
-                sort_entry *out = grid_sort_by_radix(e + i, tmp, j - i);
-                if (out != e + i)
-                    memcpy(e + i, out, (j - i) * sizeof *e);
-            }
-            grid_sort_finish_texts(g, e + i, tmp, j - i, depth + 1);
+            grid_sort_rank_run(g, e + i, j - i, depth + 1, rank);
+        } else {
+            for (size_t x = i; x < j; x++)
+                g->krank[e[x].row] = *rank;
+            ++*rank;
         }
         i = j;
     }
-}
-
-/* 1 when rows a and b hold equal cells for the comparison. */
-static int grid_sort_same_cells(const grid *g, size_t a, size_t b)
-{
-    if (g->kis[a] != g->kis[b] || g->kord[a] != g->kord[b])
-        return 0;
-    /* A number's key is its value (-0 and 0 share it, and a total order
-     * has no NaN). */
-    if (g->kis[a])
-        return 1;
-    if (g->kord2[a] != g->kord2[b])
-        return 0;
-    /* Texts longer than 16 bytes: the keys saw only their start. */
-    return !(g->kord[a] & 255) || !(g->kord2[a] & 255) ||
-           strcmp(g->rows[a].cells[g->kcol], g->rows[b].cells[g->kcol]) == 0;
 }
 
 int grid_sort_rank(grid *g)
@@ -142,11 +142,10 @@ int grid_sort_rank(grid *g)
     size_t n = g->nrows;
     if (n > UINT32_MAX)
         return 0;
-    uint32_t *rank = realloc(g->krank, (n ? n : 1) * sizeof *rank);
-    if (!rank)
-        return 0;
-    g->krank = rank;
-    sort_entry *e = malloc((n ? n : 1) * 2 * sizeof *e);
+    /* The old ranks are of other rows: gone before the new arrays come. */
+    free(g->krank);
+    g->krank = malloc((n ? n : 1) * sizeof *g->krank);
+    sort_entry *e = g->krank ? malloc((n ? n : 1) * sizeof *e) : NULL;
     if (!e)
         return 0;
     /* One group of text cells and one of numbers, in the order ktext_first
@@ -160,26 +159,16 @@ int grid_sort_rank(grid *g)
         entry_set_key(x, g->kord[r]);
         x->row = (uint32_t)r;
     }
-    uint32_t r = 0;
-    size_t prev = 0, done = 0;
-    for (int part = 0; part < 2; part++) {
-        size_t len = part ? n - nfirst : nfirst;
-        sort_entry *base = part ? e + nfirst : e;
-        sort_entry *sorted = grid_sort_by_radix(base, base + n, len);
-        grid_sort_finish_texts(g, sorted, sorted == base ? base + n : base, len, 0);
-        for (size_t i = 0; i < len; i++) {
-            size_t row = sorted[i].row;
-            r += done++ > 0 && !grid_sort_same_cells(g, prev, row);
-            rank[row] = r;
-            prev = row;
-        }
-    }
-    free(e);
-    g->nrank = (size_t)r + 1;
-    /* Sorts of a ranked column read only the ranks: 1.6 MB less. */
     free(g->kord);
+    g->kord = NULL;
+    uint32_t rank = 0;
+    grid_sort_rank_run(g, e, nfirst, 0, &rank);
+    grid_sort_rank_run(g, e + nfirst, n - nfirst, 0, &rank);
+    free(e);
     free(g->kord2);
-    g->kord = g->kord2 = NULL;
+    g->kord2 = NULL;
+    /* Sorts of a ranked column read only the ranks. */
+    g->nrank = rank ? rank : 1;
     return 1;
 }
 
