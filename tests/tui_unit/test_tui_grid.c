@@ -225,6 +225,36 @@ static void test_rows_appended_join_the_view(void **state)
     grid_free(&stage);
 }
 
+/* Rows moved into an empty table take their array with them: no copy of
+ * 100,000 rows beside the rows themselves; a later page is copied in. */
+static void test_rows_appended_to_empty_table_change_hands(void **state)
+{
+    (void)state;
+    grid g, stage;
+    grid_init(&g, 3);
+    grid_init(&stage, 3);
+    add(&stage, "gpu-01", "active", "4");
+    add(&stage, "gpu-02", "maintenance", "10");
+    const grid_row *array = stage.rows;
+    g.sort_col = 2;
+    grid_apply(&g);
+    grid_append_rows(&g, &stage);
+    assert_ptr_equal(g.rows, array);
+    assert_int_equal(g.nrows, 2);
+    assert_int_equal(stage.nrows, 0);
+    assert_true(stage.rows != array);
+    add(&stage, "ws-01", "active", "9");
+    grid_append_rows(&g, &stage);
+    assert_int_equal(stage.nrows, 0);
+    grid_apply(&g);
+    assert_int_equal(g.nview, 3);
+    assert_string_equal(at(&g, 0), "gpu-01");
+    assert_string_equal(at(&g, 1), "ws-01");
+    assert_string_equal(at(&g, 2), "gpu-02");
+    grid_free(&g);
+    grid_free(&stage);
+}
+
 static void test_sort_keys_keep_old_order(void **state)
 {
     grid g;
@@ -533,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_moves),
         cmocka_unit_test(test_marks),
         cmocka_unit_test(test_rows_appended_join_the_view),
+        cmocka_unit_test(test_rows_appended_to_empty_table_change_hands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
