@@ -88,6 +88,8 @@ static int grid_reserve_rows(grid *g, size_t n)
 {
     if (n <= g->cap)
         return 1;
+    if (n > UINT32_MAX)
+        return 0;
     size_t cap = g->cap ? g->cap * 2 : 64;
     while (cap < n)
         cap *= 2;
@@ -288,7 +290,7 @@ static const grid *sorting;
  * there are some, else the numbers' keys. */
 static int grid_compare_rows(const void *pa, const void *pb)
 {
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     const grid *g = sorting;
     int c;
     if (g->nrank)
@@ -421,7 +423,7 @@ static void grid_extend_match(grid *g)
     if (!g->mvalid || g->mrows >= g->nrows)
         return;
     size_t n = g->nrows;
-    size_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
+    uint32_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
     g->match = match ? match : g->match;
     g->view = view ? view : g->view;
     if (!match || !view) {
@@ -435,9 +437,9 @@ static void grid_extend_match(grid *g)
             grid_prefetch_row(&g->rows[i + GRID_PREFETCH]);
         if (!grid_match_needle(&nd, &g->rows[i], g->ncols))
             continue;
-        g->match[g->nmatch++] = i;
+        g->match[g->nmatch++] = (uint32_t)i;
         if (g->vcol < 0)
-            g->view[g->nview++] = i;
+            g->view[g->nview++] = (uint32_t)i;
     }
     if (g->vcol >= 0)
         g->vcol = -2;   /* no sort wanted is -2: the view is made again */
@@ -457,7 +459,7 @@ static void grid_build_view(grid *g)
     int in_order = g->mvalid && g->vcol == vcol && (!sorted || (g->vdesc == g->sort_desc && g->ktotal));
     int same = g->mvalid && strcmp(g->filter, g->mfilter) == 0;
     if (!g->mvalid || !g->match || !g->view) {
-        size_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
+        uint32_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
         g->match = match ? match : g->match;
         g->view = view;
         g->nview = g->nmatch = 0;
@@ -475,7 +477,7 @@ static void grid_build_view(grid *g)
             if (i + GRID_PREFETCH < g->nrows)
                 grid_prefetch_row(&g->rows[i + GRID_PREFETCH]);
             if (grid_match_needle(&nd, &g->rows[i], g->ncols))
-                g->match[g->nmatch++] = i;
+                g->match[g->nmatch++] = (uint32_t)i;
         }
         in_order = 0;
     } else if (!same) {

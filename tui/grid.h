@@ -26,7 +26,9 @@ typedef struct {
     size_t ncols;
     grid_row *rows;
     size_t nrows, cap;
-    size_t *view;       /* indices of rows shown, filtered and sorted */
+    uint32_t *view;     /* indices of rows shown, filtered and sorted (a
+                         * grid holds at most UINT32_MAX rows: 4 bytes an
+                         * index, not 8, for 100,000 jobs twice) */
     size_t nview;
     char filter[GRID_FILTER_MAX];
     int sort_col;       /* -1: load order */
@@ -51,7 +53,7 @@ typedef struct {
     int ktotal;         /* 1: the comparison orders kcol totally */
     int ktext_first;    /* when ktotal: text cells sort before numbers */
     /* The rows passing mfilter, in load order, and how view was sorted. */
-    size_t *match;
+    uint32_t *match;
     size_t nmatch;
     size_t mrows;       /* rows match has looked at: those appended since
                          * (grid_add_row, grid_append_rows) are searched alone */

@@ -140,8 +140,6 @@ static void grid_sort_rank_run(grid *g, sort_entry *e, size_t n, size_t depth, u
 int grid_sort_rank(grid *g)
 {
     size_t n = g->nrows;
-    if (n > UINT32_MAX)
-        return 0;
     /* The old ranks are of other rows: gone before the new arrays come. */
     free(g->krank);
     g->krank = malloc((n ? n : 1) * sizeof *g->krank);
@@ -189,7 +187,8 @@ int grid_sort_view(grid *g)
     for (size_t r = 0; r < g->nrank; r++)
         count[r + 1] += count[r];
     for (size_t i = 0; i < g->nmatch; i++) {
-        size_t row = g->match[i], r = g->krank[row];
+        uint32_t row = g->match[i];
+        size_t r = g->krank[row];
         g->view[count[g->sort_desc ? top - r : r]++] = row;
     }
     g->nview = g->nmatch;
