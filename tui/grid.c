@@ -62,7 +62,6 @@ void grid_free(grid *g)
     free(g->keep);
     free(g->rows);
     free(g->view);
-    free(g->knum);
     free(g->kis);
     free(g->kord);
     free(g->kord2);
@@ -238,13 +237,10 @@ static int grid_make_keys(grid *g, int column)
     size_t col = (size_t)column, n = g->nrows ? g->nrows : 1;
     if (g->kcol == column)
         return 1;
-    double *knum = realloc(g->knum, n * sizeof *knum);
-    if (knum)
-        g->knum = knum;
-    unsigned char *kis = knum ? realloc(g->kis, n) : NULL;
+    unsigned char *kis = realloc(g->kis, n);
     if (kis)
         g->kis = kis;
-    unsigned long long *kord = kis ? realloc(g->kord, n * sizeof *kord) : NULL;
+    grid_key *kord = kis ? realloc(g->kord, n * sizeof *kord) : NULL;
     if (kord)
         g->kord = kord;
     unsigned long long *kord2 = kord ? realloc(g->kord2, n * sizeof *kord2) : NULL;
@@ -255,12 +251,15 @@ static int grid_make_keys(grid *g, int column)
     int nan = 0;
     for (size_t i = 0; i < g->nrows; i++) {
         const char *s = g->rows[i].cells[col];
-        knum[i] = 0;
-        kis[i] = (unsigned char)cell_number(s, &knum[i]);
-        kord[i] = grid_sort_make_key(kis[i], knum[i], s);
-        kord2[i] = !kis[i] && (kord[i] & 255) ? grid_sort_make_key(0, 0, s + 8) : 0;
+        double num = 0;
+        kis[i] = (unsigned char)cell_number(s, &num);
+        /* A number's key keeps its value (grid_sort_key_number): no array
+         * of the numbers beside the keys. */
+        unsigned long long k = grid_sort_make_key(kis[i], num, s);
+        grid_key_set(&kord[i], k, i);
+        kord2[i] = !kis[i] && (k & 255) ? grid_sort_make_key(0, 0, s + 8) : 0;
         const char **lo = kis[i] ? &num_lo : &text_lo, **hi = kis[i] ? &num_hi : &text_hi;
-        nan |= kis[i] && knum[i] != knum[i];
+        nan |= kis[i] && num != num;
         if (!*lo || strcmp(s, *lo) < 0)
             *lo = s;
         if (!*hi || strcmp(s, *hi) > 0)
@@ -270,13 +269,8 @@ static int grid_make_keys(grid *g, int column)
     g->ktotal = !nan && (g->ktext_first || strcmp(text_lo, num_hi) > 0);
     g->kcol = column;
     g->nrank = 0;
-    if (g->ktotal) {
-        /* No NaN: kord orders numbers as knum does, and 800 KB less on
-         * 100,000 rows while they are ranked. */
-        free(g->knum);
-        g->knum = NULL;
+    if (g->ktotal)
         grid_sort_rank(g);
-    }
     return 1;
 }
 
@@ -285,22 +279,23 @@ static int grid_make_keys(grid *g, int column)
 static const grid *sorting;
 
 /* The comparison of old (cell_number on both cells each time), on the keys
- * grid_make_keys parsed: the same answer for every pair.  With a total
- * order (no knum) it is the fallback when memory ran short: the ranks when
- * there are some, else the numbers' keys. */
+ * grid_make_keys parsed: the same answer for every pair (a NaN equals
+ * every number, as before).  With a total order it is the fallback when
+ * memory ran short: the ranks when there are some, else the keys. */
 static int grid_compare_rows(const void *pa, const void *pb)
 {
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     const grid *g = sorting;
     int c;
-    if (g->nrank)
+    if (g->nrank) {
         c = (g->krank[a] > g->krank[b]) - (g->krank[a] < g->krank[b]);
-    else if (g->kis[a] && g->kis[b] && !g->knum)
-        c = (g->kord[a] > g->kord[b]) - (g->kord[a] < g->kord[b]);
-    else if (g->kis[a] && g->kis[b])
-        c = g->knum[a] < g->knum[b] ? -1 : g->knum[a] > g->knum[b] ? 1 : 0;
-    else
+    } else if (g->kis[a] && g->kis[b]) {
+        double x = grid_sort_key_number(grid_key_get(&g->kord[a]));
+        double y = grid_sort_key_number(grid_key_get(&g->kord[b]));
+        c = x < y ? -1 : x > y ? 1 : 0;
+    } else {
         c = strcmp(g->rows[a].cells[g->sort_col], g->rows[b].cells[g->sort_col]);
+    }
     if (g->sort_desc)
         c = -c;
     if (c == 0)

@@ -15,23 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 12 bytes, one array sorted in place: the ranking's scratch for 100,000
- * rows (two arrays of 24 bytes a row) was the console's peak memory
+/* The ranking sorts kord in place: scratch of two arrays of 24 bytes a row
+ * beside it was the console's peak memory for 100,000 rows
  * (docs/performance.md, "The console").  A key holds 8 bytes of the cell
- * at a time, in halves so nothing pads it; rows sharing them are ordered
- * by the next 8 afterwards (grid_sort_rank_run). */
-typedef struct {
-    uint32_t hi, lo;
-    uint32_t row;
-} sort_entry;
-
-static void entry_set_key(sort_entry *e, uint64_t k)
+ * at a time; rows sharing them are ordered by the next 8 afterwards
+ * (grid_sort_rank_run). */
+static void entry_set_key(grid_key *e, uint64_t k)
 {
     e->hi = (uint32_t)(k >> 32);
     e->lo = (uint32_t)k;
 }
 
-static int entry_same_key(const sort_entry *a, const sort_entry *b)
+static int entry_same_key(const grid_key *a, const grid_key *b)
 {
     return a->hi == b->hi && a->lo == b->lo;
 }
@@ -57,10 +52,10 @@ unsigned long long grid_sort_make_key(int is_number, double num, const char *tex
 }
 
 /* A short run: insertion sort, without radix's passes of 256. */
-static void grid_sort_by_insertion(sort_entry *a, size_t n)
+static void grid_sort_by_insertion(grid_key *a, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        sort_entry x = a[i];
+        grid_key x = a[i];
         size_t j = i;
         for (; j > 0 && (a[j - 1].hi > x.hi || (a[j - 1].hi == x.hi && a[j - 1].lo > x.lo)); j--)
             a[j] = a[j - 1];
@@ -68,12 +63,20 @@ static void grid_sort_by_insertion(sort_entry *a, size_t n)
     }
 }
 
+double grid_sort_key_number(unsigned long long key)
+{
+    uint64_t k = key >> 63 ? key ^ (UINT64_C(1) << 63) : ~(uint64_t)key;
+    double x;
+    memcpy(&x, &k, sizeof x);
+    return x;
+}
+
 /* MSD radix in place (American flag sort) on the key, from the byte at
  * shift down: no second array of entries, and ranks need no stability.
  * Bytes every key shares (the high bytes of numbers near each other, an
  * id's prefix) cost only their count. */
 #define ENTRY_BYTE(e, shift) ((unsigned)(((shift) < 32 ? (e).lo >> (shift) : (e).hi >> ((shift) - 32)) & 255))
-static void grid_sort_by_radix(sort_entry *a, size_t n, int shift)
+static void grid_sort_by_radix(grid_key *a, size_t n, int shift)
 {
     for (; n >= 32; shift -= 8) {
         size_t count[256] = { 0 }, next[256], end[256], at = 0;
@@ -93,9 +96,9 @@ static void grid_sort_by_radix(sort_entry *a, size_t n, int shift)
          * displaces goes on, until an entry of this byte's bucket comes. */
         for (unsigned b = 0; b < 256; b++) {
             while (next[b] < end[b]) {
-                sort_entry x = a[next[b]];
+                grid_key x = a[next[b]];
                 for (unsigned xb; (xb = ENTRY_BYTE(x, shift)) != b;) {
-                    sort_entry t = a[next[xb]];
+                    grid_key t = a[next[xb]];
                     a[next[xb]++] = x;
                     x = t;
                 }
@@ -115,7 +118,7 @@ static void grid_sort_by_radix(sort_entry *a, size_t n, int shift)
  * texts' keys ending in a NUL, is one cell; a run of texts going on is
  * sorted again by their next 8 bytes (made with the first as kord2, later
  * ones read from the rows). */
-static void grid_sort_rank_run(grid *g, sort_entry *e, size_t n, size_t depth, uint32_t *rank)
+static void grid_sort_rank_run(grid *g, grid_key *e, size_t n, size_t depth, uint32_t *rank)
 {
     grid_sort_by_radix(e, n, 56);
     for (size_t i = 0; i < n;) {
@@ -140,25 +143,23 @@ static void grid_sort_rank_run(grid *g, sort_entry *e, size_t n, size_t depth, u
 int grid_sort_rank(grid *g)
 {
     size_t n = g->nrows;
-    /* The old ranks are of other rows: gone before the new arrays come. */
+    /* The old ranks are of other rows: gone before the new ones come. */
     free(g->krank);
     g->krank = malloc((n ? n : 1) * sizeof *g->krank);
-    sort_entry *e = g->krank ? malloc((n ? n : 1) * sizeof *e) : NULL;
-    if (!e)
+    if (!g->krank)
         return 0;
+    grid_key *e = g->kord;
+    g->kord = NULL;
     /* One group of text cells and one of numbers, in the order ktext_first
      * says: a number's key and a text's key never compare. */
     size_t nfirst = 0;
-    for (size_t r = 0; r < n; r++)
-        nfirst += !g->kis[r] == !!g->ktext_first;
-    size_t at[2] = { 0, nfirst };
-    for (size_t r = 0; r < n; r++) {
-        sort_entry *x = &e[at[!g->kis[r] != !!g->ktext_first]++];
-        entry_set_key(x, g->kord[r]);
-        x->row = (uint32_t)r;
+    for (size_t i = 0; i < n; i++) {
+        if (!g->kis[e[i].row] == !!g->ktext_first) {
+            grid_key t = e[nfirst];
+            e[nfirst++] = e[i];
+            e[i] = t;
+        }
     }
-    free(g->kord);
-    g->kord = NULL;
     uint32_t rank = 0;
     grid_sort_rank_run(g, e, nfirst, 0, &rank);
     grid_sort_rank_run(g, e + nfirst, n - nfirst, 0, &rank);
