@@ -62,7 +62,6 @@ void grid_free(grid *g)
     free(g->keep);
     free(g->rows);
     free(g->view);
-    free(g->knum);
     free(g->kis);
     free(g->kord);
     free(g->kord2);
@@ -88,6 +87,8 @@ static int grid_reserve_rows(grid *g, size_t n)
 {
     if (n <= g->cap)
         return 1;
+    if (n > UINT32_MAX)
+        return 0;
     size_t cap = g->cap ? g->cap * 2 : 64;
     while (cap < n)
         cap *= 2;
@@ -129,10 +130,25 @@ grid_row *grid_add_row(grid *g, const char *key, const char *const *cells)
 
 void grid_append_rows(grid *g, grid *from)
 {
-    if (from->nrows == 0 || !grid_reserve_rows(g, g->nrows + from->nrows))
+    if (from->nrows == 0)
         return;
-    memcpy(g->rows + g->nrows, from->rows, from->nrows * sizeof *from->rows);
-    g->nrows += from->nrows;
+    if (g->nrows == 0) {
+        /* A table's first rows (read while another pane showed: all of
+         * them) change hands rather than being copied beside themselves,
+         * 3.2 MB more for 100,000 rows at the console's peak. */
+        grid_row *rows = g->rows;
+        size_t cap = g->cap;
+        g->rows = from->rows;
+        g->cap = from->cap;
+        g->nrows = from->nrows;
+        from->rows = rows;
+        from->cap = cap;
+    } else {
+        if (!grid_reserve_rows(g, g->nrows + from->nrows))
+            return;
+        memcpy(g->rows + g->nrows, from->rows, from->nrows * sizeof *from->rows);
+        g->nrows += from->nrows;
+    }
     g->kcol = -1;
     from->nrows = 0;
     grid_forget_rows(from);
@@ -221,13 +237,10 @@ static int grid_make_keys(grid *g, int column)
     size_t col = (size_t)column, n = g->nrows ? g->nrows : 1;
     if (g->kcol == column)
         return 1;
-    double *knum = realloc(g->knum, n * sizeof *knum);
-    if (knum)
-        g->knum = knum;
-    unsigned char *kis = knum ? realloc(g->kis, n) : NULL;
+    unsigned char *kis = realloc(g->kis, n);
     if (kis)
         g->kis = kis;
-    unsigned long long *kord = kis ? realloc(g->kord, n * sizeof *kord) : NULL;
+    grid_key *kord = kis ? realloc(g->kord, n * sizeof *kord) : NULL;
     if (kord)
         g->kord = kord;
     unsigned long long *kord2 = kord ? realloc(g->kord2, n * sizeof *kord2) : NULL;
@@ -238,12 +251,15 @@ static int grid_make_keys(grid *g, int column)
     int nan = 0;
     for (size_t i = 0; i < g->nrows; i++) {
         const char *s = g->rows[i].cells[col];
-        knum[i] = 0;
-        kis[i] = (unsigned char)cell_number(s, &knum[i]);
-        kord[i] = grid_sort_make_key(kis[i], knum[i], s);
-        kord2[i] = !kis[i] && (kord[i] & 255) ? grid_sort_make_key(0, 0, s + 8) : 0;
+        double num = 0;
+        kis[i] = (unsigned char)cell_number(s, &num);
+        /* A number's key keeps its value (grid_sort_key_number): no array
+         * of the numbers beside the keys. */
+        unsigned long long k = grid_sort_make_key(kis[i], num, s);
+        grid_key_set(&kord[i], k, i);
+        kord2[i] = !kis[i] && (k & 255) ? grid_sort_make_key(0, 0, s + 8) : 0;
         const char **lo = kis[i] ? &num_lo : &text_lo, **hi = kis[i] ? &num_hi : &text_hi;
-        nan |= kis[i] && knum[i] != knum[i];
+        nan |= kis[i] && num != num;
         if (!*lo || strcmp(s, *lo) < 0)
             *lo = s;
         if (!*hi || strcmp(s, *hi) > 0)
@@ -263,16 +279,23 @@ static int grid_make_keys(grid *g, int column)
 static const grid *sorting;
 
 /* The comparison of old (cell_number on both cells each time), on the keys
- * grid_make_keys parsed: the same answer for every pair. */
+ * grid_make_keys parsed: the same answer for every pair (a NaN equals
+ * every number, as before).  With a total order it is the fallback when
+ * memory ran short: the ranks when there are some, else the keys. */
 static int grid_compare_rows(const void *pa, const void *pb)
 {
-    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     const grid *g = sorting;
     int c;
-    if (g->kis[a] && g->kis[b])
-        c = g->knum[a] < g->knum[b] ? -1 : g->knum[a] > g->knum[b] ? 1 : 0;
-    else
+    if (g->nrank) {
+        c = (g->krank[a] > g->krank[b]) - (g->krank[a] < g->krank[b]);
+    } else if (g->kis[a] && g->kis[b]) {
+        double x = grid_sort_key_number(grid_key_get(&g->kord[a]));
+        double y = grid_sort_key_number(grid_key_get(&g->kord[b]));
+        c = x < y ? -1 : x > y ? 1 : 0;
+    } else {
         c = strcmp(g->rows[a].cells[g->sort_col], g->rows[b].cells[g->sort_col]);
+    }
     if (g->sort_desc)
         c = -c;
     if (c == 0)
@@ -395,7 +418,7 @@ static void grid_extend_match(grid *g)
     if (!g->mvalid || g->mrows >= g->nrows)
         return;
     size_t n = g->nrows;
-    size_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
+    uint32_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
     g->match = match ? match : g->match;
     g->view = view ? view : g->view;
     if (!match || !view) {
@@ -409,9 +432,9 @@ static void grid_extend_match(grid *g)
             grid_prefetch_row(&g->rows[i + GRID_PREFETCH]);
         if (!grid_match_needle(&nd, &g->rows[i], g->ncols))
             continue;
-        g->match[g->nmatch++] = i;
+        g->match[g->nmatch++] = (uint32_t)i;
         if (g->vcol < 0)
-            g->view[g->nview++] = i;
+            g->view[g->nview++] = (uint32_t)i;
     }
     if (g->vcol >= 0)
         g->vcol = -2;   /* no sort wanted is -2: the view is made again */
@@ -431,7 +454,7 @@ static void grid_build_view(grid *g)
     int in_order = g->mvalid && g->vcol == vcol && (!sorted || (g->vdesc == g->sort_desc && g->ktotal));
     int same = g->mvalid && strcmp(g->filter, g->mfilter) == 0;
     if (!g->mvalid || !g->match || !g->view) {
-        size_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
+        uint32_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
         g->match = match ? match : g->match;
         g->view = view;
         g->nview = g->nmatch = 0;
@@ -449,7 +472,7 @@ static void grid_build_view(grid *g)
             if (i + GRID_PREFETCH < g->nrows)
                 grid_prefetch_row(&g->rows[i + GRID_PREFETCH]);
             if (grid_match_needle(&nd, &g->rows[i], g->ncols))
-                g->match[g->nmatch++] = i;
+                g->match[g->nmatch++] = (uint32_t)i;
         }
         in_order = 0;
     } else if (!same) {

@@ -11,6 +11,7 @@
 #define RD_GRID_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define GRID_FILTER_MAX 128
 
@@ -25,7 +26,9 @@ typedef struct {
     size_t ncols;
     grid_row *rows;
     size_t nrows, cap;
-    size_t *view;       /* indices of rows shown, filtered and sorted */
+    uint32_t *view;     /* indices of rows shown, filtered and sorted (a
+                         * grid holds at most UINT32_MAX rows: 4 bytes an
+                         * index, not 8, for 100,000 jobs twice) */
     size_t nview;
     char filter[GRID_FILTER_MAX];
     int sort_col;       /* -1: load order */
@@ -37,19 +40,21 @@ typedef struct {
     char *keep;         /* the cursor's key across grid_clear_rows..grid_apply */
     /* What grid_apply keeps between calls so a key costs less than the
      * table (docs/performance.md, "The console"); any change to the rows
-     * drops it.  Sort keys: sort column's cells parsed once (knum, kord
-     * and kord2 freed again once the column is ranked). */
-    double *knum;       /* nrows: the cell's number where kis[i] */
+     * drops it.  Sort keys: sort column's cells parsed once (kord and
+     * kord2 freed once the column is ranked: only the ranks are needed
+     * then). */
     unsigned char *kis; /* nrows: 1 when the cell reads as a number */
-    unsigned long long *kord, *kord2; /* nrows: order-keeping keys of a
-                         * cell, of a text's bytes 0-7 and 8-15 (grid_sort.c) */
-    size_t *krank;      /* nrows: the row's place among distinct cells */
+    struct grid_key *kord; /* nrows, in load order: each row's
+                         * order-keeping key of its number or of a text's
+                         * bytes 0-7 (grid_sort.h) */
+    unsigned long long *kord2; /* nrows: a text's bytes 8-15 */
+    uint32_t *krank;    /* nrows: the row's place among distinct cells */
     size_t nrank;       /* distinct cells; 0: no ranks */
-    int kcol;           /* the column knum/kis hold, -1: none */
+    int kcol;           /* the column kis and kord hold, -1: none */
     int ktotal;         /* 1: the comparison orders kcol totally */
     int ktext_first;    /* when ktotal: text cells sort before numbers */
     /* The rows passing mfilter, in load order, and how view was sorted. */
-    size_t *match;
+    uint32_t *match;
     size_t nmatch;
     size_t mrows;       /* rows match has looked at: those appended since
                          * (grid_add_row, grid_append_rows) are searched alone */

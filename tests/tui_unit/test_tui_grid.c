@@ -225,6 +225,36 @@ static void test_rows_appended_join_the_view(void **state)
     grid_free(&stage);
 }
 
+/* Rows moved into an empty table take their array with them: no copy of
+ * 100,000 rows beside the rows themselves; a later page is copied in. */
+static void test_rows_appended_to_empty_table_change_hands(void **state)
+{
+    (void)state;
+    grid g, stage;
+    grid_init(&g, 3);
+    grid_init(&stage, 3);
+    add(&stage, "gpu-01", "active", "4");
+    add(&stage, "gpu-02", "maintenance", "10");
+    const grid_row *array = stage.rows;
+    g.sort_col = 2;
+    grid_apply(&g);
+    grid_append_rows(&g, &stage);
+    assert_ptr_equal(g.rows, array);
+    assert_int_equal(g.nrows, 2);
+    assert_int_equal(stage.nrows, 0);
+    assert_true(stage.rows != array);
+    add(&stage, "ws-01", "active", "9");
+    grid_append_rows(&g, &stage);
+    assert_int_equal(stage.nrows, 0);
+    grid_apply(&g);
+    assert_int_equal(g.nview, 3);
+    assert_string_equal(at(&g, 0), "gpu-01");
+    assert_string_equal(at(&g, 1), "ws-01");
+    assert_string_equal(at(&g, 2), "gpu-02");
+    grid_free(&g);
+    grid_free(&stage);
+}
+
 static void test_sort_keys_keep_old_order(void **state)
 {
     grid g;
@@ -377,6 +407,75 @@ static void test_prepare_sort_ranks_first_column(void **state)
     grid_free(&g);
 }
 
+/* Ranks count distinct cells as the comparison sees them: -0 and 0 are
+ * one number, 1000 and 1e3 too, and texts apart only beyond their first 8,
+ * 16 or 24 bytes are apart; equal cells keep load order both ways. */
+static void test_rank_counts_distinct_cells(void **state)
+{
+    grid g;
+    (void)state;
+    grid_init(&g, 1);
+    static const char *cells[] = { "0", "-0", "0.0", "1000", "1e3", "-5", "-5.0", "x",
+                                   "job-00000001", "job-00000002", "job-00000001",
+                                   "abcdefghijklmnopqrstuvwxyz-1", "abcdefghijklmnopqrstuvwxyz-2",
+                                   "abcdefghijklmnopqrstuvwxyz-1", "abcdefghijklmnopqrstuvwxyz" };
+    for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "r%zu", i);
+        const char *row[] = { cells[i] };
+        assert_non_null(grid_add_row(&g, key, row));
+    }
+    /* numbers: 0, 1000, -5; then (as text after every number) texts: x,
+     * two ids, three long ones */
+    grid_prepare_sort(&g);
+    assert_true(g.ktotal);
+    assert_false(g.ktext_first);
+    assert_int_equal(g.nrank, 9);
+    assert_int_equal(g.krank[0], g.krank[1]);
+    assert_int_equal(g.krank[0], g.krank[2]);
+    assert_int_equal(g.krank[3], g.krank[4]);
+    assert_int_equal(g.krank[8], g.krank[10]);
+    assert_int_equal(g.krank[11], g.krank[13]);
+    assert_true(g.krank[5] < g.krank[0] && g.krank[0] < g.krank[3] && g.krank[3] < g.krank[7]);
+    for (int desc = 0; desc < 2; desc++) {
+        g.sort_col = 0;
+        g.sort_desc = desc;
+        grid_apply(&g);
+        assert_old_order(&g);
+    }
+    grid_free(&g);
+}
+
+/* Many rows sharing their first 8 bytes (ids), or their first 24 (long
+ * texts), in no particular order: the runs long enough to be radix sorted
+ * again, 8 bytes at a time, still come out in the old order. */
+static void test_sort_long_runs_of_shared_prefixes(void **state)
+{
+    grid g;
+    (void)state;
+    grid_init(&g, 2);
+    unsigned seed = 11;
+    for (size_t i = 0; i < 600; i++) {
+        char key[16], id[32], text[64];
+        snprintf(key, sizeof key, "r%zu", i);
+        snprintf(id, sizeof id, "job-%08x", lcg_next(&seed) % 300);
+        snprintf(text, sizeof text, "waiting for gpus in region %u-%c", lcg_next(&seed) % 90,
+                 'a' + lcg_next(&seed) % 3);
+        const char *row[] = { id, text };
+        assert_non_null(grid_add_row(&g, key, row));
+    }
+    for (int col = 0; col < 2; col++) {
+        for (int desc = 0; desc < 2; desc++) {
+            g.sort_col = col;
+            g.sort_desc = desc;
+            grid_apply(&g);
+            assert_true(g.nrank > 0);
+            assert_old_order(&g);
+        }
+    }
+    grid_free(&g);
+}
+
 static void test_cursor_survives_reload(void **state)
 {
     grid g;
@@ -458,10 +557,13 @@ int main(void)
         cmocka_unit_test(test_filter_grown_searches_old_matches),
         cmocka_unit_test(test_swap_row_keeps_what_stays_true),
         cmocka_unit_test(test_prepare_sort_ranks_first_column),
+        cmocka_unit_test(test_rank_counts_distinct_cells),
+        cmocka_unit_test(test_sort_long_runs_of_shared_prefixes),
         cmocka_unit_test(test_cursor_survives_reload),
         cmocka_unit_test(test_moves),
         cmocka_unit_test(test_marks),
         cmocka_unit_test(test_rows_appended_join_the_view),
+        cmocka_unit_test(test_rows_appended_to_empty_table_change_hands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
