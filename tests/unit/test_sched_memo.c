@@ -60,6 +60,25 @@ static json_t *scan_wanted(store_t *st)
     return r.wanted;
 }
 
+/* A command context on the store at url, with a transaction, as a
+ * command's handler has it. */
+static void open_ctx(cmd_ctx *ctx, const char *url)
+{
+    rd_err err;
+    memset(ctx, 0, sizeof *ctx);
+    ctx->store_url = url;
+    ctx->actor = "default";
+    assert_int_equal(cmd_ctx_open_store(ctx, &err), RD_OK);
+    ctx->tx = tx_new(ctx->store);
+}
+
+static void close_ctx(cmd_ctx *ctx)
+{
+    tx_free(ctx->tx);
+    ctx->tx = NULL;
+    cmd_ctx_close(ctx);
+}
+
 static void test_memo_matches_scan(void **state)
 {
     (void)state;
@@ -69,11 +88,7 @@ static void test_memo_matches_scan(void **state)
     store_t *w = NULL;
     assert_int_equal(store_open(url, NULL, &w, &err), RD_OK);
     cmd_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.store_url = url;
-    ctx.actor = "default";
-    assert_int_equal(cmd_ctx_open_store(&ctx, &err), RD_OK);
-    ctx.tx = tx_new(ctx.store);
+    open_ctx(&ctx, url);
     srand(7);
     int njobs = 60;
     for (int i = 0; i < njobs; i++)
@@ -137,9 +152,7 @@ static void test_memo_matches_scan(void **state)
     json_decref(r2.wanted);
     json_decref(want);
 
-    tx_free(ctx.tx);
-    ctx.tx = NULL;
-    cmd_ctx_close(&ctx);
+    close_ctx(&ctx);
     store_close(w);
 }
 
@@ -157,11 +170,7 @@ static void test_stopped_read_scans_next(void **state)
     rd_err err;
     snprintf(url, sizeof url, "sqlite:%s/stop.db", dir);
     cmd_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.store_url = url;
-    ctx.actor = "default";
-    assert_int_equal(cmd_ctx_open_store(&ctx, &err), RD_OK);
-    ctx.tx = tx_new(ctx.store);
+    open_ctx(&ctx, url);
     for (int i = 0; i < 10; i++)
         put_job(ctx.store, i, "waiting_gpus");
     int count = 0;
@@ -171,9 +180,7 @@ static void test_stopped_read_scans_next(void **state)
     assert_int_equal(sched_memo_last_incremental(&ctx, NULL), 0);
     assert_int_equal(json_object_size(r.wanted), 10);
     json_decref(r.wanted);
-    tx_free(ctx.tx);
-    ctx.tx = NULL;
-    cmd_ctx_close(&ctx);
+    close_ctx(&ctx);
 }
 
 int main(void)
