@@ -244,12 +244,6 @@ static void wait_changes(agent_state *a, int timeout_ms)
     store_events_free(ev, n);
 }
 
-/* A one-time schema upgrade while the store opens (as in serve.c). */
-static void agent_store_notice(void *data, int done, const char *msg)
-{
-    dlog(data, done ? "store_upgraded" : "store_upgrade", NULL, "%s", msg);
-}
-
 rd_code agent_run(const agent_opts *o, rd_err *err)
 {
     agent_state a;
@@ -270,7 +264,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
     if (rc == RD_OK)
         rc = make_dirs(o->work_dir, err);
     if (rc == RD_OK) {
-        store_set_notice(agent_store_notice, (void *)&o->log);
+        store_set_notice(dlog_store_notice, (void *)&o->log);  /* a slow first open says why */
         rc = cmd_ctx_open_store(&a.ctx, err);
         store_set_notice(NULL, NULL);
     }

@@ -58,3 +58,8 @@ void dlog(const dlog_sink *s, const char *action, const json_t *fields, const ch
     free(text);
     json_decref(o);
 }
+
+void dlog_store_notice(void *data, int done, const char *msg)
+{
+    dlog(data, done ? "store_upgraded" : "store_upgrade", NULL, "%s", msg);
+}

@@ -27,4 +27,9 @@ typedef struct {
 void dlog(const dlog_sink *s, const char *action, const json_t *fields, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A store_notice_fn (store_set_notice) for a daemon: logs the one-time
+ * schema upgrade of its store as store_upgrade, then store_upgraded; data
+ * is the dlog_sink. */
+void dlog_store_notice(void *data, int done, const char *msg);
+
 #endif

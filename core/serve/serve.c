@@ -304,13 +304,6 @@ static void leader_round(serve_state *s, int64_t now)
     }
 }
 
-/* A one-time schema upgrade while the store opens: a log line before and
- * after, so a controller that takes long to start says why. */
-static void serve_store_notice(void *data, int done, const char *msg)
-{
-    dlog(data, done ? "store_upgraded" : "store_upgrade", NULL, "%s", msg);
-}
-
 rd_code serve_run(const serve_opts *o, rd_err *err)
 {
     serve_state s;
@@ -328,7 +321,7 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
     s.ctx.actor_given = strcmp(o->actor, "default") != 0;
     s.ctx.master_key_path = o->master_key_path;
     s.ctx.now = o->log.now();
-    store_set_notice(serve_store_notice, (void *)&o->log);
+    store_set_notice(dlog_store_notice, (void *)&o->log);  /* a slow first open says why */
     rd_code rc = cmd_ctx_open_store(&s.ctx, err);
     store_set_notice(NULL, NULL);
     if (rc != RD_OK)
