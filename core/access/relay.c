@@ -8,19 +8,30 @@
  * applies exactly as in batch, and answers next to it.  A request that
  * changes the store is answered in the same commit as the change (cmd.c);
  * one that fails or only reads is answered afterwards, which may repeat a
- * read if the controller dies in between but never a change.
+ * read if the controller dies in between but never a change.  Either
+ * commit also marks the id answered (/rigdeck/relay-done/, a key no user
+ * may write), so the same id put again never runs again.
+ *
+ * The command's file arguments resolve only to the texts the request
+ * carries (ctx.relay_files, read by cmd_file.c): the sender may not read
+ * the controller's disk, so nothing here or in a handler opens a path
+ * for it.
  */
 #include "relay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "doc.h"
 #include "keyspace.h"
+#include "rdtime.h"
 
-enum { RELAY_REPLY_MAX = 1024 * 1024 };   /* under etcd's 1.5 MiB request limit */
+enum {
+    RELAY_REPLY_MAX = 1024 * 1024,    /* under etcd's 1.5 MiB request limit */
+    RELAY_DONE_KEEP_S = 24 * 3600,    /* how long an answered id is remembered, at least */
+    RELAY_DONE_RENEW_S = 3600         /* how often the lease it is kept under is new */
+};
 
 /* Splits "<user>/req/<id>" after KEY_RELAY; 0 when the key is no request. */
 static int parse_key(const char *key, char *user, size_t ucap, const char **id)
@@ -50,58 +61,28 @@ static int node_owner(store_t *st, const char *node, char *owner, size_t cap)
     return ok && owner[0];
 }
 
-/* Writes the request's files into a private directory and points their
- * words at them. */
-static rd_code files_materialise(json_t *files, cmd_words *w, char *dir, size_t dcap, rd_err *err)
+/* The request's files as {path: text}: what the command's file arguments
+ * resolve to, and all they may resolve to (cmd_file.c).  Each names the
+ * word it belongs to and what precedes the path there ("--inventory="). */
+static rd_code files_from(const json_t *files, const cmd_words *w, json_t **out, rd_err *err)
 {
     size_t i;
     json_t *f;
-    dir[0] = '\0';
-    if (json_array_size(files) == 0)
-        return RD_OK;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, dcap, "%s/rdrelay.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        dir[0] = '\0';
-        return rd_fail(err, RD_ESTORE, "the controller cannot make a temporary directory");
-    }
+    if (!(*out = json_object()))
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    if (files && !json_is_array(files))
+        return rd_fail(err, RD_EINVAL, "relayed request: \"files\" must be a list");
     json_array_foreach(files, i, f) {
         json_int_t word = json_integer_value(json_object_get(f, "word"));
         const char *prefix = json_string_value(json_object_get(f, "prefix"));
-        const char *text = json_string_value(json_object_get(f, "text"));
-        if (word < 0 || (size_t)word >= w->count || !prefix || !text)
+        json_t *text = json_object_get(f, "text");
+        if (word < 0 || (size_t)word >= w->count || !prefix || !json_is_string(text) ||
+            strncmp(w->words[word], prefix, strlen(prefix)) != 0)
             return rd_fail(err, RD_EINVAL, "relayed request: file %zu is malformed", i + 1);
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%zu", dir, i);
-        FILE *out = fopen(path, "wx");
-        size_t len = json_string_length(json_object_get(f, "text"));
-        if (!out || fwrite(text, 1, len, out) != len) {
-            if (out)
-                fclose(out);
-            return rd_fail(err, RD_ESTORE, "the controller cannot write %s", path);
-        }
-        fclose(out);
-        size_t n = strlen(prefix) + strlen(path) + 1;
-        char *repl = malloc(n);
-        if (!repl)
+        if (json_object_set(*out, w->words[word] + strlen(prefix), text))
             return rd_fail(err, RD_ENOMEM, "out of memory");
-        snprintf(repl, n, "%s%s", prefix, path);
-        free(w->words[word]);
-        w->words[word] = repl;
     }
     return RD_OK;
-}
-
-static void files_remove(const json_t *files, const char *dir)
-{
-    if (!dir[0])
-        return;
-    for (size_t i = 0; i < json_array_size(files); i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%zu", dir, i);
-        unlink(path);
-    }
-    rmdir(dir);
 }
 
 static rd_code words_from(const json_t *req, cmd_words *w, rd_err *err)
@@ -125,11 +106,62 @@ static rd_code words_from(const json_t *req, cmd_words *w, rd_err *err)
     return RD_OK;
 }
 
+rd_code relay_mark_done(rd_tx *tx, const cmd_ctx *ctx, rd_err *err)
+{
+    if (!ctx->relay_done_key)
+        return RD_OK;
+    json_t *mark = json_pack("{s:b}", "answered", 1);
+    return mark ? tx_put_lease(tx, ctx->relay_done_key, mark, ctx->relay_done_lease, err)
+                : rd_fail(err, RD_ENOMEM, "out of memory");
+}
+
+/* A request whose id was answered before (put again by hand, or by a
+ * client retrying a write whose reply it lost): it never runs again.  An
+ * answer still waiting for its reader stays as it is; else the request
+ * is answered with a refusal.  Guarded on the request being unchanged. */
+static rd_code answer_again(store_t *st, const char *req_key, const char *rep_key, const char *id, rd_err *err)
+{
+    rd_tx *tx = tx_new(st);
+    json_t *old = NULL, *rep = NULL;
+    rd_code rc = tx ? tx_get(tx, req_key, &old, err) : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK && old)
+        rc = tx_get(tx, rep_key, &rep, err);
+    if (rc == RD_OK && old && !rep) {
+        char msg[RD_KEY_MAX + 100];
+        snprintf(msg, sizeof msg, "relayed request %s was already answered; a request runs once (send it again "
+                 "under a new id)", id);
+        rc = tx_put(tx, rep_key, json_pack("{s:b, s:i, s:s}", "ok", 0, "code", RD_EINVAL, "message", msg), err);
+    }
+    if (rc == RD_OK && old)
+        rc = tx_delete(tx, req_key, err);
+    if (rc == RD_OK && old)
+        rc = tx_commit(tx, NULL, err);
+    json_decref(old);
+    json_decref(rep);
+    tx_free(tx);
+    return rc;
+}
+
+/* The lease the answered ids are kept under: a fresh one each hour, so
+ * each id is remembered for a day at least. */
+static rd_code done_lease(store_t *st, relay_lease *lease, rd_err *err)
+{
+    int64_t now = rdtime_mono_ms();
+    if (lease->id && now - lease->granted_ms < RELAY_DONE_RENEW_S * 1000)
+        return RD_OK;
+    rd_code rc = store_lease_grant(st, RELAY_DONE_KEEP_S + RELAY_DONE_RENEW_S, &lease->id, err);
+    lease->granted_ms = now;
+    if (rc != RD_OK)
+        lease->id = 0;
+    return rc;
+}
+
 /* Answers a request whose command did not answer it in its own commit:
  * it failed, or only read.  Guarded on the request being unchanged. */
-static rd_code answer(store_t *st, const char *req_key, const char *rep_key, rd_code rc, const rd_err *cerr,
-                      json_t *result, rd_err *err)
+static rd_code answer(store_t *st, const cmd_ctx *ctx, rd_code rc, const rd_err *cerr, json_t *result,
+                      rd_err *err)
 {
+    const char *req_key = ctx->relay_req_key, *rep_key = ctx->relay_rep_key;
     rd_tx *tx = tx_new(st);
     json_t *old = NULL, *reply;
     if (!tx)
@@ -154,6 +186,8 @@ static rd_code answer(store_t *st, const char *req_key, const char *rep_key, rd_
         if (wrc == RD_OK)
             wrc = tx_delete(tx, req_key, err);
         if (wrc == RD_OK)
+            wrc = relay_mark_done(tx, ctx, err);
+        if (wrc == RD_OK)
             wrc = tx_commit(tx, NULL, err);
     }
     json_decref(reply);
@@ -163,17 +197,36 @@ static rd_code answer(store_t *st, const char *req_key, const char *rep_key, rd_
 }
 
 /* Runs one request found at key with value req; appends what happened to log. */
-static void relay_run_one(const cmd_ctx *base, const char *key, const json_t *req, json_t *log)
+static void relay_run_one(const cmd_ctx *base, relay_lease *lease, const char *key, const json_t *req, json_t *log)
 {
-    char user[NAMES_RELAY_USER_MAX], rep_key[RD_KEY_MAX], dir[4096] = "";
+    char user[NAMES_RELAY_USER_MAX], rep_key[RD_KEY_MAX], done_key[RD_KEY_MAX];
     const char *id;
-    cmd_words w;
+    cmd_words w = { 0 };
     rd_err cerr = { 0 }, err = { 0 };
-    json_t *result = NULL;
+    json_t *result = NULL, *files = NULL, *done = NULL;
     const cmd_def *def = NULL;
     if (!parse_key(key, user, sizeof user, &id))
         return;
     tx_key(rep_key, KEY_RELAY "%s/rep/%s", user, id);
+    tx_key(done_key, KEY_RELAY_DONE "%s/%s", user, id);
+    rd_tx *tx = tx_new(base->store);
+    rd_code arc = tx ? tx_get(tx, done_key, &done, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
+    tx_free(tx);
+    if (arc == RD_OK && done) {
+        json_decref(done);
+        arc = answer_again(base->store, key, rep_key, id, &err);
+        json_array_append_new(log, json_pack("{s:s, s:s, s:s, s:s, s:s?}", "user", user, "id", id, "command", "?",
+                                             "error", "answered already: a request id runs once", "answer_error",
+                                             arc == RD_OK ? NULL : err.msg));
+        return;
+    }
+    if (arc == RD_OK)
+        arc = done_lease(base->store, lease, &err);
+    if (arc != RD_OK) {   /* left for the next round */
+        json_array_append_new(log, json_pack("{s:s, s:s, s:s, s:s}", "user", user, "id", id, "command", "?",
+                                             "answer_error", err.msg));
+        return;
+    }
     cmd_ctx ctx = *base;
     ctx.actor = strcmp(user, "root") == 0 ? "default" : user;
     ctx.actor_given = 1;
@@ -185,27 +238,32 @@ static void relay_run_one(const cmd_ctx *base, const char *key, const json_t *re
         ctx.actor = node_owner(base->store, ctx.agent_node, owner, sizeof owner) ? owner : "(no such node)";
     }
     ctx.relayed = 0;
-    ctx.relay_req_key = key;
+    ctx.relay_req_key = key;   /* from here on, cmd_file_read never opens a path */
     ctx.relay_rep_key = rep_key;
+    ctx.relay_done_key = done_key;
+    ctx.relay_done_lease = lease->id;
     ctx.sched_memo = NULL;   /* the base's stays the base's; this copy's goes with it */
     ctx.sched_memo_free = NULL;
     rd_code rc = words_from(req, &w, &cerr);
     if (rc == RD_OK)
-        rc = files_materialise(json_object_get(req, "files"), &w, dir, sizeof dir, &cerr);
+        rc = files_from(json_object_get(req, "files"), &w, &files, &cerr);
+    ctx.relay_files = files;
     if (rc == RD_OK)
         rc = cmd_exec_words(&ctx, &w, &result, &def, &cerr);
-    files_remove(json_object_get(req, "files"), dir);
     if (ctx.sched_memo_free)
         ctx.sched_memo_free(ctx.sched_memo);
-    rd_code arc = answer(base->store, key, rep_key, rc, &cerr, result, &err);
+    arc = answer(base->store, &ctx, rc, &cerr, result, &err);
+    if (arc != RD_OK)
+        lease->id = 0;   /* perhaps the lease is gone: a new one for the next round */
     json_array_append_new(log, json_pack("{s:s, s:s, s:s, s:s?, s:s?}", "user", user, "id", id, "command",
                                          def ? def->words : "?", "error", rc == RD_OK ? NULL : cerr.msg,
                                          "answer_error", arc == RD_OK ? NULL : err.msg));
     json_decref(result);
+    json_decref(files);
     cmd_words_free(&w);
 }
 
-rd_code relay_serve_round(const cmd_ctx *base, json_t **handled, rd_err *err)
+rd_code relay_serve_round(const cmd_ctx *base, relay_lease *lease, json_t **handled, rd_err *err)
 {
     store_range_result page;
     char after[RD_KEY_MAX] = "";
@@ -219,7 +277,7 @@ rd_code relay_serve_round(const cmd_ctx *base, json_t **handled, rd_err *err)
         for (size_t i = 0; i < page.count; i++) {
             json_t *req = json_loadb(page.kvs[i].value, page.kvs[i].value_len, 0, NULL);
             if (json_is_object(req))
-                relay_run_one(base, page.kvs[i].key, req, *handled);
+                relay_run_one(base, lease, page.kvs[i].key, req, *handled);
             json_decref(req);
         }
         if (page.count)

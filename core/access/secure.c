@@ -30,12 +30,38 @@ enum { PASSWORD_LEN = 32, NAMES_ROLE_MAX = 200 };
 
 #define ROLE_PREFIX "rigdeck:"
 
+/* A password's one line, of at least 8 characters, from text. */
+static rd_code password_line(const char *field, const char *path, char *text, size_t n, char *out, size_t cap,
+                             rd_err *err)
+{
+    if (n > 0 && text[n - 1] == '\n')
+        text[--n] = '\0';
+    if (n < 8 || n >= cap || memchr(text, '\n', n) || memchr(text, '\0', n))
+        return rd_fail(err, RD_EINVAL, "%s %s: must hold one line of 8-%zu characters", field, path, cap - 1);
+    memcpy(out, text, n + 1);
+    return RD_OK;
+}
+
 /* Reads the password in path, or makes a random one there (0600, never
- * replacing a file).  *made says which. */
-static rd_code password_file(const char *field, const char *path, char *out, size_t cap, int *made, rd_err *err)
+ * replacing a file).  *made says which.  A relayed request has only the
+ * text its sender sent: the controller's disk is neither read nor
+ * written (cmd_file.c). */
+static rd_code password_file(const cmd_ctx *ctx, const char *field, const char *path, char *out, size_t cap,
+                             int *made, rd_err *err)
 {
     static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
     *made = 0;
+    if (!cmd_file_local(ctx)) {
+        char *text = NULL;
+        size_t n = 0;
+        rd_code rc = cmd_file_read(ctx, field, path, cap, &text, &n, err);
+        if (rc == RD_OK)
+            rc = password_line(field, path, text, n, out, cap, err);
+        if (text)
+            explicit_bzero(text, n);
+        free(text);
+        return rc;
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         struct stat sb;
@@ -127,7 +153,7 @@ static rd_code secure_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_e
     if (rc == RD_OK)
         rc = tx_get(ctx->tx, KEY_META_STORE, &meta, err);
     if (rc == RD_OK)
-        rc = password_file("--root-password-file", cmd_opt(a, "root-password-file"), password, sizeof password,
+        rc = password_file(ctx, "--root-password-file", cmd_opt(a, "root-password-file"), password, sizeof password,
                            &made, err);
     if (rc == RD_OK)
         rc = set_user(ctx, "root", password, err);
@@ -237,7 +263,7 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     int admin = rc == RD_OK && !node && access_role_of(account) == ACCESS_ADMIN;
     json_decref(account);
     if (rc == RD_OK)
-        rc = password_file("--password-file", cmd_opt(a, "password-file"), password, sizeof password, &made, err);
+        rc = password_file(ctx, "--password-file", cmd_opt(a, "password-file"), password, sizeof password, &made, err);
     if (rc == RD_OK)
         rc = set_user(ctx, name, password, err);
     explicit_bzero(password, sizeof password);

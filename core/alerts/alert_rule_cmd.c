@@ -1,7 +1,10 @@
 /* alert_rule_cmd.c - `alert rule add|list|remove`: fleet staff's rules
- * (admins and operators; checked by alert_rule.c), listed for everyone. */
+ * (admins and operators; checked by alert_rule.c), listed for everyone,
+ * with a webhook's host only for those who are not staff. */
+#include <stdio.h>
 #include <string.h>
 
+#include "access.h"
 #include "access_view.h"
 #include "alerts.h"
 #include "doc.h"
@@ -42,11 +45,38 @@ static rd_code rule_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     return rc;
 }
 
+/* What a tenant sees of a rule's webhook: its scheme and host, never the
+ * user, path or query, where tokens live (https://hooks.example/T0/B1/x
+ * shows as https://hooks.example). */
+static void rule_hide_webhook(json_t *rule)
+{
+    const char *url = json_string_value(json_object_get(rule, "webhook"));
+    if (!url)
+        return;
+    const char *sep = strstr(url, "://");
+    size_t scheme = sep ? (size_t)(sep + 3 - url) : 0;
+    const char *host = url + scheme;
+    size_t n = strcspn(host, "/?#");
+    for (size_t i = n; i > 0; i--)
+        if (host[i - 1] == '@') {   /* user:password@host */
+            host += i;
+            n -= i;
+            break;
+        }
+    char shown[ALERT_URL_MAX + 1];
+    snprintf(shown, sizeof shown, "%.*s%.*s", (int)scheme, url, (int)n, host);
+    json_object_set_new(rule, "webhook", json_string(shown));
+}
+
 static rd_code rule_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *items = NULL;
+    json_t *items = NULL, *rule;
+    size_t i;
     (void)a;
     rd_code rc = tx_list(ctx->tx, KEY_ALERT_RULES, &items, err);
+    if (rc == RD_OK && !access_actor_is_staff(ctx))
+        json_array_foreach(items, i, rule)
+            rule_hide_webhook(rule);
     if (rc == RD_OK)
         *result = json_pack("{s:o}", "items", items);
     return rc;

@@ -100,7 +100,8 @@ static rd_code refuse(rd_err *err, const char *field, const char *what, const vo
 {
     char list[320];
     join_names(list, sizeof list, table, n, stride);
-    return rd_fail(err, RD_EINVAL, "%s must be %s: one of %s; got '%.60s'", field, what, list, got ? got : "");
+    (void)got;   /* not quoted: the value may come from a file (a job spec, an inventory) */
+    return rd_fail(err, RD_EINVAL, "%s must be %s: one of %s", field, what, list);
 }
 
 /* ---- GPUs ----------------------------------------------------------------- */

@@ -51,7 +51,6 @@ static size_t utf8_len(const unsigned char *s)
 /* Refuses the characters a server could decode into something else. */
 static rd_code check_chars(const char *field, const char *s, rd_err *err)
 {
-    char shown[128];
     const char *rule = NULL;
 
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
@@ -65,7 +64,7 @@ static rd_code check_chars(const char *field, const char *s, rd_err *err)
         else if (n == 0)
             rule = "must be valid UTF-8 without control characters";
         if (rule)
-            return rd_fail(err, RD_EINVAL, "%s '%s' %s", field, show(s, shown, sizeof shown), rule);
+            return rd_fail(err, RD_EINVAL, "%s %s", field, rule);
         p += n;
     }
     return RD_OK;
@@ -84,7 +83,6 @@ static int is_dots_and_spaces(const char *seg, size_t n)
 /* Writes the normalised form of absolute path s ("/" or "/a/b") to buf. */
 static rd_code normalise(const char *field, const char *s, char *buf, size_t len, rd_err *err)
 {
-    char shown[128];
     size_t used = 0;
     const char *p = s;
 
@@ -99,11 +97,11 @@ static rd_code normalise(const char *field, const char *s, char *buf, size_t len
         if (n == 0 || (n == 1 && seg[0] == '.'))
             continue;
         if (is_dots_and_spaces(seg, n))
-            return rd_fail(err, RD_EINVAL, "%s '%s' must not contain '..' segments: it may not reach above the "
-                                           "datastore root", field, show(s, shown, sizeof shown));
+            return rd_fail(err, RD_EINVAL, "%s must not contain '..' segments: it may not reach above the "
+                                           "datastore root", field);
         if (seg[0] == '~')
-            return rd_fail(err, RD_EINVAL, "%s '%s' must not start a segment with '~' (home directories are "
-                                           "outside the datastore)", field, show(s, shown, sizeof shown));
+            return rd_fail(err, RD_EINVAL, "%s must not start a segment with '~' (home directories are "
+                                           "outside the datastore)", field);
         if (used + 1 + n >= len)
             return rd_fail(err, RD_EINVAL, "%s is longer than %d characters", field, DSPATH_MAX);
         buf[used++] = '/';
@@ -147,7 +145,7 @@ rd_code dspath_resolve(const char *root, const char *path, char **out, rd_err *e
     /* Belt and braces: the rules above already make escape impossible. */
     if (rlen && (strncmp(res, r, rlen) != 0 || (res[rlen] != '\0' && res[rlen] != '/'))) {
         free(res);
-        return rd_fail(err, RD_EINVAL, "datastore path '%s' does not stay under the root", show(path, shown, sizeof shown));
+        return rd_fail(err, RD_EINVAL, "datastore path does not stay under the root");
     }
     *out = res;
     return RD_OK;

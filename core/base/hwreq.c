@@ -14,30 +14,12 @@
 
 /* ---- validation helpers --------------------------------------------------- */
 
-/* A short, single-line rendering of v for "got '...'" in messages. */
-static void value_text(const json_t *v, char *buf, size_t len)
-{
-    char *dump = NULL;
-    const char *s;
-
-    if (json_is_string(v))
-        s = json_string_value(v);
-    else
-        s = (dump = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT)) ? dump : "?";
-    snprintf(buf, len, "%s", s);
-    if (strlen(s) >= len && len > 4)
-        memcpy(buf + len - 4, "...", 4);
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    free(dump);
-}
-
+/* The value is described, never quoted: an inventory is a file, and a
+ * refusal may reach someone who may not read it (yamljson_describe). */
 static rd_code fail_value(rd_err *err, const char *path, const char *rule, const json_t *v)
 {
     char got[48];
-    value_text(v, got, sizeof got);
-    return rd_fail(err, RD_EINVAL, "inventory %s must be %s, got '%s'", path, rule, got);
+    return rd_fail(err, RD_EINVAL, "inventory %s must be %s, got %s", path, rule, yamljson_describe(v, got, sizeof got));
 }
 
 static rd_code get_int(const json_t *v, const char *path, int lo, int hi, int *out, rd_err *err)
@@ -70,8 +52,10 @@ static rd_code check_keys(const json_t *obj, const char *path, const char *const
             int w = snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ", *a);
             used += w > 0 ? (size_t)w : 0;
         }
-        return rd_fail(err, RD_EINVAL, "inventory%s%s has an unknown key '%.40s' (allowed: %s)", *path ? " " : "",
-                       path, key, list);
+        char shown[40];   /* a key that is no field name is not quoted: it may be any file's text */
+        int named = strcmp(yamljson_describe_key(key, shown, sizeof shown), key) == 0;
+        return rd_fail(err, RD_EINVAL, "inventory%s%s has an unknown key %s%s%s (allowed: %s)", *path ? " " : "",
+                       path, named ? "'" : "", shown, named ? "'" : "", list);
     }
     return RD_OK;
 }

@@ -47,6 +47,10 @@
 /* The controller's per-node work view on a secured store: <node>/<job>/<index>
  * (serve_work.c), what a node agent reads instead of the jobs. */
 #define KEY_WORK KEY_ROOT "work/"
+/* The relayed request ids the controller has answered: <user>/<id>, each
+ * under a lease of a day (core/access/relay.c); outside every user's own
+ * relay prefix, so only the controller writes them. */
+#define KEY_RELAY_DONE KEY_ROOT "relay-done/"
 
 /* The kinds of document, one per prefix above. */
 typedef enum {
@@ -83,6 +87,7 @@ typedef enum {
     KEYSPACE_RELAY,
     KEYSPACE_CREDENTIALS,
     KEYSPACE_WORK,
+    KEYSPACE_RELAY_DONE,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

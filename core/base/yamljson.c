@@ -30,10 +30,33 @@ typedef struct {
 
 /* ---- messages -------------------------------------------------------------- */
 
-static rd_code fail_at(yj_ctx *c, yaml_mark_t mark, const char *what, const char *detail)
+/* The line and column say where; the text there is never quoted. */
+static rd_code fail_at(yj_ctx *c, yaml_mark_t mark, const char *what)
 {
-    return rd_fail(c->err, RD_EINVAL, "%s:%zu:%zu: %s%s", c->source, mark.line + 1, mark.column + 1,
-                   what, detail ? detail : "");
+    return rd_fail(c->err, RD_EINVAL, "%s:%zu:%zu: %s", c->source, mark.line + 1, mark.column + 1, what);
+}
+
+const char *yamljson_describe_key(const char *key, char *buf, size_t len)
+{
+    size_t n = strlen(key);
+    int field = n > 0 && n <= 32 && ((key[0] >= 'a' && key[0] <= 'z') || key[0] == '_');
+    for (size_t i = 0; field && i < n; i++)
+        field = (key[i] >= 'a' && key[i] <= 'z') || (key[i] >= '0' && key[i] <= '9') || key[i] == '_' || key[i] == '-';
+    snprintf(buf, len, "%s", field ? key : "a key");
+    return buf;
+}
+
+const char *yamljson_describe(const json_t *v, char *buf, size_t len)
+{
+    if (json_is_integer(v))
+        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, len, "%.15g%s", json_real_value(v),
+                 json_real_value(v) == (double)(long long)json_real_value(v) ? ".0" : "");
+    else
+        snprintf(buf, len, "%s", json_is_true(v) ? "true" : json_is_false(v) ? "false" : json_is_string(v) ? "a string"
+                 : json_is_array(v) ? "a list" : json_is_object(v) ? "a mapping" : "nothing");
+    return buf;
 }
 
 static rd_code fail_parser(yj_ctx *c)
@@ -48,7 +71,7 @@ static rd_code fail_parser(yj_ctx *c)
         /* The reader (encoding) stage has only a byte offset, no line. */
         return rd_fail(c->err, RD_EINVAL, "%s: byte %zu: %s", c->source, p->problem_offset, problem);
     default:
-        return fail_at(c, p->problem_mark, problem, NULL);
+        return fail_at(c, p->problem_mark, problem);
     }
 }
 
@@ -173,7 +196,7 @@ static rd_code new_string(yj_ctx *c, yaml_mark_t mark, const char *v, size_t n, 
         if (!probe)
             return rd_fail(c->err, RD_ENOMEM, "%s: out of memory", c->source);
         json_decref(probe);
-        return fail_at(c, mark, "the string is not valid UTF-8", NULL);
+        return fail_at(c, mark, "the string is not valid UTF-8");
     }
     *out = s;
     return RD_OK;
@@ -196,16 +219,15 @@ static rd_code resolve_plain(yj_ctx *c, yaml_mark_t mark, const char *v, size_t 
     else if (word_is(v, n, falses))
         *out = json_false();
     else if (word_is(v, n, specials))
-        return fail_at(c, mark, "infinity and NaN cannot be represented; quote the value to make it a string",
-                       NULL);
+        return fail_at(c, mark, "infinity and NaN cannot be represented; quote the value to make it a string");
     else if (resolve_int(v, n, &i, &overflow)) {
         if (overflow)
-            return fail_at(c, mark, "integer out of range (64-bit signed): ", v);
+            return fail_at(c, mark, "integer out of range (64-bit signed)");
         *out = json_integer(i);
     } else if (is_float_literal(v, n)) {
         double d = strtod_c(v);
         if (!isfinite(d))
-            return fail_at(c, mark, "number out of range: ", v);
+            return fail_at(c, mark, "number out of range");
         *out = json_real(d);
     } else
         return new_string(c, mark, v, n, out);
@@ -220,9 +242,9 @@ static rd_code refuse_anchor_tag(yj_ctx *c, yaml_event_t *ev, const yaml_char_t 
                                  const char *allowed_tag)
 {
     if (anchor)
-        return fail_at(c, ev->start_mark, "anchors (&name) are not supported: ", (const char *)anchor);
+        return fail_at(c, ev->start_mark, "anchors (&name) are not supported");
     if (tag && strcmp((const char *)tag, allowed_tag) != 0 && strcmp((const char *)tag, "!") != 0)
-        return fail_at(c, ev->start_mark, "tags are not supported: ", (const char *)tag);
+        return fail_at(c, ev->start_mark, "tags are not supported");
     return RD_OK;
 }
 
@@ -279,13 +301,13 @@ static rd_code check_key(yj_ctx *c, yaml_event_t *ev)
 {
     rd_code rc;
     if (ev->type == YAML_ALIAS_EVENT)
-        return fail_at(c, ev->start_mark, "aliases (*name) are not supported", NULL);
+        return fail_at(c, ev->start_mark, "aliases (*name) are not supported");
     if (ev->type != YAML_SCALAR_EVENT)
-        return fail_at(c, ev->start_mark, "mapping keys must be scalars, not a mapping or a sequence", NULL);
+        return fail_at(c, ev->start_mark, "mapping keys must be scalars, not a mapping or a sequence");
     if ((rc = refuse_anchor_tag(c, ev, ev->data.scalar.anchor, ev->data.scalar.tag, TAG_STR)) != RD_OK)
         return rc;
     if (strlen((const char *)ev->data.scalar.value) != ev->data.scalar.length)
-        return fail_at(c, ev->start_mark, "mapping keys must not contain NUL characters", NULL);
+        return fail_at(c, ev->start_mark, "mapping keys must not contain NUL characters");
     return RD_OK;
 }
 
@@ -317,16 +339,14 @@ static rd_code parse_mapping(yj_ctx *c, yaml_event_t *start, int depth, json_t *
         }
         key = (const char *)kev.data.scalar.value;
         if (json_object_get(obj, key)) {
-            char quoted[160];
-            snprintf(quoted, sizeof quoted, "'%.150s'", key);
-            rc = fail_at(c, kev.start_mark, "duplicate key ", quoted);
+            rc = fail_at(c, kev.start_mark, "duplicate key: each key may appear once in a mapping");
             yaml_event_delete(&kev);
             break;
         }
         if ((rc = next_event(c, &vev)) == RD_OK)
             rc = parse_node(c, &vev, depth + 1, &val);
         if (rc == RD_OK && json_object_set_new(obj, key, val) != 0) {
-            rc = fail_at(c, kev.start_mark, "the key is not valid UTF-8", NULL);
+            rc = fail_at(c, kev.start_mark, "the key is not valid UTF-8");
         }
         yaml_event_delete(&kev);
         if (rc != RD_OK)
@@ -343,7 +363,7 @@ static rd_code parse_node(yj_ctx *c, yaml_event_t *ev, int depth, json_t **out)
 
     *out = NULL;
     if (depth > YJ_MAX_DEPTH) {
-        rc = fail_at(c, ev->start_mark, "nesting is deeper than 100 levels", NULL);
+        rc = fail_at(c, ev->start_mark, "nesting is deeper than 100 levels");
     } else {
         switch (ev->type) {
         case YAML_SCALAR_EVENT:
@@ -356,10 +376,10 @@ static rd_code parse_node(yj_ctx *c, yaml_event_t *ev, int depth, json_t **out)
             rc = parse_mapping(c, ev, depth, out);
             break;
         case YAML_ALIAS_EVENT:
-            rc = fail_at(c, ev->start_mark, "aliases (*name) are not supported", NULL);
+            rc = fail_at(c, ev->start_mark, "aliases (*name) are not supported");
             break;
         default:
-            rc = fail_at(c, ev->start_mark, "unexpected YAML event", NULL);
+            rc = fail_at(c, ev->start_mark, "unexpected YAML event");
             break;
         }
     }
@@ -377,8 +397,8 @@ static rd_code expect_event(yj_ctx *c, yaml_event_type_t want, yaml_event_t *ev)
         return rc;
     if (ev->type != want) {
         rc = ev->type == YAML_DOCUMENT_START_EVENT
-                 ? fail_at(c, ev->start_mark, "more than one document (---) is not supported", NULL)
-                 : fail_at(c, ev->start_mark, "unexpected content after the document", NULL);
+                 ? fail_at(c, ev->start_mark, "more than one document (---) is not supported")
+                 : fail_at(c, ev->start_mark, "unexpected content after the document");
         yaml_event_delete(ev);
     }
     return rc;

@@ -125,7 +125,7 @@ static rd_code parse_doc(const json_t *doc, gcp_sa_key *out, rd_err *err)
     if ((rc = get_string(doc, "type", 1, &type, err)) != RD_OK)
         return rc;
     if (strcmp(type, "service_account") != 0)
-        return rd_fail(err, RD_EINVAL, "gcp key: \"type\" is \"%.40s\", expected \"service_account\"", type);
+        return rd_fail(err, RD_EINVAL, "gcp key: \"type\" must be \"service_account\"");
     if ((rc = get_string(doc, "project_id", 1, &project, err)) != RD_OK ||
         (rc = get_string(doc, "client_email", 1, &email, err)) != RD_OK ||
         (rc = get_string(doc, "private_key_id", 0, &kid, err)) != RD_OK ||
@@ -133,11 +133,11 @@ static rd_code parse_doc(const json_t *doc, gcp_sa_key *out, rd_err *err)
         (rc = get_string(doc, "token_uri", 0, &uri, err)) != RD_OK)
         return rc;
     if (!looks_like_email(email))
-        return rd_fail(err, RD_EINVAL, "gcp key: client_email \"%.80s\" is not an email address", email);
+        return rd_fail(err, RD_EINVAL, "gcp key: client_email is not an email address");
     if (uri && !token_uri_ok(uri))
         return rd_fail(err, RD_EINVAL,
-                       "gcp key: token_uri \"%.80s\" must start with https:// (or http://127.0.0.1 or "
-                       "http://localhost for a test server)", uri);
+                       "gcp key: token_uri must start with https:// (or http://127.0.0.1 or "
+                       "http://localhost for a test server)");
     if ((rc = check_private_key(pem, err)) != RD_OK)
         return rc;
     out->project_id = strdup(project);

@@ -21,6 +21,7 @@
 #include "cmd_args_int.h"
 #include "cmd_list.h"
 #include "cmd_relay.h"
+#include "relay.h"
 #include "keyspace.h"
 #include "audit_log.h"
 
@@ -531,9 +532,9 @@ static rd_code cmd_check_identity(cmd_ctx *ctx, rd_err *err)
     return rd_fail(err, RD_EPERM, "--as: only an admin may act as another account; you are '%s'", ctx->identity);
 }
 
-/* A relayed request that changes the store is answered in the same commit
- * that makes the change, so a controller that dies in between can never
- * run it twice. */
+/* A relayed request that changes the store is answered, and its id marked
+ * answered, in the same commit that makes the change, so a controller that
+ * dies in between can never run it twice, nor can the id put again. */
 static rd_code cmd_stage_relay_reply(cmd_ctx *ctx, const json_t *result, rd_err *err)
 {
     json_t *old = NULL, *copy = result ? json_deep_copy(result) : json_null();
@@ -547,6 +548,8 @@ static rd_code cmd_stage_relay_reply(cmd_ctx *ctx, const json_t *result, rd_err 
     }
     if (rc == RD_OK)
         rc = tx_delete(ctx->tx, ctx->relay_req_key, err);
+    if (rc == RD_OK)
+        rc = relay_mark_done(ctx->tx, ctx, err);
     json_decref(copy);
     return rc;
 }

@@ -95,6 +95,9 @@ struct cmd_ctx {
     const char *agent_node;     /* a relayed request of this node's agent: only its own reports */
     const char *relay_req_key;  /* the controller runs a relayed request: its key, answered and */
     const char *relay_rep_key;  /* removed in the command's own commit (core/access/relay.c) */
+    const char *relay_done_key; /* ... and marked answered there, so its id never runs again, */
+    int64_t relay_done_lease;   /* under this lease (0: none) */
+    const json_t *relay_files;  /* the texts its sender sent, {path: text}: all cmd_file_read reads */
     rd_time now;                /* --now, or the real clock read by the caller */
     int read_only;              /* refuse every CMD_MUTATES command */
     rd_tx *tx;                  /* the transaction of the running command */
@@ -145,6 +148,18 @@ int cmd_opt_given(const cmd_args *a, const char *name);
 /* Number of values of a repeatable --name, and the i-th of them. */
 size_t cmd_opt_count(const cmd_args *a, const char *name);
 const char *cmd_opt_at(const cmd_args *a, const char *name, size_t i);
+
+/* The whole text of the file at path, which the line names as field
+ * ("--inventory"), at most max bytes, in *text (NUL-terminated; free it).
+ * In batch and the console it is read from this host's disk.  For a
+ * request relayed to the controller it is only the text the sender sent
+ * under that path: the controller's disk is never opened, and a path not
+ * sent is refused alike whether or not it exists there. */
+rd_code cmd_file_read(const cmd_ctx *ctx, const char *field, const char *path, size_t max, char **text,
+                      size_t *len, rd_err *err);
+
+/* 1 when files the line names are this host's (not a relayed request). */
+int cmd_file_local(const cmd_ctx *ctx);
 
 /* ---- the table --------------------------------------------------------- */
 

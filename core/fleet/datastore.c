@@ -53,7 +53,7 @@ static rd_code datastore_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (rc == RD_OK && pwfile) {
         char *pw = NULL;
         size_t len = 0;
-        rc = fleet_read_file("--password-file", pwfile, &pw, &len, err);
+        rc = cmd_file_read(ctx, "--password-file", pwfile, FLEET_FILE_MAX, &pw, &len, err);
         while (rc == RD_OK && len > 0 && (pw[len - 1] == '\n' || pw[len - 1] == '\r'))
             pw[--len] = '\0';   /* the newline an editor adds is not part of the password */
         if (rc == RD_OK && len == 0)

@@ -1,7 +1,6 @@
 /* fleet.c - helpers shared by the fleet subsystems. */
 #include "fleet.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,35 +10,6 @@
 #include "keyspace.h"
 #include "names.h"
 #include "secret.h"
-
-rd_code fleet_read_file(const char *field, const char *path, char **text, size_t *len, rd_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    *text = NULL;
-    *len = 0;
-    if (!f)
-        return rd_fail(err, RD_EINVAL, "%s %s: cannot open: %s", field, path, strerror(errno));
-    char *buf = malloc(FLEET_FILE_MAX + 1);
-    if (!buf) {
-        fclose(f);
-        return rd_fail(err, RD_ENOMEM, "out of memory");
-    }
-    size_t n = fread(buf, 1, FLEET_FILE_MAX + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return rd_fail(err, RD_EINVAL, "%s %s: cannot read it", field, path);
-    }
-    if (n > FLEET_FILE_MAX) {
-        free(buf);
-        return rd_fail(err, RD_EINVAL, "%s %s: larger than %d bytes", field, path, FLEET_FILE_MAX);
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
-    return RD_OK;
-}
 
 rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *err)
 {

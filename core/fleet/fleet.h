@@ -18,11 +18,8 @@
 
 #include "cmd.h"
 
+/* The largest file a fleet command reads (cmd_file_read). */
 #define FLEET_FILE_MAX (1024 * 1024)
-
-/* Reads a whole file (at most FLEET_FILE_MAX bytes) named by option field
- * into *text (NUL-terminated; free it). */
-rd_code fleet_read_file(const char *field, const char *path, char **text, size_t *len, rd_err *err);
 
 /* Reads region name (guarded) into *doc; RD_ENOTFOUND when missing. */
 rd_code fleet_region_get(cmd_ctx *ctx, const char *name, json_t **doc, rd_err *err);

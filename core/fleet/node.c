@@ -116,7 +116,7 @@ static rd_code node_apply_inventory_file(cmd_ctx *ctx, json_t *node, const json_
     char *text = NULL;
     size_t len = 0;
     hw_inventory inv;
-    rd_code rc = fleet_read_file("--inventory", path, &text, &len, err);
+    rd_code rc = cmd_file_read(ctx, "--inventory", path, FLEET_FILE_MAX, &text, &len, err);
     if (rc == RD_OK)
         rc = hwreq_parse_inventory(text, len, path, &inv, err);
     free(text);

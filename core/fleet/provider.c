@@ -69,7 +69,7 @@ static rd_code provider_enable_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
         char *text = NULL, *sealed = NULL;
         size_t len = 0;
         gcp_sa_key sa;
-        rc = fleet_read_file("--key-file", key_file, &text, &len, err);
+        rc = cmd_file_read(ctx, "--key-file", key_file, FLEET_FILE_MAX, &text, &len, err);
         if (rc == RD_OK && (rc = gcp_key_parse(text, len, &sa, err)) == RD_OK) {
             json_object_set_new(doc, "project_id", json_string(sa.project_id));
             json_object_set_new(doc, "client_email", json_string(sa.client_email));

@@ -82,7 +82,7 @@ static rd_code job_submit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     json_t *job = NULL, *project = NULL;
     int64_t priority = 0;
     uint32_t nonce = 0;
-    rd_code rc = fleet_read_file("job submit", cmd_arg(a, 0), &text, &len, err);
+    rd_code rc = cmd_file_read(ctx, "job submit", cmd_arg(a, 0), FLEET_FILE_MAX, &text, &len, err);
     if (rc == RD_OK)
         rc = jobspec_parse(text, len, cmd_arg(a, 0), &job, err);
     free(text);
@@ -150,7 +150,8 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         json_t *job = NULL, *w;
         size_t i, ended = 0;
         int more = 0;
-        rc = job_get(ctx, cmd_arg(a, 0), &job, err);
+        /* a job the actor may not see is answered exactly as `job show` answers it */
+        rc = job_get_visible(ctx, cmd_arg(a, 0), &job, err);
         if (rc == RD_OK)
             rc = job_require_actor(ctx, job, "job stop", err);
         if (rc == RD_OK && step == 0 && job_state_ended(doc_str(job, "state")))

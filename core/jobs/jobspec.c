@@ -41,7 +41,7 @@ static rd_code gpu_types(js_ctx *c, const json_t *v, json_t *res)
     if (!(arr = json_array()) || json_object_set_new(res, "gpu_types", arr) != 0)
         return js_nomem(c->err);
     for (size_t i = 0; i < json_array_size(v); i++) {
-        char item[JS_PATH], got[96];
+        char item[JS_PATH];
         const char *id;
         js_item(item, path, i);
         if ((rc = js_want_string(json_array_get(v, i), item, 1, 64, 0, &id, c->err)) != RD_OK ||
@@ -49,7 +49,7 @@ static rd_code gpu_types(js_ctx *c, const json_t *v, json_t *res)
             return rc;
         for (size_t j = 0; j < i; j++)
             if (strcmp(id, json_string_value(json_array_get(v, j))) == 0)
-                return js_fail(c->err, item, "%s is listed twice", js_show(json_array_get(v, i), got, sizeof got));
+                return js_fail(c->err, item, "is listed twice (also %s[%zu])", path, j);
         has_cpu |= strcmp(id, "cpu") == 0;
         if ((rc = js_push(arr, json_string(id), c->err)) != RD_OK)
             return rc;
@@ -202,10 +202,10 @@ static rd_code project(js_ctx *c, const json_t *v, const char **out)
             return js_fail_got(c->err, "project", v, "NAME or OWNER/NAME");
         memcpy(owner, s, (size_t)(slash - s));
         owner[slash - s] = '\0';
-        if ((rc = names_check("project owner", owner, c->err)) != RD_OK ||
-            (rc = names_check("project", slash + 1, c->err)) != RD_OK)
+        if ((rc = js_check_name("project owner", owner, c->err)) != RD_OK ||
+            (rc = js_check_name("project", slash + 1, c->err)) != RD_OK)
             return rc;
-    } else if ((rc = names_check("project", s, c->err)) != RD_OK)
+    } else if ((rc = js_check_name("project", s, c->err)) != RD_OK)
         return rc;
     *out = s;
     return RD_OK;

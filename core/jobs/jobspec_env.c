@@ -170,7 +170,7 @@ static rd_code packages(js_ctx *c, const json_t *v, json_t **out)
         if ((rc = js_put(pk, *k, arr = json_array(), c->err)) != RD_OK)
             goto fail;
         for (size_t i = 0; i < json_array_size(list); i++) {
-            char item[JS_PATH], name[64], got[96];
+            char item[JS_PATH], name[64];
             const json_t *e = json_array_get(list, i);
             const char *s, *fw;
             js_item(item, path, i);
@@ -183,9 +183,8 @@ static rd_code packages(js_ctx *c, const json_t *v, json_t **out)
             }
             package_name(s, name, sizeof name);
             if (strcmp(*k, "apt") != 0 && !c->custom_image && (fw = major_framework(name))) {
-                rc = js_fail(c->err, item, "%s would change the %s framework: choose environment.framework and "
-                             "environment.framework_version instead of installing it as a package",
-                             js_show(e, got, sizeof got), fw);
+                rc = js_fail(c->err, item, "would change the %s framework: choose environment.framework and "
+                             "environment.framework_version instead of installing it as a package", fw);
                 goto fail;
             }
             if ((rc = js_push(arr, json_string(s), c->err)) != RD_OK)
@@ -226,13 +225,12 @@ static rd_code env_vars(js_ctx *c, const json_t *v, json_t **out)
     if (!(env = json_object()))
         return js_nomem(c->err);
     json_object_foreach((json_t *)v, key, val) {
-        char path[JS_PATH], shown[ENV_NAME_MAX + 8];
+        char path[JS_PATH];
         const char *s;
-        json_t *k = json_string(key);
-        js_show(k, shown, sizeof shown);
-        json_decref(k);
-        snprintf(path, sizeof path, "environment.env.%s", env_name(key) ? key : shown);
-        if (strlen(key) > ENV_NAME_MAX || !env_name(key)) {
+        /* an invalid name is not quoted: only a valid one names the field */
+        int valid = strlen(key) <= ENV_NAME_MAX && env_name(key);
+        snprintf(path, sizeof path, "environment.env%s%s", valid ? "." : ": a key", valid ? key : "");
+        if (!valid) {
             rc = js_fail(c->err, path, "is not a valid variable name: letters, digits and _, not starting with a "
                                        "digit, at most %d characters", ENV_NAME_MAX);
             goto fail;
@@ -274,15 +272,15 @@ static rd_code keys_list(js_ctx *c, const json_t *v, json_t **out)
     if (!(arr = json_array()))
         return js_nomem(c->err);
     for (size_t i = 0; i < json_array_size(v); i++) {
-        char item[JS_PATH], got[96];
+        char item[JS_PATH];
         const char *s;
         js_item(item, "environment.keys", i);
         if ((rc = js_want_string(json_array_get(v, i), item, 1, NAMES_MAX, 0, &s, c->err)) != RD_OK ||
-            (rc = names_check(item, s, c->err)) != RD_OK)
+            (rc = js_check_name(item, s, c->err)) != RD_OK)
             goto fail;
         for (size_t j = 0; j < i; j++)
             if (strcmp(s, json_string_value(json_array_get(arr, j))) == 0) {
-                rc = js_fail(c->err, item, "%s is listed twice", js_show(json_array_get(v, i), got, sizeof got));
+                rc = js_fail(c->err, item, "is listed twice (also environment.keys[%zu])", j);
                 goto fail;
             }
         if ((rc = js_push(arr, json_string(s), c->err)) != RD_OK)
@@ -417,14 +415,14 @@ rd_code js_regional(js_ctx *c, const json_t *v, json_t **out)
         if (js_get(v, "datastore") &&
             ((rc = js_want_string(js_get(v, "datastore"), "regional.datastore", 1, NAMES_MAX, 0, &ds, c->err)) !=
                  RD_OK ||
-             (rc = names_check("regional.datastore", ds, c->err)) != RD_OK))
+             (rc = js_check_name("regional.datastore", ds, c->err)) != RD_OK))
             return rc;
         /* Any job type: seed 000 lets "jobs" host services on a reserved
          * port, and spec/job-spec.md shows one on a training job. */
         if (js_get(v, "reservation") &&
             ((rc = js_want_string(js_get(v, "reservation"), "regional.reservation", 1, NAMES_MAX, 0, &res,
                                   c->err)) != RD_OK ||
-             (rc = names_check("regional.reservation", res, c->err)) != RD_OK))
+             (rc = js_check_name("regional.reservation", res, c->err)) != RD_OK))
             return rc;
     }
     *out = json_pack("{s:o, s:o}", "datastore", js_str_or_null(ds), "reservation", js_str_or_null(res));

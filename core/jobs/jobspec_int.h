@@ -28,9 +28,13 @@ typedef struct {
 void js_join(char *buf, const char *parent, const char *key);
 /* "parent[i]" into buf[JS_PATH]. */
 void js_item(char *buf, const char *parent, size_t i);
-/* A one-line JSON rendering of v ("two" with its quotes, 5, [1,2]) cut to
- * fit len at a UTF-8 boundary. */
+/* What a refusal says of v: a number as it is, anything else by its kind
+ * ("a string"), never the text of the spec, which may be any file
+ * (yamljson_describe). */
 const char *js_show(const json_t *v, char *buf, size_t len);
+/* names_check's rule for a name at path, with a message that does not
+ * quote it. */
+rd_code js_check_name(const char *path, const char *s, rd_err *err);
 /* RD_EINVAL "PATH RULE" (just RULE when path is ""). */
 rd_code js_fail(rd_err *err, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* RD_EINVAL "PATH must be RULE, got VALUE". */

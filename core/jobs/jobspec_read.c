@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "yamljson.h"
 
 /* ---- paths and messages ------------------------------------------------------ */
 
@@ -27,41 +28,9 @@ void js_item(char *buf, const char *parent, size_t i)
     snprintf(buf, JS_PATH, "%s[%zu]", parent, i);
 }
 
-/* Cuts s to fit len bytes without splitting a UTF-8 sequence, marking the
- * cut with "..."; messages end up in JSON, which must stay valid UTF-8. */
-static void fit(const char *s, char *buf, size_t len)
-{
-    size_t n = strlen(s);
-    if (n < len) {
-        memcpy(buf, s, n + 1);
-        return;
-    }
-    n = len > 4 ? len - 4 : 0;
-    while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-        n--;
-    memcpy(buf, s, n);
-    memcpy(buf + n, "...", len > 4 ? 4 : 1);
-    if (len <= 4)
-        buf[0] = '\0';
-}
-
 const char *js_show(const json_t *v, char *buf, size_t len)
 {
-    char *dump = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
-    fit(dump ? dump : v ? "?" : "nothing", buf, len);
-    free(dump);
-    return buf;
-}
-
-/* A key as typed, with control characters masked so the message stays one
- * line. */
-static const char *clean(const char *s, char *buf, size_t len)
-{
-    fit(s, buf, len);
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
-    return buf;
+    return yamljson_describe(v, buf, len);
 }
 
 rd_code js_fail(rd_err *err, const char *path, const char *fmt, ...)
@@ -80,6 +49,13 @@ rd_code js_fail_got(rd_err *err, const char *path, const json_t *v, const char *
 {
     char got[96];
     return js_fail(err, path, "must be %s, got %s", rule, js_show(v, got, sizeof got));
+}
+
+rd_code js_check_name(const char *path, const char *s, rd_err *err)
+{
+    if (names_check(path, s, NULL) == RD_OK)
+        return RD_OK;
+    return js_fail(err, path, "must be 1-63 characters of a-z, 0-9, '-', '_' or '.', starting with a letter or digit");
 }
 
 rd_code js_nomem(rd_err *err)
@@ -113,8 +89,10 @@ rd_code js_keys(const json_t *obj, const char *path, const char *const *allowed,
             int w = snprintf(list + used, sizeof list - used, "%s%s", a == allowed ? "" : ", ", *a);
             used += w > 0 ? (size_t)w : 0;
         }
-        return rd_fail(err, RD_EINVAL, "%s%s%s: unknown key (allowed: %s)", path, *path ? "." : "",
-                       clean(key, shown, sizeof shown), list);
+        yamljson_describe_key(key, shown, sizeof shown);
+        if (strcmp(shown, key) != 0)   /* not quoted: it may be any file's text */
+            return rd_fail(err, RD_EINVAL, "%s%sa key is not allowed here (allowed: %s)", path, *path ? ": " : "", list);
+        return rd_fail(err, RD_EINVAL, "%s%s%s: unknown key (allowed: %s)", path, *path ? "." : "", key, list);
     }
     return RD_OK;
 }
@@ -302,7 +280,7 @@ rd_code js_name_list(const json_t *v, const char *path, size_t max, json_t **out
     if (!(arr = json_array()))
         return js_nomem(err);
     for (size_t i = 0; i < json_array_size(v); i++) {
-        char item[JS_PATH], dir[JOBSPEC_NAME_MAX + 1], other[JOBSPEC_NAME_MAX + 1], got[96];
+        char item[JS_PATH], dir[JOBSPEC_NAME_MAX + 1], other[JOBSPEC_NAME_MAX + 1];
         const char *s;
         if ((rc = js_check_display_name(json_array_get(v, i), (js_item(item, path, i), item), &s, err)) != RD_OK)
             goto fail;
@@ -310,14 +288,12 @@ rd_code js_name_list(const json_t *v, const char *path, size_t max, json_t **out
         for (size_t j = 0; j < i; j++) {
             const char *t = json_string_value(json_array_get(v, j));
             if (strcmp(s, t) == 0) {
-                rc = js_fail(err, item, "%s is listed twice (also %s[%zu])",
-                             js_show(json_array_get(v, i), got, sizeof got), path, j);
+                rc = js_fail(err, item, "is listed twice (also %s[%zu])", path, j);
                 goto fail;
             }
             if (strcmp(dir, jobspec_dir_name(t, other, sizeof other)) == 0) {
-                rc = js_fail(err, item, "%s would share the directory %s with %s[%zu]: names must differ "
-                             "after spaces become underscores",
-                             js_show(json_array_get(v, i), got, sizeof got), dir, path, j);
+                rc = js_fail(err, item, "would share its directory with %s[%zu]: names must differ "
+                             "after spaces become underscores", path, j);
                 goto fail;
             }
         }

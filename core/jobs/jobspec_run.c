@@ -304,7 +304,7 @@ static rd_code route(rd_err *err, const json_t *v, const char *path, json_t **ou
         return js_nomem(err);
     arr = json_object_get(r, "params");
     for (size_t i = 0; i < json_array_size(params); i++) {
-        char item[JS_PATH], got[96];
+        char item[JS_PATH];
         json_t *p;
         js_item(item, f, i);
         if ((rc = param(err, json_array_get(params, i), item, &p)) != RD_OK)
@@ -312,8 +312,8 @@ static rd_code route(rd_err *err, const json_t *v, const char *path, json_t **ou
         for (size_t j = 0; j < i; j++)
             if (json_equal(json_object_get(p, "name"), json_object_get(json_array_get(arr, j), "name"))) {
                 json_decref(p);
-                rc = js_fail(err, item, "name %s is used twice (also %s[%zu]): no two parameters may share a name",
-                             js_show(json_object_get(json_array_get(arr, j), "name"), got, sizeof got), f, j);
+                rc = js_fail(err, item, "name is used twice (also %s[%zu]): no two parameters may share a name",
+                             f, j);
                 goto fail;
             }
         if ((rc = js_push(arr, p, err)) != RD_OK)
@@ -381,9 +381,8 @@ rd_code js_endpoint(js_ctx *c, const json_t *v, json_t **out)
             json_t *o = json_array_get(arr, j);
             if (json_equal(json_object_get(o, "verb"), json_object_get(r, "verb")) &&
                 json_equal(json_object_get(o, "path"), json_object_get(r, "path"))) {
-                rc = js_fail(c->err, item, "repeats %s %s of endpoint.routes[%zu]: no two routes may have the same "
-                             "verb and path", json_string_value(json_object_get(r, "verb")),
-                             json_string_value(json_object_get(r, "path")), j);
+                rc = js_fail(c->err, item, "repeats the verb and path of endpoint.routes[%zu]: no two routes may "
+                             "have the same verb and path", j);
                 json_decref(r);
                 goto fail;
             }

@@ -13,7 +13,6 @@
  */
 #include "metrics.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +21,26 @@
 #include "fleet.h"
 #include "keyspace.h"
 #include "node.h"
+#include "yamljson.h"
 
-enum { IMPORT_MAX_LINES = 200000, IMPORT_WINDOW_S = 48 * 3600 };
+enum { IMPORT_MAX_LINES = 200000, IMPORT_MAX_BYTES = 256 * 1024 * 1024, IMPORT_WINDOW_S = 48 * 3600 };
+
+/* An unknown key for a message: 'name' when it reads like a field name,
+ * else "a key", never a file's text (yamljson_describe_key). */
+static const char *key_shown(const char *k, char *buf, size_t len)
+{
+    char name[40];
+    if (strcmp(yamljson_describe_key(k, name, sizeof name), k) == 0)
+        snprintf(buf, len, "'%s'", k);
+    else
+        snprintf(buf, len, "a key");
+    return buf;
+}
 
 /* A stats object a line may carry: known stats with numbers (or null). */
 static rd_code check_sample(const json_t *s, size_t line, rd_err *err)
 {
+    char shown[48];
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)s, k, v) {
@@ -46,7 +59,8 @@ static rd_code check_sample(const json_t *s, size_t line, rd_err *err)
                 json_object_foreach(g, gk, gv) {
                     const metrics_stat *st = metrics_stat_find(gk);
                     if (strcmp(gk, "index") != 0 && (!st || !st->per_gpu))
-                        return rd_fail(err, RD_EINVAL, "FILE: line %zu: '%s' is not a GPU stat", line, gk);
+                        return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s is not a GPU stat", line,
+                                       key_shown(gk, shown, sizeof shown));
                     if (strcmp(gk, "index") != 0 && !json_is_number(gv) && !json_is_null(gv))
                         return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be a number", line, gk);
                 }
@@ -55,37 +69,47 @@ static rd_code check_sample(const json_t *s, size_t line, rd_err *err)
         }
         const metrics_stat *st = metrics_stat_find(k);
         if (!st || st->per_gpu)
-            return rd_fail(err, RD_EINVAL, "FILE: line %zu: '%s' is not a node stat", line, k);
+            return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s is not a node stat", line,
+                           key_shown(k, shown, sizeof shown));
         if (!json_is_number(v) && !json_is_null(v))
             return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be a number", line, k);
     }
     return RD_OK;
 }
 
-/* Reads FILE into samples, checked and in time order after not_before. */
-static rd_code read_samples(const char *path, rd_time not_before, rd_time now, json_t *samples, rd_err *err)
+/* Reads FILE's lines into samples, checked and in time order after
+ * not_before.  No refusal quotes the file's text: a line is named by its
+ * number, a key by its name. */
+static rd_code read_samples(const cmd_ctx *ctx, const char *path, rd_time not_before, rd_time now, json_t *samples,
+                            rd_err *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rd_fail(err, RD_EINVAL, "FILE: cannot read %s: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t cap = 0, line = 0;
+    char *text = NULL;
+    size_t len = 0, line = 0;
+    rd_code rc = cmd_file_read(ctx, "FILE", path, IMPORT_MAX_BYTES, &text, &len, err);
     rd_time prev = not_before;
-    rd_code rc = RD_OK;
-    while (rc == RD_OK && getline(&buf, &cap, f) >= 0) {
+    for (const char *p = text, *end = text + len; rc == RD_OK && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        const char *at = p;
+        p += n + (nl != NULL);
         line++;
-        if (buf[strspn(buf, " \t\r\n")] == '\0')
+        if (at + strspn(at, " \t\r") >= at + n)
             continue;
         if (line > IMPORT_MAX_LINES) {
             rc = rd_fail(err, RD_EINVAL, "FILE: more than %d lines; import it in parts", IMPORT_MAX_LINES);
             break;
         }
         json_error_t jerr;
-        json_t *s = json_loads(buf, 0, &jerr);
+        json_t *s = json_loadb(at, n, 0, &jerr);
         rd_time t = 0;
-        if (!json_is_object(s))
-            rc = rd_fail(err, RD_EINVAL, "FILE: line %zu: not a JSON object (%s)", line, jerr.text);
-        else if (rdtime_parse("t", doc_str(s, "t"), &t, err) != RD_OK)
+        if (!json_is_object(s)) {
+            /* jansson's text may quote a token ("near 'x'"): keep what precedes it */
+            char *near = strstr(jerr.text, " near ");
+            if (near)
+                *near = '\0';
+            rc = rd_fail(err, RD_EINVAL, "FILE: line %zu: not a JSON object (%s)", line,
+                         s ? "another JSON value" : jerr.text);
+        } else if (rdtime_parse("t", doc_str(s, "t"), &t, err) != RD_OK)
             rc = rd_fail(err, RD_EINVAL, "FILE: line %zu: t must be an RFC 3339 time", line);
         else if (check_sample(s, line, err) != RD_OK)
             rc = RD_EINVAL;
@@ -103,8 +127,7 @@ static rd_code read_samples(const char *path, rd_time not_before, rd_time now, j
         }
         json_decref(s);
     }
-    free(buf);
-    fclose(f);
+    free(text);
     return rc;
 }
 
@@ -127,7 +150,7 @@ static rd_code metrics_import_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     if (rc == RD_OK)
         latest = doc_time(now_doc, "sampled_at");
     if (rc == RD_OK)
-        rc = read_samples(cmd_arg(a, 1), latest, ctx->now, samples, err);
+        rc = read_samples(ctx, cmd_arg(a, 1), latest, ctx->now, samples, err);
     if (rc == RD_OK && json_array_size(samples) == 0)
         rc = rd_fail(err, RD_EINVAL, "FILE: no samples in %s", cmd_arg(a, 1));
     if (rc == RD_OK && !(m = metrics_agg_new(name)))

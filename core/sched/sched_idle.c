@@ -46,6 +46,7 @@ int sched_idle_key_matters(const char *key)
     case KEYSPACE_ALERT_RULES:
     case KEYSPACE_ALERTS:
     case KEYSPACE_RELAY:              /* a request's effects come in their own keys */
+    case KEYSPACE_RELAY_DONE:
     case KEYSPACE_CREDENTIALS:
     case KEYSPACE_WORK:               /* the agents' view of the jobs, copied from them */
         return 0;

@@ -67,6 +67,7 @@ typedef struct {
     int alerts_due;            /* a change alert eval reads arrived */
     int relay_due;             /* a request arrived under /rigdeck/relay/ */
     int64_t last_relay;
+    relay_lease relay_lease;   /* what the answered request ids are kept under */
     int64_t last_sched, last_check, last_bill, last_sync, last_alerts;
     webhook_queue *hooks;
     serve_work *work;          /* the agents' work view (secured stores) */
@@ -255,7 +256,7 @@ static void do_relay(serve_state *s)
     s->ctx.now = s->o->log.now();
     s->ctx.fence_key = KEY_SERVE_LEADER;
     s->ctx.fence_rev = s->lead.leader_rev;
-    if (relay_serve_round(&s->ctx, &handled, &err) != RD_OK)
+    if (relay_serve_round(&s->ctx, &s->relay_lease, &handled, &err) != RD_OK)
         dlog(&s->o->log, "relay", NULL, "cannot read the requests: %s", err.msg);
     json_array_foreach(handled, i, h) {
         const char *why = doc_str(h, "error");

@@ -53,7 +53,7 @@ expect_err "region 'lab' exists already"
 case_ "rule: gcp provider key must be a service-account key with an RSA key"
 before=$(snapshot)
 rd --as alice -c "provider enable gcp --key-file $TMP/user.json"
-expect_refused 1 "$before" "expected \"service_account\""
+expect_refused 1 "$before" "\"type\" must be \"service_account\""
 rd --as alice -c "provider enable gcp --key-file $TMP/ec.json"
 expect_refused 1 "$before" "RSA"
 rd --as alice -c "provider enable gcp --key-file $TMP/nope.json"

@@ -52,7 +52,7 @@ expect_refused 1 "$S" "node 'n1' has no agent"
 rd -c "node health report n1 0 --reason hot"
 expect_refused 1 "$S" "--reason"
 rd -c "metrics import n1 $TMP/none.jsonl"
-expect_refused 1 "$S" "FILE: cannot read"
+expect_refused 1 "$S" "FILE .*none.jsonl: cannot open"
 
 case_ "a node without readings shows none"
 rd --output json -c "metrics show n1"
@@ -81,7 +81,7 @@ samples "$TMP/old.jsonl" 3000
 samples "$TMP/backwards.jsonl" 5 10
 S=$(snapshot)
 rd -c "metrics import n2 $TMP/none.jsonl"
-expect_refused 1 "$S" "FILE: cannot read"
+expect_refused 1 "$S" "FILE .*none.jsonl: cannot open"
 rd -c "metrics import n2 $TMP/bad-stat.jsonl"
 expect_refused 1 "$S" "'cpu' is not a node stat"
 rd -c "metrics import n2 $TMP/old.jsonl"

@@ -204,7 +204,7 @@ expect_refused 1 "$before" "^rigdeck: node 'b-1' does not exist$"
 rd --as alice -c "job report $B --worker 0 finished"
 expect_refused 1 "$before" "job report: account 'alice' may report only on its own jobs"
 rd --as alice -c "job stop $B"
-expect_refused 1 "$before" "job stop"
+expect_refused 1 "$before" "^rigdeck: job '$B' does not exist$"   # word for word job show's
 
 # ---- the operator -----------------------------------------------------------------
 

@@ -266,7 +266,7 @@ waiting=$(jget items.len)
 case_ "job stop is refused for strangers and for ended jobs"
 before=$(snapshot)
 rd --as carol -c "job stop $JOB"
-expect_refused 1 "$before" "did not create it"
+expect_refused 1 "$before" "job '$JOB' does not exist"   # a stranger: as job show answers
 rd --as bob -c "job stop $WAITRTX"
 rd --as bob -c "job stop $WAITRTX"
 expect_status 1

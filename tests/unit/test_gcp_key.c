@@ -155,7 +155,7 @@ static void test_type_must_be_service_account(void **state)
 {
     (void)state;
     refuse("type", json_string("authorized_user"),
-           "gcp key: \"type\" is \"authorized_user\", expected \"service_account\"");
+           "gcp key: \"type\" must be \"service_account\"");
     refuse("type", NULL, "gcp key: \"type\" is missing");
     refuse("type", json_integer(1), "gcp key: \"type\" must be a string");
 }

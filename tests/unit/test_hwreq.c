@@ -381,38 +381,60 @@ static void test_parse_optional_keys_and_tpm_forms(void **state)
     assert_int_equal(hwreq_gpu_total(&inv), 0);
 }
 
+/* A refusal never quotes the file's text: an inventory path may name any
+ * file (docs/security.md); only field names and numbers are shown. */
+static void test_parse_refusals_never_quote_the_file(void **state)
+{
+    static const char *const texts[] = {
+        "root:$6$S3CR3T:19000:0:99999:7:::\n",
+        "S3CR3T-PASSWORD\n",
+        "gpus: []\nS3CR3T: 1\n",
+        "gpus: [{model: S3CR3T, count: 1, memory_gb: 40, sxm: true}]\n",
+        "gpus: [{model: a100, count: S3CR3T, memory_gb: 40, sxm: true}]\n",
+        "gpus: []\ntpm: S3CR3T\n",
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        hw_inventory inv;
+        rd_err err;
+        rd_code rc = hwreq_parse_inventory(texts[i], strlen(texts[i]), "inventory.yaml", &inv, &err);
+        if (rc != RD_EINVAL || strstr(err.msg, "S3CR3T"))
+            fail_msg("case %zu: rc %d, message '%s'", i, rc, rc ? err.msg : "");
+    }
+}
+
 static void test_parse_refusals_name_the_field(void **state)
 {
     (void)state;
     static const char tail[] = "cpu_cores: 4\nmemory_gb: 8\nnvme: []\nnetwork_gbps: 1\n";
     static const struct { const char *yaml; const char *want; } cases[] = {
         { "gpus: [{model: a100, count: 1, memory_gb: 40, pcie_gen: 4, pcie_lanes: x}]\n",
-          "inventory gpus[0].pcie_lanes must be a whole number 1..16, got 'x'" },
+          "inventory gpus[0].pcie_lanes must be a whole number 1..16, got a string" },
         { "gpus: [{model: a100, count: 1, memory_gb: 40, sxm: true},\n"
           "       {model: a100, count: 1, memory_gb: 40, pcie_gen: 4, pcie_lanes: 17}]\n",
-          "inventory gpus[1].pcie_lanes must be a whole number 1..16, got '17'" },
+          "inventory gpus[1].pcie_lanes must be a whole number 1..16, got 17" },
         { "gpus: [{model: h100, count: 1, memory_gb: 80, sxm: true}]\n", "inventory gpus[0].model must be a GPU type" },
         { "gpus: [{model: cpu, count: 1, memory_gb: 80, sxm: true}]\n", "inventory gpus[0].model must be a GPU type, not 'cpu'" },
         { "gpus: [{model: 100, count: 1, memory_gb: 80, sxm: true}]\n", "inventory gpus[0].model must be a GPU type id" },
-        { "gpus: [{model: a100, count: 0, memory_gb: 40, sxm: true}]\n", "inventory gpus[0].count must be a whole number 1..64, got '0'" },
+        { "gpus: [{model: a100, count: 0, memory_gb: 40, sxm: true}]\n", "inventory gpus[0].count must be a whole number 1..64, got 0" },
         { "gpus: [{model: a100, count: -2, memory_gb: 40, sxm: true}]\n", "gpus[0].count must be a whole number" },
-        { "gpus: [{model: a100, count: 1.5, memory_gb: 40, sxm: true}]\n", "got '1.5'" },
-        { "gpus: [{model: a100, count: '4', memory_gb: 40, sxm: true}]\n", "gpus[0].count must be a whole number 1..64, got '4'" },
+        { "gpus: [{model: a100, count: 1.5, memory_gb: 40, sxm: true}]\n", "got 1.5" },
+        { "gpus: [{model: a100, count: '4', memory_gb: 40, sxm: true}]\n", "gpus[0].count must be a whole number 1..64, got a string" },
         { "gpus: [{model: a100, count: 1, memory_gb: 40, sxm: true, pcie_gen: 4}]\n", "inventory gpus[0] must give either sxm: true or pcie_gen and pcie_lanes, not both" },
         { "gpus: [{model: a100, count: 1, memory_gb: 40}]\n", "inventory gpus[0] must give either pcie_gen and pcie_lanes, or sxm: true" },
         { "gpus: [{model: a100, count: 1, memory_gb: 40, pcie_gen: 4}]\n", "inventory gpus[0] is missing the required key 'pcie_lanes'" },
-        { "gpus: [{model: a100, count: 1, memory_gb: 40, sxm: yes}]\n", "inventory gpus[0].sxm must be true or false, got 'yes'" },
+        { "gpus: [{model: a100, count: 1, memory_gb: 40, sxm: yes}]\n", "inventory gpus[0].sxm must be true or false, got a string" },
         { "gpus: [{model: a100, count: 1, memory_gb: 40, sxm: true, color: red}]\n", "inventory gpus[0] has an unknown key 'color'" },
         { "gpus: [{count: 1, memory_gb: 40, sxm: true}]\n", "inventory gpus[0] is missing the required key 'model'" },
         { "gpus: [{model: a100, count: 1, memory_gb: 0, sxm: true}]\n", "gpus[0].memory_gb must be a whole number 1..1024" },
         { "gpus: [{model: a100, count: 1, memory_gb: 40, pcie_gen: 9, pcie_lanes: 16}]\n", "gpus[0].pcie_gen must be a whole number 1..6" },
         { "gpus: [a100]\n", "inventory gpus[0] must be a mapping" },
         { "gpus: a100\n", "inventory gpus must be a list" },
-        { "gpus: []\nsata: [{size_gb: 2000, kind: nvme}]\n", "inventory sata[0].kind must be ssd or hdd, got 'nvme'" },
+        { "gpus: []\nsata: [{size_gb: 2000, kind: nvme}]\n", "inventory sata[0].kind must be ssd or hdd, got a string" },
         { "gpus: []\nsata: [{size_gb: 2000}]\n", "inventory sata[0] is missing the required key 'kind'" },
         { "gpus: []\nsata: [{size_gb: -1, kind: ssd}]\n", "inventory sata[0].size_gb must be a whole number" },
         { "gpus: []\nsata: {}\n", "inventory sata must be a list" },
-        { "gpus: []\ntpm: yes\n", "inventory tpm must be a TPM version such as \"2.0\", or null for no TPM, got 'yes'" },
+        { "gpus: []\ntpm: yes\n", "inventory tpm must be a TPM version such as \"2.0\", or null for no TPM, got a string" },
         { "gpus: []\ntpm: 2.05\n", "inventory tpm must be a TPM version" },
         { "gpus: []\ntpm: ''\n", "inventory tpm must be a TPM version" },
         { "gpus: []\ntpm: true\n", "inventory tpm must be a TPM version" },
@@ -566,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_parse_spec_example),
         cmocka_unit_test(test_parse_optional_keys_and_tpm_forms),
         cmocka_unit_test(test_parse_refusals_name_the_field),
+        cmocka_unit_test(test_parse_refusals_never_quote_the_file),
         cmocka_unit_test(test_parse_required_keys_and_limits),
         cmocka_unit_test(test_parse_yaml_errors_and_shape),
         cmocka_unit_test(test_inventory_json_round_trip),

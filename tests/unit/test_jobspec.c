@@ -67,6 +67,39 @@ static const char *str_at(json_t *doc, const char *path)
 #define HEAD(type) "name: t\ntype: " type "\n"
 #define RES "resources: {gpu_types: [t4], disk_size: 20}\n"
 #define NOTEBOOK HEAD("notebook") RES
+
+/* A refusal names the field and the rule, never the text of the file:
+ * the spec may be any file, and the refusal may reach someone who may not
+ * read it (docs/security.md). */
+static void bad_hides(const char *yaml, const char *secret)
+{
+    json_t *doc = NULL;
+    rd_err err;
+    if (jobspec_parse(yaml, strlen(yaml), "t.yaml", &doc, &err) != RD_EINVAL)
+        fail_msg("expected a refusal\n--- spec ---\n%s", yaml);
+    if (strstr(err.msg, secret))
+        fail_msg("message '%s' quotes '%s'", err.msg, secret);
+}
+
+static void test_refusals_never_quote_the_file(void **state)
+{
+    (void)state;
+    bad_hides("root:$6$S3CR3T:19000:0:99999:7:::\n", "S3CR3T");
+    bad_hides("S3CR3T-PASSWORD\n", "S3CR3T");
+    bad_hides("[S3CR3T, x]\n", "S3CR3T");
+    bad_hides("name: S3CR3T\ntype: S3CR3T\n" RES, "S3CR3T");
+    bad_hides("name: S3CR3T\ntype: notebook\nproject: S3CR3T/x y\n" RES, "S3CR3T");
+    bad_hides("name: t\ntype: notebook\nresources: {gpu_types: [S3CR3T]}\n", "S3CR3T");
+    bad_hides(NOTEBOOK "data: {datasets: [S3CR3T, S3CR3T]}\n", "S3CR3T");
+    bad_hides(NOTEBOOK "environment: {env: {S3CR3T-X: v}}\n", "S3CR3T");
+    bad_hides(NOTEBOOK "environment: {keys: [S3CR3T, S3CR3T]}\n", "S3CR3T");
+    bad_hides(NOTEBOOK "environment: {image: S3CR3T.example/x}\n", "S3CR3T");
+    bad_hides(HEAD("training") RES "data: {input: {type: aws, location: S3CR3T}}\n", "S3CR3T");
+    bad_hides(HEAD("training") RES "workers: {count: S3CR3T, commands: [x]}\n", "S3CR3T");
+    bad_hides("name: t\ntype: notebook\nresources: {gpu_types: [t4], disk_size: 20, S3CR3T: 1}\n" "S3CR3T: 1\n",
+              "S3CR3T:");
+}
+
 #define TRAINING HEAD("training") RES "workers: {commands: [python train.py]}\n"
 #define INFERENCE HEAD("inference") RES "workers: {commands: [python infer.py]}\n"
 #define ENDPOINT HEAD("endpoint") RES
@@ -229,7 +262,7 @@ static void test_rule_name_required_and_usable_as_file_name(void **state)
     bad("name: ''\ntype: notebook\n" RES, "name must not be empty");
     bad("name: a/b\ntype: notebook\n" RES, "name must be a name without '/'");
     bad("name: ' padded'\ntype: notebook\n" RES, "name must be a name without");
-    bad("name: [x]\ntype: notebook\n" RES, "name must be a string, got [\"x\"]");
+    bad("name: [x]\ntype: notebook\n" RES, "name must be a string, got a list");
     bad("name: \"a\\tb\"\ntype: notebook\n" RES, "name must not contain control characters");
 }
 
@@ -248,7 +281,7 @@ static void test_rule_type_one_of_four(void **state)
         json_decref(doc);
     }
     bad("name: t\n" RES, "type is required");
-    bad("name: t\ntype: Training\n" RES, "type must be one of notebook, training, inference, endpoint, got \"Training\"");
+    bad("name: t\ntype: Training\n" RES, "type must be one of notebook, training, inference, endpoint, got a string");
 }
 
 static void test_rule_project_name_or_owner_slash_name(void **state)
@@ -285,14 +318,14 @@ static void test_rule_unknown_keys_are_errors_everywhere(void **state)
 static void test_rule_wrong_types_name_the_field(void **state)
 {
     (void)state;
-    bad(HEAD("training") RES "workers: {count: two, commands: [x]}\n", "workers.count must be a whole number, got \"two\"");
+    bad(HEAD("training") RES "workers: {count: two, commands: [x]}\n", "workers.count must be a whole number, got a string");
     bad(HEAD("training") RES "workers: {count: 2.0, commands: [x]}\n", "workers.count must be a whole number, got 2.0");
-    bad("name: t\ntype: notebook\nresources: [t4]\n", "resources must be a mapping of keys, got [\"t4\"]");
+    bad("name: t\ntype: notebook\nresources: [t4]\n", "resources must be a mapping of keys, got a list");
     bad("name: t\ntype: notebook\nresources: {gpu_types: t4, disk_size: 20}\n", "resources.gpu_types must be a list");
     bad("name: t\ntype: notebook\nresources: {gpu_types: [t4], disk_size: '20'}\n",
-        "resources.disk_size must be a whole number, got \"20\"");
+        "resources.disk_size must be a whole number, got a string");
     bad(ENDPOINT ROUTE("[{name: a, type: string, optional: yes, default: '1'}]"),
-        "endpoint.routes[0].params[0].optional must be true or false, got \"yes\"");
+        "endpoint.routes[0].params[0].optional must be true or false, got a string");
     bad("- a\n- b\n", "the job spec must be a mapping");
     bad(NOTEBOOK "environment: {keys: aws}\n", "environment.keys must be a list");
 }
@@ -318,7 +351,7 @@ static void test_rule_gpu_types_from_the_catalog(void **state)
     bad("name: t\ntype: notebook\nresources: {gpu_types: [], disk_size: 20}\n",
         "resources.gpu_types must name at least one GPU type");
     bad("name: t\ntype: notebook\nresources: {gpu_types: [t4, t4], disk_size: 20}\n",
-        "resources.gpu_types[1] \"t4\" is listed twice");
+        "resources.gpu_types[1] is listed twice (also resources.gpu_types[0])");
 }
 
 static void test_rule_gpu_types_cpu_does_not_mix(void **state)
@@ -489,7 +522,7 @@ static void test_rule_input_path_prefix_per_type(void **state)
     storage_bad(INFERENCE, "input", "aws", "s3://my bucket", NULL, "data.input.path must be a URL without spaces");
     /* Input types are the seed's list: no built-in store, no git. */
     storage_bad(INFERENCE, "input", "rigdeck", "dataset", NULL,
-                "data.input.type must be one of aws, azure, gcp, local, regional, wasabi, web, got \"rigdeck\"");
+                "data.input.type must be one of aws, azure, gcp, local, regional, wasabi, web, got a string");
     storage_bad(INFERENCE, "input", "git", "https://h/r.git", NULL, "data.input.type must be one of");
     bad(INFERENCE "data: {input: {path: 's3://b'}}\n", "data.input.type is required");
     bad(INFERENCE "data: {input: {type: aws}}\n", "data.input.path is required");
@@ -509,7 +542,7 @@ static void test_rule_output_path_prefix_per_type(void **state)
     storage_ok(TRAINING, "output", "rigdeck", "checkpoint", NULL);
     storage_bad(TRAINING, "output", "rigdeck", "Model", NULL, "data.output.path must be model, dataset or checkpoint");
     storage_bad(TRAINING, "output", "web", "https://host/up", NULL,
-                "data.output.type must be one of aws, azure, gcp, local, regional, rigdeck, wasabi, got \"web\"");
+                "data.output.type must be one of aws, azure, gcp, local, regional, rigdeck, wasabi, got a string");
     storage_bad(TRAINING, "output", "gcp", "s3://b", NULL, "data.output.path must begin with gs://");
     storage_bad(TRAINING, "output", "regional", "out", NULL, "data.output.path must be a path inside the datastore starting with /");
 }
@@ -572,8 +605,8 @@ static void test_rule_dataset_and_checkpoint_names(void **state)
     doc = ok(NOTEBOOK "data: {datasets: [PASCAL VOC, coco]}\nmodel: {checkpoints: [My Checkpoint]}\n");
     assert_string_equal(str_at(doc, "data.datasets.0"), "PASCAL VOC");
     json_decref(doc);
-    bad(NOTEBOOK "data: {datasets: [coco, coco]}\n", "data.datasets[1] \"coco\" is listed twice");
-    bad(NOTEBOOK "data: {datasets: [A B, A_B]}\n", "data.datasets[1] \"A_B\" would share the directory A_B");
+    bad(NOTEBOOK "data: {datasets: [coco, coco]}\n", "data.datasets[1] is listed twice (also data.datasets[0])");
+    bad(NOTEBOOK "data: {datasets: [A B, A_B]}\n", "data.datasets[1] would share its directory with data.datasets[0]");
     bad(NOTEBOOK "model: {checkpoints: [x, '..']}\n", "model.checkpoints[1] must be a name without '/'");
     bad(NOTEBOOK "model: {checkpoints: [a/b]}\n", "model.checkpoints[0] must be a name without '/'");
     bad(NOTEBOOK "data: {datasets: [1]}\n", "data.datasets[0] must be a string, got 1");
@@ -601,7 +634,7 @@ static void test_rule_model_source_and_location(void **state)
     bad(NOTEBOOK "model: {source: aws, location: 'gs://m'}\n", "model.location must begin with s3://");
     bad(NOTEBOOK "model: {source: local, location: ./model}\n", "model.location must begin with / (absolute)");
     bad(NOTEBOOK "model: {source: regional, location: /m}\n",
-        "model.source must be one of aws, azure, gcp, git, local, rigdeck, wasabi, web, got \"regional\"");
+        "model.source must be one of aws, azure, gcp, git, local, rigdeck, wasabi, web, got a string");
     bad(NOTEBOOK "model: {location: 's3://m'}\n", "model.source is required with model.location");
     bad(NOTEBOOK "model: {source: git}\n", "model.location is required with model.source");
     bad(NOTEBOOK "model: {source: rigdeck, location: 'a/b'}\n", "model.location must be a name without '/'");
@@ -725,7 +758,7 @@ static void test_rule_routes_unique_verb_and_path(void **state)
     (void)state;
     json_decref(ok(ENDPOINT "endpoint: {routes: [{path: /a, file: s.py, function: f}, {path: /a/b, file: s.py, function: f}]}\n"));
     bad(ENDPOINT "endpoint: {routes: [{path: /a, file: s.py, function: f}, {verb: POST, path: /a, file: t.py, function: g}]}\n",
-        "endpoint.routes[1] repeats POST /a of endpoint.routes[0]: no two routes may have the same verb and path");
+        "endpoint.routes[1] repeats the verb and path of endpoint.routes[0]: no two routes may have the same verb and path");
 }
 
 static void test_rule_route_path_file_and_function(void **state)
@@ -751,7 +784,7 @@ static void test_rule_params_unique_names(void **state)
     (void)state;
     json_decref(ok(ENDPOINT ROUTE("[{name: a, type: string}, {name: b, type: string}]")));
     bad(ENDPOINT ROUTE("[{name: a, type: string}, {name: b, type: list}, {name: a, type: integer}]"),
-        "endpoint.routes[0].params[2] name \"a\" is used twice (also endpoint.routes[0].params[0])");
+        "endpoint.routes[0].params[2] name is used twice (also endpoint.routes[0].params[0])");
     bad(ENDPOINT ROUTE("[{name: my-arg, type: string}]"), "endpoint.routes[0].params[0].name must be the keyword argument's name");
     bad(ENDPOINT ROUTE("[{type: string}]"), "endpoint.routes[0].params[0].name is required");
 }
@@ -785,7 +818,7 @@ static void test_rule_param_types_from_the_seed(void **state)
     assert_string_equal(str_at(doc, "endpoint.routes.0.params.5.type"), "list");
     json_decref(doc);
     bad(ENDPOINT ROUTE("[{name: a, type: bytes}]"),
-        "endpoint.routes[0].params[0].type must be one of string, integer, float, boolean, object, list, got \"bytes\"");
+        "endpoint.routes[0].params[0].type must be one of string, integer, float, boolean, object, list, got a string");
     bad(ENDPOINT ROUTE("[{name: a}]"), "endpoint.routes[0].params[0].type is required");
 }
 
@@ -875,7 +908,7 @@ static void test_rule_packages_lists_without_framework_changes(void **state)
     json_decref(ok(NOTEBOOK "environment: {image: ubuntu, packages: {pip: [tensorflow==2.12]}}\n"));
     bad(NOTEBOOK "environment: {packages: {pip: [wandb numpy]}}\n", "environment.packages.pip[0] must be one package");
     bad(NOTEBOOK "environment: {packages: {conda: [pytorch=1.12]}}\n",
-        "environment.packages.conda[0] \"pytorch=1.12\" would change the pytorch framework");
+        "environment.packages.conda[0] would change the pytorch framework");
     bad(NOTEBOOK "environment: {packages: {pip: [Tensorflow_GPU>=2]}}\n", "would change the tensorflow framework");
     bad(NOTEBOOK "environment: {packages: {pip: [mxnet-cu112]}}\n", "would change the mxnet framework");
     bad(NOTEBOOK "environment: {packages: {pip: [1]}}\n", "environment.packages.pip[0] must be a string, got 1");
@@ -888,7 +921,7 @@ static void test_rule_env_variable_names(void **state)
     doc = ok(NOTEBOOK "environment: {env: {BUCKET_NAME: b, _x1: '', WANDB_API_KEY: \"k\"}}\n");
     assert_string_equal(str_at(doc, "environment.env.BUCKET_NAME"), "b");
     json_decref(doc);
-    bad(NOTEBOOK "environment: {env: {MY-VAR: x}}\n", "environment.env.\"MY-VAR\" is not a valid variable name");
+    bad(NOTEBOOK "environment: {env: {MY-VAR: x}}\n", "environment.env: a key is not a valid variable name");
     bad(NOTEBOOK "environment: {env: {PORT: 8080}}\n", "environment.env.PORT must be a string (quote numbers and booleans");
     /* the refusal names the kind, never the value: it may be a secret */
     bad(NOTEBOOK "environment: {env: {PIN: 918273}}\n",
@@ -906,7 +939,7 @@ static void test_rule_third_party_keys(void **state)
     doc = ok(NOTEBOOK "environment: {keys: [aws, wandb]}\n");
     assert_string_equal(str_at(doc, "environment.keys.1"), "wandb");
     json_decref(doc);
-    bad(NOTEBOOK "environment: {keys: [aws, aws]}\n", "environment.keys[1] \"aws\" is listed twice");
+    bad(NOTEBOOK "environment: {keys: [aws, aws]}\n", "environment.keys[1] is listed twice (also environment.keys[0])");
     bad(NOTEBOOK "environment: {keys: [AWS]}\n", "environment.keys[0] must be 1-63 characters");
 }
 
@@ -977,7 +1010,7 @@ static void test_dir_name(void **state)
 static void test_yaml_refusals_pass_through(void **state)
 {
     (void)state;
-    bad(NOTEBOOK "name: again\n", "duplicate key 'name'");
+    bad(NOTEBOOK "name: again\n", "duplicate key: each key may appear once");
     bad("base: &b {gpu_types: [t4], disk_size: 20}\nname: t\ntype: notebook\nresources: *b\n", "anchors");
     bad("", "the document is empty");
     bad("name: t\ntype: notebook\nresources: {gpu_types: [t4], disk_size: 20}\n\t", "t.yaml:");
@@ -989,6 +1022,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_example_parses),
         cmocka_unit_test(test_spec_files),
+        cmocka_unit_test(test_refusals_never_quote_the_file),
         cmocka_unit_test(test_rule_name_required_and_usable_as_file_name),
         cmocka_unit_test(test_rule_type_one_of_four),
         cmocka_unit_test(test_rule_project_name_or_owner_slash_name),
