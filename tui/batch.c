@@ -126,6 +126,19 @@ static void print_result(batch_state *b, const json_t *result, const cmd_def *de
     fflush(stdout);
 }
 
+/* A refused line: its one error line, the run's status, and the end of
+ * the run unless --keep-going. */
+static void refuse_line(batch_state *b, const char *where, rd_code rc, const rd_err *err)
+{
+    print_error(b, where, err);
+    int status = rd_code_exit_status(rc);
+    if (severity(status) > severity(b->status))
+        b->status = status;
+    /* Nothing after an unreachable store can succeed. */
+    if (!b->opt->keep_going || status == 3)
+        b->stop = 1;
+}
+
 static void run_line(batch_state *b, const char *line, const char *where)
 {
     json_t *result = NULL;
@@ -153,13 +166,7 @@ static void run_line(batch_state *b, const char *line, const char *where)
         b->ctx.now = b->opt->now_text ? b->opt->now : (rd_time)time(NULL);
         rc = cmd_exec_line(&b->ctx, next, &result, &def, &err);
     }
-    print_error(b, where, &err);
-    int status = rd_code_exit_status(rc);
-    if (severity(status) > severity(b->status))
-        b->status = status;
-    /* Nothing after an unreachable store can succeed. */
-    if (!b->opt->keep_going || status == 3)
-        b->stop = 1;
+    refuse_line(b, where, rc, &err);
 }
 
 static void run_stream(batch_state *b, FILE *in, const char *name)
@@ -167,10 +174,23 @@ static void run_stream(batch_state *b, FILE *in, const char *name)
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
-    while (!b->stop && getline(&line, &cap, in) != -1) {
+    ssize_t n;
+    while (!b->stop && (n = getline(&line, &cap, in)) != -1) {
         char where[512];
         lineno++;
         snprintf(where, sizeof where, "%s:%ld", name, lineno);
+        /* The executor reads a line as a C string: "account deposit alice
+         * 5<NUL> 00" would run as "account deposit alice 5".  A line with a
+         * NUL byte is refused whole; nothing of it runs. */
+        const char *nul = memchr(line, '\0', (size_t)n);
+        if (nul) {
+            rd_err err;
+            rd_code rc = rd_fail(&err, RD_EINVAL,
+                                 "a NUL byte at column %ld: a command line must not contain NUL bytes; "
+                                 "nothing on this line ran", (long)(nul - line) + 1);
+            refuse_line(b, where, rc, &err);
+            continue;
+        }
         run_line(b, line, where);
     }
     free(line);

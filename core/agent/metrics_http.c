@@ -6,6 +6,17 @@
  * use is reported with the system's reason (libmicrohttpd only says NULL);
  * the daemon takes it over with MHD_OPTION_LISTEN_SOCKET and closes it when
  * stopped.
+ *
+ * Slow clients cannot starve a scrape.  libmicrohttpd's timeout is idle
+ * time, restarted by every byte, so a client that sends a header line every
+ * few seconds would keep its connection for ever, and 32 of them would fill
+ * every slot.  The guard here bounds a request's whole time
+ * (REQUEST_DEADLINE_S from the connection, or from the previous answer on a
+ * kept-alive one, to the answer) with a thread of its own, and when
+ * CONNECTION_LIMIT connections are open a newcomer evicts the oldest one
+ * still waiting for its request: a scrape, whose request arrives at once,
+ * always gets in.  A connection is cut with shutdown(); libmicrohttpd then
+ * sees the end of the stream and closes it itself.
  */
 #include "metrics_http.h"
 
@@ -15,9 +26,13 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -26,11 +41,22 @@
 
 enum {
     LISTEN_BACKLOG = 64,
-    CONNECTION_LIMIT = 32,       /* scrapers are few; a flood cannot pile up threads or fds */
-    CONNECTION_TIMEOUT_S = 10    /* a client that stalls is dropped */
+    CONNECTION_LIMIT = 32,       /* scrapers are few; past this a newcomer evicts a waiting connection */
+    CONNECTION_HARD_LIMIT = 64,  /* libmicrohttpd's own cap: room for evicted ones it has not closed yet */
+    CONNECTION_TIMEOUT_S = 10,   /* a client that stalls is dropped */
+    REQUEST_DEADLINE_S = 10      /* a request's whole time, however slowly it trickles in */
 };
 
 static const char CONTENT_TYPE[] = "text/plain; version=0.0.4; charset=utf-8";
+
+/* A connection the guard watches. */
+typedef struct {
+    struct MHD_Connection *conn;
+    int fd;
+    int64_t since_ms;            /* monotonic: connected, or its previous request answered */
+    int answering;               /* its request arrived whole and is being answered */
+    int cut;                     /* shut down by the guard; libmicrohttpd closes it next */
+} guard_slot;
 
 struct metrics_http {
     struct MHD_Daemon *daemon;
@@ -38,6 +64,12 @@ struct metrics_http {
     char *text;                  /* the rendering served, malloc'd */
     char node[256];
     char address[METRICS_HTTP_ADDR_MAX];
+    pthread_mutex_t guard_lock;  /* guards the fields below */
+    pthread_cond_t guard_wake;   /* a new connection, or stopping */
+    guard_slot slots[CONNECTION_HARD_LIMIT];
+    size_t nslots;
+    int stopping;
+    pthread_t guard;
 };
 
 /* ---- HOST:PORT ------------------------------------------------------------ */
@@ -268,6 +300,186 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const 
     return ok;
 }
 
+/* ---- the guard: whole-request deadline, eviction at the limit ------------ */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Under guard_lock.  shutdown(), not close(): the descriptor stays
+ * libmicrohttpd's, which reads the end of the stream and closes the
+ * connection; the slot goes when it says so (on_connection). */
+static void guard_cut(guard_slot *s)
+{
+    shutdown(s->fd, SHUT_RDWR);
+    s->cut = 1;
+}
+
+static guard_slot *guard_find(metrics_http *h, const struct MHD_Connection *c)
+{
+    for (size_t i = 0; i < h->nslots; i++)
+        if (h->slots[i].conn == c)
+            return &h->slots[i];
+    return NULL;
+}
+
+/* Under guard_lock: cuts every connection past its deadline; the next
+ * deadline (INT64_MAX when none). */
+static int64_t guard_sweep(metrics_http *h, int64_t now)
+{
+    int64_t next = INT64_MAX;
+    for (size_t i = 0; i < h->nslots; i++) {
+        guard_slot *s = &h->slots[i];
+        int64_t due = s->since_ms + (int64_t)REQUEST_DEADLINE_S * 1000;
+        if (s->cut)
+            continue;
+        if (due <= now)
+            guard_cut(s);
+        else if (due < next)
+            next = due;
+    }
+    return next;
+}
+
+static void *guard_main(void *data)
+{
+    metrics_http *h = data;
+    pthread_mutex_lock(&h->guard_lock);
+    while (!h->stopping) {
+        int64_t next = guard_sweep(h, mono_ms());
+        if (next == INT64_MAX) {
+            pthread_cond_wait(&h->guard_wake, &h->guard_lock);
+            continue;
+        }
+        struct timespec until = { (time_t)(next / 1000), (long)(next % 1000) * 1000000L };
+        pthread_cond_timedwait(&h->guard_wake, &h->guard_lock, &until);
+    }
+    pthread_mutex_unlock(&h->guard_lock);
+    return NULL;
+}
+
+/* Before libmicrohttpd takes a new connection: make room for it.  Past
+ * CONNECTION_LIMIT the oldest connection still waiting for its request goes
+ * (a slow client, or an idle kept-alive one); one being answered stays. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    metrics_http *h = cls;
+    (void)addr;
+    (void)addrlen;
+    pthread_mutex_lock(&h->guard_lock);
+    guard_sweep(h, mono_ms());
+    size_t live = 0;
+    guard_slot *oldest = NULL;
+    for (size_t i = 0; i < h->nslots; i++) {
+        guard_slot *s = &h->slots[i];
+        if (s->cut)
+            continue;
+        live++;
+        if (!s->answering && (!oldest || s->since_ms < oldest->since_ms))
+            oldest = s;
+    }
+    if (live >= CONNECTION_LIMIT && oldest)
+        guard_cut(oldest);
+    pthread_mutex_unlock(&h->guard_lock);
+    return MHD_YES;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    metrics_http *h = cls;
+    (void)socket_context;
+    pthread_mutex_lock(&h->guard_lock);
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (info && h->nslots < CONNECTION_HARD_LIMIT) {
+            h->slots[h->nslots++] = (guard_slot){ c, info->connect_fd, mono_ms(), 0, 0 };
+            pthread_cond_signal(&h->guard_wake);
+        } else if (info) {
+            shutdown(info->connect_fd, SHUT_RDWR);   /* cannot be watched: not kept */
+        }
+    } else {
+        guard_slot *s = guard_find(h, c);
+        if (s)
+            *s = h->slots[--h->nslots];
+    }
+    pthread_mutex_unlock(&h->guard_lock);
+}
+
+/* A request answered: a kept-alive connection's next request has a
+ * deadline of its own. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    metrics_http *h = cls;
+    (void)con_cls;
+    (void)toe;
+    pthread_mutex_lock(&h->guard_lock);
+    guard_slot *s = guard_find(h, c);
+    if (s) {
+        s->answering = 0;
+        s->since_ms = mono_ms();
+    }
+    pthread_mutex_unlock(&h->guard_lock);
+}
+
+static void mark_answering(metrics_http *h, const struct MHD_Connection *c)
+{
+    pthread_mutex_lock(&h->guard_lock);
+    guard_slot *s = guard_find(h, c);
+    if (s)
+        s->answering = 1;
+    pthread_mutex_unlock(&h->guard_lock);
+}
+
+static rd_code guard_init(metrics_http *h, rd_err *err)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    int bad = pthread_cond_init(&h->guard_wake, &attr) != 0;
+    pthread_condattr_destroy(&attr);
+    if (bad)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    pthread_mutex_init(&h->guard_lock, NULL);
+    return RD_OK;
+}
+
+static rd_code guard_start(metrics_http *h, const char *listen, rd_err *err)
+{
+    /* SIGTERM and SIGINT are the agent loop's: this thread never takes them */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int failed = pthread_create(&h->guard, NULL, guard_main, h) != 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (failed)
+        return rd_fail(err, RD_ENOMEM, "--metrics-listen %s: cannot start the connection guard thread", listen);
+    return RD_OK;
+}
+
+static void guard_stop(metrics_http *h)
+{
+    pthread_mutex_lock(&h->guard_lock);
+    h->stopping = 1;
+    pthread_cond_signal(&h->guard_wake);
+    pthread_mutex_unlock(&h->guard_lock);
+    pthread_join(h->guard, NULL);
+}
+
+static void guard_destroy(metrics_http *h)
+{
+    pthread_cond_destroy(&h->guard_wake);
+    pthread_mutex_destroy(&h->guard_lock);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
 /* Runs on libmicrohttpd's thread: reads only h->text, under the lock. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload_data, size_t *upload_data_size,
@@ -278,6 +490,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)upload_data;
     (void)upload_data_size;
     (void)con_cls;
+    mark_answering(h, c);
     if (strcmp(url, "/metrics") != 0)
         return respond(c, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n", "text/plain; charset=utf-8",
                        NULL);
@@ -341,17 +554,31 @@ rd_code metrics_http_start(const char *listen, const char *node, metrics_http **
         format_address((const struct sockaddr *)&bound, h->address);
     else
         snprintf(h->address, sizeof h->address, "%s", listen);
-    pthread_mutex_init(&h->lock, NULL);
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_LISTEN_SOCKET, fd,
-                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)CONNECTION_TIMEOUT_S, MHD_OPTION_END);
-    if (!h->daemon) {
+    if ((rc = guard_init(h, err)) != RD_OK) {
         close(fd);
-        pthread_mutex_destroy(&h->lock);
         free(h->text);
         free(h);
-        return rd_fail(err, RD_EINVAL, "--metrics-listen %s: cannot start the HTTP server", listen);
+        return rc;
+    }
+    pthread_mutex_init(&h->lock, NULL);
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ITC | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    h->daemon = MHD_start_daemon(flags, 0, on_accept, h, on_request, h, MHD_OPTION_LISTEN_SOCKET, fd,
+                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_HARD_LIMIT,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONNECTION_TIMEOUT_S,
+                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
+    if (!h->daemon)
+        close(fd);
+    if (!h->daemon || (rc = guard_start(h, listen, err)) != RD_OK) {
+        if (h->daemon)
+            MHD_stop_daemon(h->daemon);
+        else
+            rc = rd_fail(err, RD_EINVAL, "--metrics-listen %s: cannot start the HTTP server", listen);
+        pthread_mutex_destroy(&h->lock);
+        guard_destroy(h);
+        free(h->text);
+        free(h);
+        return rc;
     }
     *out = h;
     return RD_OK;
@@ -382,6 +609,8 @@ void metrics_http_stop(metrics_http *h)
     if (!h)
         return;
     MHD_stop_daemon(h->daemon);   /* joins its thread, closes the listening socket */
+    guard_stop(h);
+    guard_destroy(h);
     pthread_mutex_destroy(&h->lock);
     free(h->text);
     free(h);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "gcp_int.h"
+#include "urlcheck.h"
 
 #define CONNECT_TIMEOUT_MS 10000L
 #define REQUEST_TIMEOUT_MS 60000L
@@ -358,6 +359,11 @@ rd_code gcp_http_raw(gcp_client *c, const char *method, const char *url, struct 
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, REQUEST_TIMEOUT_MS);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* Plain http is only ever to this machine (a test server): an
+     * http_proxy from the environment must not carry it, and the signed
+     * assertion in it, off the machine. */
+    if (urlcheck_is_loopback_http(url))
+        curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);

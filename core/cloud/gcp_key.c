@@ -12,6 +12,8 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include "urlcheck.h"
+
 /* The string field name of doc, or NULL when absent; a present non-string
  * is refused. */
 static rd_code get_string(const json_t *doc, const char *name, int required, const char **out, rd_err *err)
@@ -46,26 +48,32 @@ static int looks_like_email(const char *s)
     return dot && dot > at + 1 && dot[1] != '\0';
 }
 
-static int host_is_loopback(const char *host)
+/* https:// to any host; plain http:// only to this machine (test servers,
+ * never a real endpoint); no user name or password before the host, the
+ * shape of "http://localhost:1@192.0.2.2/" that sends the signed assertion
+ * to 192.0.2.2.  The host is libcurl's reading of the URL, the one it
+ * connects to. */
+static rd_code check_token_uri(const char *uri, rd_err *err)
 {
-    static const char *const names[] = { "127.0.0.1", "localhost", "[::1]", NULL };
-    for (const char *const *n = names; *n; n++) {
-        size_t len = strlen(*n);
-        if (strncmp(host, *n, len) == 0 && (host[len] == '\0' || host[len] == ':' || host[len] == '/'))
-            return 1;
-    }
-    return 0;
-}
-
-static int token_uri_ok(const char *uri)
-{
-    for (const char *p = uri; *p; p++)
-        if ((unsigned char)*p <= 0x20 || *p == 0x7f)
-            return 0;
-    if (strncmp(uri, "https://", 8) == 0)
-        return uri[8] != '\0' && uri[8] != '/';
-    /* Plain http only to this machine: test servers, never a real endpoint. */
-    return strncmp(uri, "http://", 7) == 0 && host_is_loopback(uri + 7);
+    urlcheck_parts p;
+    rd_code rc = urlcheck_parse("gcp key: token_uri", uri, &p, err);
+    if (rc != RD_OK)
+        return rc;
+    if (p.userinfo)
+        return rd_fail(err, RD_EINVAL,
+                       "gcp key: token_uri must not hold a user name or password before the host "
+                       "(its host is \"%.80s\")", p.host);
+    if (strcmp(p.scheme, "https") == 0)
+        return RD_OK;
+    if (strcmp(p.scheme, "http") == 0 && !urlcheck_host_is_loopback(p.host))
+        return rd_fail(err, RD_EINVAL,
+                       "gcp key: token_uri: plain http:// is only for a test server on 127.0.0.1, [::1] "
+                       "or localhost, its host is \"%.80s\" (use https://)", p.host);
+    if (strcmp(p.scheme, "http") == 0)
+        return RD_OK;
+    return rd_fail(err, RD_EINVAL,
+                   "gcp key: token_uri must start with https:// (or http://127.0.0.1 or "
+                   "http://localhost for a test server)");
 }
 
 /* Never prompt on a terminal for a passphrase: core/ has no terminal. */
@@ -134,10 +142,8 @@ static rd_code parse_doc(const json_t *doc, gcp_sa_key *out, rd_err *err)
         return rc;
     if (!looks_like_email(email))
         return rd_fail(err, RD_EINVAL, "gcp key: client_email is not an email address");
-    if (uri && !token_uri_ok(uri))
-        return rd_fail(err, RD_EINVAL,
-                       "gcp key: token_uri must start with https:// (or http://127.0.0.1 or "
-                       "http://localhost for a test server)");
+    if (uri && (rc = check_token_uri(uri, err)) != RD_OK)
+        return rc;
     if ((rc = check_private_key(pem, err)) != RD_OK)
         return rc;
     out->project_id = strdup(project);

@@ -24,7 +24,8 @@ typedef struct {
 /* Parses and checks a key file: JSON object with "type": "service_account",
  * a non-empty project_id, an email-shaped client_email, a private_key that
  * OpenSSL loads as an unencrypted RSA private key, and a token_uri that is
- * https:// (or http:// to 127.0.0.1 / localhost, for test servers).  On
+ * https:// (or http:// to 127.0.0.1 / [::1] / localhost, for test servers)
+ * with no user name or password, its host as libcurl reads it.  On
  * success *out owns copies of the fields (gcp_key_free); on failure *out is
  * all NULL. */
 rd_code gcp_key_parse(const char *text, size_t len, gcp_sa_key *out, rd_err *err);

@@ -104,6 +104,12 @@ static void test_check_url(void **state)
     assert_int_equal(alert_rule_check_url("u", "http:///path", &err), RD_EINVAL);
     assert_int_equal(alert_rule_check_url("u", "http://a b/", &err), RD_EINVAL);
     assert_int_equal(alert_rule_check_url("u", "http://a\n/", &err), RD_EINVAL);
+    /* the host as libcurl reads it: "@" alone, a port alone, no host */
+    assert_int_equal(alert_rule_check_url("u", "http://@/x", &err), RD_EINVAL);
+    assert_string_equal(err.msg, "u: names no host: 'http://@/x'");
+    assert_int_equal(alert_rule_check_url("u", "http://:8080/x", &err), RD_EINVAL);
+    assert_int_equal(alert_rule_check_url("u", "https://x:99999/", &err), RD_EINVAL);
+    assert_int_equal(alert_rule_check_url("u", "https://user:pw@hooks.example/x", &err), RD_OK);
     char big[ALERT_URL_MAX + 16];
     memset(big, 'a', sizeof big - 1);
     big[sizeof big - 1] = '\0';

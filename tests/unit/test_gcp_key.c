@@ -199,11 +199,26 @@ static void test_token_uri(void **state)
     accept("token_uri", json_string("http://127.0.0.1:8089/token"));
     accept("token_uri", json_string("http://localhost/token"));
     accept("token_uri", json_string("http://localhost:9000"));
+    accept("token_uri", json_string("http://[::1]:9000/token"));
+    accept("token_uri", json_string("HTTP://127.0.0.1:8089/token"));   /* the scheme is case-blind */
+    accept("token_uri", json_string("http://127.1:8089/token"));       /* libcurl connects to 127.0.0.1 */
     const char *bad[] = { "http://oauth2.googleapis.com/token", "http://localhost.evil.test/token",
                           "http://127.0.0.1.evil.test/", "ftp://x/token", "https://", "https:///path", "token",
-                          "https://a b/" };
+                          "https://a b/",
+                          /* a user name and password that look like a loopback host: the host is 192.0.2.2 */
+                          "http://localhost:1@192.0.2.2:8089/token", "http://127.0.0.1:1@192.0.2.2/token",
+                          "http://localhost@192.0.2.2/token", "http://[::1]@192.0.2.2/token",
+                          "HTTP://localhost:1@192.0.2.2:8089/token", "http://127.0.0.1\\@192.0.2.2/token",
+                          "http://localhost./token", "http://[::ffff:127.0.0.1]/token",
+                          /* no userinfo on https either: Google's token_uri has none */
+                          "https://user:pw@oauth2.googleapis.com/token" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         refuse("token_uri", json_string(bad[i]), "token_uri");
+    refuse("token_uri", json_string("http://localhost:1@192.0.2.2:8089/token"),
+           "must not hold a user name or password before the host (its host is \"192.0.2.2\")");
+    refuse("token_uri", json_string("http://127.0.0.1.evil.test/"),
+           "plain http:// is only for a test server on 127.0.0.1, [::1] or localhost, its host is "
+           "\"127.0.0.1.evil.test\"");
     refuse("token_uri", json_true(), "\"token_uri\" must be a string");
 }
 
