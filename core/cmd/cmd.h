@@ -104,12 +104,21 @@ struct cmd_ctx {
     int64_t fence_rev;          /* fence_rev for any write to commit (the controller's leadership) */
     void *sched_memo;           /* what the scheduler remembers of the queue between its reads */
     void (*sched_memo_free)(void *);   /* (core/sched/sched_memo.c); freed by cmd_ctx_close */
+    char columns[512];          /* set by the executor for each line: the `--fields F,...` of a
+                                 * command that takes one, as given (its list's columns, in
+                                 * that order); empty: the command's own def->columns */
 };
 
 /* Runs one line.  On success *result is the command's result (NULL for a
- * blank or comment line) and *def (may be NULL) the command that ran. */
+ * blank or comment line) and *def (may be NULL) the command that ran;
+ * cmd_columns() then names the columns to show a list result in. */
 rd_code cmd_exec_line(cmd_ctx *ctx, const char *line, json_t **result,
                       const cmd_def **def, rd_err *err);
+
+/* The columns a list result of the line just run shows, in order: the
+ * line's --fields when it gave one, else def's columns (NULL: every field
+ * the items carry).  Valid until the next line runs on ctx. */
+const char *cmd_columns(const cmd_ctx *ctx, const cmd_def *def);
 
 /* Runs already split words (the console's key bindings use this). */
 rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *words, json_t **result,
