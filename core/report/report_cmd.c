@@ -105,8 +105,10 @@ static const cmd_flag report_rvb_flags[] = {
 
 const cmd_def report_cmd_table[] = {
     { "report usage", "", report_usage_flags, 0,
-      "allocated and busy GPU-hours, utilisation, credits spent and earned per group in a window", NULL,
-      report_usage_cmd },
+      "per group in a window: allocated_gpu_h (GPU-hours workers held), busy_gpu_h (of those, the hours the held "
+      "GPUs were measured busy), util_pct (busy / allocated, never above 100), unallocated_busy_gpu_h (GPUs busy "
+      "while nobody held them), spent and earned (credits)",
+      NULL, report_usage_cmd },
     { "report rent-vs-buy", "", report_rvb_flags, 0,
       "per GPU type: demand, the cost of own hardware and of the cloud, the cheaper choice and the break-even",
       "gpu_type,demand_gpu_h,used_gpu_h,waited_gpu_h,gpus_needed,own_util_pct,own_cost_ucr,"
