@@ -81,6 +81,20 @@ struct cmd_def {
     cmd_handler run;
 };
 
+/* Longer help for one command, shown by `help COMMAND` after its flags
+ * (and in its JSON as "notes", a list of the lines): one string a line; a
+ * line "FIELD\tTEXT" is a row of a two-column table (the first row its
+ * header), a line starting with two spaces an example kept as it is, an
+ * empty line an empty line, any other line a paragraph.  Each family may
+ * contribute a table of them (cmd_list.c). */
+typedef struct {
+    const char *words;              /* "job submit" */
+    const char *const *lines;       /* ends with NULL */
+} cmd_note;
+
+/* The note lines of the command called words, or NULL. */
+const char *const *cmd_note_of(const char *words);
+
 /* ---- running ----------------------------------------------------------- */
 
 struct cmd_ctx {

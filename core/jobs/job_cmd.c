@@ -405,6 +405,12 @@ static rd_code job_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     return rc;
 }
 
+/* `help job submit` shows the spec's format (jobspec_help.c). */
+const cmd_note job_cmd_notes[] = {
+    { "job submit", jobspec_help_lines },
+    { 0 }
+};
+
 static const cmd_flag job_submit_flags[] = {
     { "project", "P", CMD_FLAG_VALUE, "the project (NAME or OWNER/NAME); default: the spec's, else 'default'" },
     { "priority", "N", CMD_FLAG_VALUE, "queue priority, -1000..1000 (default 0; higher goes first)" },
