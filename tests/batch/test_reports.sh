@@ -267,9 +267,10 @@ done
 
 case_ "help report usage says what each column means"
 COLUMNS=1000 rd -c "help report usage"
-for col in allocated_gpu_h busy_gpu_h "util_pct (busy / allocated, never above 100)" unallocated_busy_gpu_h spent earned; do
-    expect_out "$col"
+for col in allocated_gpu_h busy_gpu_h util_pct unallocated_busy_gpu_h spent earned; do
+    expect_out "^  $col  *[a-zA-Z(]"
 done
+expect_out "^  util_pct  *busy_gpu_h / allocated_gpu_h x 100: .*never above 100"
 
 $WRAP "$BIN" --store "$STORE" --output csv >"$OUT" 2>"$ERR" </dev/null; RC=$?
 expect_status 2
