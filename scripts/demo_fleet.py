@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """demo_fleet.py BIN STORE - builds the large demo fleet of `make run`.
 
+Run it from the top of the source tree (it reads scripts/demo-fleet.txt);
+`demo_fleet.py --help` prints its usage.
+
 Only through the command language (rigdeck --batch), a month of life of a
 realistic fleet: both providers, 7 regions (5 physical, 2 GCP with quotas),
 200+ nodes of mixed GPU types and states, 20+ devices, datastores and
@@ -8,6 +11,7 @@ reservations, 500+ jobs that end in every state, and the ledger history
 that daily `bill run`s leave.  Deterministic (fixed seed).  It first loads
 scripts/demo-fleet.txt, the small fleet the walk-through test checks.
 """
+import argparse
 import json
 import math
 import os
@@ -17,7 +21,25 @@ import sys
 import tempfile
 from datetime import datetime, timedelta, timezone
 
-BIN, STORE = sys.argv[1], sys.argv[2]
+
+
+def parse_args(argv=None):
+    """BIN and STORE from the command line; --help prints the usage."""
+    p = argparse.ArgumentParser(
+        prog="demo_fleet.py",
+        description="Builds the large demo fleet of `make run` through rigdeck's command language: "
+                    "a month of life of a fleet (7 regions, 200+ nodes, 20+ devices, 500+ jobs, the ledger "
+                    "of daily bill runs), deterministic.  Run it from the top of the source tree.",
+        epilog="environment: RIGDECK_DEMO_START=YYYY-MM-DD fixes the month's first day (default: the month "
+               "that ends today); RIGDECK_MASTER_KEY names the master key (default: demo.key beside the store).  "
+               "example: scripts/demo_fleet.py build/rigdeck sqlite:/tmp/demo.db")
+    p.add_argument("bin", metavar="BIN", help="the rigdeck binary, e.g. build/rigdeck")
+    p.add_argument("store", metavar="STORE", help="the store to fill: sqlite:PATH, a path, or etcd://HOST:PORT")
+    return p.parse_args(argv)
+
+
+ARGS = parse_args()
+BIN, STORE = ARGS.bin, ARGS.store
 rng = random.Random(2026_11)
 WORK = tempfile.mkdtemp(prefix="rigdeck-demo.")
 ENV = dict(os.environ)

@@ -13,7 +13,8 @@ metric and label names are valid, label values use only the three escapes,
 values parse as floats and none is NaN; HELP and TYPE come at most once per
 family and before its first sample; a family's samples are contiguous and
 no series repeats.  rigdeck's own rules on top: every family is a gauge
-with a HELP line and every sample has a node label.
+with a HELP line, every sample has a node label, and values are plain
+decimals (60, 0.0000001), never in exponent form.
 """
 import math
 import re
@@ -129,6 +130,8 @@ def check(body):
         if len(fields) not in (1, 2):
             raise Bad(f"{where}: trailing text in {line!r}")
         value = parse_value(fields[0], where)
+        if re.search(r"[eE]", fields[0]):
+            raise Bad(f"{where}: {fields[0]!r} in exponent form (rigdeck writes plain decimals: 60, not 6e+01)")
         if len(fields) == 2 and not re.fullmatch(r"-?\d+", fields[1]):
             raise Bad(f"{where}: bad timestamp {fields[1]!r}")
         if name != current:

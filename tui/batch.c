@@ -86,7 +86,7 @@ static int stdout_cols(void)
 /* help reads as prose for a person, so it is wrapped to the terminal (SSH
  * sessions are often 80 columns) instead of printed as a table whose lines
  * run to the longest usage; any other result is a table. */
-static void print_table(const json_t *result, const cmd_def *def)
+static void print_table(const json_t *result, const cmd_def *def, const char *columns)
 {
     char *text = NULL;
     if (def && strcmp(def->words, "help") == 0)
@@ -99,7 +99,7 @@ static void print_table(const json_t *result, const cmd_def *def)
     if (text)
         fputs(text, stdout);
     else
-        table_print(stdout, result, def ? def->columns : NULL);
+        table_print(stdout, result, columns);
     free(text);
 }
 
@@ -115,13 +115,13 @@ static void print_result(batch_state *b, const json_t *result, const cmd_def *de
             printf("%s\n", s);
         free(s);
     } else if (b->opt->csv) {
-        table_print_csv(stdout, result, def ? def->columns : NULL);
+        table_print_csv(stdout, result, cmd_columns(&b->ctx, def));
     } else {
         /* A blank line between the tables of consecutive commands (text
          * results, such as a worker's output, are printed as they are). */
         if (b->printed++ && !(def && (def->options & CMD_TEXT_RESULT)))
             putchar('\n');
-        print_table(result, def);
+        print_table(result, def, cmd_columns(&b->ctx, def));
     }
     fflush(stdout);
 }

@@ -135,14 +135,45 @@ static char *cell_of(const char *key, const json_t *v)
     return json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15));
 }
 
-/* Columns: the given list, or every key of every item in first-seen order. */
+/* The value of column key in item: a field, or for "a.b" (a list's
+ * `--fields workers.state`) b of a, or the list of b of each element of a
+ * (a new reference; NULL when absent). */
+static json_t *value_of(const json_t *item, const char *key)
+{
+    const char *dot = strchr(key, '.');
+    if (!dot)
+        return json_incref(json_object_get(item, key));
+    char head[128];
+    snprintf(head, sizeof head, "%.*s", (int)(dot - key), key);
+    const json_t *v = json_object_get(item, head), *e;
+    if (json_is_object(v))
+        return json_incref(json_object_get(v, dot + 1));
+    if (!json_is_array(v))
+        return NULL;
+    json_t *parts = json_array();
+    size_t i;
+    json_array_foreach(v, i, e) {
+        json_t *sub = json_is_object(e) ? json_object_get(e, dot + 1) : NULL;
+        json_array_append(parts, sub ? sub : json_null());
+    }
+    return parts;
+}
+
+/* Columns: the given list (each name once, in its order), or every key of
+ * every item in first-seen order. */
 static json_t *columns_of(const json_t *items, const char *columns)
 {
     json_t *cols = json_array();
     if (columns && *columns) {
         for (const char *p = columns; *p;) {
-            size_t n = strcspn(p, ",");
-            json_array_append_new(cols, json_stringn(p, n));
+            size_t n = strcspn(p, ","), c;
+            for (c = 0; c < json_array_size(cols); c++) {
+                const char *seen = json_string_value(json_array_get(cols, c));
+                if (strlen(seen) == n && strncmp(seen, p, n) == 0)
+                    break;
+            }
+            if (c == json_array_size(cols))
+                json_array_append_new(cols, json_stringn(p, n));
             p += n;
             if (*p == ',')
                 p++;
@@ -184,7 +215,9 @@ static void print_items(FILE *out, const json_t *items, const char *columns, con
                 header_of(key, cols, h, sizeof h);
                 cells[r][c] = strdup(h);
             } else {
-                cells[r][c] = cell_of(key, json_object_get(json_array_get(items, r - 1), key));
+                json_t *v = value_of(json_array_get(items, r - 1), key);
+                cells[r][c] = cell_of(key, v);
+                json_decref(v);
             }
             size_t w = cells[r][c] ? strlen(cells[r][c]) : 0;
             if (w > width[c])
@@ -220,7 +253,10 @@ static int is_object_list(const json_t *v)
     return json_is_array(v) && json_array_size(v) > 0 && json_is_object(json_array_get(v, 0));
 }
 
-static void print_object(FILE *out, const json_t *obj)
+/* An object as "field  value" lines, then each list of objects as a table
+ * (its "items" in columns, when given: a page of a list) and each object
+ * as key/value rows. */
+static void print_object(FILE *out, const json_t *obj, const char *columns)
 {
     const char *k;
     json_t *v;
@@ -243,7 +279,7 @@ static void print_object(FILE *out, const json_t *obj)
     json_object_foreach((json_t *)obj, k, v) {
         if (is_object_list(v)) {
             fprintf(out, "%s:\n", k);
-            print_items(out, v, NULL, "  ");
+            print_items(out, v, strcmp(k, "items") == 0 ? columns : NULL, "  ");
         } else if (json_is_object(v)) {
             fprintf(out, "%s:\n", k);
             json_t *rows = json_array();
@@ -275,7 +311,7 @@ void table_print(FILE *out, const json_t *result, const char *columns)
     if (json_is_array(items) && json_object_size(result) == 1)
         print_items(out, items, columns, "");
     else
-        print_object(out, result);
+        print_object(out, result, columns);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */
@@ -313,8 +349,9 @@ static void csv_row(FILE *out, const json_t *cols, const json_t *item)
 {
     for (size_t c = 0; c < json_array_size(cols); c++) {
         const char *key = json_string_value(json_array_get(cols, c));
-        const json_t *v = json_object_get(item, key);
+        json_t *v = value_of(item, key);
         char *cell = v && !json_is_null(v) ? cell_of(key, v) : strdup("");
+        json_decref(v);
         if (c)
             fputc(',', out);
         csv_field(out, cell ? cell : "");
@@ -368,11 +405,19 @@ void table_print_csv(FILE *out, const json_t *result, const char *columns)
         }
     }
     json_array_append_new(all, json_string("section"));
-    json_t *cols = columns_of(rows, NULL);
-    size_t i;
-    json_array_foreach(cols, i, v)
-        if (strcmp(json_string_value(v), "section") != 0)
+    /* a page of a list (items and next): the list's columns first */
+    json_t *cols = columns_of(rows, NULL), *asked = json_is_array(items) ? columns_of(items, columns) : json_array();
+    size_t i, c;
+    json_array_foreach(asked, i, v)
+        json_array_append(all, v);
+    json_array_foreach(cols, i, v) {
+        for (c = 0; c < json_array_size(all); c++)
+            if (strcmp(json_string_value(json_array_get(all, c)), json_string_value(v)) == 0)
+                break;
+        if (c == json_array_size(all))
             json_array_append(all, v);
+    }
+    json_decref(asked);
     csv_header(out, all);
     json_t *row;
     json_array_foreach(rows, i, row)

@@ -194,8 +194,10 @@ static void put_help(FILE *f, const char *family, const char *help)
     fprintf(f, "\n# TYPE %s gauge\n", family);
 }
 
-/* The shortest text that reads back as the same double: 12.3, not
- * 12.300000000000001; integers print as integers. */
+/* A plain decimal, never an exponent (60, not 6e+01; 0.0000001, not
+ * 1e-07): what exporters write and people read.  Integers print as
+ * integers, a fraction with the fewest decimals that read back as the
+ * same double (12.3, not 12.300000000000001). */
 static void put_number(FILE *f, const json_t *v)
 {
     if (json_is_integer(v)) {
@@ -203,13 +205,14 @@ static void put_number(FILE *f, const json_t *v)
         return;
     }
     double d = json_real_value(v);
-    char buf[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, d);
+    /* 340 decimals reach the smallest double; 400 bytes hold the largest */
+    char buf[400];
+    for (int decimals = 0; decimals <= 340; decimals++) {
+        snprintf(buf, sizeof buf, "%.*f", decimals, d);
         if (strtod(buf, NULL) == d)
             break;
     }
-    fputs(buf, f);
+    fputs(strcmp(buf, "-0") == 0 ? "0" : buf, f);
 }
 
 /* A value the format can carry: a JSON number that is finite (null, a

@@ -10,6 +10,7 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -578,10 +579,27 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
     return rc;
 }
 
+/* 1 when def declares --name. */
+static int def_has_flag(const cmd_def *def, const char *name)
+{
+    for (const cmd_flag *f = def->flags; f && f->name; f++)
+        if (strcmp(f->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+const char *cmd_columns(const cmd_ctx *ctx, const cmd_def *def)
+{
+    if (ctx->columns[0])
+        return ctx->columns;
+    return def ? def->columns : NULL;
+}
+
 rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
                        const cmd_def **defp, rd_err *err)
 {
     *result = NULL;
+    ctx->columns[0] = '\0';
     if (defp)
         *defp = NULL;
     if (w->count == 0)
@@ -605,6 +623,10 @@ rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
     rd_code rc = args_parse(def, w, fs.best_len, args, err);
     if (rc != RD_OK)
         goto out;
+    /* a list asked for some fields shows those, in the order asked (the
+     * handler refuses names it does not know, and lists too long) */
+    if (def_has_flag(def, "fields") && cmd_opt(args, "fields"))
+        snprintf(ctx->columns, sizeof ctx->columns, "%s", cmd_opt(args, "fields"));
     if ((def->options & CMD_MUTATES) && ctx->read_only) {
         rc = rd_fail(err, RD_EPERM, "%s: refused, this session is read-only (--read-only)", def->words);
         goto out;

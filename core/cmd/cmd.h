@@ -81,6 +81,20 @@ struct cmd_def {
     cmd_handler run;
 };
 
+/* Longer help for one command, shown by `help COMMAND` after its flags
+ * (and in its JSON as "notes", a list of the lines): one string a line; a
+ * line "FIELD\tTEXT" is a row of a two-column table (the first row its
+ * header), a line starting with two spaces an example kept as it is, an
+ * empty line an empty line, any other line a paragraph.  Each family may
+ * contribute a table of them (cmd_list.c). */
+typedef struct {
+    const char *words;              /* "job submit" */
+    const char *const *lines;       /* ends with NULL */
+} cmd_note;
+
+/* The note lines of the command called words, or NULL. */
+const char *const *cmd_note_of(const char *words);
+
 /* ---- running ----------------------------------------------------------- */
 
 struct cmd_ctx {
@@ -107,12 +121,21 @@ struct cmd_ctx {
     int64_t fence_rev;          /* fence_rev for any write to commit (the controller's leadership) */
     void *sched_memo;           /* what the scheduler remembers of the queue between its reads */
     void (*sched_memo_free)(void *);   /* (core/sched/sched_memo.c); freed by cmd_ctx_close */
+    char columns[512];          /* set by the executor for each line: the `--fields F,...` of a
+                                 * command that takes one, as given (its list's columns, in
+                                 * that order); empty: the command's own def->columns */
 };
 
 /* Runs one line.  On success *result is the command's result (NULL for a
- * blank or comment line) and *def (may be NULL) the command that ran. */
+ * blank or comment line) and *def (may be NULL) the command that ran;
+ * cmd_columns() then names the columns to show a list result in. */
 rd_code cmd_exec_line(cmd_ctx *ctx, const char *line, json_t **result,
                       const cmd_def **def, rd_err *err);
+
+/* The columns a list result of the line just run shows, in order: the
+ * line's --fields when it gave one, else def's columns (NULL: every field
+ * the items carry).  Valid until the next line runs on ctx. */
+const char *cmd_columns(const cmd_ctx *ctx, const cmd_def *def);
 
 /* Runs already split words (the console's key bindings use this). */
 rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *words, json_t **result,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_list.h"
 #include "wrap.h"
 
 char *cmd_usage(const cmd_def *def)
@@ -68,6 +69,15 @@ static void help_collect(const cmd_def *def, void *data)
     free(usage);
 }
 
+const char *const *cmd_note_of(const char *words)
+{
+    for (size_t t = 0; t < cmd_list_nnotes; t++)
+        for (const cmd_note *n = cmd_list_notes[t]; n->words; n++)
+            if (strcmp(n->words, words) == 0)
+                return n->lines;
+    return NULL;
+}
+
 static json_t *help_detail(const cmd_def *def)
 {
     char *usage = cmd_usage(def);
@@ -77,6 +87,13 @@ static json_t *help_detail(const cmd_def *def)
     json_t *doc = json_pack("{s:s, s:s, s:s, s:o, s:b}", "name", def->words, "usage",
                             usage ? usage : def->words, "help", def->help, "flags", flags,
                             "mutates", (def->options & CMD_MUTATES) != 0);
+    const char *const *note = cmd_note_of(def->words);
+    if (doc && note) {
+        json_t *lines = json_array();
+        for (; *note; note++)
+            json_array_append_new(lines, json_string(*note));
+        json_object_set_new(doc, "notes", lines);
+    }
     free(usage);
     return doc;
 }
@@ -172,7 +189,56 @@ static void help_table(wrap_buf *b, const json_t *list, size_t lead, const char 
                  json_string_value(json_object_get(item, desc)), col, width);
 }
 
-/* One command's details: its fields, then its flags as a table. */
+/* Prints a run of "FIELD\tTEXT" rows (the first the header) as a table
+ * like the flags'. */
+static void help_note_table(wrap_buf *b, const json_t *rows, size_t width)
+{
+    const json_t *head = json_array_get(rows, 0);
+    json_t *body = json_array();
+    for (size_t i = 1; i < json_array_size(rows); i++)
+        json_array_append(body, json_array_get(rows, i));
+    help_table(b, body, 2, "k", "v", json_string_value(json_object_get(head, "k")),
+               json_string_value(json_object_get(head, "v")), width);
+    json_decref(body);
+}
+
+/* A command's notes (cmd_note): paragraphs wrapped from column 0, each run
+ * of "FIELD\tTEXT" rows as a table, examples as they are (wrapped 4
+ * columns in only where a line is wider than the width). */
+static void help_notes_text(wrap_buf *b, const json_t *notes, size_t width)
+{
+    json_t *rows = NULL;
+    size_t i;
+    const json_t *l;
+    json_array_foreach(notes, i, l) {
+        const char *line = json_string_value(l) ? json_string_value(l) : "";
+        const char *tab = strchr(line, '\t');
+        if (tab) {
+            if (!rows)
+                rows = json_array();
+            json_array_append_new(rows, json_pack("{s:s%, s:s}", "k", line, (size_t)(tab - line), "v", tab + 1));
+            continue;
+        }
+        if (rows) {
+            help_note_table(b, rows, width);
+            json_decref(rows);
+            rows = NULL;
+        }
+        size_t col = 0;
+        int example = strncmp(line, "  ", 2) == 0;
+        if (example && wrap_cols(line) <= width)
+            wrap_puts(b, line);
+        else
+            wrap_text(b, line, &col, example ? 4 : 0, width, 0);
+        wrap_puts(b, "\n");
+    }
+    if (rows)
+        help_note_table(b, rows, width);
+    json_decref(rows);
+}
+
+/* One command's details: its fields, then its flags as a table, then its
+ * notes. */
 static void help_detail_text(wrap_buf *b, const json_t *doc, size_t width)
 {
     static const char *const fields[] = { "name", "usage", "help", "mutates" };
@@ -190,6 +256,11 @@ static void help_detail_text(wrap_buf *b, const json_t *doc, size_t width)
     if (json_array_size(flags) > 0) {
         wrap_puts(b, "flags:\n");
         help_table(b, flags, 2, "flag", "help", "FLAG", "HELP", width);
+    }
+    const json_t *notes = json_object_get(doc, "notes");
+    if (json_is_array(notes)) {
+        wrap_puts(b, "\n");
+        help_notes_text(b, notes, width);
     }
 }
 

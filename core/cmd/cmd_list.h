@@ -40,6 +40,12 @@ extern const cmd_def bill_cmd_table[];
 extern const cmd_def report_cmd_table[];
 
 
+/* Longer help of some commands (cmd_note; each table ends with {0}). */
+extern const cmd_note job_cmd_notes[];
+extern const cmd_note report_cmd_notes[];
+extern const cmd_note *const cmd_list_notes[];
+extern const size_t cmd_list_nnotes;
+
 /* Every table above, in help order; cmd_list_ntables of them. */
 extern const cmd_def *const cmd_list_tables[];
 extern const size_t cmd_list_ntables;

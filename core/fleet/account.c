@@ -16,6 +16,7 @@
 
 #include "access.h"
 #include "account_init.h"
+#include "doc.h"
 #include "keyspace.h"
 #include "ledger.h"
 #include "names.h"
@@ -231,18 +232,65 @@ int account_has_mining_wallet(cmd_ctx *ctx, const char *name)
     return has;
 }
 
+/* The accounts a tenant (member or viewer) sees, as name -> true: itself
+ * and those it shares a project with, both ways (the owners of projects
+ * shared with it, the members of projects it owns).  *seen is NULL for
+ * fleet staff, who see every account.  Other tenants' names, plans and
+ * roles are theirs: a tenant sharing nothing has no business with them. */
+static rd_code account_seen_by_actor(cmd_ctx *ctx, json_t **seen, rd_err *err)
+{
+    json_t *projects = NULL, *p, *m;
+    size_t i, j;
+    *seen = NULL;
+    if (access_actor_is_staff(ctx))
+        return RD_OK;
+    rd_code rc = tx_list(ctx->tx, KEY_PROJECTS, &projects, err);
+    if (rc != RD_OK)
+        return rc;
+    if (!(*seen = json_object())) {
+        json_decref(projects);
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
+    json_object_set_new(*seen, ctx->actor, json_true());
+    json_array_foreach(projects, i, p) {
+        const char *owner = json_string_value(json_object_get(p, "owner"));
+        if (!owner)
+            continue;
+        if (strcmp(owner, ctx->actor) == 0) {
+            json_array_foreach(json_object_get(p, "members"), j, m)
+                if (json_is_string(m))
+                    json_object_set_new(*seen, json_string_value(m), json_true());
+        } else if (account_project_has_member(p, ctx->actor)) {
+            json_object_set_new(*seen, owner, json_true());
+        }
+    }
+    json_decref(projects);
+    return RD_OK;
+}
+
 static rd_code account_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *items = NULL;
+    json_t *items = NULL, *seen = NULL;
     (void)a;
     size_t i;
     json_t *acct;
-    rd_code rc = tx_list(ctx->tx, KEY_ACCOUNTS, &items, err);
-    json_array_foreach(items, i, acct)
-        account_role_show(acct);
+    rd_code rc = account_seen_by_actor(ctx, &seen, err);
     if (rc == RD_OK)
-        *result = json_pack("{s:o}", "items", items);
-    return rc;
+        rc = tx_list(ctx->tx, KEY_ACCOUNTS, &items, err);
+    if (rc != RD_OK) {
+        json_decref(seen);
+        return rc;
+    }
+    for (i = json_array_size(items); i-- > 0;) {
+        acct = json_array_get(items, i);
+        if (seen && !json_object_get(seen, doc_str(acct, "name")))
+            json_array_remove(items, i);
+        else
+            account_role_show(acct);
+    }
+    json_decref(seen);
+    *result = json_pack("{s:o}", "items", items);
+    return RD_OK;
 }
 
 /* The projects an account owns and those shared with it, as "OWNER/NAME". */
@@ -269,8 +317,14 @@ static rd_code account_projects(cmd_ctx *ctx, const char *name, json_t **owned, 
 
 static rd_code account_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *doc = NULL, *owned = NULL, *shared = NULL;
+    json_t *doc = NULL, *owned = NULL, *shared = NULL, *seen = NULL;
     rd_code rc = account_get(ctx, "account", cmd_arg(a, 0), &doc, err);
+    /* an account a tenant may not see answers as a missing one */
+    if (rc == RD_OK)
+        rc = account_seen_by_actor(ctx, &seen, err);
+    if (rc == RD_OK && seen && !json_object_get(seen, cmd_arg(a, 0)))
+        rc = rd_fail(err, RD_ENOTFOUND, "account: account '%s' does not exist", cmd_arg(a, 0));
+    json_decref(seen);
     if (rc == RD_OK)
         rc = account_projects(ctx, cmd_arg(a, 0), &owned, &shared, err);
     if (rc != RD_OK) {

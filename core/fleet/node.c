@@ -504,12 +504,27 @@ static rd_code node_list_read(cmd_ctx *ctx, const tx_pick_names *asked, json_t *
     return rc;
 }
 
+/* Every field a node document may carry (some only in some states or on
+ * GCP nodes) and `agent`, which the list adds: what --fields may name.
+ * Not the agent's bookkeeping (offline_from, agent_managed): the list of
+ * known names has to fit a one-line error. */
+static const char *const node_fields[] = {
+    "name", "region", "owner", "provider", "role", "state", "minion_id", "gpu_type", "gpu_count", "gpus_used",
+    "gpu_alloc", "gpu_sharing", "gpu_health", "cpu_cores", "cpus_used", "memory_gb", "disk_gb", "disk_used_gb",
+    "workers", "agent", "upnp", "mining", "unmet", "inventory", "inventory_problems",
+    "maintenance_reason", "offline_reason", "replaces", "reported_at", "ephemeral", "for_job",
+    "accelerator", "storage_class", "gcp_instance", "gcp_zone", "gcp_status", "gcp_error", "release_reason",
+    "release_started_at", "created_at", "state_changed_at", "last_used_at", NULL
+};
+
 static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *items = NULL;
     const char *state = cmd_opt(a, "state");
     tx_pick_names asked;
     rd_code rc = cmd_opt(a, "fields") ? tx_pick_names_parse("--fields", cmd_opt(a, "fields"), &asked, err) : RD_OK;
+    if (rc == RD_OK && cmd_opt(a, "fields"))
+        rc = tx_pick_names_check(&asked, "--fields", node_fields, err);
     if (rc != RD_OK)
         return rc;
     const tx_pick_names *fields = cmd_opt(a, "fields") ? &asked : NULL;
@@ -589,7 +604,9 @@ static const cmd_flag node_list_flags[] = {
       "only nodes in this state" },
     { "role", "compute|storage", CMD_FLAG_VALUE, "only nodes of this role" },
     { "all", NULL, 0, "include removed nodes" },
-    { "fields", "F,...", CMD_FLAG_VALUE, "each node with only these fields (the rest is not read)" },
+    { "fields", "F,...", CMD_FLAG_VALUE,
+      "each node with only these fields, shown in this order (the rest is not read); an unknown name is refused, "
+      "naming the known ones" },
     { 0 }
 };
 static const cmd_flag node_replace_flags[] = {

@@ -325,6 +325,14 @@ static int job_page_add(json_t *job, const char *key, void *data)
     return 0;
 }
 
+/* Every field a job document may carry and the three the list adds
+ * (workers_running, workers_total, node): what --fields may name. */
+static const char *const job_fields[] = {
+    "id", "name", "type", "state", "project", "project_owner", "creator", "priority", "submitted_at", "reason",
+    "workers", "workers_running", "workers_total", "node", "resources", "data", "model", "workers_spec", "endpoint",
+    "environment", "regional", "region_pin", "env_job_name", "system_env", "mounts", "stop_requested_at", NULL
+};
+
 /* `job list --fields/--after/--limit`: the jobs read one at a time, each
  * with just the fields asked for (and those the rule and the summary
  * need, dropped again), so a page of a large history is cheap. */
@@ -334,7 +342,8 @@ static rd_code job_list_picked(cmd_ctx *ctx, const cmd_args *a, int staff, json_
     job_page p = { ctx, a, staff, NULL, NULL, 0, "" };
     char after[RD_KEY_MAX];
     rd_code rc = RD_OK;
-    if (cmd_opt(a, "fields") && (rc = tx_pick_names_parse("--fields", cmd_opt(a, "fields"), &asked, err)) == RD_OK) {
+    if (cmd_opt(a, "fields") && (rc = tx_pick_names_parse("--fields", cmd_opt(a, "fields"), &asked, err)) == RD_OK &&
+        (rc = tx_pick_names_check(&asked, "--fields", job_fields, err)) == RD_OK) {
         p.asked = &asked;
         read = asked;
         static const char *const rule[] = { "state", "project", "creator", "project_owner" };
@@ -397,6 +406,12 @@ static rd_code job_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     return rc;
 }
 
+/* `help job submit` shows the spec's format (jobspec_help.c). */
+const cmd_note job_cmd_notes[] = {
+    { "job submit", jobspec_help_lines },
+    { 0 }
+};
+
 static const cmd_flag job_submit_flags[] = {
     { "project", "P", CMD_FLAG_VALUE, "the project (NAME or OWNER/NAME); default: the spec's, else 'default'" },
     { "priority", "N", CMD_FLAG_VALUE, "queue priority, -1000..1000 (default 0; higher goes first)" },
@@ -405,7 +420,9 @@ static const cmd_flag job_submit_flags[] = {
 static const cmd_flag job_list_flags[] = {
     { "state", "waiting_gpus|running|stopping|finished|stopped|failed|canceled", CMD_FLAG_VALUE, "only jobs in this state" },
     { "project", "P", CMD_FLAG_VALUE, "only jobs of this project" },
-    { "fields", "F,...", CMD_FLAG_VALUE, "each job with only these fields (the rest is not read)" },
+    { "fields", "F,...", CMD_FLAG_VALUE,
+      "each job with only these fields, shown in this order (the rest is not read; workers.state: a part of "
+      "each worker); an unknown name is refused, naming the known ones" },
     { "after", "ID", CMD_FLAG_VALUE, "only jobs whose id sorts after ID: the page after one ending at ID" },
     { "limit", "N", CMD_FLAG_VALUE, "at most N jobs; a full page also answers \"next\", the --after of the next" },
     { 0 }

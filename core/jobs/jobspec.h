@@ -73,4 +73,9 @@ rd_code jobspec_parse(const char *text, size_t len, const char *source, json_t *
  * returns buf. */
 char *jobspec_dir_name(const char *name, char *buf, size_t len);
 
+/* The spec's format for `help job submit`, one string a line ending with
+ * NULL: every field with its type and limits, and an example
+ * (jobspec_help.c; the shape cmd_note describes). */
+extern const char *const jobspec_help_lines[];
+
 #endif

@@ -103,6 +103,30 @@ static const cmd_flag report_rvb_flags[] = {
     { 0 }
 };
 
+/* What each column of `report usage` means (docs/reports.md says more). */
+static const char *const report_usage_notes[] = {
+    "One row per group (--by; default node), then (total), the same whatever the grouping.",
+    "",
+    "COLUMN\tMEANING",
+    "allocated_gpu_h\tGPU-hours workers held in the window (started_at to ended_at, or now), fractional GPUs "
+    "at their fraction",
+    "busy_gpu_h\tof those, the GPU-hours the held GPUs were measured busy (gpu_util), each GPU's busy time given "
+    "to the workers that held it in proportion to their share; - when no reading exists",
+    "util_pct\tbusy_gpu_h / allocated_gpu_h x 100: how much of what was held was used, never above 100; - when "
+    "nothing was allocated or measured",
+    "unallocated_busy_gpu_h\tGPU-hours the group's GPUs were busy while no worker held them (work outside "
+    "rigdeck, a stale process); by account the row (unallocated)",
+    "spent\tcredits that left wallets for GPU usage (usage fees, GPU rental, federated fees), corrections netted "
+    "(JSON spent_ucr, micro-credits)",
+    "earned\tcredits that reached hosts' provider earnings (JSON earned_ucr)",
+    NULL
+};
+
+const cmd_note report_cmd_notes[] = {
+    { "report usage", report_usage_notes },
+    { 0 }
+};
+
 const cmd_def report_cmd_table[] = {
     { "report usage", "", report_usage_flags, 0,
       "allocated and busy GPU-hours, utilisation, credits spent and earned per group in a window", NULL,

@@ -1,15 +1,18 @@
 /* report_usage.c - `report usage`: per node, region, account or GPU type,
- * the GPU-hours workers held, the GPU-hours the GPUs were measured busy,
- * the utilisation, and the credits customers spent and hosts earned in the
- * window (docs/reports.md).
+ * the GPU-hours workers held, the GPU-hours those GPUs were measured busy
+ * while held, the utilisation (the one over the other, so never above
+ * 100 %), the GPU-hours GPUs were busy while nobody held them, and the
+ * credits customers spent and hosts earned in the window (docs/reports.md).
  *
  * Allocated time is exact (integer cgs, report_math.h).  Busy time comes
  * from each node's gpu_util history: minute points while the window lies
  * within the last 48 h, hour points when it reaches further back (minutes
  * are kept for 48 h only).  A point counts as uniform over its minute or
- * hour.  By account, a GPU's busy time goes to the project owners whose
- * workers held it, in proportion to the share they held; busy time while
- * nobody held it is "(unallocated)".
+ * hour.  A GPU's busy time goes to the workers that held it, in
+ * proportion to the share they held and the part of the point they held
+ * it, and so to their group; busy time while nobody held it (work outside
+ * rigdeck) is the node's group's unallocated busy time, by account a row
+ * "(unallocated)" of its own.
  *
  * Money is the ledger's: the posted usage_fee, gpu_rental and
  * federated_fee transfers whose time falls in the window (a span's charge
@@ -44,7 +47,8 @@
 
 typedef struct {
     int64_t alloc_cgs;
-    double busy_s;
+    double busy_s;           /* while a worker of the group held the GPU */
+    double unalloc_s;        /* while nobody held it */
     int measured;            /* some gpu_util reading covered this group */
     int64_t spent_ucr, earned_ucr;
 } usage_acc;
@@ -145,19 +149,22 @@ static int64_t held_x100(const report_worker *w, int64_t gpu)
 }
 
 /* Gives each point's busy time of one GPU to the groups of the workers
- * that held it; busy time nobody held is "(unallocated)" in the whole
- * fleet's report, and not the tenant's in a tenant's. */
-static rd_code busy_by_worker(usage_state *u, const char *node, int64_t gpu, const metrics_point *pts, size_t n,
-                              int step, rd_err *err)
+ * that held it, and what nobody held to `idle_group` (by account
+ * "(unallocated)"; NULL in a tenant's report, which counts only its own). */
+static rd_code busy_by_worker(usage_state *u, const char *node, const char *idle_group, int64_t gpu,
+                              const metrics_point *pts, size_t n, int step, rd_err *err)
 {
     const report_window *win = u->win;
     rd_time end = win->now < win->until ? win->now : win->until;
     for (size_t p = 0; p < n; p++) {
         rd_time from = pts[p].t > win->since ? pts[p].t : win->since;
         rd_time to = pts[p].t + step < end ? pts[p].t + step : end;
-        if (to <= from || !(pts[p].avg > 0))
+        if (to <= from)
             continue;
-        double busy = pts[p].avg / 100.0 * (double)(to - from), given = 0;
+        /* a reading above 100 % (an imported series) cannot make a share
+         * busier than the time it was held */
+        double util = pts[p].avg > 100.0 ? 1.0 : pts[p].avg > 0 ? pts[p].avg / 100.0 : 0.0;
+        double busy = util * (double)(to - from), given = 0;
         size_t i;
         json_t *k;
         json_array_foreach(json_object_get(u->by_node, node), i, k) {
@@ -168,18 +175,22 @@ static rd_code busy_by_worker(usage_state *u, const char *node, int64_t gpu, con
             usage_acc *a = group(u, worker_group(u, w));
             if (!a)
                 return rd_fail(err, RD_ENOMEM, "out of memory");
-            double part = pts[p].avg / 100.0 * (double)x / 100.0 * (double)s;
+            double part = util * (double)x / 100.0 * (double)s;
             a->busy_s += part;
             a->measured = 1;
             given += part;
         }
-        if (busy - given > 1e-6 && !u->win->account) {
-            usage_acc *a = group(u, GROUP_UNALLOCATED);
-            if (!a)
-                return rd_fail(err, RD_ENOMEM, "out of memory");
-            a->busy_s += busy - given;
-            a->measured = 1;
-        }
+        if (!idle_group)
+            continue;
+        int by_account = strcmp(idle_group, GROUP_UNALLOCATED) == 0;
+        if (by_account && !(busy - given > 1e-6))
+            continue;   /* no row of its own for idle GPUs nobody held */
+        usage_acc *a = group(u, idle_group);
+        if (!a)
+            return rd_fail(err, RD_ENOMEM, "out of memory");
+        a->measured = 1;   /* the node's GPUs were read: idle is known */
+        if (busy - given > 1e-6)
+            a->unalloc_s += busy - given;
     }
     return RD_OK;
 }
@@ -206,20 +217,15 @@ static rd_code read_busy(cmd_ctx *ctx, usage_state *u, rd_err *err)
             size_t n = 0;
             snprintf(series, sizeof series, "gpu_util:%lld", (long long)g);
             rc = metrics_read_points(ctx->tx, name, series, step, from, win->until, &pts, &n, err);
-            if (rc == RD_OK && n && (strcmp(u->by, "account") == 0 || u->win->account)) {
-                rc = busy_by_worker(u, name, g, pts, n, step, err);
-            } else if (rc == RD_OK && n) {
-                const char *gname = strcmp(u->by, "region") == 0     ? doc_str(node, "region")
-                                    : strcmp(u->by, "gpu-type") == 0 ? type
-                                                                     : name;
-                usage_acc *a = group(u, gname);
-                if (a) {
-                    a->busy_s += report_busy_seconds(pts, n, step, win->since, win->until, win->now);
-                    a->measured = 1;
-                } else {
-                    rc = rd_fail(err, RD_ENOMEM, "out of memory");
-                }
-            }
+            /* the group of the node itself, where its GPUs' idle time and
+             * the time nobody held them go */
+            const char *idle = u->win->account                      ? NULL
+                               : strcmp(u->by, "account") == 0      ? GROUP_UNALLOCATED
+                               : strcmp(u->by, "region") == 0       ? doc_str(node, "region")
+                               : strcmp(u->by, "gpu-type") == 0     ? type
+                                                                    : name;
+            if (rc == RD_OK && n)
+                rc = busy_by_worker(u, name, idle, g, pts, n, step, err);
             free(pts);
         }
     }
@@ -321,11 +327,14 @@ static json_t *hours_json(int64_t cgs)
 static json_t *row_json(const char *key, const char *name, const usage_acc *a)
 {
     /* no reading at all is unknown, not idle */
-    int64_t busy_cgs = llround(a->busy_s * 100.0);
+    int64_t busy_cgs = llround(a->busy_s * 100.0), unalloc_cgs = llround(a->unalloc_s * 100.0);
+    if (busy_cgs > a->alloc_cgs)
+        busy_cgs = a->alloc_cgs;   /* a share is busy at most while held: only rounding gets past it */
     int64_t util = a->measured ? report_ratio_bp(busy_cgs, a->alloc_cgs) : -1;
-    return json_pack("{s:s, s:o, s:o, s:o, s:I, s:I}", key, name, "allocated_gpu_h", hours_json(a->alloc_cgs),
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:I, s:I}", key, name, "allocated_gpu_h", hours_json(a->alloc_cgs),
                      "busy_gpu_h", a->measured ? hours_json(busy_cgs) : json_null(), "util_pct",
-                     util < 0 ? json_null() : json_real((double)util / 100.0), "spent_ucr", (json_int_t)a->spent_ucr,
+                     util < 0 ? json_null() : json_real((double)util / 100.0), "unallocated_busy_gpu_h",
+                     a->measured ? hours_json(unalloc_cgs) : json_null(), "spent_ucr", (json_int_t)a->spent_ucr,
                      "earned_ucr", (json_int_t)a->earned_ucr);
 }
 
@@ -341,7 +350,7 @@ static rd_code usage_result(usage_state *u, json_t **result, rd_err *err)
     const char **names = malloc((n ? n : 1) * sizeof *names);
     json_t *items = json_array(), *v;
     const char *name;
-    usage_acc total = { 0, 0, 0, 0, 0 };
+    usage_acc total = { 0, 0, 0, 0, 0, 0 };
     if (!names || !items) {
         free(names);
         json_decref(items);
@@ -355,6 +364,7 @@ static rd_code usage_result(usage_state *u, json_t **result, rd_err *err)
         json_array_append_new(items, row_json(key, names[k], a));
         total.alloc_cgs += a->alloc_cgs;
         total.busy_s += a->busy_s;
+        total.unalloc_s += a->unalloc_s;
         total.measured |= a->measured;
         total.spent_ucr += a->spent_ucr;
         total.earned_ucr += a->earned_ucr;

@@ -43,6 +43,32 @@ rd_code tx_pick_names_parse(const char *flag, const char *text, tx_pick_names *o
     }
 }
 
+rd_code tx_pick_names_check(const tx_pick_names *f, const char *flag, const char *const *known, rd_err *err)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        size_t head = strcspn(f->names[i], ".");
+        size_t k;
+        for (k = 0; known[k]; k++)
+            if (strlen(known[k]) == head && strncmp(known[k], f->names[i], head) == 0)
+                break;
+        if (known[k])
+            continue;
+        /* the whole list, in one line that fits the message: with ", "
+         * when there is room, else with "," (a long list, a node's) */
+        char list[sizeof err->msg];
+        for (const char *sep = ", ";; sep = ",") {
+            size_t len = 0;
+            for (k = 0; known[k] && len < sizeof list; k++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? sep : "", known[k]);
+            if (len + strlen(flag) + 60 < sizeof list || strcmp(sep, ",") == 0)
+                break;
+        }
+        return rd_fail(err, RD_EINVAL, "%s: unknown field '%.*s' (known: %s)", flag, (int)(head < 24 ? head : 24),
+                       f->names[i], list);
+    }
+    return RD_OK;
+}
+
 int tx_pick_names_has(const tx_pick_names *f, const char *name)
 {
     for (size_t i = 0; i < f->n; i++)

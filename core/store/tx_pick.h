@@ -26,6 +26,11 @@ typedef struct {
  * RD_EINVAL naming flag ("--fields") and the rule otherwise. */
 rd_code tx_pick_names_parse(const char *flag, const char *text, tx_pick_names *out, rd_err *err);
 
+/* RD_OK when every name (the part before '.' of "a.b") is one of known
+ * (NULL-terminated); else RD_EINVAL "FLAG: unknown field 'x' (known: a,
+ * b, ...)", naming the first unknown one. */
+rd_code tx_pick_names_check(const tx_pick_names *f, const char *flag, const char *const *known, rd_err *err);
+
 /* 1 when name is in the list. */
 int tx_pick_names_has(const tx_pick_names *f, const char *name);
 

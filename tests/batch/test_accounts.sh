@@ -56,6 +56,44 @@ rd --output json -c "account list"
   "alice=member boss=admin carol=member default=admin mem=member op=operator platform=member vi=viewer" ] && pass ||
     fail "every account listed with its role"
 
+case_ "a tenant lists itself and the accounts it shares projects with, both ways; staff list all"
+# t-own shares with t-in; t-out shares with t-own; t-none shares nothing
+names () { python3 -c 'import json,sys; print(" ".join(a["name"] for a in json.load(sys.stdin)["items"]))' <"$OUT"; }
+rd -c "account create t-own --plan team" -c "account create t-in" -c "account create t-out" -c "account create t-none" \
+   -c "project create mine --owner t-own" -c "project share mine t-in" \
+   -c "project create yours --owner t-out" -c "project share yours t-own"
+expect_status 0
+rd --as t-own --output json -c "account list"
+[ "$(names)" = "t-in t-out t-own" ] && pass || fail "t-own: shared with t-in, shared to by t-out; got $(names)"
+rd --as t-in --output json -c "account list"
+[ "$(names)" = "t-in t-own" ] && pass || fail "t-in sees t-own, who shared with it; got $(names)"
+rd --as t-out -c "account list"
+expect_out "^t-own  *team  *member "
+expect_no_out "^t-in "
+expect_no_out "^default "
+expect_no_out "^alice "
+rd --as t-none --output csv -c "account list"
+[ "$(cat "$OUT")" = "name,plan,role,created_at
+$(grep '^t-none,' "$OUT")" ] && pass || fail "a tenant sharing nothing sees itself only"
+rd --as vi --output json -c "account list"
+[ "$(names)" = "vi" ] && pass || fail "a viewer sharing nothing sees itself only; got $(names)"
+for staff in default op boss; do
+    rd --as "$staff" --output json -c "account list"
+    [ "$(names)" = "alice boss carol default mem op platform t-in t-none t-out t-own vi" ] && pass ||
+        fail "$staff sees every account; got $(names)"
+done
+
+case_ "a tenant's account show of an account it does not see answers as a missing one"
+rd --as t-in -c "account show t-out"
+expect_status 1
+expect_err "^rigdeck: account: account 't-out' does not exist$"
+rd --as t-in -c "account show nobody"
+expect_err "^rigdeck: account: account 'nobody' does not exist$"
+rd --as t-in --output json -c "account show t-own"
+expect_json name t-own
+rd --as op --output json -c "account show t-out"
+expect_json name t-out
+
 case_ "account show shows the role (table and json)"
 rd -c "account show vi"
 expect_out "^role  *viewer$"

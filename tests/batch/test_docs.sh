@@ -1,7 +1,7 @@
 #!/bin/sh
 # The man page keeps in step with the command table: every command that
 # `help` lists appears in docs/rigdeck.1; `make install` installs it with
-# the binary and the bash completion.
+# the binary and the bash completion; the demo script answers --help.
 . tests/batch/lib.sh
 
 case_ "every command of the table is in the man page"
@@ -32,6 +32,17 @@ if command -v bash >/dev/null 2>&1; then
     RC=$?
     expect_out "complete -F _rigdeck rigdeck"
 fi
+
+case_ "scripts/demo_fleet.py --help prints its usage, no traceback"
+python3 scripts/demo_fleet.py --help >"$OUT" 2>"$ERR"; RC=$?
+expect_status 0
+expect_out "^usage: demo_fleet.py \[-h\] BIN STORE"
+expect_out "RIGDECK_DEMO_START"
+if [ -s "$ERR" ]; then fail "stderr is not empty"; else pass; fi
+python3 scripts/demo_fleet.py >"$OUT" 2>"$ERR"; RC=$?
+expect_status 2
+expect_err "^demo_fleet.py: error: the following arguments are required: BIN, STORE"
+if grep -q Traceback "$ERR"; then fail "a traceback"; else pass; fi
 
 case_ "the man page is well-formed"
 if command -v groff >/dev/null 2>&1; then

@@ -157,9 +157,9 @@ expect_json items.1.allocated_gpu_h 4.0
 
 case_ "usage as a table: money in credits, unknown busy time as -"
 rd --now $END -c "report usage $W"
-expect_out "^NODE *ALLOCATED_GPU_H *BUSY_GPU_H *UTIL_PCT *SPENT *EARNED"
-expect_out "^gpu-a *2.5 *- *- *8.34 *3.795$"
-expect_out "^(total) *6.5 *- *- *8.49 *3.795$"
+expect_out "^NODE *ALLOCATED_GPU_H *BUSY_GPU_H *UTIL_PCT *UNALLOCATED_BUSY_GPU_H *SPENT *EARNED"
+expect_out "^gpu-a *2.5 *- *- *- *8.34 *3.795$"
+expect_out "^(total) *6.5 *- *- *- *8.49 *3.795$"
 
 case_ "usage as CSV: a header and one RFC 4180 row per group"
 rd --now $END --output csv -c "report usage $W --by account"
@@ -167,9 +167,10 @@ expect_status 0
 python3 - "$OUT" >"$TMP/csv" 2>&1 <<'EOF'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-assert rows[0] == ["account", "allocated_gpu_h", "busy_gpu_h", "util_pct", "spent", "earned"], rows[0]
-assert rows[1] == ["alice", "4", "", "", "0.15", "0"], rows[1]
-assert rows[-1][0] == "(total)" and rows[-1][4] == "8.49", rows[-1]
+assert rows[0] == ["account", "allocated_gpu_h", "busy_gpu_h", "util_pct", "unallocated_busy_gpu_h", "spent",
+                   "earned"], rows[0]
+assert rows[1] == ["alice", "4", "", "", "", "0.15", "0"], rows[1]
+assert rows[-1][0] == "(total)" and rows[-1][5] == "8.49", rows[-1]
 print("ok")
 EOF
 if [ "$(cat "$TMP/csv")" = ok ]; then pass; else fail "csv: $(cat "$TMP/csv")"; fi
@@ -220,6 +221,57 @@ expect_out "^GPU_TYPE *DEMAND_GPU_H .*CLOUD_PRICE_PER_GPU_H *CLOUD_COST *BREAK_E
 expect_out "^a100 *16.5 *2.5 *14 *1 *68.75 *- *2.78 *45.87 "
 
 case_ "CSV is a batch format: the console refuses it"
+case_ "usage never measures more than was allocated: busy on GPUs nobody held is its own column"
+# gpu-m: 4 A100s all 100 % busy for an hour, one of them held by a worker.
+# Busy time while held is 1 GPU-hour (100 %), the other 3 are unallocated
+# (counted against the one allocated GPU-hour, that was 400 %).
+M0=2026-11-05T00:00:00Z M1=2026-11-05T01:00:00Z
+rd --now $M0 -c "region create mdc --provider physical --storage local" \
+   -c "node add mdc gpu-m --minion m-m --inventory $INV/a100x4.yaml" -c "node maintenance gpu-m off" \
+   -c "account deposit default 100" -c "node maintenance gpu-a on"
+submit $M0 default a100-1; MJ=$JOB
+at $M0 -c "sched run"
+at $M0 -c "job show $MJ"
+expect_json workers.0.node gpu-m
+python3 - >"$TMP/busy.jsonl" <<'PY'
+import json
+for m in range(60):
+    print(json.dumps({"t": "2026-11-05T00:%02d:00Z" % m,
+                      "gpus": [{"index": g, "gpu_util": 100} for g in range(4)]}))
+PY
+rd --now $M1 -c "metrics import gpu-m $TMP/busy.jsonl"
+expect_status 0
+at $M1 -c "report usage --since $M0 --until $M1 --by node"
+python3 - "$OUT" >"$TMP/m" 2>&1 <<'PY'
+import json, sys
+rows = {r["node"]: r for r in json.load(open(sys.argv[1]))["items"]}
+m = rows["gpu-m"]
+assert (m["allocated_gpu_h"], m["busy_gpu_h"], m["util_pct"], m["unallocated_busy_gpu_h"]) == (1, 1, 100, 3), m
+assert all(r["util_pct"] is None or r["util_pct"] <= 100 for r in rows.values()), rows
+print("ok")
+PY
+if [ "$(cat "$TMP/m")" = ok ]; then pass; else fail "by node: $(cat "$TMP/m")"; fi
+for by in region gpu-type account; do
+    at $M1 -c "report usage --since $M0 --until $M1 --by $by"
+    python3 - "$OUT" "$by" >"$TMP/m" 2>&1 <<'PY'
+import json, sys
+items = json.load(open(sys.argv[1]))["items"]
+assert all(r["util_pct"] is None or r["util_pct"] <= 100 for r in items), items
+t = items[-1]
+# (total): bob's half GPU on gpu-a (no readings) is allocated too
+assert (t["allocated_gpu_h"], t["busy_gpu_h"], t["unallocated_busy_gpu_h"], t["util_pct"]) == (1.5, 1, 3, 66.67), t
+print("ok")
+PY
+    if [ "$(cat "$TMP/m")" = ok ]; then pass; else fail "by $by: $(cat "$TMP/m")"; fi
+done
+
+case_ "help report usage says what each column means"
+COLUMNS=1000 rd -c "help report usage"
+for col in allocated_gpu_h busy_gpu_h util_pct unallocated_busy_gpu_h spent earned; do
+    expect_out "^  $col  *[a-zA-Z(]"
+done
+expect_out "^  util_pct  *busy_gpu_h / allocated_gpu_h x 100: .*never above 100"
+
 $WRAP "$BIN" --store "$STORE" --output csv >"$OUT" 2>"$ERR" </dev/null; RC=$?
 expect_status 2
 expect_err "\-\-output csv needs \-\-batch"

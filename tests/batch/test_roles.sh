@@ -336,4 +336,49 @@ expect_err "--fields takes field names"
 rd -c "job list --limit 0"
 expect_status 1
 
+case_ "--fields in a table and in CSV: exactly the fields asked, in the order asked"
+rd -c "node list --fields state,name,gpu_count"
+expect_status 0
+expect_out "^STATE  *NAME  *GPU_COUNT$"
+expect_no_out "REGION"
+expect_no_out "  -  "
+rd --output csv -c "node list --fields state,name,gpu_count"
+[ "$(head -1 "$OUT")" = "state,name,gpu_count" ] && pass || fail "CSV header of node list --fields"
+grep -q ',,' "$OUT" && fail "empty CSV cells" || pass
+rd -c "job list --fields state,id,workers.state"
+expect_out "^STATE  *ID  *WORKERS.STATE$"
+expect_no_out "PROJECT"
+rd --output csv -c "job list --fields project,id,workers.price_ucr"
+[ "$(head -1 "$OUT")" = "project,id,workers.price" ] && pass || fail "CSV header of job list --fields: $(head -1 "$OUT")"
+# a page (items and next) keeps the asked order too
+rd -c "job list --fields state,id --limit 1"
+expect_out "^  STATE  *ID$"
+
+case_ "--fields: an unknown field is refused naming it and the known ones; nothing changes"
+rev=$(revision)
+rd -c "node list --fields name,colour"
+expect_status 1
+expect_err "^rigdeck: --fields: unknown field 'colour' (known: name.*gpu_count.*agent.*)$"
+expect_err_lines 1
+rd --output csv -c "job list --fields id,nme"
+expect_status 1
+expect_err "^rigdeck: --fields: unknown field 'nme' (known: id, name, .*workers_running.*)$"
+rd -c "job list --fields id,bogus.state --limit 1"
+expect_status 1
+expect_err "unknown field 'bogus'"
+[ "$(revision)" = "$rev" ] && pass || fail "a refused --fields changed the store"
+# the console's own lists (tui/panes.c's NODE_LIST and JOB_LIST) ask only for known fields
+python3 - tui/panes.c >"$TMP/lists" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+for name in ("NODE_LIST", "JOB_LIST"):
+    body = re.search(r"#define " + name + r" ((?:\s*\"[^\"]*\"\s*\\?\n?)+)", text).group(1)
+    print("".join(re.findall(r'"([^"]*)"', body)))
+PY
+[ "$(wc -l <"$TMP/lists")" = 2 ] && pass || fail "tui/panes.c's NODE_LIST and JOB_LIST not found"
+while read -r line; do
+    rd -c "$line"
+    [ "$RC" = 0 ] && pass || fail "the console's '$line' is refused"
+done <"$TMP/lists"
+
 finish

@@ -117,12 +117,19 @@ static void test_format_escapes_labels(void **state)
 static void test_format_shortest_numbers(void **state)
 {
     (void)state;
-    json_t *stats = json_pack("{s:f, s:f, s:I}", "cpu_util", 0.1 + 0.2, "mem_used_gb", 1e-7, "disk_used_gb",
-                              (json_int_t)123456789012LL);
+    json_t *stats = json_pack("{s:f, s:f, s:I, s:f, s:f, s:f}", "cpu_util", 0.1 + 0.2, "mem_used_gb", 1e-7,
+                              "disk_used_gb", (json_int_t)123456789012LL, "net_rx_bps", 60.0, "net_tx_bps", 1e20,
+                              "disk_read_bps", -0.0);
     char *got = metrics_http_format("n", stats, 0);
     assert_non_null(strstr(got, "rigdeck_cpu_util{node=\"n\"} 0.30000000000000004\n"));
-    assert_non_null(strstr(got, "rigdeck_mem_used_gb{node=\"n\"} 1e-07\n"));
+    /* plain decimals, as exporters write them: never an exponent */
+    assert_non_null(strstr(got, "rigdeck_mem_used_gb{node=\"n\"} 0.0000001\n"));
     assert_non_null(strstr(got, "rigdeck_disk_used_gb{node=\"n\"} 123456789012\n"));
+    assert_non_null(strstr(got, "rigdeck_net_rx_bps{node=\"n\"} 60\n"));
+    assert_non_null(strstr(got, "rigdeck_net_tx_bps{node=\"n\"} 100000000000000000000\n"));
+    assert_non_null(strstr(got, "rigdeck_disk_read_bps{node=\"n\"} 0\n"));
+    assert_null(strstr(got, "e+"));
+    assert_null(strstr(got, "e-"));
     free(got);
     json_decref(stats);
 }

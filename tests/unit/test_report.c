@@ -266,13 +266,21 @@ static void test_busy_by_node_and_account(void **state)
     /* the last two hours: minute points */
     usage_on(st, NOV_1, "node", &r);
     const json_t *n1 = row_of(r, "node", "n1");
-    expect_hours(n1, "allocated_gpu_h", 2.0);   /* 1 GPU × 1 h + 0.5 GPU × 2 h */
-    expect_hours(n1, "busy_gpu_h", 3.0);        /* 50 % × 2 h + 100 % × 2 h */
-    expect_hours(n1, "util_pct", 150.0);        /* busier than allocated: work outside the books */
+    expect_hours(n1, "allocated_gpu_h", 2.0);          /* 1 GPU × 1 h + 0.5 GPU × 2 h */
+    /* busy while held: GPU 0's first hour at 50 %, half of GPU 1 at 100 % for 2 h */
+    expect_hours(n1, "busy_gpu_h", 1.5);
+    expect_hours(n1, "util_pct", 75.0);                /* never above 100: busy while held / held */
+    /* GPU 0's second hour at 50 %, GPU 1's other half: work outside the books */
+    expect_hours(n1, "unallocated_busy_gpu_h", 1.5);
+    expect_hours(row_of(r, "node", "(total)"), "util_pct", 75.0);
     json_decref(r);
     /* a window reaching three days back: hour points, the same answer */
     usage_on(st, NOV_1 - 3 * DAY, "gpu-type", &r);
-    expect_hours(row_of(r, "gpu_type", "a100"), "busy_gpu_h", 3.0);
+    expect_hours(row_of(r, "gpu_type", "a100"), "busy_gpu_h", 1.5);
+    expect_hours(row_of(r, "gpu_type", "a100"), "unallocated_busy_gpu_h", 1.5);
+    json_decref(r);
+    usage_on(st, NOV_1, "region", &r);
+    expect_hours(row_of(r, "region", "dc"), "util_pct", 75.0);
     json_decref(r);
     /* by account: each holder gets its share of the GPU it held while it
      * held it; the rest is unallocated */
@@ -280,8 +288,12 @@ static void test_busy_by_node_and_account(void **state)
     expect_hours(row_of(r, "account", "alice"), "busy_gpu_h", 0.5);           /* GPU 0, first hour, 50 % */
     expect_hours(row_of(r, "account", "alice"), "util_pct", 50.0);
     expect_hours(row_of(r, "account", "bob"), "busy_gpu_h", 1.0);             /* half of GPU 1 at 100 % */
-    expect_hours(row_of(r, "account", "(unallocated)"), "busy_gpu_h", 1.5);   /* GPU 0's second hour, GPU 1's other half */
-    expect_hours(row_of(r, "account", "(total)"), "busy_gpu_h", 3.0);
+    /* GPU 0's second hour, GPU 1's other half: busy, but nobody's */
+    expect_hours(row_of(r, "account", "(unallocated)"), "busy_gpu_h", 0.0);
+    expect_hours(row_of(r, "account", "(unallocated)"), "unallocated_busy_gpu_h", 1.5);
+    expect_hours(row_of(r, "account", "(total)"), "busy_gpu_h", 1.5);            /* the same total by any grouping */
+    expect_hours(row_of(r, "account", "(total)"), "unallocated_busy_gpu_h", 1.5);
+    expect_hours(row_of(r, "account", "(total)"), "util_pct", 75.0);
     json_decref(r);
     store_close(st);
 }
