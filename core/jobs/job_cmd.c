@@ -156,6 +156,16 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         if (rc == RD_OK && step == 0 && job_state_ended(doc_str(job, "state")))
             rc = rd_fail(err, RD_EINVAL, "job stop: job '%s' has ended already (%s)", cmd_arg(a, 0),
                          doc_str(job, "state"));
+        /* This step's workers: their unbilled whole hours first, in steps
+         * of their own, so that ending them here stays a small commit. */
+        size_t todo[JOB_STOP_STEP], n = 0;
+        json_array_foreach(json_object_get(job, "workers"), i, w) {
+            if (rc == RD_OK && strcmp(doc_str(w, "state"), "running") == 0 && !job_worker_run_by_agent(w) &&
+                n < JOB_STOP_STEP)
+                todo[n++] = i;
+        }
+        if (rc == RD_OK && n)
+            rc = job_bill_hours(ctx, job, todo, n, ctx->now, err);
         json_array_foreach(json_object_get(job, "workers"), i, w) {
             if (rc != RD_OK)
                 break;
@@ -285,6 +295,11 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         at = ctx->now;
     if (has_placed && at < placed)
         at = placed;
+    /* The hours before the end first, in steps; then the end in one. */
+    if (rc == RD_OK && strcmp(to, "running") != 0 && ends) {
+        size_t one = (size_t)w;
+        rc = job_bill_hours(ctx, job, &one, 1, at, err);
+    }
     if (rc == RD_OK && strcmp(to, "running") == 0) {
         json_object_set_new(worker, "state", json_string("running"));
         json_object_set_new(worker, "started_at", json_string(rdtime_format(at, ts)));
