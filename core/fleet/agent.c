@@ -186,9 +186,14 @@ static rd_code end_node_workers(cmd_ctx *ctx, const char *name, rd_time last, in
             rc = job_requeue_worker(ctx, job, w, err);
             (*requeued)++;
         } else if (rc == RD_OK) {
-            if (job_worker_holds_node(state))
+            int held = job_worker_holds_node(state);
+            /* the hours up to the last heartbeat in steps of their own (a
+             * node silent over a weekend has days of them), then the end */
+            rc = job_bill_hours(ctx, job, &w, 1, last, err);
+            if (rc == RD_OK && held)
                 json_object_set_new(worker, "reason", json_string("node_lost"));
-            rc = job_end_worker_at(ctx, job, w, "failed", last, err);
+            if (rc == RD_OK)
+                rc = job_end_worker_at(ctx, job, w, "failed", last, err);
             (*failed)++;
         }
         if (rc == RD_OK) {

@@ -107,6 +107,28 @@ static rd_code release_node(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err)
     return node_put(ctx, node, err);
 }
 
+static rd_code commit_step(void *ctx, rd_err *err)
+{
+    return cmd_commit_step(ctx, err);
+}
+
+/* Posting a worker's unbilled hours before its end, in steps.  A worker is
+ * never shown ended before every hour it ran is posted: the steps commit
+ * the hours with the job as billed so far (billed_until advanced, the
+ * worker still running), and only the end itself (its last partial span,
+ * its node freed, its state) commits the worker's end.  A crash between two
+ * steps leaves a running worker billed part of the way, which whoever ends
+ * it next (the same report or stop again, agent check, bill run) takes up
+ * where it stood; the ids make an hour posted twice a no-op.  The other
+ * choice, storing the end first and leaving the rest to bill run, would
+ * show a worker ended whose books are not closed, and a job stop that
+ * answers before its charges exist. */
+rd_code job_bill_hours(cmd_ctx *ctx, json_t *job, const size_t *ws, size_t n, rd_time until, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    return billing_usage_catch_up(ctx->tx, job_key(key, doc_str(job, "id")), job, ws, n, until, commit_step, ctx, err);
+}
+
 rd_code job_end_worker_at(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_time at, rd_err *err)
 {
     json_t *worker = json_array_get(json_object_get(job, "workers"), w);

@@ -22,7 +22,9 @@ void job_update_state(json_t *job);
 
 /* Ends worker w (running, stopping, starting or waiting) in state `state`
  * at ctx->now and frees what it holds on its node; a no-op for a worker that
- * has ended already.  A worker that never started ends `canceled` when
+ * has ended already.  What it still owes is posted in the caller's
+ * transaction: job_bill_hours first, for a worker whose whole hours may be
+ * unbilled.  A worker that never started ends `canceled` when
  * asked to stop, and owes nothing. */
 rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_err *err);
 
@@ -30,6 +32,14 @@ rd_code job_end_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *state, r
  * moment after ctx->now counts as ctx->now, one before its start as the
  * start.  Billing covers started_at to that end exactly. */
 rd_code job_end_worker_at(cmd_ctx *ctx, json_t *job, size_t w, const char *state, rd_time at, rd_err *err);
+
+/* Posts, in steps each committed with the job as billed so far, the whole
+ * hours that workers ws[0..n) of job have run by `until` and that are not
+ * billed yet, so that ending them afterwards (job_end_worker*) takes one
+ * small transaction however long they went unbilled (etcd takes at most
+ * 128 ops in one).  Call it before changing anything else in job; the
+ * workers stay as they are (see job.c for why). */
+rd_code job_bill_hours(cmd_ctx *ctx, json_t *job, const size_t *ws, size_t n, rd_time until, rd_err *err);
 
 /* Asks worker w to stop: one an agent runs turns `stopping` (the agent
  * signals it and reports its end); any other ends now (job_end_worker). */

@@ -157,6 +157,16 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         if (rc == RD_OK && step == 0 && job_state_ended(doc_str(job, "state")))
             rc = rd_fail(err, RD_EINVAL, "job stop: job '%s' has ended already (%s)", cmd_arg(a, 0),
                          doc_str(job, "state"));
+        /* This step's workers: their unbilled whole hours first, in steps
+         * of their own, so that ending them here stays a small commit. */
+        size_t todo[JOB_STOP_STEP], n = 0;
+        json_array_foreach(json_object_get(job, "workers"), i, w) {
+            if (rc == RD_OK && strcmp(doc_str(w, "state"), "running") == 0 && !job_worker_run_by_agent(w) &&
+                n < JOB_STOP_STEP)
+                todo[n++] = i;
+        }
+        if (rc == RD_OK && n)
+            rc = job_bill_hours(ctx, job, todo, n, ctx->now, err);
         json_array_foreach(json_object_get(job, "workers"), i, w) {
             if (rc != RD_OK)
                 break;
@@ -205,6 +215,26 @@ static rd_code job_require_reporter(cmd_ctx *ctx, const json_t *job, size_t w, r
                    "its own nodes", ctx->actor);
 }
 
+/* How far two machines' clocks may disagree (seconds): a moment a node
+ * reports (its agent's clock) outside what the books allow by at most
+ * this much is taken as the nearest moment allowed; farther out it is
+ * refused. */
+#define JOB_CLOCK_SKEW_S 60
+
+/* RD_EINVAL when an end reported at `at` is before worker w's start by
+ * more than the clocks may disagree. */
+static rd_code report_check_end(const json_t *job, int64_t w, rd_time at, rd_err *err)
+{
+    const json_t *worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
+    rd_time started;
+    char a[RDTIME_BUFLEN], b[RDTIME_BUFLEN];
+    if (!json_is_string(json_object_get(worker, "started_at")) ||
+        rdtime_parse("started_at", doc_str(worker, "started_at"), &started, NULL) != RD_OK || at >= started - JOB_CLOCK_SKEW_S)
+        return RD_OK;
+    return rd_fail(err, RD_EINVAL, "--at %s is before worker %lld's start %s: a worker cannot end before it started",
+                   rdtime_format(at, a), (long long)w, rdtime_format(started, b));
+}
+
 /* What an agent sends: `running` when the worker's process started,
  * finished/failed/stopped when it ended (with its exit code or signal and
  * the moment, --at).  A start that failed is `failed` from `starting`. */
@@ -242,9 +272,36 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
             rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s, not %s; it cannot turn %s",
                          (long long)w, cmd_arg(a, 0), cur, strcmp(to, "running") == 0 ? "starting" : "running", to);
     }
+    /* The moment is the node's clock: a start lies between the placement
+     * and the report's arrival (the command's clock), an end between the
+     * start and the arrival.  A report that arrives late is fine; one
+     * outside those bounds by more than two clocks may disagree would
+     * bill hours that never ran (or never will) and is refused. */
+    char t1[RDTIME_BUFLEN], t2[RDTIME_BUFLEN];
+    rd_time placed = 0;
+    if (rc == RD_OK && at > ctx->now + JOB_CLOCK_SKEW_S)
+        rc = rd_fail(err, RD_EINVAL, "--at %s is after the clock %s: a worker cannot start or end after its report arrives",
+                     rdtime_format(at, t1), rdtime_format(ctx->now, t2));
+    int has_placed = rc == RD_OK && strcmp(to, "running") == 0 && json_is_string(json_object_get(worker, "placed_at")) &&
+                     rdtime_parse("placed_at", doc_str(worker, "placed_at"), &placed, NULL) == RD_OK;
+    if (has_placed && at < placed - JOB_CLOCK_SKEW_S)
+        rc = rd_fail(err, RD_EINVAL, "--at %s is before worker %lld's placement %s: a worker cannot start before it is placed",
+                     rdtime_format(at, t1), (long long)w, rdtime_format(placed, t2));
+    int ends = strcmp(cur, "running") == 0 || strcmp(cur, "stopping") == 0;
+    if (rc == RD_OK && strcmp(to, "running") != 0 && ends)
+        rc = report_check_end(job, w, at, err);
+    /* within the clocks' disagreement: the nearest moment allowed (an end
+     * before the start is taken as the start by job_end_worker_at) */
+    if (at > ctx->now)
+        at = ctx->now;
+    if (has_placed && at < placed)
+        at = placed;
+    /* The hours before the end first, in steps; then the end in one. */
+    if (rc == RD_OK && strcmp(to, "running") != 0 && ends) {
+        size_t one = (size_t)w;
+        rc = job_bill_hours(ctx, job, &one, 1, at, err);
+    }
     if (rc == RD_OK && strcmp(to, "running") == 0) {
-        if (at > ctx->now)
-            at = ctx->now;
         json_object_set_new(worker, "state", json_string("running"));
         json_object_set_new(worker, "started_at", json_string(rdtime_format(at, ts)));
         json_object_set_new(worker, "billed_until", json_string(ts));

@@ -74,6 +74,13 @@ rd_code billing_step_room(billing_step *s, json_t *want, rd_err *err)
     return RD_OK;
 }
 
+rd_code billing_step_reserve(billing_step *s, size_t n, rd_err *err)
+{
+    if (s->commit && json_object_size(s->keys) > 0 && json_object_size(s->keys) + n > s->max_keys)
+        return step_commit(s, err);
+    return RD_OK;
+}
+
 rd_code billing_step_room_key(billing_step *s, const char *key, rd_err *err)
 {
     json_t *want = json_object();

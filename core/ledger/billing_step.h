@@ -54,6 +54,10 @@ rd_code billing_step_room_key(billing_step *s, const char *key, rd_err *err);
 /* Room for staging the group t[0..n-1]. */
 rd_code billing_step_room_transfers(billing_step *s, const ledger_transfer *t, size_t n, rd_err *err);
 
+/* Room for n keys the caller will add to the transaction after the step
+ * (not named yet): commits first when the step could not also take them. */
+rd_code billing_step_reserve(billing_step *s, size_t n, rd_err *err);
+
 /* Names the job document being billed, written at key before each commit;
  * NULL job: none. */
 void billing_step_job(billing_step *s, const char *key, json_t *job);

@@ -287,6 +287,31 @@ rd_code billing_usage_worker(rd_tx *tx, json_t *job, size_t w, rd_time until, bi
     return rc;
 }
 
+rd_code billing_usage_catch_up(rd_tx *tx, const char *key, json_t *job, const size_t *ws, size_t n, rd_time until,
+                               billing_commit_fn commit, void *arg, rd_err *err)
+{
+    billing_step st;
+    rd_code rc = billing_step_init(&st, tx, commit, arg, err);
+    if (rc == RD_OK)
+        rc = billing_step_room_key(&st, key, err);
+    if (rc != RD_OK) {
+        billing_step_free(&st);
+        return rc;
+    }
+    billing_step_job(&st, key, job);
+    size_t base = json_object_size(st.keys);   /* the job: staging nothing commits nothing */
+    for (size_t i = 0; i < n && rc == RD_OK; i++) {
+        json_t *worker = json_array_get(json_object_get(job, "workers"), ws[i]);
+        if (json_is_string(json_object_get(worker, "started_at")) && !json_is_string(json_object_get(worker, "ended_at")))
+            rc = billing_usage_worker_step(&st, job, ws[i], until, NULL, err);
+    }
+    if (rc == RD_OK && json_object_size(st.keys) > base)
+        rc = billing_step_reserve(&st, n * BILLING_END_KEYS, err);
+    billing_step_job(&st, NULL, NULL);
+    billing_step_free(&st);
+    return rc;
+}
+
 int billing_usage_due(const json_t *job, rd_time until)
 {
     size_t i;

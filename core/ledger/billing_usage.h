@@ -41,6 +41,24 @@ rd_code billing_usage_worker(rd_tx *tx, json_t *job, size_t w, rd_time until, bi
 rd_code billing_usage_worker_step(billing_step *st, json_t *job, size_t w, rd_time until, billing_tally *tally,
                                   rd_err *err);
 
+/* What ending one worker adds to a transaction beyond its whole hours, in
+ * keys: its node, and the last span's (or the correction's) transfers with
+ * their accounts, the accounts' owners and index entries. */
+#define BILLING_END_KEYS 16
+
+/* Posts the whole hours the workers ws[0..n) of job (stored at key) have
+ * run by `until` and that are not billed yet, before the caller ends them:
+ * in steps of at most BILLING_STEP_KEYS keys, each committed through commit
+ * with job as billed so far (billed_until advanced, nothing else changed),
+ * and a last commit when what is left could not also take n ends
+ * (BILLING_END_KEYS each).  The caller then ends the workers in the
+ * transaction tx holds: their last span and their state in one commit.
+ * Workers that have ended or never started are skipped.  job is re-read
+ * (guarded) after each commit and must not have changed meanwhile, else
+ * RD_ECONFLICT (the caller's command starts over). */
+rd_code billing_usage_catch_up(rd_tx *tx, const char *key, json_t *job, const size_t *ws, size_t n, rd_time until,
+                               billing_commit_fn commit, void *arg, rd_err *err);
+
 /* Stages the charges of every job with something due at or before until
  * (and the jobs' advanced billed_until), in st's steps.  Counts jobs, and
  * the transfers staged in tally. */

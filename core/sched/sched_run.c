@@ -630,6 +630,18 @@ static rd_code stop_out_of_credit(pass *p, const broke_state *bs, size_t *stoppe
             if ((rc = job_get(ctx, json_string_value(id), &job, err)) != RD_OK)
                 break;
             json_t *before = json_deep_copy(job);
+            /* what the workers this ends owe in whole hours first, in
+             * steps of its own (a dry run stages it all and commits none) */
+            size_t *ends = p->dry ? NULL : calloc(json_array_size(json_object_get(job, "workers")) + 1, sizeof *ends);
+            size_t n = 0;
+            json_array_foreach(json_object_get(job, "workers"), k, w)
+                if (ends && strcmp(doc_str(w, "state"), "running") == 0 && !job_worker_run_by_agent(w))
+                    ends[n++] = k;
+            if (!p->dry && !ends)
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");
+            if (rc == RD_OK && n)
+                rc = job_bill_hours(ctx, job, ends, n, ctx->now, err);
+            free(ends);
             json_array_foreach(json_object_get(job, "workers"), k, w)
                 if (rc == RD_OK)
                     rc = job_stop_worker(ctx, job, k, err);
