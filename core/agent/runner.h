@@ -155,6 +155,7 @@ typedef struct {
 /* Disk-use bounds of output.log (see the header comment) and the shim's
  * housekeeping period. */
 #define RUNNER_LOG_TAIL_MAX (256 * 1024)
+#define RUNNER_LOG_CUT_MAX 4096
 #define RUNNER_LOG_KEEP (1024 * 1024)
 #define RUNNER_LOG_CAP (4 * 1024 * 1024)
 #define RUNNER_SHIM_TICK_MS 2000
@@ -204,8 +205,10 @@ rd_code runner_signal(const char *dir, int sig, rd_err *err);
 int runner_reap(void);
 
 /* The last `max` bytes (at most) of the worker's output, starting after a
- * newline when the file was cut and the range holds one before its last
- * byte; *text is malloc'd and NUL-terminated (it may hold NULs: use *len);
+ * line break ('\n', '\r' or "\r\n") when the file was cut and the range
+ * holds one before its last byte within its first RUNNER_LOG_CUT_MAX bytes
+ * (a longer torn line is kept: a progress bar's megabyte "line" must not
+ * vanish); *text is malloc'd and NUL-terminated (it may hold NULs: use *len);
  * *total is the file's size, which only grows, so an unchanged *total means
  * unchanged output.  RD_ENOTFOUND when there is no log. */
 rd_code runner_log_tail(const char *dir, size_t max, char **text, size_t *len, int64_t *total, rd_err *err);

@@ -318,11 +318,18 @@ rd_code runner_log_tail(const char *dir, size_t max, char **text, size_t *len, i
         got += (size_t)r;
     }
     close(fd);
-    /* Cut: start after the first newline that is not the last byte. */
+    /* Cut: start after the first line break that is not the last byte: a
+     * newline, or the carriage return a progress bar redraws itself with
+     * (tqdm writes one "line" of megabytes).  Only near the front: a torn
+     * line longer than RUNNER_LOG_CUT_MAX keeps its tail rather than
+     * vanish with everything but the lines after it. */
     if (off > 0 && got > 1) {
-        char *nl = memchr(buf, '\n', got - 1);
-        if (nl)
-            from = (size_t)(nl + 1 - buf);
+        size_t scan = got - 1 < RUNNER_LOG_CUT_MAX ? got - 1 : RUNNER_LOG_CUT_MAX;
+        for (size_t i = 0; i < scan; i++)
+            if (buf[i] == '\n' || buf[i] == '\r') {
+                from = i + 1 + (buf[i] == '\r' && buf[i + 1] == '\n');
+                break;
+            }
     }
     memmove(buf, buf + from, got - from);
     buf[got - from] = '\0';

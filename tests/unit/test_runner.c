@@ -585,6 +585,38 @@ static void test_log_tail_cuts(void **state)
     assert_null(text);
 }
 
+/* One "line" longer than the tail (a progress bar redrawn with '\r'): its
+ * tail is kept, not dropped for the lines after it. */
+static void test_log_tail_keeps_a_long_line(void **state)
+{
+    char dirs[2][2048];
+    (void)state;
+    snprintf(dirs[0], sizeof dirs[0], "%s", wdir("longcr"));
+    snprintf(dirs[1], sizeof dirs[1], "%s", wdir("longline"));
+    for (int k = 0; k < 2; k++) {
+        char path[PATH_MAX], *text;
+        size_t len;
+        int64_t total;
+        FILE *f;
+        fake_pid_record(dirs[k], "x", 1, 1, 1, 1);
+        snprintf(path, sizeof path, "%s/.rigdeck/output.log", dirs[k]);
+        assert_non_null(f = fopen(path, "w"));
+        fputs("before\n", f);
+        for (int i = 0; i < 3000; i++)   /* 300 KB, one line */
+            fprintf(f, k == 0 ? "\r%5d%%|%-91s" : "%5d%%|%-92s", i, "######");
+        fputs("\ndone\n", f);
+        fclose(f);
+        text = log_of(dirs[k], RUNNER_LOG_TAIL_MAX, &len, &total);
+        assert_true(total > RUNNER_LOG_TAIL_MAX);
+        assert_true(len > RUNNER_LOG_TAIL_MAX - 200);
+        assert_string_equal(text + len - 6, "\ndone\n");
+        assert_null(strstr(text, "before"));
+        if (k == 0)
+            assert_true(text[0] == ' ' || (text[0] >= '0' && text[0] <= '9')); /* after a '\r' */
+        free(text);
+    }
+}
+
 /* More than RUNNER_LOG_CAP on disk: the shim frees the front's blocks, the
  * tail stays readable and the size keeps counting. */
 static void test_log_front_is_punched(void **state)
@@ -917,6 +949,7 @@ int main(void)
         cmocka_unit_test(test_gone_none_and_reused_pids),
         cmocka_unit_test(test_log_tail_over_256k),
         cmocka_unit_test(test_log_tail_cuts),
+        cmocka_unit_test(test_log_tail_keeps_a_long_line),
         cmocka_unit_test(test_log_front_is_punched),
         cmocka_unit_test(test_shim_and_worker_drop_inherited_fds),
         cmocka_unit_test(test_refusals),
