@@ -255,7 +255,10 @@ static int clear_held(agent_state *a, agent_worker *w, const runner_status_t *st
         return 0;
     }
     if (st->state == RUNNER_RUNNING) {
-        a->reconcile_due = 1;   /* its shim kills it within a tick */
+        /* its shim kills it within a tick; not tended meanwhile, or its
+         * end would be reported as the worker's */
+        a->reconcile_due = 1;
+        untrack(a, w);
         return 0;
     }
     dlog(&a->o->log, "start", NULL, "%s/%d was started by an agent that died before the store's word; it never ran "
@@ -353,6 +356,11 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
          * is abandoned before it runs anything) */
         dlog(&a->o->log, "start", NULL, "%s/%zu started but the store refused it (%s); killing it", id, index, err.msg);
         runner_signal(w->dir, SIGKILL, &err);
+        /* Not tended: what the store says next decides.  Still starting
+         * (the store could not be reached): started afresh; ended or moved:
+         * the leftover is removed. */
+        if (fresh)
+            untrack(a, w);
         return;
     }
     if (fresh && runner_release(w->dir, &err) != RD_OK)

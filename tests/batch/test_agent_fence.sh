@@ -108,4 +108,21 @@ runs=$(grep -c "/$J3/" "$TMP/ran.log")
 rd -c "ledger verify"
 expect_status 0
 
+case_ "a worker stopped while its agent starts it never runs its command"
+kill_daemon "$(agent_pid n1)" TERM
+export RIGDECK_TEST_SPAWN_DELAY_MS=3000
+start_agent n1 --inventory $INV/a100x4.yaml --runtime process
+unset RIGDECK_TEST_SPAWN_DELAY_MS
+job_spec canceled "$(marked 'sleep 303')"
+J4=$(submit canceled)
+wait_until 60 grep -q "$J4/0: test spawn delay" "$TMP/agent-n1.log"
+rd --output json -c "job stop $J4"
+expect_json workers.0.state canceled
+wait_until 60 grep -q "$J4/0 started but the store refused it" "$TMP/agent-n1.log"
+wait_until 60 sh -c "[ ! -e '$TMP/work-n1/$J4' ]"
+runs=$(grep -c "/$J4/" "$TMP/ran.log")
+[ "$runs" = 0 ] && pass || fail "the canceled worker ran $runs time(s)"
+rd --output json -c "job show $J4"
+expect_json workers.0.state canceled
+
 finish
