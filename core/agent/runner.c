@@ -89,43 +89,6 @@ static int write_atomic(const char *tmp, const char *path, const char *buf, size
     return 0;
 }
 
-int runner_proc_stat(int pid, char *state, unsigned long long *start)
-{
-    sbuf path = { .n = 0 };
-    char buf[1024];
-    ssize_t n;
-    int fd, field = 3;
-    char *p, *end;
-    sb_str(&path, "/proc/");
-    sb_int(&path, pid);
-    sb_str(&path, "/stat");
-    if (pid <= 0 || (fd = open(path.b, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    /* The name (field 2) is in parentheses and may itself hold ") ". */
-    for (p = end = buf; *p; p++)
-        if (*p == ')')
-            end = p;
-    if (*end != ')' || end[1] != ' ')
-        return -1;
-    p = end + 2;
-    *state = *p;
-    while (field < 22 && *p) {
-        if (*p++ == ' ')
-            field++;
-    }
-    if (field != 22)
-        return -1;
-    *start = 0;
-    while (*p >= '0' && *p <= '9')
-        *start = *start * 10 + (unsigned long long)(*p++ - '0');
-    return 0;
-}
-
 /* Frees the log's blocks before its last RUNNER_LOG_KEEP bytes once more
  * than RUNNER_LOG_CAP bytes of it are on disk (see runner.h). */
 static void log_trim(int fd)
@@ -217,18 +180,6 @@ _Noreturn static void worker_exec(const shim_ctx *c, int go_r)
     sb_str(&m, "\n");
     write_all(2, m.b, m.n);
     _exit(127);
-}
-
-char runner_fate_read(const char *path)
-{
-    char b = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    if (read(fd, &b, 1) != 1 || (b != 'g' && b != 'a'))
-        b = 0;
-    close(fd);
-    return b;
 }
 
 /* The agent that started the worker still runs (same pid, same start). */
