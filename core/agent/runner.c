@@ -478,6 +478,7 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
         rc = rd_fail(err, RD_EEXISTS, "runner: a worker was already started in %s", spec->dir);
         goto done;
     }
+    unlink(c.fate);   /* no worker started here: a fate left by a failed start decides nothing */
     if (pipe2(fds, O_CLOEXEC) != 0) {
         sys_errno = errno;
         rc = rd_fail(err, RD_ESTORE, "runner: cannot make a pipe: %s", strerror(errno));
