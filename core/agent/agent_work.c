@@ -24,7 +24,9 @@
 #include "agent_work.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,10 +165,16 @@ static void worker_image(const json_t *job, char *buf, size_t len)
                  *doc_str(env, "python") ? doc_str(env, "python") : "3");
 }
 
+/* Runs one `job report` (words), fenced with `--node` this node: the store
+ * refuses it once the worker is placed anywhere else (requeued after this
+ * agent was taken for lost), so a late word from here never starts, ends
+ * or moves a worker another node runs. */
 static rd_code report(agent_state *a, json_t *words, rd_err *err)
 {
     char line[2048];
     json_t *result = NULL;
+    json_array_append_new(words, json_string("--node"));
+    json_array_append_new(words, json_string(a->o->node));
     rd_code rc = agent_work_line(words, line, sizeof line, err);
     if (rc == RD_OK)
         rc = agent_work_exec(a, line, &result, err);
@@ -215,8 +223,72 @@ static rd_code worker_env(agent_state *a, const json_t *job, json_t **env, const
     return rc;
 }
 
-/* Starts worker index of job (or finds it started by an agent that died
- * before it could report) and reports it running. */
+/* Gives worker index of job back to the queue because this node cannot
+ * start it (reason: `disk_full`): the store requeues it, never billed, and
+ * takes the node out of service with that reason in the same command, so
+ * the scheduler does not place it here again.  On a refusal (the store
+ * moved on, or cannot be reached) the next round looks again. */
+static void give_back(agent_state *a, agent_worker *w, const char *id, size_t index, const char *reason,
+                      const char *why)
+{
+    char idx[24];
+    rd_err err = { 0 };
+    snprintf(idx, sizeof idx, "%zu", index);
+    dlog(&a->o->log, "start", NULL, "%s/%zu could not start: %s; giving it back to the queue and taking node %s out "
+         "of service (%s)", id, index, why, a->o->node, reason);
+    if (report(a, json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "requeued", "--worker", idx,
+                            "--reason", reason, "--detail", why), &err) != RD_OK)
+        dlog(&a->o->log, "start", NULL, "%s/%zu: the store refused it back: %s", id, index, err.msg);
+    cleanup(a, w->dir);
+    untrack(a, w);
+}
+
+/* A worker found held in its directory, never released: an agent (this
+ * one before a restart) died between starting it and the store's word, so
+ * its command never ran.  Makes sure it never does; 1 once its directory is
+ * gone and it can be started afresh, 0 to look again at the next round. */
+static int clear_held(agent_state *a, agent_worker *w, const runner_status_t *st)
+{
+    rd_err err = { 0 };
+    if (runner_abandon(w->dir, &err) != RD_OK) {
+        dlog(&a->o->log, "start", NULL, "%s/%d: %s", w->job, w->index, err.msg);
+        return 0;
+    }
+    if (st->state == RUNNER_RUNNING) {
+        /* its shim kills it within a tick; not tended meanwhile, or its
+         * end would be reported as the worker's */
+        a->reconcile_due = 1;
+        untrack(a, w);
+        return 0;
+    }
+    dlog(&a->o->log, "start", NULL, "%s/%d was started by an agent that died before the store's word; it never ran "
+         "its command: starting it afresh", w->job, w->index);
+    cleanup(a, w->dir);
+    return 1;
+}
+
+/* TEST ONLY: RIGDECK_TEST_SPAWN_DELAY_MS=N makes the agent wait N ms
+ * between starting a worker's process and reporting it running, so that a
+ * test can kill the agent in that window (tests/batch/test_agent_fence.sh).
+ * Never set it on a real node: it delays every start. */
+static void test_spawn_delay(agent_state *a, const char *id, size_t index)
+{
+    const char *v = getenv("RIGDECK_TEST_SPAWN_DELAY_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+    if (ms <= 0)
+        return;
+    dlog(&a->o->log, "start", NULL, "%s/%zu: test spawn delay, waiting %ld ms before reporting it "
+         "(RIGDECK_TEST_SPAWN_DELAY_MS)", id, index, ms);
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && !*a->o->stop)
+        ;
+}
+
+/* Starts worker index of job held (runner.h, the fence), reports it
+ * running, and only once the store has taken that word from this node lets
+ * it run its command.  An agent killed in between leaves a worker that
+ * never runs: its shim sees the agent gone and kills it, and the controller
+ * may requeue the worker elsewhere without it ever running twice. */
 static void start_worker(agent_state *a, const json_t *job, const json_t *worker, size_t index)
 {
     const char *id = doc_str(job, "id");
@@ -225,11 +297,18 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
     runner_info info = { 0 };
     rd_err err = { 0 };
     char ts[RDTIME_BUFLEN], gpus[256] = "", image[512];
+    int fresh = 0;
     if (!w)
         return;
-    if (runner_status(w->dir, &st, &err) == RD_OK && st.state != RUNNER_NONE) {
-        info.started_at = st.started_at;   /* started before a restart: adopt it */
+    int found = runner_status(w->dir, &st, &err) == RD_OK && st.state != RUNNER_NONE;
+    if (found && !st.released && !clear_held(a, w, &st))
+        return;
+    if (found && st.released) {
+        /* started by an agent without the fence, which died before it
+         * could report: its command runs, adopt it */
+        info.started_at = st.started_at;
     } else {
+        fresh = 1;
         const char *command = worker_command(job, index), *reason = NULL;
         json_t *g, *env = NULL;
         size_t i;
@@ -252,25 +331,40 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
             if (envv)
                 envv[i] = json_string_value(g);
         worker_image(job, image, sizeof image);
-        runner_spec spec = { a->runtime, w->dir, id, (int)index, command, image, envv, gpus, NULL, 0, NULL, NULL };
+        runner_spec spec = { a->runtime, w->dir, id, (int)index, command, image, envv, gpus, NULL, 0, NULL, NULL, 1 };
         rd_code rc = envv ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
         free(envv);
         json_decref(env);
+        if (rc != RD_OK && (info.sys_errno == ENOSPC || info.sys_errno == EDQUOT)) {
+            give_back(a, w, id, index, "disk_full", err.msg);
+            return;
+        }
         if (rc != RD_OK) {
             fail_start(a, w, id, index, "start_failed", err.msg);
             return;
         }
+        test_spawn_delay(a, id, index);
+        /* it runs from its release, right after the store's word */
+        info.started_at = a->o->log.now() * 1000;
     }
     char idx[24];
     snprintf(idx, sizeof idx, "%zu", index);
     ms_format(info.started_at, ts);
     if (report(a, json_pack("[s, s, s, s, s, s, s, s]", "job", "report", id, "running", "--worker", idx, "--at", ts),
                &err) != RD_OK) {
-        /* canceled or moved while starting: the process must not run on */
+        /* canceled or moved while starting: it must never run (a held one
+         * is abandoned before it runs anything) */
         dlog(&a->o->log, "start", NULL, "%s/%zu started but the store refused it (%s); killing it", id, index, err.msg);
         runner_signal(w->dir, SIGKILL, &err);
+        /* Not tended: what the store says next decides.  Still starting
+         * (the store could not be reached): started afresh; ended or moved:
+         * the leftover is removed. */
+        if (fresh)
+            untrack(a, w);
         return;
     }
+    if (fresh && runner_release(w->dir, &err) != RD_OK)
+        dlog(&a->o->log, "start", NULL, "%s/%zu: %s (it is reported when it ends)", id, index, err.msg);
     dlog(&a->o->log, "start", NULL, "%s/%zu running (gpus %s, pid %d, %s)", id, index, *gpus ? gpus : "none",
          info.worker_pid, runner_kind_name(a->runtime));
 }
@@ -357,8 +451,17 @@ static void reconcile_worker(agent_state *a, json_t *active, const json_t *job, 
     } else if ((strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0) &&
                json_is_true(json_object_get(worker, "run_by_agent"))) {
         agent_worker *w = track(a, id, (int)index);
-        if (w)
-            w->stopping = strcmp(state, "stopping") == 0;
+        runner_status_t st;
+        rd_err err = { 0 };
+        if (!w)
+            return;
+        w->stopping = strcmp(state, "stopping") == 0;
+        /* The store took `running` from this node, but the agent that said
+         * it died before releasing it: it may run now (unless its shim gave
+         * up first; then it is reported lost when it ends). */
+        if (!w->stopping && strcmp(doc_str(worker, "node"), a->o->node) == 0 &&
+            runner_status(w->dir, &st, &err) == RD_OK && st.state == RUNNER_RUNNING && !st.released)
+            runner_release(w->dir, &err);
     }
 }
 
@@ -501,12 +604,14 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
 {
     char idx[24], ts[RDTIME_BUFLEN], num[24];
     rd_err err = { 0 };
-    int ok_exit = st->state == RUNNER_EXITED && st->signal == 0 && st->exit_code == 0;
+    /* a held worker that never ran has no exit status of its own: lost */
+    int exited = st->state == RUNNER_EXITED && !st->unstarted;
+    int ok_exit = exited && st->signal == 0 && st->exit_code == 0;
     const char *to = w->stopping ? "stopped" : ok_exit ? "finished" : "failed";
     snprintf(idx, sizeof idx, "%d", w->index);
     ms_format(st->state == RUNNER_EXITED ? st->ended_at : a->o->log.now() * 1000, ts);
     json_t *words = json_pack("[s, s, s, s, s, s, s, s]", "job", "report", w->job, to, "--worker", idx, "--at", ts);
-    if (st->state == RUNNER_EXITED) {
+    if (exited) {
         snprintf(num, sizeof num, "%d", st->signal ? st->signal : st->exit_code);
         json_array_append_new(words, json_string(st->signal ? "--signal" : "--exit-code"));
         json_array_append_new(words, json_string(num));
@@ -517,7 +622,7 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
     rd_code rc = report(a, words, &err);
     if (rc == RD_OK)
         dlog(&a->o->log, "end", NULL, "%s/%d %s (%s %d)", w->job, w->index, to,
-             st->state != RUNNER_EXITED ? "lost, no exit status" : st->signal ? "signal" : "exit",
+             !exited ? "lost, no exit status" : st->signal ? "signal" : "exit",
              st->signal ? st->signal : st->exit_code);
     else
         dlog(&a->o->log, "end", NULL, "%s/%d: report %s refused: %s", w->job, w->index, to, err.msg);

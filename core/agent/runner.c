@@ -1,8 +1,7 @@
-/* runner.c - starts one worker under a shim that outlives the agent, and
- * reads back what became of it from any process: the shim itself, the pid
- * and exit records, status, signals, the log tail and cleanup.  See
- * runner.h for the files and the guarantees; runner_exec.c builds what the
- * worker execs.
+/* runner.c - starts one worker under a shim that outlives the agent: the
+ * shim itself (records, the fence's hold, log trimming) and runner_start.
+ * See runner.h for the files and the guarantees; runner_state.c reads back
+ * what became of a worker; runner_exec.c builds what the worker execs.
  *
  * Code between fork() and _exit()/execve() uses only async-signal-safe
  * calls (no malloc, no stdio): the agent may have threads, and a lock one
@@ -13,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STATE_DIR ".rigdeck"
 #define START_TIMEOUT_MS 10000
 
 /* ---- async-signal-safe pieces (used by the shim) ----------------------- */
@@ -92,45 +89,6 @@ static int write_atomic(const char *tmp, const char *path, const char *buf, size
     return 0;
 }
 
-/* Field 3 (state) and field 22 (start time, clock ticks since boot) of
- * /proc/PID/stat; -1 when the process does not exist. */
-static int proc_stat(int pid, char *state, unsigned long long *start)
-{
-    sbuf path = { .n = 0 };
-    char buf[1024];
-    ssize_t n;
-    int fd, field = 3;
-    char *p, *end;
-    sb_str(&path, "/proc/");
-    sb_int(&path, pid);
-    sb_str(&path, "/stat");
-    if (pid <= 0 || (fd = open(path.b, O_RDONLY | O_CLOEXEC)) < 0)
-        return -1;
-    n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    /* The name (field 2) is in parentheses and may itself hold ") ". */
-    for (p = end = buf; *p; p++)
-        if (*p == ')')
-            end = p;
-    if (*end != ')' || end[1] != ' ')
-        return -1;
-    p = end + 2;
-    *state = *p;
-    while (field < 22 && *p) {
-        if (*p++ == ' ')
-            field++;
-    }
-    if (field != 22)
-        return -1;
-    *start = 0;
-    while (*p >= '0' && *p <= '9')
-        *start = *start * 10 + (unsigned long long)(*p++ - '0');
-    return 0;
-}
-
 /* Frees the log's blocks before its last RUNNER_LOG_KEEP bytes once more
  * than RUNNER_LOG_CAP bytes of it are on disk (see runner.h). */
 static void log_trim(int fd)
@@ -144,7 +102,20 @@ static void log_trim(int fd)
         fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, end);
 }
 
+/* Writes a small file whole and syncs it (its blocks are then allocated). */
+static int write_synced(const char *path, const char *buf, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), bad;
+    if (fd < 0)
+        return -1;
+    bad = write_all(fd, buf, len) != 0 || fsync(fd) != 0;
+    return close(fd) != 0 || bad ? -1 : 0;
+}
+
 /* ---- the shim ---------------------------------------------------------- */
+
+/* Room reserved for the exit record (its longest form is under 64 bytes). */
+#define EXIT_RESERVE 128
 
 /* Everything the middle process, the shim and the worker need, prepared
  * before the first fork. */
@@ -152,8 +123,12 @@ typedef struct {
     runner_plan plan;
     const char *dir;
     char *state, *log_path, *pid_path, *pid_tmp, *exit_path, *exit_tmp;
+    char *fate, *fate_go, *fate_abandon;
     char boot[64];
     int ready_w;
+    int hold;                         /* wait for the fate before exec */
+    int agent_pid;                    /* who started it, and when (the */
+    unsigned long long agent_start;   /* shim abandons a held worker once it is gone) */
 } shim_ctx;
 
 /* What went wrong before the worker started, told to runner_start over the
@@ -169,12 +144,24 @@ _Noreturn static void shim_fail(int fd, char stage)
     _exit(1);
 }
 
-_Noreturn static void worker_exec(const shim_ctx *c)
+/* go_r: the read end of the hold pipe, or -1 when not held. */
+_Noreturn static void worker_exec(const shim_ctx *c, int go_r)
 {
     sbuf m = { .n = 0 };
     close(3); /* the ready pipe: its EOF must not wait for our exec */
     setpgid(0, 0);
     runner_reset_signals();
+    if (go_r >= 0) {
+        /* Held: exec only on the shim's 'g'.  EOF (the shim died) or
+         * anything else means the command must never run here. */
+        char b = 0;
+        ssize_t r;
+        while ((r = read(go_r, &b, 1)) < 0 && errno == EINTR)
+            ;
+        if (r != 1 || b != 'g')
+            _exit(125);
+        close(go_r);
+    }
     if (chdir(c->dir) != 0) {
         sb_str(&m, "rigdeck: cannot enter ");
         sb_str(&m, c->dir);
@@ -195,11 +182,92 @@ _Noreturn static void worker_exec(const shim_ctx *c)
     _exit(127);
 }
 
+/* The agent that started the worker still runs (same pid, same start). */
+static int agent_alive(const shim_ctx *c)
+{
+    char st;
+    unsigned long long start;
+    return runner_proc_stat(c->agent_pid, &st, &start) == 0 && start == c->agent_start && st != 'Z' && st != 'X' &&
+           st != 'x';
+}
+
+/* Holds the forked worker until its fate is decided (runner.h, the fence).
+ * 1: released, the worker execs (a signal that came meanwhile is passed
+ * on); 0: abandoned, the worker is killed and reaped into *status. */
+static int shim_hold(const shim_ctx *c, pid_t pid, int go_w, const sigset_t *wait_set, int *status)
+{
+    int pending = 0;
+    for (;;) {
+        struct timespec tick = { 0, RUNNER_HOLD_TICK_MS * 1000000L };
+        int sig = sigtimedwait(wait_set, NULL, &tick);
+        char fate = runner_fate_read(c->fate);
+        pid_t r;
+        if (sig == SIGTERM || sig == SIGINT || sig == SIGQUIT)
+            pending = sig;   /* someone stopping the shim means the worker */
+        if (fate == 'g') {
+            write_all(go_w, "g", 1);
+            close(go_w);
+            if (pending)
+                kill(-pid, pending);
+            return 1;
+        }
+        r = waitpid(pid, status, WNOHANG);
+        if (fate == 'a' || pending || r == pid || !agent_alive(c)) {
+            /* Claim the fate first: once fate-abandon is linked, no
+             * release can win.  A name already there was just decided:
+             * read it at the next tick (it may be a release). */
+            if (fate != 'a' && link(c->fate_abandon, c->fate) != 0 && errno == EEXIST && r != pid)
+                continue;
+            if (r != pid) {
+                kill(-pid, SIGKILL);
+                while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+                    ;
+            }
+            close(go_w);
+            return 0;
+        }
+    }
+}
+
+/* Writes the exit record into the room reserved at start (overwritten in
+ * place, then cut to size: no new block is needed on a full disk), or as a
+ * fresh file when there is no reservation. */
+static int write_exit(const shim_ctx *c, const sbuf *rec)
+{
+    int fd = open(c->exit_tmp, O_WRONLY | O_CLOEXEC), bad;
+    if (fd < 0)
+        return write_atomic(c->exit_tmp, c->exit_path, rec->b, rec->n);
+    bad = pwrite(fd, rec->b, rec->n, 0) != (ssize_t)rec->n || ftruncate(fd, (off_t)rec->n) != 0 || fsync(fd) != 0;
+    if (close(fd) != 0 || bad || rename(c->exit_tmp, c->exit_path) != 0)
+        return write_atomic(c->exit_tmp, c->exit_path, rec->b, rec->n);
+    return 0;
+}
+
+/* The exit record of status: "exit N" or "signal N", "unstarted 1" when
+ * the command never ran, and the end instant. */
+_Noreturn static void shim_finish(const shim_ctx *c, int status, int unstarted)
+{
+    sbuf rec = { .n = 0 };
+    if (WIFSIGNALED(status)) {
+        sb_str(&rec, "signal ");
+        sb_int(&rec, WTERMSIG(status));
+    } else {
+        sb_str(&rec, "exit ");
+        sb_int(&rec, WEXITSTATUS(status));
+    }
+    if (unstarted)
+        sb_str(&rec, "\nunstarted 1");
+    sb_str(&rec, "\nended_ms ");
+    sb_int(&rec, now_ms());
+    sb_str(&rec, "\n");
+    _exit(write_exit(c, &rec) == 0 ? 0 : 1);
+}
+
 _Noreturn static void shim_main(const shim_ctx *c)
 {
     sigset_t wait_set;
     struct sigaction ign;
-    int null, log, ready, status = 0;
+    int null, log, ready, status = 0, go[2] = { -1, -1 };
     pid_t pid;
     int64_t started;
     unsigned long long shim_start = 0, worker_start = 0;
@@ -237,20 +305,41 @@ _Noreturn static void shim_main(const shim_ctx *c)
     fcntl(3, F_SETFD, FD_CLOEXEC);
     runner_close_from(4);
 
+    /* Room for every record the shim or a release will write later, taken
+     * now: a full disk fails the start (the agent can say why and move the
+     * worker), never the record of how a worker ended. */
+    {
+        char pad[EXIT_RESERVE];
+        memset(pad, '\n', sizeof pad);
+        if (write_synced(c->exit_tmp, pad, sizeof pad) != 0 ||
+            (c->hold && (write_synced(c->fate_go, "go\n", 3) != 0 ||
+                         write_synced(c->fate_abandon, "abandon\n", 8) != 0)))
+            shim_fail(3, 'r');
+    }
+    if (c->hold && pipe2(go, O_CLOEXEC) != 0)
+        shim_fail(3, 'd');
+
     started = now_ms();
     pid = fork();
     if (pid < 0)
         shim_fail(3, 'f');
-    if (pid == 0)
-        worker_exec(c);
+    if (pid == 0) {
+        if (go[1] >= 0)
+            close(go[1]);   /* the shim's end: its death must read as EOF */
+        worker_exec(c, go[0]);
+    }
     setpgid(pid, pid); /* also here: a signal may come before the child runs */
+    if (go[0] >= 0)
+        close(go[0]);
 
-    proc_stat(getpid(), &st, &shim_start);
-    proc_stat(pid, &st, &worker_start);
+    runner_proc_stat(getpid(), &st, &shim_start);
+    runner_proc_stat(pid, &st, &worker_start);
     sb_str(&rec, "rigdeck-runner 1\nboot ");
     sb_str(&rec, c->boot);
     sb_str(&rec, "\n");
     sb_str(&rec, c->plan.record);
+    if (c->hold)
+        sb_str(&rec, "hold 1\n");
     sb_str(&rec, "shim ");
     sb_int(&rec, getpid());
     sb_str(&rec, " ");
@@ -271,6 +360,9 @@ _Noreturn static void shim_main(const shim_ctx *c)
     }
     close(3); /* EOF with no report: the pid record is in place */
 
+    if (c->hold && !shim_hold(c, pid, go[1], &wait_set, &status))
+        shim_finish(c, status, 1);
+
     for (;;) {
         struct timespec tick = { RUNNER_SHIM_TICK_MS / 1000, (RUNNER_SHIM_TICK_MS % 1000) * 1000000L };
         int sig = sigtimedwait(&wait_set, NULL, &tick);
@@ -289,158 +381,13 @@ _Noreturn static void shim_main(const shim_ctx *c)
      * worker must not keep holding its GPUs.  The group id cannot have been
      * reused: a pid stays taken while its group has members. */
     kill(-pid, SIGKILL);
-
-    rec.n = 0;
-    if (WIFSIGNALED(status)) {
-        sb_str(&rec, "signal ");
-        sb_int(&rec, WTERMSIG(status));
-    } else {
-        sb_str(&rec, "exit ");
-        sb_int(&rec, WEXITSTATUS(status));
-    }
-    sb_str(&rec, "\nended_ms ");
-    sb_int(&rec, now_ms());
-    sb_str(&rec, "\n");
-    _exit(write_atomic(c->exit_tmp, c->exit_path, rec.b, rec.n) == 0 ? 0 : 1);
-}
-
-/* ---- records ----------------------------------------------------------- */
-
-typedef struct {
-    char boot[64];
-    runner_kind kind;
-    int shim_pid, worker_pid;
-    unsigned long long shim_start, worker_start;
-    int64_t started_ms;
-    char client[1024];
-    char name[256];
-} pid_rec;
-
-static char *state_path(const char *dir, const char *file)
-{
-    char *p = NULL;
-    if (asprintf(&p, "%s/%s%s%s", dir, STATE_DIR, *file ? "/" : "", file) < 0)
-        return NULL;
-    return p;
-}
-
-/* Reads DIR/.rigdeck/FILE (small) into buf; *found is 0 when it is missing. */
-static rd_code read_state(const char *dir, const char *file, char *buf, size_t cap, int *found, rd_err *err)
-{
-    char *path = state_path(dir, file);
-    int fd;
-    ssize_t n;
-    size_t got = 0;
-    *found = 0;
-    buf[0] = '\0';
-    if (!path)
-        return rd_fail(err, RD_ENOMEM, "runner: out of memory");
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        rd_code rc = errno == ENOENT || errno == ENOTDIR
-                         ? RD_OK
-                         : rd_fail(err, RD_ESTORE, "runner: cannot read %s: %s", path, strerror(errno));
-        free(path);
-        return rc;
-    }
-    while (got < cap - 1 && ((n = read(fd, buf + got, cap - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
-        if (n > 0)
-            got += (size_t)n;
-    close(fd);
-    free(path);
-    buf[got] = '\0';
-    *found = 1;
-    return RD_OK;
-}
-
-/* The value after "key " on its own line, copied into out. */
-static int rec_field(const char *text, const char *key, char *out, size_t cap)
-{
-    size_t kl = strlen(key);
-    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        if (strncmp(p, key, kl) == 0 && p[kl] == ' ') {
-            size_t n = strcspn(p + kl + 1, "\n");
-            if (n >= cap)
-                return 0;
-            memcpy(out, p + kl + 1, n);
-            out[n] = '\0';
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static rd_code read_pid_rec(const char *dir, pid_rec *r, int *found, rd_err *err)
-{
-    char text[4096], v[1024], kind[32];
-    long long started = 0;
-    rd_code rc;
-    memset(r, 0, sizeof *r);
-    if ((rc = read_state(dir, "pid", text, sizeof text, found, err)) != RD_OK || !*found)
-        return rc;
-    if (!rec_field(text, "rigdeck-runner", v, sizeof v) || strcmp(v, "1") != 0 ||
-        !rec_field(text, "boot", r->boot, sizeof r->boot) || !rec_field(text, "kind", kind, sizeof kind) ||
-        runner_kind_parse(kind, &r->kind, NULL) != RD_OK || !rec_field(text, "shim", v, sizeof v) ||
-        sscanf(v, "%d %llu", &r->shim_pid, &r->shim_start) != 2 || !rec_field(text, "worker", v, sizeof v) ||
-        sscanf(v, "%d %llu", &r->worker_pid, &r->worker_start) != 2 ||
-        !rec_field(text, "started_ms", v, sizeof v) || sscanf(v, "%lld", &started) != 1)
-        return rd_fail(err, RD_ECORRUPT, "runner: the pid record in %s/%s is damaged", dir, STATE_DIR);
-    r->started_ms = started;
-    rec_field(text, "client", r->client, sizeof r->client);
-    rec_field(text, "name", r->name, sizeof r->name);
-    return RD_OK;
-}
-
-/* Fills code/sig/ended and sets *found when the exit record is there. */
-static rd_code read_exit_rec(const char *dir, int *found, int *code, int *sig, int64_t *ended, rd_err *err)
-{
-    char text[256], v[64];
-    long long e = 0;
-    rd_code rc;
-    if ((rc = read_state(dir, "exit", text, sizeof text, found, err)) != RD_OK || !*found)
-        return rc;
-    *code = -1;
-    *sig = 0;
-    if (rec_field(text, "exit", v, sizeof v) && sscanf(v, "%d", code) == 1 && *code >= 0)
-        ;
-    else if (rec_field(text, "signal", v, sizeof v) && sscanf(v, "%d", sig) == 1 && *sig > 0)
-        *code = -1;
-    else
-        return rd_fail(err, RD_ECORRUPT, "runner: the exit record in %s/%s is damaged", dir, STATE_DIR);
-    if (rec_field(text, "ended_ms", v, sizeof v))
-        sscanf(v, "%lld", &e);
-    *ended = e;
-    return RD_OK;
-}
-
-static void boot_id(char out[64])
-{
-    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, out, 63) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (n <= 0)
-        n = 0;
-    out[n] = '\0';
-    out[strcspn(out, "\n")] = '\0';
-    if (!out[0])
-        strcpy(out, "unknown");
-}
-
-/* The process that was recorded is still this one and not a zombie. */
-static int alive(const pid_rec *r, int pid, unsigned long long start)
-{
-    char boot[64], st;
-    unsigned long long now_start;
-    boot_id(boot);
-    if (strcmp(boot, r->boot) != 0 || proc_stat(pid, &st, &now_start) != 0)
-        return 0;
-    return now_start == start && st != 'Z' && st != 'X' && st != 'x';
+    shim_finish(c, status, 0);
 }
 
 /* ---- the API ----------------------------------------------------------- */
 
-static rd_code mkdirs(const char *dir, rd_err *err)
+/* Makes dir and its parents (0700); *e is the errno of a failure. */
+static rd_code mkdirs(const char *dir, int *e, rd_err *err)
 {
     char *p = strdup(dir);
     rd_code rc = RD_OK;
@@ -451,6 +398,7 @@ static rd_code mkdirs(const char *dir, rd_err *err)
             char c = *s;
             *s = '\0';
             if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+                *e = errno;
                 rc = rd_fail(err, RD_ESTORE, "runner: cannot create %s: %s", p, strerror(errno));
                 break;
             }
@@ -463,22 +411,25 @@ static rd_code mkdirs(const char *dir, rd_err *err)
     return rc;
 }
 
-static rd_code start_failure(const char *dir, const char *msg, int n, rd_err *err)
+/* The error the shim told over the ready pipe (msg[0..n)), in err; *e is
+ * its errno (0 when it told none). */
+static rd_code start_failure(const char *dir, const char *msg, int n, int *e, rd_err *err)
 {
-    int e = 0;
     const char *what = "the shim ended before starting the worker";
-    if (n >= (int)(2 + sizeof e) && msg[0] == 'E') {
-        memcpy(&e, msg + 2, sizeof e);
+    *e = 0;
+    if (n >= (int)(2 + sizeof *e) && msg[0] == 'E') {
+        memcpy(e, msg + 2, sizeof *e);
         switch (msg[1]) {
         case 'n': what = "cannot open /dev/null"; break;
         case 'l': what = "cannot open the output log"; break;
         case 'd': what = "cannot arrange the shim's descriptors"; break;
         case 'f': what = "cannot fork the worker"; break;
         case 'p': what = "cannot write the pid record"; break;
+        case 'r': what = "cannot reserve room for the worker's records"; break;
         case 's': what = "cannot fork the shim"; break;
         default: break;
         }
-        return rd_fail(err, RD_ESTORE, "runner: starting the worker in %s: %s: %s", dir, what, strerror(e));
+        return rd_fail(err, RD_ESTORE, "runner: starting the worker in %s: %s: %s", dir, what, strerror(*e));
     }
     if (n == 0 && msg[0] == 't')
         what = "the shim did not report within 10 s";
@@ -489,7 +440,7 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
 {
     shim_ctx c;
     rd_code rc;
-    int fds[2] = { -1, -1 }, n = 0, status;
+    int fds[2] = { -1, -1 }, n = 0, status, sys_errno = 0;
     char msg[2 + sizeof(int)] = { 0 };
     pid_t mid;
     struct stat sb;
@@ -500,24 +451,36 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
     if ((rc = runner_plan_build(spec, &c.plan, err)) != RD_OK)
         return rc;
     c.dir = spec->dir;
-    boot_id(c.boot);
-    c.state = state_path(spec->dir, "");
-    c.log_path = state_path(spec->dir, "output.log");
-    c.pid_path = state_path(spec->dir, "pid");
-    c.pid_tmp = state_path(spec->dir, "pid.tmp");
-    c.exit_path = state_path(spec->dir, "exit");
-    c.exit_tmp = state_path(spec->dir, "exit.tmp");
-    if (!c.state || !c.log_path || !c.pid_path || !c.pid_tmp || !c.exit_path || !c.exit_tmp) {
+    runner_boot_id(c.boot);
+    c.state = runner_state_path(spec->dir, "");
+    c.log_path = runner_state_path(spec->dir, "output.log");
+    c.pid_path = runner_state_path(spec->dir, "pid");
+    c.pid_tmp = runner_state_path(spec->dir, "pid.tmp");
+    c.exit_path = runner_state_path(spec->dir, "exit");
+    c.exit_tmp = runner_state_path(spec->dir, "exit.tmp");
+    c.fate = runner_state_path(spec->dir, "fate");
+    c.fate_go = runner_state_path(spec->dir, "fate-go");
+    c.fate_abandon = runner_state_path(spec->dir, "fate-abandon");
+    c.hold = spec->hold != 0;
+    c.agent_pid = (int)getpid();
+    {
+        char st;
+        runner_proc_stat(c.agent_pid, &st, &c.agent_start);
+    }
+    if (!c.state || !c.log_path || !c.pid_path || !c.pid_tmp || !c.exit_path || !c.exit_tmp || !c.fate ||
+        !c.fate_go || !c.fate_abandon) {
         rc = rd_fail(err, RD_ENOMEM, "runner: out of memory");
         goto done;
     }
-    if ((rc = mkdirs(spec->dir, err)) != RD_OK || (rc = mkdirs(c.state, err)) != RD_OK)
+    if ((rc = mkdirs(spec->dir, &sys_errno, err)) != RD_OK || (rc = mkdirs(c.state, &sys_errno, err)) != RD_OK)
         goto done;
     if (stat(c.pid_path, &sb) == 0 || stat(c.exit_path, &sb) == 0) {
         rc = rd_fail(err, RD_EEXISTS, "runner: a worker was already started in %s", spec->dir);
         goto done;
     }
+    unlink(c.fate);   /* no worker started here: a fate left by a failed start decides nothing */
     if (pipe2(fds, O_CLOEXEC) != 0) {
+        sys_errno = errno;
         rc = rd_fail(err, RD_ESTORE, "runner: cannot make a pipe: %s", strerror(errno));
         goto done;
     }
@@ -527,6 +490,7 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
      * at once, so the shim is reparented away from the agent. */
     mid = fork();
     if (mid < 0) {
+        sys_errno = errno;
         rc = rd_fail(err, RD_ESTORE, "runner: cannot fork: %s", strerror(errno));
         goto done;
     }
@@ -575,13 +539,13 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
         }
     }
     if (n > 0 || msg[0] == 't' || stat(c.pid_path, &sb) != 0) {
-        rc = start_failure(spec->dir, msg, n, err);
+        rc = start_failure(spec->dir, msg, n, &sys_errno, err);
         goto done;
     }
     if (out) {
-        pid_rec r;
+        runner_pid_rec r;
         int found;
-        if ((rc = read_pid_rec(spec->dir, &r, &found, err)) != RD_OK)
+        if ((rc = runner_read_pid_rec(spec->dir, &r, &found, err)) != RD_OK)
             goto done;
         if (!found) {
             rc = rd_fail(err, RD_ESTORE, "runner: the pid record in %s vanished", spec->dir);
@@ -593,11 +557,18 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
     }
     rc = RD_OK;
 done:
+    if (rc != RD_OK && out) {
+        memset(out, 0, sizeof *out);
+        out->sys_errno = sys_errno;
+    }
     if (fds[0] >= 0)
         close(fds[0]);
     if (fds[1] >= 0)
         close(fds[1]);
     runner_plan_free(&c.plan);
+    free(c.fate);
+    free(c.fate_go);
+    free(c.fate_abandon);
     free(c.state);
     free(c.log_path);
     free(c.pid_path);
@@ -605,158 +576,4 @@ done:
     free(c.exit_path);
     free(c.exit_tmp);
     return rc;
-}
-
-rd_code runner_status(const char *dir, runner_status_t *st, rd_err *err)
-{
-    pid_rec r;
-    int found, got;
-    rd_code rc;
-    memset(st, 0, sizeof *st);
-    st->exit_code = -1;
-    if (!dir || !*dir)
-        return rd_fail(err, RD_EINVAL, "runner: no worker dir");
-    if ((rc = read_pid_rec(dir, &r, &found, err)) != RD_OK)
-        return rc;
-    if (!found) {
-        st->state = RUNNER_NONE;
-        return RD_OK;
-    }
-    st->kind = r.kind;
-    st->shim_pid = r.shim_pid;
-    st->worker_pid = r.worker_pid;
-    st->started_at = r.started_ms;
-    /* Exit record first: the shim writes it before it ends, so a worker
-     * that is not alive and has no record after a second look is lost. */
-    for (int look = 0; look < 2; look++) {
-        if ((rc = read_exit_rec(dir, &got, &st->exit_code, &st->signal, &st->ended_at, err)) != RD_OK)
-            return rc;
-        if (got) {
-            st->state = RUNNER_EXITED;
-            return RD_OK;
-        }
-        if (look == 0 && (alive(&r, r.worker_pid, r.worker_start) || alive(&r, r.shim_pid, r.shim_start))) {
-            st->state = RUNNER_RUNNING;
-            return RD_OK;
-        }
-    }
-    st->state = RUNNER_GONE;
-    return RD_OK;
-}
-
-rd_code runner_signal(const char *dir, int sig, rd_err *err)
-{
-    pid_rec r;
-    int found, ended_found, code, s;
-    int64_t ended;
-    rd_code rc;
-    if (!dir || !*dir || sig <= 0 || sig >= NSIG)
-        return rd_fail(err, RD_EINVAL, "runner: bad worker dir or signal %d", sig);
-    if ((rc = read_pid_rec(dir, &r, &found, err)) != RD_OK)
-        return rc;
-    if (!found)
-        return RD_OK;
-    if ((rc = read_exit_rec(dir, &ended_found, &code, &s, &ended, err)) != RD_OK)
-        return rc;
-    if (ended_found || !alive(&r, r.worker_pid, r.worker_start))
-        return RD_OK;
-    if (sig == SIGKILL && r.kind != RUNNER_PROCESS && r.client[0] && r.name[0]) {
-        /* A client cannot pass SIGKILL on: the runtime kills the container. */
-        char *argv[] = { r.client, (char *)"kill", (char *)"--signal", (char *)"KILL", r.name, NULL };
-        runner_spawn_detached(r.client, argv);
-    }
-    if (kill(-r.worker_pid, sig) != 0 && errno != ESRCH)
-        return rd_fail(err, errno == EPERM ? RD_EPERM : RD_ESTORE, "runner: cannot signal the worker in %s: %s", dir,
-                       strerror(errno));
-    return RD_OK;
-}
-
-int runner_reap(void)
-{
-    return 0;
-}
-
-rd_code runner_log_tail(const char *dir, size_t max, char **text, size_t *len, int64_t *total, rd_err *err)
-{
-    char *path = state_path(dir, "output.log"), *buf;
-    struct stat sb;
-    off_t off;
-    size_t want, got = 0, from = 0;
-    int fd;
-    *text = NULL;
-    *len = 0;
-    *total = 0;
-    if (!path)
-        return rd_fail(err, RD_ENOMEM, "runner: out of memory");
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        rd_code rc = errno == ENOENT || errno == ENOTDIR
-                         ? rd_fail(err, RD_ENOTFOUND, "runner: no output log in %s", dir)
-                         : rd_fail(err, RD_ESTORE, "runner: cannot read %s: %s", path, strerror(errno));
-        free(path);
-        return rc;
-    }
-    free(path);
-    if (fstat(fd, &sb) != 0) {
-        close(fd);
-        return rd_fail(err, RD_ESTORE, "runner: cannot stat the output log in %s: %s", dir, strerror(errno));
-    }
-    off = (size_t)sb.st_size > max ? sb.st_size - (off_t)max : 0;
-    {
-        /* Skip a punched-out front (zeros, not output). */
-        off_t data = lseek(fd, off, SEEK_DATA);
-        if (data > off && data < sb.st_size)
-            off = data;
-    }
-    want = (size_t)(sb.st_size - off);
-    if (!(buf = malloc(want + 1))) {
-        close(fd);
-        return rd_fail(err, RD_ENOMEM, "runner: out of memory reading the log");
-    }
-    while (got < want) {
-        ssize_t r = pread(fd, buf + got, want - got, off + (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    /* Cut: start after the first newline that is not the last byte. */
-    if (off > 0 && got > 1) {
-        char *nl = memchr(buf, '\n', got - 1);
-        if (nl)
-            from = (size_t)(nl + 1 - buf);
-    }
-    memmove(buf, buf + from, got - from);
-    buf[got - from] = '\0';
-    *text = buf;
-    *len = got - from;
-    *total = (int64_t)sb.st_size;
-    return RD_OK;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
-}
-
-rd_code runner_cleanup(const char *dir, rd_err *err)
-{
-    runner_status_t st;
-    struct stat sb;
-    rd_err ignored;
-    if (!dir || dir[0] != '/')
-        return rd_fail(err, RD_EINVAL, "runner: cleanup needs an absolute worker dir");
-    if (lstat(dir, &sb) != 0 && errno == ENOENT)
-        return RD_OK;
-    /* A damaged record must not make the directory unremovable. */
-    if (runner_status(dir, &st, &ignored) == RD_OK && st.state == RUNNER_RUNNING)
-        return rd_fail(err, RD_ECONFLICT, "runner: the worker in %s is still running", dir);
-    if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-        return rd_fail(err, RD_ESTORE, "runner: cannot remove %s: %s", dir, strerror(errno));
-    return RD_OK;
 }

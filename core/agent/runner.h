@@ -20,10 +20,36 @@
  *   DIR/.rigdeck/output.log  stdout and stderr, interleaved (O_APPEND)
  *
  * Both records are written whole (tmp file, fsync, rename): a reader sees
- * the old state or the new, never half a file.  The state sits in a hidden
+ * the old state or the new, never half a file.  The exit record's tmp file
+ * is written (and synced) before the worker starts and only overwritten in
+ * place at its end, so a disk that fills up while the worker runs cannot
+ * lose how it ended (a worker that exited 0 is never reported lost).  The state sits in a hidden
  * folder, not DIR/pid, because DIR is the process runtime's working
  * directory: a job that writes ./pid or runs `rm *` must not erase the
  * record of itself.
+ *
+ * The fence (spec.hold): a worker must never run its command on a node
+ * the store has not accepted it on.  Its agent may die between starting the
+ * process and reporting it `running`; the controller then requeues the
+ * worker elsewhere, and a command that had already started here would run
+ * twice, unbilled, holding GPUs the store thinks free.  So the agent starts
+ * it held: the shim forks the worker, which waits on a pipe before it
+ * execs, and the shim waits for the worker's fate, decided once by whoever
+ * first links one of two files the shim prepared to DIR/.rigdeck/fate
+ * (link(2) fails when the name exists, so exactly one wins):
+ *
+ *   fate-go -> fate        runner_release(): the agent does this only after
+ *                          the store accepted `running` from this node; the
+ *                          worker then execs
+ *   fate-abandon -> fate   runner_abandon() (an agent that finds a held
+ *                          worker it did not release), runner_signal() of a
+ *                          held worker, or the shim itself once the agent
+ *                          that started it is dead (pid and start time): the
+ *                          worker is killed before it ran anything
+ *
+ * An agent killed in the window therefore leaves a stub that never runs the
+ * command and is gone within RUNNER_HOLD_TICK_MS; a held worker that ended
+ * this way has an exit record marked "unstarted".
  *
  * Log size: the worker appends to output.log directly (O_APPEND, no pipe
  * through the shim, so the worker never depends on the shim to write).
@@ -73,6 +99,8 @@ typedef struct {
     size_t n_mounts;
     const char *name;        /* container name; NULL: rigdeck-<job>-<w>; sanitized */
     const char *workdir;     /* containers: --workdir; NULL: the image's */
+    int hold;                /* 1: the command waits for runner_release()
+                              * (the fence, above); 0: it runs at once */
 } runner_spec;
 
 /* The process runtime's environment is a clean one: PATH, HOME and LANG
@@ -98,6 +126,8 @@ typedef struct {
     int worker_pid;         /* the sh (process) or the podman/docker client */
     int64_t started_at;     /* ms since the epoch, real clock, when the
                              * worker was forked */
+    int sys_errno;          /* runner_start failed: the system error behind
+                             * it (ENOSPC: the work dir's disk is full), or 0 */
 } runner_info;
 
 typedef enum {
@@ -116,30 +146,52 @@ typedef struct {
     int64_t ended_at;       /* ms, EXITED only; else 0 */
     int exit_code;          /* EXITED by exit: 0..255; else -1 */
     int signal;             /* EXITED by signal: its number; else 0 */
+    int hold;               /* started held (runner_spec.hold) */
+    int released;           /* held and released, or never held: the
+                             * command may have run */
+    int unstarted;          /* EXITED while held: its command never ran */
 } runner_status_t;
 
 /* Disk-use bounds of output.log (see the header comment) and the shim's
  * housekeeping period. */
 #define RUNNER_LOG_TAIL_MAX (256 * 1024)
+#define RUNNER_LOG_CUT_MAX 4096
 #define RUNNER_LOG_KEEP (1024 * 1024)
 #define RUNNER_LOG_CAP (4 * 1024 * 1024)
 #define RUNNER_SHIM_TICK_MS 2000
+#define RUNNER_HOLD_TICK_MS 50
 
 /* Starts the worker described by spec and returns once its pid record
  * exists (within 10 s), filling out (may be NULL).  RD_EEXISTS when DIR
  * already holds a pid or exit record (a worker was started there: ask
  * runner_status, or runner_cleanup first); RD_EINVAL for a bad spec;
- * RD_ESTORE when a directory, pipe or fork failed or the shim died.  A
+ * RD_ESTORE when a directory, file, pipe or fork failed or the shim died,
+ * with out->sys_errno set to the system error when there is one.  A
  * command that cannot be executed (podman missing, no /bin/sh) still
- * starts: the worker exits 127 and the log names the reason. */
+ * starts: the worker exits 127 and the log names the reason.  With
+ * spec->hold the command waits for runner_release(). */
 rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err);
+
+/* Lets a held worker run its command (the fence in the header comment);
+ * call it only once the store has accepted the worker on this node.  RD_OK
+ * also when it was released already or was never held; RD_ECONFLICT when
+ * it was abandoned first (its command will never run); RD_ESTORE when the
+ * files cannot be reached. */
+rd_code runner_release(const char *dir, rd_err *err);
+
+/* Makes sure a held worker never runs its command: it is killed before it
+ * execs (the shim records it "unstarted").  RD_OK also when it was
+ * abandoned already or was never held (nothing was held back: signal it);
+ * RD_ECONFLICT when it was released first (its command runs). */
+rd_code runner_abandon(const char *dir, rd_err *err);
 
 /* What became of the worker started in dir, from any process.  RD_ECORRUPT
  * when a record cannot be parsed, RD_ESTORE when it cannot be read. */
 rd_code runner_status(const char *dir, runner_status_t *st, rd_err *err);
 
 /* Sends sig to the worker's process group when it is still running (pid
- * and start time match): the sh and everything it started that kept the
+ * and start time match); a held worker not yet released is abandoned first,
+ * so that it never runs its command: the sh and everything it started that kept the
  * group, or the podman/docker client, which passes the signal on to the
  * container (sig-proxy).  SIGKILL cannot be passed on by a client, so for
  * containers it also runs `podman|docker kill --signal KILL NAME`
@@ -153,8 +205,10 @@ rd_code runner_signal(const char *dir, int sig, rd_err *err);
 int runner_reap(void);
 
 /* The last `max` bytes (at most) of the worker's output, starting after a
- * newline when the file was cut and the range holds one before its last
- * byte; *text is malloc'd and NUL-terminated (it may hold NULs: use *len);
+ * line break ('\n', '\r' or "\r\n") when the file was cut and the range
+ * holds one before its last byte within its first RUNNER_LOG_CUT_MAX bytes
+ * (a longer torn line is kept: a progress bar's megabyte "line" must not
+ * vanish); *text is malloc'd and NUL-terminated (it may hold NULs: use *len);
  * *total is the file's size, which only grows, so an unchanged *total means
  * unchanged output.  RD_ENOTFOUND when there is no log. */
 rd_code runner_log_tail(const char *dir, size_t max, char **text, size_t *len, int64_t *total, rd_err *err);

@@ -1,9 +1,10 @@
 /* runner_exec.c - what a worker execs: the checked argv and environment of
  * each runtime (process, podman, docker), the runtime that `auto` picks,
- * the kind names, and the small fork/exec helpers the runner shares.
+ * the kind names, and the small fork/exec and /proc helpers that runner.c
+ * (the shim) and runner_state.c (the records) share.
  *
- * Everything here that runs before a fork may allocate; the two helpers
- * marked async-signal-safe are the only ones called after one.
+ * Everything here that runs before a fork may allocate; the helpers marked
+ * async-signal-safe in runner_int.h are the only ones called after one.
  */
 #include "runner_int.h"
 
@@ -382,6 +383,59 @@ char *runner_find_program(const char *name)
             return NULL;
         p += n + 1;
     }
+}
+
+int runner_proc_stat(int pid, char *state, unsigned long long *start)
+{
+    char path[40] = "/proc/", digits[16], buf[1024];
+    size_t at = 6;
+    int nd = 0, fd, field = 3;
+    ssize_t n;
+    char *p, *end;
+    if (pid <= 0)
+        return -1;
+    for (int v = pid; v > 0; v /= 10)
+        digits[nd++] = (char)('0' + v % 10);
+    while (nd > 0)
+        path[at++] = digits[--nd];
+    memcpy(path + at, "/stat", 6);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* The name (field 2) is in parentheses and may itself hold ") ". */
+    for (p = end = buf; *p; p++)
+        if (*p == ')')
+            end = p;
+    if (*end != ')' || end[1] != ' ')
+        return -1;
+    p = end + 2;
+    *state = *p;
+    while (field < 22 && *p) {
+        if (*p++ == ' ')
+            field++;
+    }
+    if (field != 22)
+        return -1;
+    *start = 0;
+    while (*p >= '0' && *p <= '9')
+        *start = *start * 10 + (unsigned long long)(*p++ - '0');
+    return 0;
+}
+
+char runner_fate_read(const char *path)
+{
+    char b = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    if (read(fd, &b, 1) != 1 || (b != 'g' && b != 'a'))
+        b = 0;
+    close(fd);
+    return b;
 }
 
 void runner_close_from(int from)

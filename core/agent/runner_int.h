@@ -1,5 +1,7 @@
-/* runner_int.h - what runner.c (the shim, the records) and runner_exec.c
- * (argv and environment per runtime, runtime detection) share. */
+/* runner_int.h - what runner.c (starting a worker under its shim),
+ * runner_state.c (reading its records: status, signals, the fence, log,
+ * cleanup) and runner_exec.c (argv and environment per runtime, runtime
+ * detection) share. */
 #ifndef RD_RUNNER_INT_H
 #define RD_RUNNER_INT_H
 
@@ -15,6 +17,39 @@ typedef struct {
     char *record;  /* the pid record's lines that do not depend on the fork:
                     * "kind K\n" and, for containers, "client P\nname N\n" */
 } runner_plan;
+
+/* The hidden folder of a worker's records inside its directory. */
+#define STATE_DIR ".rigdeck"
+
+/* The pid record (runner.h). */
+typedef struct {
+    char boot[64];
+    runner_kind kind;
+    int hold;                 /* started held (the fence) */
+    int shim_pid, worker_pid;
+    unsigned long long shim_start, worker_start;
+    int64_t started_ms;
+    char client[1024];
+    char name[256];
+} runner_pid_rec;
+
+/* DIR/.rigdeck/FILE (DIR/.rigdeck for ""), malloc'd; NULL without memory. */
+char *runner_state_path(const char *dir, const char *file);
+
+/* Reads DIR/.rigdeck/pid; *found is 0 when there is none.  RD_ECORRUPT
+ * for a damaged record. */
+rd_code runner_read_pid_rec(const char *dir, runner_pid_rec *r, int *found, rd_err *err);
+
+/* This boot's id ("unknown" when the kernel does not say). */
+void runner_boot_id(char out[64]);
+
+/* Field 3 (state) and field 22 (start time, clock ticks since boot) of
+ * /proc/PID/stat; -1 when the process does not exist.  Async-signal-safe. */
+int runner_proc_stat(int pid, char *state, unsigned long long *start);
+
+/* The fate written at path: 'g' (released), 'a' (abandoned), or 0 (none
+ * yet, or unreadable).  Async-signal-safe. */
+char runner_fate_read(const char *path);
 
 /* Validates spec and fills plan; RD_EINVAL names the field. */
 rd_code runner_plan_build(const runner_spec *spec, runner_plan *plan, rd_err *err);

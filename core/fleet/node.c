@@ -50,6 +50,16 @@ static size_t node_workers(const json_t *node)
     return json_array_size(json_object_get(node, "workers"));
 }
 
+void node_take_out(json_t *node, const char *reason, const char *detail, rd_time now)
+{
+    if (strcmp(doc_str(node, "state"), "active") != 0)
+        return;
+    node_set_state(node, node_workers(node) > 0 ? "draining" : "maintenance", now);
+    json_object_set_new(node, "maintenance_reason", json_string(reason));
+    if (detail && *detail)
+        json_object_set_new(node, "maintenance_detail", json_string(detail));
+}
+
 static json_t *node_new_doc(cmd_ctx *ctx, const json_t *region, const char *name, const char *role,
                             const char *minion)
 {
@@ -337,6 +347,7 @@ static rd_code node_maintenance_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
     } else if (!on && in_maint) {
         node_set_state(node, "active", ctx->now);
         json_object_del(node, "maintenance_reason");
+        json_object_del(node, "maintenance_detail");
     }
     *result = json_incref(node);
     rc = node_put(ctx, node, err);

@@ -29,4 +29,11 @@ rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd
 /* Sets a node's state and state_changed_at (no change when it has it). */
 void node_set_state(json_t *node, const char *state, rd_time now);
 
+/* Takes an active node out of service for a fault its agent found (not
+ * staged): maintenance, or draining while workers remain, with
+ * maintenance_reason `reason` and maintenance_detail `detail` (may be
+ * NULL).  A node already out of service keeps its state and reason.
+ * `node maintenance NAME off` brings it back. */
+void node_take_out(json_t *node, const char *reason, const char *detail, rd_time now);
+
 #endif

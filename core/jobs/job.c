@@ -11,6 +11,7 @@
  */
 #include "job.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "access.h"
@@ -204,6 +205,20 @@ rd_code job_requeue_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err)
     json_object_del(worker, "own");
     json_object_set_new(worker, "state", json_string("waiting_gpus"));
     return RD_OK;
+}
+
+rd_code job_give_back_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *reason, const char *detail, rd_err *err)
+{
+    json_t *worker = json_array_get(json_object_get(job, "workers"), w), *node = NULL;
+    char name[128];
+    snprintf(name, sizeof name, "%s", doc_str(worker, "node"));
+    rd_code rc = job_requeue_worker(ctx, job, w, err);
+    if (rc == RD_OK)
+        rc = node_get_any(ctx, name, &node, err);   /* as the requeue left it */
+    if (rc != RD_OK)
+        return rc;
+    node_take_out(node, reason, detail, ctx->now);
+    return node_put(ctx, node, err);
 }
 
 rd_code job_get_visible(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err)

@@ -49,6 +49,13 @@ rd_code job_stop_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err);
  * queue, freeing its node; other workers are left alone. */
 rd_code job_requeue_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err);
 
+/* Gives a `starting` worker back to the queue because its node cannot
+ * start it (its agent's word, e.g. reason disk_full), and takes that node
+ * out of service with the reason (node_take_out), in one transaction: the
+ * worker is never billed and is not placed there again. */
+rd_code job_give_back_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *reason, const char *detail,
+                             rd_err *err);
+
 /* 1 for a worker state that holds capacity on a node: starting, running,
  * stopping. */
 int job_worker_holds_node(const char *state);

@@ -235,9 +235,53 @@ static rd_code report_check_end(const json_t *job, int64_t w, rd_time at, rd_err
                    rdtime_format(at, a), (long long)w, rdtime_format(started, b));
 }
 
+/* The fence of an agent's report: `--node N` names the node it speaks
+ * for, and the worker must be placed there now.  A worker requeued while
+ * its agent was taken for lost may run elsewhere; a late word from the old
+ * node must neither start nor end it. */
+static rd_code job_report_fence(const cmd_args *a, const json_t *worker, int64_t w, rd_err *err)
+{
+    const char *node = cmd_opt(a, "node"), *placed = doc_str(worker, "node");
+    if (!node || strcmp(node, placed) == 0)
+        return RD_OK;
+    return rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is placed on %s%s, not %s", (long long)w,
+                   cmd_arg(a, 0), *placed ? "node " : "no node", placed, node);
+}
+
+/* `job report ID requeued --reason R`: the agent gives a `starting` worker
+ * back because its node cannot start it (disk_full); the node leaves
+ * service with that reason.  Only the node's side may say so (its owner,
+ * i.e. its agent, or fleet staff): the job's creator may not take a node
+ * out. */
+static rd_code job_report_requeued(cmd_ctx *ctx, const cmd_args *a, json_t *job, int64_t w, rd_err *err)
+{
+    static const char *const reasons[] = { "disk_full", NULL };
+    const json_t *worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
+    const char *reason = cmd_opt(a, "reason");
+    json_t *node = NULL;
+    int known = 0;
+    for (const char *const *r = reasons; reason && *r; r++)
+        known |= strcmp(reason, *r) == 0;
+    if (!known)
+        return rd_fail(err, RD_EINVAL, "job report: requeued needs --reason disk_full (why the node cannot start it), "
+                       "got '%s'", reason ? reason : "");
+    if (strcmp(doc_str(worker, "state"), "starting") != 0)
+        return rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s, not starting; it cannot be requeued",
+                       (long long)w, cmd_arg(a, 0), doc_str(worker, "state"));
+    int node_side = access_actor_is_staff(ctx) ||
+                    (node_get_any(ctx, doc_str(worker, "node"), &node, NULL) == RD_OK &&
+                     fleet_require_node_owner(ctx, node, "job report", NULL) == RD_OK);
+    json_decref(node);
+    if (!node_side)
+        return rd_fail(err, RD_EPERM, "job report: only the agent of node %s (its owner) or fleet staff may give a "
+                       "worker back", doc_str(worker, "node"));
+    return job_give_back_worker(ctx, job, (size_t)w, reason, cmd_opt(a, "detail"), err);
+}
+
 /* What an agent sends: `running` when the worker's process started,
  * finished/failed/stopped when it ended (with its exit code or signal and
- * the moment, --at).  A start that failed is `failed` from `starting`. */
+ * the moment, --at).  A start that failed is `failed` from `starting`;
+ * one its node could not make is `requeued`. */
 static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *job = NULL, *worker = NULL;
@@ -262,7 +306,11 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     if (rc == RD_OK && strcmp(to, "finished") == 0 && ((cmd_opt(a, "exit-code") && code != 0) || sig))
         rc = rd_fail(err, RD_EINVAL, "job report: a worker that finished exited 0; a nonzero exit or a signal is 'failed'");
     const char *cur = "";
-    if (rc == RD_OK) {
+    if (rc == RD_OK)
+        rc = job_report_fence(a, json_array_get(json_object_get(job, "workers"), (size_t)w), w, err);
+    if (rc == RD_OK && strcmp(to, "requeued") == 0) {
+        rc = job_report_requeued(ctx, a, job, w, err);
+    } else if (rc == RD_OK) {
         worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
         cur = doc_str(worker, "state");
         int ok = strcmp(to, "running") == 0 ? strcmp(cur, "starting") == 0 :
@@ -301,7 +349,9 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         size_t one = (size_t)w;
         rc = job_bill_hours(ctx, job, &one, 1, at, err);
     }
-    if (rc == RD_OK && strcmp(to, "running") == 0) {
+    if (rc == RD_OK && strcmp(to, "requeued") == 0) {
+        /* done above */
+    } else if (rc == RD_OK && strcmp(to, "running") == 0) {
         json_object_set_new(worker, "state", json_string("running"));
         json_object_set_new(worker, "started_at", json_string(rdtime_format(at, ts)));
         json_object_set_new(worker, "billed_until", json_string(ts));
@@ -493,7 +543,9 @@ static const cmd_flag job_report_flags[] = {
     { "exit-code", "N", CMD_FLAG_VALUE, "the process's exit status, 0..255" },
     { "signal", "N", CMD_FLAG_VALUE, "the signal that ended the process" },
     { "at", "TIME", CMD_FLAG_VALUE, "when it started or ended (RFC 3339; default: now)" },
-    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, ...)" },
+    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, ...), or why its node gave it back (disk_full)" },
+    { "node", "NODE", CMD_FLAG_VALUE, "the node the report comes from: refused unless the worker is placed there" },
+    { "detail", "TEXT", CMD_FLAG_VALUE, "requeued: what the agent saw (kept as the node's maintenance_detail)" },
     { 0 }
 };
 
@@ -506,7 +558,8 @@ const cmd_def job_cmd_table[] = {
     { "job why", "ID", NULL, 0, "why a job waits: how many nodes each constraint rules out", NULL, job_why_cmd },
     { "job stop", "ID", job_stop_flags, CMD_MUTATES, "stop a job (its waiting workers are canceled)", NULL,
       job_stop_cmd },
-    { "job report", "ID running|finished|failed|stopped", job_report_flags, CMD_MUTATES,
-      "what an on-node agent sends when a worker's process starts or ends", NULL, job_report_cmd },
+    { "job report", "ID running|finished|failed|stopped|requeued", job_report_flags, CMD_MUTATES,
+      "what an on-node agent sends when a worker's process starts or ends, or its node cannot start it", NULL,
+      job_report_cmd },
     { 0 }
 };

@@ -334,6 +334,99 @@ static void test_adoption_can_stop(void **state)
     assert_int_equal(st.signal, SIGTERM);
 }
 
+/* ---- the fence: a held worker runs only once released ------------------- */
+
+static int exists_in(const char *dir, const char *file)
+{
+    char path[PATH_MAX];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return stat(path, &sb) == 0;
+}
+
+static runner_spec held_spec(const char *dir)
+{
+    runner_spec s = proc_spec(dir, "echo ran >marker; exit 0");
+    s.hold = 1;
+    return s;
+}
+
+static void test_held_runs_only_once_released(void **state)
+{
+    const char *dir = wdir("hold");
+    runner_spec s = held_spec(dir);
+    runner_status_t st;
+    rd_err err;
+    (void)state;
+    start_ok(&s);
+    st = status_of(dir);
+    assert_int_equal(st.state, RUNNER_RUNNING);
+    assert_true(st.hold);
+    assert_false(st.released);
+    nap_ms(4 * RUNNER_HOLD_TICK_MS);
+    assert_false(exists_in(dir, "marker"));
+    assert_int_equal(status_of(dir).state, RUNNER_RUNNING);
+    assert_int_equal(runner_release(dir, &err), RD_OK);
+    assert_int_equal(runner_release(dir, &err), RD_OK); /* said twice: still released */
+    st = wait_state(dir, RUNNER_EXITED);
+    assert_int_equal(st.exit_code, 0);
+    assert_true(st.released);
+    assert_false(st.unstarted);
+    assert_true(exists_in(dir, "marker"));
+    assert_int_equal(runner_abandon(dir, &err), RD_ECONFLICT); /* the first word stands */
+}
+
+static void start_from_dying_child(const runner_spec *s);
+
+/* The agent that started it dies before releasing it (killed between the
+ * start and the store's word): the command never runs, and a late release
+ * cannot change that. */
+static void test_held_dies_with_its_agent(void **state)
+{
+    const char *dir = wdir("holddead");
+    runner_spec s = held_spec(dir);
+    runner_status_t st;
+    rd_err err;
+    (void)state;
+    start_from_dying_child(&s);
+    st = wait_state(dir, RUNNER_EXITED);
+    assert_true(st.unstarted);
+    assert_false(st.released);
+    assert_false(exists_in(dir, "marker"));
+    assert_int_equal(runner_release(dir, &err), RD_ECONFLICT);
+    assert_false(exists_in(dir, "marker"));
+}
+
+static void test_held_abandoned_or_signalled(void **state)
+{
+    char dir[2048], dir2[2048];
+    runner_spec s, s2;
+    runner_status_t st;
+    rd_err err;
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", wdir("holdab"));
+    snprintf(dir2, sizeof dir2, "%s", wdir("holdsig"));
+    s = held_spec(dir);
+    s2 = held_spec(dir2);
+    start_ok(&s);
+    assert_int_equal(runner_abandon(dir, &err), RD_OK);
+    assert_int_equal(runner_abandon(dir, &err), RD_OK);
+    assert_int_equal(runner_release(dir, &err), RD_ECONFLICT);
+    st = wait_state(dir, RUNNER_EXITED);
+    assert_true(st.unstarted);
+    assert_false(exists_in(dir, "marker"));
+    /* stopping a held worker (job stop before its release) never runs it */
+    start_ok(&s2);
+    assert_int_equal(runner_signal(dir2, SIGTERM, &err), RD_OK);
+    st = wait_state(dir2, RUNNER_EXITED);
+    assert_true(st.unstarted);
+    assert_true(st.signal > 0);
+    assert_int_equal(runner_release(dir2, &err), RD_ECONFLICT);
+    assert_false(exists_in(dir2, "marker"));
+    /* a worker started without the fence has nothing to release */
+    assert_int_equal(runner_release(wdir("adopt"), &err), RD_OK);
+}
+
 /* ---- lost and never started -------------------------------------------- */
 
 static void write_file(const char *path, const char *text)
@@ -490,6 +583,38 @@ static void test_log_tail_cuts(void **state)
     free(text);
     assert_int_equal(runner_log_tail(wdir("nolog"), 10, &text, &len, &total, &err), RD_ENOTFOUND);
     assert_null(text);
+}
+
+/* One "line" longer than the tail (a progress bar redrawn with '\r'): its
+ * tail is kept, not dropped for the lines after it. */
+static void test_log_tail_keeps_a_long_line(void **state)
+{
+    char dirs[2][2048];
+    (void)state;
+    snprintf(dirs[0], sizeof dirs[0], "%s", wdir("longcr"));
+    snprintf(dirs[1], sizeof dirs[1], "%s", wdir("longline"));
+    for (int k = 0; k < 2; k++) {
+        char path[PATH_MAX], *text;
+        size_t len;
+        int64_t total;
+        FILE *f;
+        fake_pid_record(dirs[k], "x", 1, 1, 1, 1);
+        snprintf(path, sizeof path, "%s/.rigdeck/output.log", dirs[k]);
+        assert_non_null(f = fopen(path, "w"));
+        fputs("before\n", f);
+        for (int i = 0; i < 3000; i++)   /* 300 KB, one line */
+            fprintf(f, k == 0 ? "\r%5d%%|%-91s" : "%5d%%|%-92s", i, "######");
+        fputs("\ndone\n", f);
+        fclose(f);
+        text = log_of(dirs[k], RUNNER_LOG_TAIL_MAX, &len, &total);
+        assert_true(total > RUNNER_LOG_TAIL_MAX);
+        assert_true(len > RUNNER_LOG_TAIL_MAX - 200);
+        assert_string_equal(text + len - 6, "\ndone\n");
+        assert_null(strstr(text, "before"));
+        if (k == 0)
+            assert_true(text[0] == ' ' || (text[0] >= '0' && text[0] <= '9')); /* after a '\r' */
+        free(text);
+    }
 }
 
 /* More than RUNNER_LOG_CAP on disk: the shim frees the front's blocks, the
@@ -818,9 +943,13 @@ int main(void)
         cmocka_unit_test(test_leftovers_in_group_are_killed),
         cmocka_unit_test(test_adoption_sees_running_then_exit_code),
         cmocka_unit_test(test_adoption_can_stop),
+        cmocka_unit_test(test_held_runs_only_once_released),
+        cmocka_unit_test(test_held_dies_with_its_agent),
+        cmocka_unit_test(test_held_abandoned_or_signalled),
         cmocka_unit_test(test_gone_none_and_reused_pids),
         cmocka_unit_test(test_log_tail_over_256k),
         cmocka_unit_test(test_log_tail_cuts),
+        cmocka_unit_test(test_log_tail_keeps_a_long_line),
         cmocka_unit_test(test_log_front_is_punched),
         cmocka_unit_test(test_shim_and_worker_drop_inherited_fds),
         cmocka_unit_test(test_refusals),
