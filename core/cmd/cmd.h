@@ -104,6 +104,8 @@ struct cmd_ctx {
     int64_t fence_rev;          /* fence_rev for any write to commit (the controller's leadership) */
     void *sched_memo;           /* what the scheduler remembers of the queue between its reads */
     void (*sched_memo_free)(void *);   /* (core/sched/sched_memo.c); freed by cmd_ctx_close */
+    json_t *agent_beats;        /* NULL, or what `agent check` saw of each agent's beat, kept between
+                                 * its rounds by the controller (core/fleet/agent.c); freed by cmd_ctx_close */
 };
 
 /* Runs one line.  On success *result is the command's result (NULL for a
