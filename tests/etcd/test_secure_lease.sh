@@ -148,6 +148,12 @@ wait_until 60 is root "node show n2" agent.state lost
 wait_until 60 is root "node show n2" state offline
 wait_until 30 is bob "job show $BJ" workers.0.reason node_lost
 lease_alive "$AGENT_LEASE" && pass || fail "n2's agent lease was not kept alive: the test proves nothing"
+node_agents () {   # node list's agent column: "n1=online n2=lost"
+    $BIN --batch --store "$STORE" --etcd-user root --etcd-password-file "$SEC/root.pw" --output json \
+        -c "node list --fields name,agent" 2>/dev/null |
+        python3 -c 'import json,sys; print(" ".join("%s=%s" % (n["name"], n["agent"]) for n in json.load(sys.stdin)["items"]))'
+}
+[ "$(node_agents)" = "n1=online n2=lost" ] && pass || fail "node list's agents: $(node_agents)"
 is root "node show n1" agent.state online && pass || fail "n1's live agent is no longer online"
 stop_keeping
 
