@@ -9,7 +9,11 @@
  *
  *   heartbeat   renew the lease every --heartbeat (no store revision); a
  *               lease that ran out (the agent was stopped too long) is
- *               replaced and the agent registers again
+ *               replaced and the agent registers again.  Logged in to a
+ *               secured store it also rewrites its alive key, a beat only
+ *               it (and root) may write: there any etcd user may keep any
+ *               lease alive, so the controller judges it by the beat
+ *               (core/fleet/agent.c), and it registers with --beats
  *   vitals      every --sample: CPU, memory, disk, network and GPU readings
  *               into the metrics history, and GPU health (agent_vitals.c)
  *   work        every worker the node holds, as the store says (agent_work.c):
@@ -127,6 +131,8 @@ static rd_code register_agent(agent_state *a, rd_err *err)
                               "--lease", (json_int_t)a->lease, "--pid", (json_int_t)a->o->pid, "--host", a->o->host,
                               "--version", a->o->version, "--heartbeat", (json_int_t)(hb < 1 ? 1 : hb), "--runtime",
                               runner_kind_name(a->runtime), "--work-dir", a->o->work_dir);
+    if (words && a->beats)
+        json_array_append_new(words, json_string("--beats"));
     rc = agent_work_line(words, line, sizeof line, err);
     json_decref(words);
     if (rc == RD_OK)
@@ -139,6 +145,25 @@ static rd_code register_agent(agent_state *a, rd_err *err)
     return rc;
 }
 
+/* The beat: the alive key written again under the lease, its value a
+ * counter.  Only this agent's etcd user and root may write it. */
+static void beat(agent_state *a)
+{
+    char key[RD_KEY_MAX], value[96];
+    rd_err err = { 0 };
+    snprintf(value, sizeof value, "{\"pid\":%lld,\"beat\":%lld}", (long long)a->o->pid, (long long)(a->beat_n + 1));
+    if (store_put(a->ctx.store, tx_key(key, KEY_AGENT_ALIVE "%s", a->o->node), value, strlen(value), a->lease,
+                  &err) == RD_OK) {
+        a->beat_n++;
+        if (a->beat_failed)
+            dlog(&a->o->log, "heartbeat", NULL, "beating again");
+        a->beat_failed = 0;
+    } else if (!a->beat_failed) {
+        dlog(&a->o->log, "heartbeat", NULL, "cannot write the beat: %s", err.msg);
+        a->beat_failed = 1;
+    }
+}
+
 /* Renews the lease when a heartbeat is due; registers again if it ran out. */
 static void heartbeat(agent_state *a, int64_t now)
 {
@@ -148,6 +173,8 @@ static void heartbeat(agent_state *a, int64_t now)
     rd_code rc = store_lease_keepalive(a->ctx.store, a->lease, NULL, &err);
     if (rc == RD_OK) {
         a->renewed_ms = now;
+        if (a->beats)
+            beat(a);
         if (a->store_down)
             dlog(&a->o->log, "store", NULL, "store reachable again");
         a->store_down = 0;
@@ -274,6 +301,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         return rc;
     }
     a.runtime = kind == RUNNER_AUTO ? runner_pick_auto() : kind;
+    a.beats = store_identity(a.ctx.store) != NULL;
     dlog(&o->log, "start", NULL, "agent for node %s on %s (runtime %s, work dir %s, heartbeat %lldms)", o->node,
          store_url(a.ctx.store), runner_kind_name(a.runtime), o->work_dir, (long long)o->heartbeat_ms);
     if (a.prom)

@@ -39,6 +39,9 @@ typedef struct {
     cmd_ctx ctx;
     runner_kind runtime;
     int64_t lease, renewed_ms;
+    int beats;               /* secured store: each heartbeat also rewrites the alive key (agent_loop.c) */
+    int64_t beat_n;
+    int beat_failed;         /* said so once; quiet until a beat lands again */
     int store_down, reconcile_due;
     int watch_failed;        /* said so once; quiet until it works again */
     sample_counters prev;    /* the last vital-stats reading (have_prev) */

@@ -39,6 +39,11 @@
 #define KEY_LOGS KEY_ROOT "logs/"
 #define KEY_SERVE_LEADER KEY_ROOT "serve/leader"
 #define KEY_SERVE_STANDBY KEY_ROOT "serve/standby/"
+/* The leader's heartbeat on a secured store (serve_lead.c): rewritten while
+ * it leads, so that standbys judge it by progress, not by its lease, which
+ * any etcd user may keep alive.  Outside KEY_ROOT: no watcher of the
+ * documents wakes for it. */
+#define KEY_SERVE_BEAT "~rigdeck/serve/beat"
 #define KEY_METRICS KEY_ROOT "metrics/"
 #define KEY_ALERT_RULES KEY_ROOT "alert-rules/"
 #define KEY_ALERTS KEY_ROOT "alerts/"

@@ -466,6 +466,8 @@ void cmd_ctx_close(cmd_ctx *ctx)
     if (ctx->sched_memo_free)
         ctx->sched_memo_free(ctx->sched_memo);
     ctx->sched_memo = NULL;
+    json_decref(ctx->agent_beats);
+    ctx->agent_beats = NULL;
 }
 
 /* Results never carry secrets: every field whose name starts with "secret"

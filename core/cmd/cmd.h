@@ -124,6 +124,8 @@ struct cmd_ctx {
     char columns[512];          /* set by the executor for each line: the `--fields F,...` of a
                                  * command that takes one, as given (its list's columns, in
                                  * that order); empty: the command's own def->columns */
+    json_t *agent_beats;        /* NULL, or what `agent check` saw of each agent's beat, kept between
+                                 * its rounds by the controller (core/fleet/agent.c); freed by cmd_ctx_close */
 };
 
 /* Runs one line.  On success *result is the command's result (NULL for a

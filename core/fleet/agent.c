@@ -9,7 +9,8 @@
  *   agent remove NODE         retires a stopped agent: the node goes back to
  *                             the books
  *   agent check               the controller's round: an agent whose lease
- *                             expired is `lost`; a node whose agent has been
+ *                             expired (or, beating, whose beat stalled) is
+ *                             `lost`; a node whose agent has been
  *                             silent for the node timeout turns `offline`,
  *                             its running workers `failed` (node_lost,
  *                             billed to the last heartbeat) and those not yet
@@ -17,6 +18,18 @@
  *
  * A node that went offline this way returns to the state it had before when
  * its agent registers again.  Reading an agent's state is agent_view.c's.
+ *
+ * The beat.  On a secured etcd any user may keep any lease alive (etcd has
+ * no permission for keep-alive), so a lease that lives on proves nothing:
+ * a tenant could keep another's dead agent online.  An agent logged in to
+ * such a store registers with --beats and rewrites its alive key at each
+ * heartbeat, which only it and root may write.  The controller remembers,
+ * between its rounds (ctx->agent_beats), each such key's lease and
+ * mod_revision and when it last saw them change; one unchanged for the
+ * lease's TTL is a stalled beat, and the agent is lost exactly as if its
+ * lease had run out.  Without that memory (a one-off `agent check`), and
+ * for agents registered without --beats (SQLite, an etcd without users,
+ * agents of an older version), the lease alone decides.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -88,13 +101,13 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         goto out;
 
     rdtime_format(ctx->now, ts);
-    json_t *agent = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:n}", "name", name, "node",
+    json_t *agent = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:n, s:b}", "name", name, "node",
                               name, "host", cmd_opt(a, "host") ? cmd_opt(a, "host") : "", "pid", (json_int_t)pid,
                               "version", cmd_opt(a, "version") ? cmd_opt(a, "version") : "", "runtime",
                               cmd_opt(a, "runtime") ? cmd_opt(a, "runtime") : "process", "work_dir",
                               cmd_opt(a, "work-dir") ? cmd_opt(a, "work-dir") : "", "heartbeat_s",
                               (json_int_t)heartbeat, "lease", (json_int_t)lease, "lease_ttl", (json_int_t)ttl,
-                              "state", "online", "registered_at", ts, "lost_at");
+                              "state", "online", "registered_at", ts, "lost_at", "beats", cmd_opt_given(a, "beats"));
     if (agent)
         json_object_set_new(agent, "last_heartbeat", json_string(ts));
     rc = tx_put(ctx->tx, tx_key(key, KEY_AGENTS "%s", name), agent, err);
@@ -211,19 +224,50 @@ static rd_code end_node_workers(cmd_ctx *ctx, const char *name, rd_time last, in
     }
 }
 
-/* 1 when node's alive key is there now, under lease. */
-static int alive_now(cmd_ctx *ctx, const char *name, int64_t lease)
+/* node's alive key as it is now ({"lease", "rev"}), when it is under
+ * lease; NULL when it is not (gone, or another lease's).  When the store
+ * cannot be read, *unknown is set: do not call the agent lost on that. */
+static json_t *alive_now(cmd_ctx *ctx, const char *name, int64_t lease, int *unknown)
 {
     store_kv kv;
     int found = 0;
     char key[RD_KEY_MAX];
     rd_err ignored = { 0 };
-    if (store_get(tx_store(ctx->tx), tx_key(key, KEY_AGENT_ALIVE "%s", name), &kv, &found, NULL, &ignored) != RD_OK)
-        return 1;   /* cannot tell: do not call it lost on that */
-    int alive = found && kv.lease == lease;
+    *unknown = 0;
+    if (store_get(tx_store(ctx->tx), tx_key(key, KEY_AGENT_ALIVE "%s", name), &kv, &found, NULL, &ignored) != RD_OK) {
+        *unknown = 1;
+        return NULL;
+    }
+    json_t *entry = found && kv.lease == lease
+                        ? json_pack("{s:I, s:I}", "lease", (json_int_t)kv.lease, "rev", (json_int_t)kv.mod_revision)
+                        : NULL;
     if (found)
         store_kv_free(&kv);
-    return alive;
+    return entry;
+}
+
+/* Whether the beat of an agent registered with --beats has stalled: its
+ * alive key (entry: {"lease", "rev"}) has not changed for the lease's TTL
+ * as this controller saw it across its rounds; *since is when it first
+ * saw the key as it still is.  0 without the controller's memory, for an
+ * agent that does not beat, or when entry is NULL (the lease decides). */
+static int beat_stalled(cmd_ctx *ctx, const json_t *agent, const json_t *entry, rd_time *since)
+{
+    if (!ctx->agent_beats || !entry || !json_is_true(json_object_get(agent, "beats")))
+        return 0;
+    const char *node = doc_str(agent, "node");
+    json_t *seen = json_object_get(ctx->agent_beats, node);
+    if (!seen || doc_int(seen, "lease") != doc_int(entry, "lease") || doc_int(seen, "rev") != doc_int(entry, "rev")) {
+        json_object_set_new(ctx->agent_beats, node,
+                            json_pack("{s:I, s:I, s:I}", "lease", (json_int_t)doc_int(entry, "lease"), "rev",
+                                      (json_int_t)doc_int(entry, "rev"), "at", (json_int_t)ctx->now));
+        return 0;
+    }
+    int64_t ttl = doc_int(agent, "lease_ttl");
+    if (ctx->now - doc_int(seen, "at") < (ttl < 1 ? 1 : ttl))
+        return 0;
+    *since = doc_int(seen, "at");
+    return 1;
 }
 
 /* One agent: lost when its alive key is gone; its node offline once it has
@@ -236,22 +280,33 @@ static rd_code check_one(cmd_ctx *ctx, const char *name, const json_t *alive, in
     rd_code rc = agent_view_get(ctx->tx, name, &agent, err);
     if (rc != RD_OK || !agent)
         return rc;
-    json_t *lease = json_object_get(alive, name);
-    int is_alive = lease && json_integer_value(lease) == doc_int(agent, "lease");
-    if (!is_alive && strcmp(doc_str(agent, "state"), "online") == 0)
-        is_alive = alive_now(ctx, name, doc_int(agent, "lease"));   /* registered since the range */
-    rd_time last = 0;
+    json_t *entry = json_incref(json_object_get(alive, name));
+    int unknown = 0;
+    if (entry && doc_int(entry, "lease") != doc_int(agent, "lease")) {
+        json_decref(entry);
+        entry = NULL;
+    }
+    if (!entry && strcmp(doc_str(agent, "state"), "online") == 0)
+        entry = alive_now(ctx, name, doc_int(agent, "lease"), &unknown);   /* registered since the range */
+    rd_time last = 0, beat_seen = 0;
+    int stalled = beat_stalled(ctx, agent, entry, &beat_seen);
+    int is_alive = unknown || (entry && !stalled);
+    json_decref(entry);
     rdtime_parse("last_heartbeat", doc_str(agent, "last_heartbeat"), &last, NULL);
     if (strcmp(doc_str(agent, "state"), "online") == 0 && !is_alive) {
-        /* the lease ran out: its last renewal was at least a TTL ago */
-        rd_time renewed = ctx->now - doc_int(agent, "lease_ttl");
+        /* the lease ran out: its last renewal was at least a TTL ago; or
+         * the beat stalled: it last moved before the controller saw it */
+        rd_time renewed = stalled ? beat_seen : ctx->now - doc_int(agent, "lease_ttl");
         if (renewed > last)
             last = renewed;
+        if (ctx->agent_beats)
+            json_object_del(ctx->agent_beats, name);
         json_object_set_new(agent, "state", json_string("lost"));
         json_object_set_new(agent, "last_heartbeat", json_string(rdtime_format(last, ts)));
         json_object_set_new(agent, "lost_at", json_string(rdtime_format(ctx->now, ts)));
-        json_array_append_new(events, json_pack("{s:s, s:s, s:s}", "node", name, "event", "agent_lost",
-                                                "last_heartbeat", doc_str(agent, "last_heartbeat")));
+        json_array_append_new(events, json_pack("{s:s, s:s, s:s, s:s}", "node", name, "event", "agent_lost",
+                                                "last_heartbeat", doc_str(agent, "last_heartbeat"), "cause",
+                                                stalled ? "beat_stalled" : "lease_expired"));
         rc = tx_put(ctx->tx, tx_key(key, KEY_AGENTS "%s", name), json_incref(agent), err);
         if (rc == RD_OK)
             rc = cmd_commit_step(ctx, err);
@@ -321,10 +376,11 @@ static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
             break;
         /* Most agents need nothing: decided from the list, no read each. */
         const char *state = doc_str(ag, "state");
-        json_t *lease = json_object_get(alive, doc_str(ag, "node"));
-        rd_time last = 0;
+        json_t *entry = json_object_get(alive, doc_str(ag, "node"));
+        rd_time last = 0, since = 0;
         rdtime_parse("last_heartbeat", doc_str(ag, "last_heartbeat"), &last, NULL);
-        if (strcmp(state, "online") == 0 && lease && json_integer_value(lease) == doc_int(ag, "lease"))
+        if (strcmp(state, "online") == 0 && entry && doc_int(entry, "lease") == doc_int(ag, "lease") &&
+            !beat_stalled(ctx, ag, entry, &since))
             continue;
         if (strcmp(state, "lost") == 0 && !json_is_true(json_object_get(ag, "offline_done")) &&
             ctx->now - last < timeout) {
@@ -408,6 +464,7 @@ static const cmd_flag agent_register_flags[] = {
     { "host", "HOST", CMD_FLAG_VALUE, "the machine's host name" },
     { "version", "V", CMD_FLAG_VALUE, "the agent's rigdeck version" },
     { "heartbeat", "SECONDS", CMD_FLAG_VALUE, "how often it renews its lease (default 5)" },
+    { "beats", NULL, 0, "it also rewrites its alive key at each heartbeat (a secured store judges it by that)" },
     { "runtime", "process|podman|docker", CMD_FLAG_VALUE, "how it runs workers" },
     { "work-dir", "DIR", CMD_FLAG_VALUE, "where workers run" },
     { 0 }

@@ -5,7 +5,10 @@
  * lost as the controller last decided) and a small key under its lease
  * (KEY_AGENT_ALIVE<node>) that vanishes when the agent stops renewing.  A
  * heartbeat renews the lease and writes nothing, so the moment of the last
- * one is worked out from the lease: now - (granted TTL - time left).
+ * one is worked out from the lease: now - (granted TTL - time left).  On a
+ * secured store an agent registered with --beats also rewrites its alive
+ * key, and the controller judges it by that (agent.c): the document's
+ * `state` is then what decides, since a lease may be kept alive by anyone.
  * `node show` and `agent list` read through here; the commands that change
  * agents are agent.c's.
  */
@@ -95,7 +98,9 @@ rd_code agent_view_alive(rd_tx *tx, json_t **alive, rd_err *err)
             return rc;
         }
         for (size_t i = 0; i < r.count; i++)
-            json_object_set_new(*alive, r.kvs[i].key + strlen(KEY_AGENT_ALIVE), json_integer(r.kvs[i].lease));
+            json_object_set_new(*alive, r.kvs[i].key + strlen(KEY_AGENT_ALIVE),
+                                json_pack("{s:I, s:I}", "lease", (json_int_t)r.kvs[i].lease, "rev",
+                                          (json_int_t)r.kvs[i].mod_revision));
         int more = r.more && r.count > 0;
         if (more) {
             snprintf(last, sizeof last, "%s", r.kvs[r.count - 1].key);

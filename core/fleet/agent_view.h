@@ -19,7 +19,8 @@ rd_code agent_view_get(rd_tx *tx, const char *node, json_t **agent, rd_err *err)
 /* The agent object of node, as agent_view_describe makes it. */
 rd_code agent_view_for_node(rd_tx *tx, const char *node, rd_time now, json_t **out, rd_err *err);
 
-/* Every alive key: a new object from node name to the lease it is under. */
+/* Every alive key: a new object from node name to {"lease": the lease it is
+ * under, "rev": its mod_revision}. */
 rd_code agent_view_alive(rd_tx *tx, json_t **alive, rd_err *err);
 
 #endif

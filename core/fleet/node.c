@@ -563,7 +563,12 @@ static rd_code node_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
         json_object_set(by_node, doc_str(n, "node"), n);
     json_array_foreach(items, i, n) {
         json_t *ag = json_object_get(by_node, doc_str(n, "name"));
-        const char *st = !ag ? "none" : json_object_get(alive, doc_str(n, "name")) ? "online" : "lost";
+        /* online as the controller last judged it and with its lease alive:
+         * a lease alone may be kept alive by anyone on a secured store */
+        const char *st = !ag ? "none"
+                         : strcmp(doc_str(ag, "state"), "online") == 0 && json_object_get(alive, doc_str(n, "name"))
+                             ? "online"
+                             : "lost";
         json_object_set_new(n, "agent", json_string(st));
         /* what only the rules above needed goes */
         if (fields)

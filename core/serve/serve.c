@@ -112,8 +112,11 @@ static void do_check(serve_state *s, int64_t now)
     s->next_check = json_is_integer(next) ? now + json_integer_value(next) * 1000 + 1000 : 0;
     json_array_foreach(json_object_get(r, "items"), i, e) {
         if (strcmp(doc_str(e, "event"), "agent_lost") == 0)
-            dlog(&s->o->log, "agent_lost", e, "node %s: agent silent since %s", doc_str(e, "node"),
-                 doc_str(e, "last_heartbeat"));
+            dlog(&s->o->log, "agent_lost", e, "node %s: agent silent since %s%s", doc_str(e, "node"),
+                 doc_str(e, "last_heartbeat"),
+                 strcmp(doc_str(e, "cause"), "beat_stalled") == 0
+                     ? " (its beat stalled although its lease lives on: someone else may be keeping it alive)"
+                     : "");
         else
             dlog(&s->o->log, "offline", e, "node %s offline (agent silent since %s): %lld worker(s) failed node_lost, %lld requeued",
                  doc_str(e, "node"), doc_str(e, "last_heartbeat"), (long long)doc_int(e, "workers_failed"),
@@ -327,6 +330,10 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
     store_set_notice(NULL, NULL);
     if (rc != RD_OK)
         return rc;
+    /* A secured store's users may keep any lease alive: agents that beat
+     * are judged by their beats, which agent check follows across rounds. */
+    if (store_identity(s.ctx.store))
+        s.ctx.agent_beats = json_object();
     s.hooks = webhook_new(NULL, &o->log);
     s.work = serve_work_new();
     if (!s.work || !s.hooks || webhook_start(s.hooks, err) != RD_OK) {
@@ -367,7 +374,10 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
         else if (lrc == RD_OK && store_down)
             dlog(&o->log, "store", NULL, "store reachable again");
         store_down = lrc != RD_OK;
-        if (changed)
+        if (changed && s.lead.took_over)
+            dlog(&o->log, "lead", NULL, "leading the controllers: the leader had not beaten for %llds, although "
+                 "its lease lived on (someone else may be keeping it alive)", (long long)s.lead.ttl_s);
+        else if (changed)
             dlog(&o->log, s.lead.leading ? "lead" : "standby", NULL,
                  s.lead.leading ? "leading the controllers" : "no longer leading; standing by");
         if (s.lead.leading)

@@ -259,6 +259,8 @@ typedef struct {
     int64_t watchers;        /* live watch registrations */
     int64_t by_count, by_time; /* the bounds from keep_revisions and keep_seconds */
     int64_t markers_deleted; /* idle etcd retry markers removed */
+    int by_others;           /* the store was compacted past `compacted` already (on etcd any
+                              * user may compact): nothing was left to compact */
 } store_compact_report;
 
 /* One run of the compaction policy at unix time now: compacts to

@@ -69,6 +69,14 @@ static rd_code store_dump_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     json_t *items = json_array();
     if ((rc = store_scan(ctx->store, prefix, &rev, dump_one, items, err)) != RD_OK) {
         json_decref(items);
+        if (rc == RD_EINVAL && cmd_opt(a, "revision") && strstr(err->msg, "compacted")) {
+            /* etcd's history may be compacted by any of its users, not only
+             * by `store compact`: say which, in one line */
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            rc = rd_fail(err, RD_EINVAL, "store dump: %s; --revision must be one the store still keeps "
+                         "(see `store compact`; on etcd any user may compact its history)", why);
+        }
         return rc;
     }
     *result = json_pack("{s:o, s:I}", "items", items, "revision", (json_int_t)rev);
@@ -113,6 +121,7 @@ static rd_code store_compact_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
                             "by_time", (json_int_t)r.by_time, "policy", retention_json(&r.policy));
     json_object_set_new(res, "oldest_watch", r.oldest_watch ? json_integer(r.oldest_watch) : json_null());
     json_object_set_new(res, "markers_deleted", json_integer(r.markers_deleted));
+    json_object_set_new(res, "compacted_by_others", json_boolean(r.by_others));
     *result = res;
     return RD_OK;
 }

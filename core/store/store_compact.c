@@ -168,6 +168,20 @@ static rd_code markers_delete(store_t *st, int64_t bound, int64_t *deleted, rd_e
     return rc;
 }
 
+/* 1 when revision can no longer be read: someone compacted further than
+ * this policy (any etcd user may run `etcdctl compaction`, whatever
+ * rigdeck's watchers registered).  Compacting to it again would be
+ * refused, run after run, until the policy caught up: taken as done. */
+static int gone_already(store_t *st, int64_t revision)
+{
+    store_range_result r = { 0 };
+    rd_err err = { 0 };
+    rd_code rc = store_range(st, STORE_COMPACTION_KEY, NULL, 1, revision, &r, &err);
+    if (rc == RD_OK)
+        store_range_free(&r);
+    return rc == RD_EINVAL && strstr(err.msg, "compacted") != NULL;
+}
+
 static rd_code run_once(store_t *st, const store_retention *override, int64_t now,
                         store_compact_report *out, rd_err *err)
 {
@@ -221,7 +235,9 @@ static rd_code run_once(store_t *st, const store_retention *override, int64_t no
     free(text);
     if (rc == RD_OK && !res.succeeded)
         rc = rd_fail(err, RD_ECONFLICT, "store compact: another compaction ran at the same time; try again");
-    if (rc == RD_OK && out->compacted > out->previous)
+    if (rc == RD_OK && out->compacted > out->previous && gone_already(st, out->compacted))
+        out->by_others = 1;
+    else if (rc == RD_OK && out->compacted > out->previous)
         rc = store_compact(st, out->compacted, err);
     if (rc == RD_OK)
         rc = markers_delete(st, marker_bound, &out->markers_deleted, err);

@@ -33,6 +33,7 @@ typedef struct {
     struct curl_slist *hdrs;/* its own copy of the headers (a login may replace the store's) */
     etcd_buf line;          /* an incomplete NDJSON line */
     int created, broken;    /* the stream said "created" / failed or ended */
+    int auth_lapsed;        /* it ended because etcd no longer takes our token */
     char why[300];          /* why it broke, for messages */
     store_event *q;
     size_t qn, qcap;
@@ -72,6 +73,7 @@ static void handle_message(etcd_watch *w, const json_t *msg)
     if (error || !json_is_object(res)) {
         const char *m = json_string_value(json_object_get(error, "message"));
         snprintf(w->why, sizeof w->why, "%s", m ? m : "unexpected message on the watch stream");
+        w->auth_lapsed |= m && strstr(m, "auth token") != NULL;
         w->broken = 1;
         return;
     }
@@ -87,6 +89,10 @@ static void handle_message(etcd_watch *w, const json_t *msg)
         } else {
             const char *why = json_string_value(json_object_get(res, "cancel_reason"));
             snprintf(w->why, sizeof w->why, "watch canceled: %s", why && *why ? why : "no reason given");
+            /* a restarted member forgot every token: it accepts the stream,
+             * then cancels it; reconnecting with the same token would go on
+             * forever */
+            w->auth_lapsed |= why && strstr(why, "auth token") != NULL;
             w->broken = 1;
         }
         return;
@@ -296,9 +302,20 @@ rd_code etcd_watch_next(store_watch *sw, int timeout_ms, store_event **events, s
         if (!w->easy || w->broken) {
             stream_stop(w);
             w->member = (w->member + 1) % w->conn->nmembers;
+            if (w->auth_lapsed && w->conn->token) {
+                /* log in again (as etcd_conn_call does for a request); a
+                 * failure shows in the reconnection's own error */
+                rd_err ignored = { 0 };
+                etcd_conn_login(w->conn, &ignored);
+            }
+            w->auth_lapsed = 0;
             rd_code rc = stream_up(w, err);
             if (rc)
                 return rc;
+            /* a stream that keeps breaking must not keep the caller here
+             * past its timeout: it has rounds of its own to run */
+            if (timeout_ms >= 0 && etcd_now_ms() >= deadline && !w->qn && !w->fail)
+                return RD_OK;
             continue;
         }
         int64_t left = deadline - etcd_now_ms();
