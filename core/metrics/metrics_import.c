@@ -23,7 +23,23 @@
 #include "keyspace.h"
 #include "node.h"
 
-enum { IMPORT_MAX_LINES = 200000, IMPORT_WINDOW_S = 48 * 3600 };
+/* GPU indices as nvidia-smi's parser takes them (core/agent/probe_gpu.c). */
+enum { IMPORT_MAX_LINES = 200000, IMPORT_WINDOW_S = 48 * 3600, GPU_INDEX_MAX = 1023 };
+
+/* A reading within its stat's range (metrics_stat_bound), or null: a sample
+ * from another system that is out of range is refused rather than folded. */
+static rd_code check_value(const metrics_stat *st, const json_t *v, size_t line, rd_err *err)
+{
+    if (json_is_null(v))
+        return RD_OK;
+    if (!json_is_number(v))
+        return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be a number", line, st->name);
+    double x = json_number_value(v);
+    if (!(x >= st->min && x <= st->max))
+        return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be between %.15g and %.15g%s%s, got %.15g", line,
+                       st->name, st->min, st->max, *st->unit ? " " : "", st->unit, x);
+    return RD_OK;
+}
 
 /* A stats object a line may carry: known stats with numbers (or null). */
 static rd_code check_sample(const json_t *s, size_t line, rd_err *err)
@@ -41,14 +57,18 @@ static rd_code check_sample(const json_t *s, size_t line, rd_err *err)
             json_array_foreach(v, i, g) {
                 const char *gk;
                 json_t *gv;
-                if (!json_is_integer(json_object_get(g, "index")) || json_integer_value(json_object_get(g, "index")) < 0)
-                    return rd_fail(err, RD_EINVAL, "FILE: line %zu: every GPU needs an index (0, 1, ...)", line);
+                json_int_t idx = json_integer_value(json_object_get(g, "index"));
+                if (!json_is_integer(json_object_get(g, "index")) || idx < 0 || idx > GPU_INDEX_MAX)
+                    return rd_fail(err, RD_EINVAL, "FILE: line %zu: every GPU needs an index 0..%d", line,
+                                   GPU_INDEX_MAX);
                 json_object_foreach(g, gk, gv) {
+                    if (strcmp(gk, "index") == 0)
+                        continue;
                     const metrics_stat *st = metrics_stat_find(gk);
-                    if (strcmp(gk, "index") != 0 && (!st || !st->per_gpu))
+                    if (!st || !st->per_gpu)
                         return rd_fail(err, RD_EINVAL, "FILE: line %zu: '%s' is not a GPU stat", line, gk);
-                    if (strcmp(gk, "index") != 0 && !json_is_number(gv) && !json_is_null(gv))
-                        return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be a number", line, gk);
+                    if (check_value(st, gv, line, err) != RD_OK)
+                        return RD_EINVAL;
                 }
             }
             continue;
@@ -56,24 +76,25 @@ static rd_code check_sample(const json_t *s, size_t line, rd_err *err)
         const metrics_stat *st = metrics_stat_find(k);
         if (!st || st->per_gpu)
             return rd_fail(err, RD_EINVAL, "FILE: line %zu: '%s' is not a node stat", line, k);
-        if (!json_is_number(v) && !json_is_null(v))
-            return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be a number", line, k);
+        if (check_value(st, v, line, err) != RD_OK)
+            return RD_EINVAL;
     }
     return RD_OK;
 }
 
-/* Reads FILE into samples, checked and in time order after not_before. */
-static rd_code read_samples(const char *path, rd_time not_before, rd_time now, json_t *samples, rd_err *err)
+rd_code metrics_import_read(FILE *f, rd_time not_before, rd_time now, json_t *samples, rd_err *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return rd_fail(err, RD_EINVAL, "FILE: cannot read %s: %s", path, strerror(errno));
     char *buf = NULL;
     size_t cap = 0, line = 0;
     rd_time prev = not_before;
     rd_code rc = RD_OK;
-    while (rc == RD_OK && getline(&buf, &cap, f) >= 0) {
+    ssize_t got;
+    while (rc == RD_OK && (got = getline(&buf, &cap, f)) >= 0) {
         line++;
+        if ((size_t)got != strlen(buf)) {
+            rc = rd_fail(err, RD_EINVAL, "FILE: line %zu holds a NUL byte", line);
+            break;
+        }
         if (buf[strspn(buf, " \t\r\n")] == '\0')
             continue;
         if (line > IMPORT_MAX_LINES) {
@@ -104,6 +125,16 @@ static rd_code read_samples(const char *path, rd_time not_before, rd_time now, j
         json_decref(s);
     }
     free(buf);
+    return rc;
+}
+
+/* Reads FILE into samples, checked and in time order after not_before. */
+static rd_code read_samples(const char *path, rd_time not_before, rd_time now, json_t *samples, rd_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return rd_fail(err, RD_EINVAL, "FILE: cannot read %s: %s", path, strerror(errno));
+    rd_code rc = metrics_import_read(f, not_before, now, samples, err);
     fclose(f);
     return rc;
 }
