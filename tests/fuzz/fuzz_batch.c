@@ -18,7 +18,7 @@
 #include "cmd.h"
 
 const char *const fuzz_target_seed_dirs[] = { NULL };
-const unsigned long fuzz_target_runs = 500;   /* whole commands on a store: slower than most */
+const unsigned long fuzz_target_runs = 300;   /* whole commands on a store: slower than most */
 
 const char *const fuzz_target_dict[] = {
     "account ", "create ", "deposit ", "set ", "show ", "list", "remove ", "region ", "node ", "job ", "submit ",
@@ -30,6 +30,7 @@ const char *const fuzz_target_dict[] = {
 
 static char dir[256], url[300];
 static cmd_ctx ctx;
+static int verbose;
 
 static void run_line(const char *line)
 {
@@ -38,15 +39,24 @@ static void run_line(const char *line)
     rd_err err;
     rd_err_clear(&err);
     rd_code rc = cmd_exec_line(&ctx, line, &result, &def, &err);
+    if (verbose)   /* RIGDECK_FUZZ_VERBOSE: what each line did, to see how deep the inputs reach */
+        fprintf(stderr, "%s %s: %.*s\n", rd_code_name(rc), def ? def->words : "-", (int)strcspn(line, "\n"), line);
     if (rc != RD_OK)
         FUZZ_CHECK(result == NULL && err.msg[0] != '\0');
     json_decref(result);
 }
 
-/* At exit: the store closes (valgrind counts what it holds). */
+/* At exit: the store closes (valgrind counts what it holds) and goes. */
 static void close_store(void)
 {
+    static const char *const files[] = { "store.db", "store.db-wal", "store.db-shm", NULL };
+    char path[320];
     cmd_ctx_close(&ctx);
+    for (const char *const *f = files; *f; f++) {
+        snprintf(path, sizeof path, "%s/%s", dir, *f);
+        unlink(path);
+    }
+    rmdir(dir);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -60,6 +70,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     ctx.store_url = url;
     ctx.actor = "default";
     ctx.now = 1795953600;   /* 2026-11-24T12:00:00Z */
+    verbose = getenv("RIGDECK_FUZZ_VERBOSE") != NULL;
     atexit(close_store);
     static const char *const setup[] = {
         "provider enable physical",

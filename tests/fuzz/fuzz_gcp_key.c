@@ -123,19 +123,19 @@ static char *expand(const uint8_t *data, size_t size, size_t *len)
 }
 
 /* 1 when msg holds 16 characters in a row of the PEM body of the input's
- * private_key (the lines between BEGIN and END). */
+ * private_key (the base64 between the BEGIN and END lines; the lines
+ * themselves are no secret). */
 static int quotes_key(const uint8_t *data, size_t size, const char *msg)
 {
     json_t *doc = json_loadb((const char *)data, size, JSON_ALLOW_NUL, NULL);
     const char *pem = json_string_value(json_object_get(doc, "private_key"));
-    int hit = 0;
     const char *body = pem ? strstr(pem, "-----\n") : NULL;
-    for (const char *p = body ? body + 6 : NULL; p && strlen(p) >= 16 && !hit; p += 16) {
+    const char *end = body ? strstr(body + 6, "\n-----END") : NULL;
+    int hit = 0;
+    for (const char *p = body ? body + 6 : NULL; p && end && p + 16 <= end && !hit; p++) {
         char piece[17];
         memcpy(piece, p, 16);
         piece[16] = '\0';
-        if (strncmp(piece, "-----END", 8) == 0)
-            break;
         hit = !strchr(piece, '\n') && strstr(msg, piece) != NULL;
     }
     json_decref(doc);

@@ -24,17 +24,24 @@ const char *const fuzz_target_dict[] = {
     "bright-blue", "#5fafd7", "#fff", "#gggggg", "256", "-1", "accent", "\n  ", "\n    ", "{fg: accent}", NULL,
 };
 
-static char path[300];
+static char dir[256], path[300];
+
+/* At exit: the input's file and its directory go. */
+static void remove_file(void)
+{
+    unlink(path);
+    rmdir(dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     const char *base = getenv("TMPDIR");
-    char dir[256];
     snprintf(dir, sizeof dir, "%s/rdfuzz.XXXXXX", base && *base ? base : "/tmp");
     FUZZ_CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/fuzz.yaml", dir);
+    atexit(remove_file);
     return 0;
 }
 
