@@ -69,7 +69,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(url, sizeof url, "sqlite:%s/store.db", dir);
     ctx.store_url = url;
     ctx.actor = "default";
-    ctx.now = 1795953600;   /* 2026-11-24T12:00:00Z */
+    ctx.now = 1795521600;   /* 2026-11-24T12:00:00Z */
     verbose = getenv("RIGDECK_FUZZ_VERBOSE") != NULL;
     atexit(close_store);
     static const char *const setup[] = {

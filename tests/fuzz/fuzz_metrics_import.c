@@ -8,7 +8,8 @@
  * refused file names a line; the samples of an accepted one fold into
  * points within each stat's range whose average lies between minimum and
  * maximum (issue 28: cpu_util 9e16 twice in a minute overflowed the sum);
- * and so does an agent that picks up the `now` document it would write. */
+ * and so does an agent that picks up the `now` document it would write,
+ * and the lines folded as they are, unchecked. */
 #include "fuzz.h"
 
 #include <string.h>
@@ -29,13 +30,33 @@ const char *const fuzz_target_dict[] = {
 };
 
 /* `now` of the import: the samples' day, at noon. */
-static const rd_time NOW = 1795953600;   /* 2026-11-24T12:00:00Z */
+static const rd_time NOW = 1795521600;   /* 2026-11-24T12:00:00Z */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
     return 0;
+}
+
+/* Every line that is a JSON object, checked or not, folded 20 s apart:
+ * the history must hold up by itself, whatever a caller hands it. */
+static void fold_raw(const uint8_t *data, size_t size)
+{
+    metrics_agg *m = metrics_agg_new("n1");
+    FUZZ_CHECK(m != NULL);
+    rd_time t = NOW - 3600;
+    for (size_t i = 0; i < size;) {
+        const uint8_t *nl = memchr(data + i, '\n', size - i);
+        size_t n = nl ? (size_t)(nl - (data + i)) : size - i;
+        json_t *s = json_loadb((const char *)data + i, n, 0, NULL);
+        if (json_is_object(s))
+            metrics_agg_add(m, s, t += 20);
+        json_decref(s);
+        i += n + 1;
+    }
+    fuzz_check_agg(m);
+    metrics_agg_free(m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -50,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         data += nl ? first + 1 : size;
         size -= nl ? first + 1 : size;
     }
+    fold_raw(data, size);
     FILE *f = size ? fmemopen((void *)data, size, "r") : NULL;
     rd_time latest = now_doc ? doc_time(now_doc, "sampled_at") : 0;
     rd_code rc = f ? metrics_import_read(f, latest, NOW, samples, &err) : RD_EINVAL;
