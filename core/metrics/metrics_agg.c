@@ -7,7 +7,11 @@
  * All values are integers in hundredths of the stat's unit.  While a minute
  * or hour is open it is an accumulator [min, sum, max, n] (n samples, or n
  * finished minutes for an hour), so an agent that restarts continues it
- * exactly; once finished it becomes the point [min, avg, max].
+ * exactly; once finished it becomes the point [min, avg, max].  Every
+ * reading is first bounded to its stat's range (metrics_stat_bound) and
+ * the sums saturate, so no input overflows them and an average always
+ * lies between its minimum and maximum; a restored accumulator or point
+ * that could not have come from bounded readings is not continued.
  *
  * A block is written when it closes, a day each time one of its hours
  * closes; both wait in `pending` until a commit succeeds (at most
