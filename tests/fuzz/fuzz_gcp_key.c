@@ -124,7 +124,7 @@ static char *expand(const uint8_t *data, size_t size, size_t *len)
 
 /* 1 when msg holds 16 characters in a row of the PEM body of the input's
  * private_key (the base64 between the BEGIN and END lines; the lines
- * themselves are no secret). */
+ * themselves are no secret) that no other field of the file holds. */
 static int quotes_key(const uint8_t *data, size_t size, const char *msg)
 {
     json_t *doc = json_loadb((const char *)data, size, JSON_ALLOW_NUL, NULL);
@@ -132,12 +132,19 @@ static int quotes_key(const uint8_t *data, size_t size, const char *msg)
     const char *body = pem ? strstr(pem, "-----\n") : NULL;
     const char *end = body ? strstr(body + 6, "\n-----END") : NULL;
     int hit = 0;
+    /* the rest of the file: a piece that is also there (a mutation copied
+     * it into token_uri, say) is quoted from that field, not the key */
+    json_t *rest = json_deep_copy(doc);
+    json_object_del(rest, "private_key");
+    char *others = rest ? json_dumps(rest, 0) : NULL;
     for (const char *p = body ? body + 6 : NULL; p && end && p + 16 <= end && !hit; p++) {
         char piece[17];
         memcpy(piece, p, 16);
         piece[16] = '\0';
-        hit = !strchr(piece, '\n') && strstr(msg, piece) != NULL;
+        hit = !strchr(piece, '\n') && strstr(msg, piece) != NULL && !(others && strstr(others, piece));
     }
+    free(others);
+    json_decref(rest);
     json_decref(doc);
     return hit;
 }
