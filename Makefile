@@ -30,6 +30,7 @@ CORE_SRC := $(wildcard core/*/*.c)
 TUI_SRC  := $(wildcard tui/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 TUI_OBJ  := $(TUI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -39,10 +40,13 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 CONF_BIN := $(BUILD)/tests/store_conformance
 TUI_UNIT_BIN := $(patsubst tests/tui_unit/%.c,$(BUILD)/tests/%,$(wildcard tests/tui_unit/test_*.c))
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# Fuzz targets run as tests: tests/fuzz/fuzz_X.c + the driver -> test_fuzz_X.
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=$(BUILD)/tests/test_fuzz_%)
+FUZZ_TUI_BIN := $(BUILD)/tests/test_fuzz_theme
 
 .PHONY: all test run asan valgrind bench install clean deps check-deps help demo
 
-all: $(BIN) $(UNIT_BIN) $(CONF_BIN) $(TUI_UNIT_BIN)
+all: $(BIN) $(UNIT_BIN) $(CONF_BIN) $(TUI_UNIT_BIN) $(FUZZ_BIN)
 
 help:
 	@echo "make            build build/rigdeck and the tests"
@@ -78,6 +82,17 @@ $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 $(TUI_UNIT_BIN): $(BUILD)/tests/%: tests/tui_unit/%.c tests/testutil.h $(filter-out %/main.o,$(TUI_OBJ)) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests -iquote tui -o $@ $< $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+
+# Fuzz targets (tests/fuzz/fuzz.h): each with the driver that runs its seed
+# corpus and a bounded number of mutations; the theme's with the console's
+# objects, like its unit tests.
+$(filter-out $(FUZZ_TUI_BIN),$(FUZZ_BIN)): $(BUILD)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(wildcard tests/fuzz/*.h) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -iquote tests/fuzz -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/driver.c $(LIB) $(LDLIBS_CORE)
+
+$(FUZZ_TUI_BIN): $(BUILD)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(wildcard tests/fuzz/*.h) $(filter-out %/main.o,$(TUI_OBJ)) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -iquote tests/fuzz -iquote tui -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/driver.c $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL)
 
 $(CONF_BIN): tests/conformance/store_conformance.c $(LIB)
 	@mkdir -p $(dir $@)

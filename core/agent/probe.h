@@ -39,8 +39,13 @@ typedef struct {
     int pcie_gen, pcie_lanes;  /* 0 when N/A */
     int util_pct, mem_used_mib, temp_c;  /* -1 when N/A */
     int power_mw;        /* milliwatts; -1 when N/A */
-    int64_t ecc_errors;  /* uncorrected, volatile; -1 when N/A */
+    int64_t ecc_errors;  /* uncorrected, volatile; -1 when N/A; at most PROBE_ECC_MAX */
 } probe_gpu;
+
+/* An ECC count beyond this reads as this: no GPU counts 10^12 errors, and a
+ * driver that prints 2^63-1 means "very many", not a number to add up
+ * (metrics_stat's range of gpu_ecc_errors is the same). */
+#define PROBE_ECC_MAX INT64_C(1000000000000)
 
 /* Parses the CSV of PROBE_NVIDIA_SMI_QUERY (ten columns, noheader, nounits;
  * blank lines and spaces around fields are fine) into a new array *out of

@@ -264,6 +264,8 @@ static rd_code parse_line(char *text, int line, probe_gpu *g, rd_err *err)
         return bad_field(err, line, 8, "watts such as 68.52 or [N/A]", f[8]);
     if ((rc = reading(f[9], line, 9, INT64_MAX, -1, &g->ecc_errors, err)) != RD_OK)
         return rc;
+    if (g->ecc_errors > PROBE_ECC_MAX)
+        g->ecc_errors = PROBE_ECC_MAX;
     const char *model = probe_gpu_model(g->name, g->memory_mib);
     snprintf(g->model, sizeof g->model, "%s", model ? model : "");
     return RD_OK;

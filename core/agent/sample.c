@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "metrics.h"
+
 #define PATH_MAX_LEN 4096
 
 /* root + rel (+ "/" + name) into buf; 0 when too long. */
@@ -281,7 +283,10 @@ static json_t *real_to(double x, double scale)
  * whole numbers (bytes, MiB, mW), so integer arithmetic rounds them exactly. */
 static json_t *ratio_to(uint64_t num, uint64_t den, uint64_t scale)
 {
-    return json_real((double)((num * scale + den / 2) / den) / (double)scale);
+    /* whole units and the remainder apart: num * scale would wrap for a
+     * counter near 2^64, whole * scale cannot (every caller has den >= scale) */
+    uint64_t whole = num / den, part = ((num % den) * scale + den / 2) / den;
+    return json_real((double)(whole * scale + part) / (double)scale);
 }
 
 /* Bytes per second between two cumulative byte counters; null when the
@@ -316,6 +321,35 @@ static json_t *gpu_stats(const probe_gpu *g)
     return o;
 }
 
+/* obj[stat] brought into the stat's range (metrics_stat_bound), keeping an
+ * integer an integer: a counter that jumped (a /proc fixture, a wrapped
+ * counter) or a GPU that reports nonsense is news of a bound, not a number
+ * that overflows the history's sums or the Prometheus text. */
+static void bound_reading(json_t *obj, const metrics_stat *st)
+{
+    json_t *v = json_object_get(obj, st->name);
+    if (!json_is_number(v))
+        return;
+    double x = json_number_value(v), b = metrics_stat_bound(st, x);
+    if (b == x)
+        return;
+    json_object_set_new(obj, st->name, json_is_integer(v) ? json_integer((json_int_t)b) : json_real(b));
+}
+
+static void bound_stats(json_t *o)
+{
+    size_t k;
+    json_t *g;
+    for (size_t i = 0; i < metrics_stat_count(); i++) {
+        const metrics_stat *st = metrics_stat_at(i);
+        if (!st->per_gpu)
+            bound_reading(o, st);
+        else
+            json_array_foreach(json_object_get(o, "gpus"), k, g)
+                bound_reading(g, st);
+    }
+}
+
 json_t *sample_stats(const sample_counters *prev, const sample_counters *cur)
 {
     json_t *o = json_object(), *gpus = json_array(), *cpu = NULL;
@@ -348,6 +382,7 @@ json_t *sample_stats(const sample_counters *prev, const sample_counters *cur)
         gpus = NULL; /* set_new dropped it */
         goto fail;
     }
+    bound_stats(o);
     return o;
 fail:
     json_decref(gpus);

@@ -40,6 +40,7 @@
 #define RD_METRICS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -65,6 +66,7 @@ typedef struct {
     double dead_band;    /* a change beyond this is news (0: any change) */
     const char *help;    /* one line, for --help and Prometheus' # HELP */
     int health;          /* news of this stat is written at once; of the others, within a minute */
+    double min, max;     /* the sane range of a reading (metrics_stat_bound) */
 } metrics_stat;
 
 /* The stats in the spec's order: cpu_util mem_used_gb disk_used_gb
@@ -75,6 +77,13 @@ const metrics_stat *metrics_stat_at(size_t i);
 
 /* The stat called name, or NULL. */
 const metrics_stat *metrics_stat_find(const char *name);
+
+/* A reading brought into the stat's sane range [min, max]: below min reads
+ * as min, above max as max (an ECC count of 2^63-1 is "very many", not a
+ * number to add up).  Every reading passes here before it is stored or
+ * served, so sums of a minute's or hour's readings cannot overflow and an
+ * average stays between its minimum and maximum.  NaN reads as min. */
+double metrics_stat_bound(const metrics_stat *stat, double v);
 
 /* RD_OK when name is a stat, else RD_EINVAL naming field and the stats. */
 rd_code metrics_check_stat(const char *field, const char *name, rd_err *err);
@@ -113,6 +122,21 @@ void metrics_agg_written(metrics_agg *m);
 
 /* Number of closed blocks and days not written yet. */
 size_t metrics_agg_pending(const metrics_agg *m);
+
+/* What metrics_agg_stage would write as `now` (a new object), and the closed
+ * blocks and days not written yet (key -> document, borrowed): for tests
+ * and the fuzzer, which check every point's min <= avg <= max. */
+json_t *metrics_agg_now(const metrics_agg *m);
+const json_t *metrics_agg_pending_docs(const metrics_agg *m);
+
+/* `metrics import`'s reading of FILE's text: one JSON sample a line (known
+ * stats, numbers within their stat's range or null, GPU indices 0..1023, t
+ * an RFC 3339 time after not_before and after the line before, not after
+ * now and at most 48 hours before it), each appended to samples with t as
+ * Unix seconds.  RD_EINVAL naming the line and the rule at the first bad
+ * line (a line holding a NUL byte is one). */
+rd_code metrics_import_read(const char *text, size_t len, rd_time not_before, rd_time now, json_t *samples,
+                            rd_err *err);
 
 /* ---- reading ----------------------------------------------------------------- */
 

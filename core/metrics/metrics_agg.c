@@ -7,7 +7,11 @@
  * All values are integers in hundredths of the stat's unit.  While a minute
  * or hour is open it is an accumulator [min, sum, max, n] (n samples, or n
  * finished minutes for an hour), so an agent that restarts continues it
- * exactly; once finished it becomes the point [min, avg, max].
+ * exactly; once finished it becomes the point [min, avg, max].  Every
+ * reading is first bounded to its stat's range (metrics_stat_bound) and
+ * the sums saturate, so no input overflows them and an average always
+ * lies between its minimum and maximum; a restored accumulator or point
+ * that could not have come from bounded readings is not continued.
  *
  * A block is written when it closes, a day each time one of its hours
  * closes; both wait in `pending` until a commit succeeds (at most
@@ -82,6 +86,17 @@ static int64_t at(const json_t *arr, size_t i)
     return (int64_t)json_integer_value(json_array_get(arr, i));
 }
 
+/* a + b, saturating at the ends of int64 instead of overflowing: every
+ * reading is bounded (metrics_stat_bound), but an accumulator restored from
+ * the store may hold anything. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 /* Adds v to the accumulator acc[key] = [min, sum, max, n]. */
 static void acc_add(json_t *acc, const char *key, int64_t v)
 {
@@ -92,17 +107,28 @@ static void acc_add(json_t *acc, const char *key, int64_t v)
     }
     int64_t lo = at(a, 0), sum = at(a, 1), hi = at(a, 2), n = at(a, 3);
     json_array_set_new(a, 0, json_integer(v < lo ? v : lo));
-    json_array_set_new(a, 1, json_integer(sum + v));
+    json_array_set_new(a, 1, json_integer(sat_add(sum, v)));
     json_array_set_new(a, 2, json_integer(v > hi ? v : hi));
-    json_array_set_new(a, 3, json_integer(n + 1));
+    json_array_set_new(a, 3, json_integer(n < 0 ? 1 : sat_add(n, 1)));
 }
 
-/* The point [min, avg, max] of an accumulator (avg rounded half away from zero). */
+/* The point [min, avg, max] of an accumulator (avg rounded half away from
+ * zero, and never outside [min, max]: a sum that saturated, or an
+ * accumulator from the store that does not add up, cannot make it so). */
 static json_t *acc_point(const json_t *a)
 {
-    int64_t sum = at(a, 1), n = at(a, 3);
-    int64_t avg = n > 0 ? (sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n)) : 0;
-    return json_pack("[I, I, I]", (json_int_t)at(a, 0), (json_int_t)avg, (json_int_t)at(a, 2));
+    int64_t lo = at(a, 0), sum = at(a, 1), hi = at(a, 2), n = at(a, 3);
+    int64_t avg = 0;
+    if (n > 0) {
+        int64_t q = sum / n, r = sum % n;   /* no overflow: n > 0 */
+        /* round half away from zero without forming sum + n/2 */
+        if (r >= 0 ? r >= n - r : -r >= n + r)
+            q += r >= 0 ? 1 : -1;
+        avg = q;
+    }
+    if (lo <= hi)
+        avg = avg < lo ? lo : avg > hi ? hi : avg;
+    return json_pack("[I, I, I]", (json_int_t)lo, (json_int_t)avg, (json_int_t)hi);
 }
 
 /* points[key][i] = point, growing a row of len nulls for a new series. */
@@ -197,11 +223,14 @@ static void advance(metrics_agg *m, rd_time t)
     m->day_t = metrics_floor(mt, METRICS_DAY);
 }
 
-static void set_last(metrics_agg *m, const char *key, const json_t *v)
+/* Folds one reading of stat into series key, brought into the stat's range
+ * first (core/agent's samples are bounded already; this holds for every
+ * caller, `metrics import` and tests included). */
+static void set_last(metrics_agg *m, const metrics_stat *stat, const char *key, const json_t *v)
 {
     if (!json_is_number(v))
         return;
-    int64_t x = (int64_t)llround(json_number_value(v) * 100.0);
+    int64_t x = (int64_t)llround(metrics_stat_bound(stat, json_number_value(v)) * 100.0);
     json_object_set_new(m->last, key, json_integer(x));
     acc_add(m->minute, key, x);
 }
@@ -246,7 +275,7 @@ void metrics_agg_add(metrics_agg *m, const json_t *stats, rd_time t)
     for (size_t i = 0; i < metrics_stat_count(); i++) {
         const metrics_stat *s = metrics_stat_at(i);
         if (!s->per_gpu) {
-            set_last(m, s->name, json_object_get(stats, s->name));
+            set_last(m, s, s->name, json_object_get(stats, s->name));
             continue;
         }
         size_t k;
@@ -254,7 +283,7 @@ void metrics_agg_add(metrics_agg *m, const json_t *stats, rd_time t)
         json_array_foreach(json_object_get(stats, "gpus"), k, g) {
             json_t *idx = json_object_get(g, "index");
             if (json_is_integer(idx))
-                set_last(m, metrics_series_key(key, s, (int)json_integer_value(idx)), json_object_get(g, s->name));
+                set_last(m, s, metrics_series_key(key, s, (int)json_integer_value(idx)), json_object_get(g, s->name));
         }
     }
     int moved = moved_since_write(m);
@@ -293,17 +322,28 @@ rd_code metrics_agg_stage_closed(metrics_agg *m, rd_tx *tx, rd_err *err)
     return stage_pending(m, tx, err);
 }
 
+json_t *metrics_agg_now(const metrics_agg *m)
+{
+    char ts[RDTIME_BUFLEN], mt[RDTIME_BUFLEN], bt[RDTIME_BUFLEN], ht[RDTIME_BUFLEN];
+    return json_pack("{s:s, s:s, s:O, s:{s:s, s:O}, s:{s:s, s:O}, s:{s:s, s:O}}", "node", m->node, "sampled_at",
+                     rdtime_format(m->sampled_at, ts), "last", m->last, "minute", "t", rdtime_format(m->minute_t, mt),
+                     "series", m->minute, "block", "start", rdtime_format(m->block_t, bt), "points", m->block, "hour",
+                     "t", rdtime_format(m->hour_t, ht), "series", m->hour);
+}
+
+const json_t *metrics_agg_pending_docs(const metrics_agg *m)
+{
+    return m->pending;
+}
+
 rd_code metrics_agg_stage(metrics_agg *m, rd_tx *tx, rd_err *err)
 {
-    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN], mt[RDTIME_BUFLEN], bt[RDTIME_BUFLEN], ht[RDTIME_BUFLEN];
+    char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
     rd_code rc = stage_pending(m, tx, err);
     if (rc != RD_OK)
         return rc;
-    json_t *now = json_pack("{s:s, s:s, s:O, s:{s:s, s:O}, s:{s:s, s:O}, s:{s:s, s:O}}", "node", m->node,
-                            "sampled_at", rdtime_format(m->sampled_at, ts), "last", m->last, "minute", "t",
-                            rdtime_format(m->minute_t, mt), "series", m->minute, "block", "start",
-                            rdtime_format(m->block_t, bt), "points", m->block, "hour", "t",
-                            rdtime_format(m->hour_t, ht), "series", m->hour);
+    json_t *now = metrics_agg_now(m);
+    rdtime_format(m->sampled_at, ts);
     /* the latest reading alone too, in the same transaction: the fleet's
      * totals and the alerts read 10,000 of these, not 10,000 `now`s */
     json_t *last = json_pack("{s:s, s:s, s:O}", "node", m->node, "sampled_at", ts, "last", m->last);
@@ -340,11 +380,102 @@ void metrics_agg_written(metrics_agg *m)
     json_array_clear(m->staged);
 }
 
-static void update_copy(json_t *into, const json_t *from)
+/* ---- picking up a previous agent's documents ------------------------------ */
+
+/* The range of series key's stat in hundredths, as stored; 0 when the key
+ * names no stat. */
+static int series_range(const char *key, int64_t *lo, int64_t *hi)
 {
-    json_t *c = json_deep_copy(from);
-    json_object_update(into, c);
-    json_decref(c);
+    char name[METRICS_SERIES_MAX];
+    snprintf(name, sizeof name, "%s", key);
+    name[strcspn(name, ":")] = '\0';
+    const metrics_stat *st = metrics_stat_find(name);
+    if (!st)
+        return 0;
+    *lo = (int64_t)llround(st->min * 100.0);
+    *hi = (int64_t)llround(st->max * 100.0);
+    return 1;
+}
+
+/* n integers of arr (an array of exactly n) into v, all within [lo, hi]. */
+static int ints_in(const json_t *arr, size_t n, int64_t lo, int64_t hi, int64_t *v)
+{
+    if (!json_is_array(arr) || json_array_size(arr) != n)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *x = json_array_get(arr, i);
+        if (!json_is_integer(x))
+            return 0;
+        v[i] = (int64_t)json_integer_value(x);
+        if (v[i] < lo || v[i] > hi)
+            return 0;
+    }
+    return 1;
+}
+
+/* An accumulator [min, sum, max, n] a bounded agent could have written:
+ * n > 0 readings within the stat's range whose sum lies in [n*min, n*max]. */
+static int acc_ok(const char *key, const json_t *a)
+{
+    int64_t lo, hi, v[4], s_lo, s_hi;
+    if (!series_range(key, &lo, &hi) || !ints_in(a, 4, INT64_MIN, INT64_MAX, v))
+        return 0;
+    if (v[3] <= 0 || v[0] < lo || v[2] > hi || v[0] > v[2])
+        return 0;
+    if (__builtin_mul_overflow(v[0], v[3], &s_lo) || __builtin_mul_overflow(v[2], v[3], &s_hi))
+        return 0;
+    return v[1] >= s_lo && v[1] <= s_hi;
+}
+
+/* A point [min, avg, max] within the stat's range, min <= avg <= max. */
+static int point_ok(const char *key, const json_t *p)
+{
+    int64_t lo, hi, v[3];
+    return series_range(key, &lo, &hi) && ints_in(p, 3, lo, hi, v) && v[0] <= v[1] && v[1] <= v[2];
+}
+
+/* into[series] = from[series] (copies) for each accumulator that adds up;
+ * one that does not (written before readings were bounded, or by hand) is
+ * dropped: its minute or hour starts afresh rather than overflowing. */
+static void restore_accs(json_t *into, const json_t *from)
+{
+    const char *k;
+    json_t *a;
+    json_object_foreach((json_t *)from, k, a)
+        if (acc_ok(k, a))
+            json_object_set_new(into, k, json_deep_copy(a));
+}
+
+/* The same for rows of len points (or nulls); a bad point becomes null. */
+static void restore_rows(json_t *into, const json_t *from, size_t len)
+{
+    const char *k;
+    json_t *row;
+    int64_t lo, hi;
+    json_object_foreach((json_t *)from, k, row) {
+        if (!series_range(k, &lo, &hi) || !json_is_array(row) || json_array_size(row) != len)
+            continue;
+        json_t *copy = json_array();
+        for (size_t i = 0; i < len; i++) {
+            const json_t *p = json_array_get(row, i);
+            json_array_append_new(copy, point_ok(k, p) ? json_deep_copy(p) : json_null());
+        }
+        json_object_set_new(into, k, copy);
+    }
+}
+
+/* Latest readings within their stat's range. */
+static json_t *restore_last(const json_t *from)
+{
+    json_t *last = json_object();
+    const char *k;
+    json_t *v;
+    int64_t lo, hi;
+    json_object_foreach((json_t *)from, k, v)
+        if (series_range(k, &lo, &hi) && json_is_integer(v) && json_integer_value(v) >= lo &&
+            json_integer_value(v) <= hi)
+            json_object_set_new(last, k, json_incref(v));
+    return last;
 }
 
 void metrics_agg_restore(metrics_agg *m, const json_t *now_doc, const json_t *day_doc, rd_time now)
@@ -361,17 +492,20 @@ void metrics_agg_restore(metrics_agg *m, const json_t *now_doc, const json_t *da
     m->block_t = metrics_floor(mt, METRICS_BLOCK);
     m->hour_t = metrics_floor(mt, METRICS_HOUR);
     m->day_t = metrics_floor(mt, METRICS_DAY);
-    /* deep copies: the open periods are changed in place from now on */
-    update_copy(m->minute, minute);
-    update_copy(m->block, block);
-    update_copy(m->hour, hour);
+    /* deep copies (the open periods are changed in place from now on) of
+     * what a bounded agent could have written: the store's documents are
+     * input like any other */
+    restore_accs(m->minute, minute);
+    restore_rows(m->block, block, METRICS_BLOCK_MINUTES);
+    restore_accs(m->hour, hour);
     json_t *day = json_object_get(day_doc, "points");
     if (json_is_object(day) && doc_time(day_doc, "start") == m->day_t)
-        update_copy(m->day, day);
+        restore_rows(m->day, day, 24);
     json_t *last = json_object_get(now_doc, "last");
     if (json_is_object(last)) {
-        update_copy(m->last, last);
-        m->written_last = json_deep_copy(last);
+        json_t *ok = restore_last(last);
+        json_object_update(m->last, ok);
+        m->written_last = ok;
     }
     m->sampled_at = m->written_at = doc_time(now_doc, "sampled_at");
 }

@@ -23,7 +23,8 @@
 #include "node.h"
 #include "yamljson.h"
 
-enum { IMPORT_MAX_LINES = 200000, IMPORT_MAX_BYTES = 256 * 1024 * 1024, IMPORT_WINDOW_S = 48 * 3600 };
+/* GPU indices as nvidia-smi's parser takes them (core/agent/probe_gpu.c). */
+enum { IMPORT_MAX_LINES = 200000, IMPORT_MAX_BYTES = 256 * 1024 * 1024, IMPORT_WINDOW_S = 48 * 3600, GPU_INDEX_MAX = 1023 };
 
 /* An unknown key for a message: 'name' when it reads like a field name,
  * else "a key", never a file's text (yamljson_describe_key). */
@@ -35,6 +36,21 @@ static const char *key_shown(const char *k, char *buf, size_t len)
     else
         snprintf(buf, len, "a key");
     return buf;
+}
+
+/* A reading within its stat's range (metrics_stat_bound), or null: a sample
+ * from another system that is out of range is refused rather than folded. */
+static rd_code check_value(const metrics_stat *st, const json_t *v, size_t line, rd_err *err)
+{
+    if (json_is_null(v))
+        return RD_OK;
+    if (!json_is_number(v))
+        return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be a number", line, st->name);
+    double x = json_number_value(v);
+    if (!(x >= st->min && x <= st->max))
+        return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be between %.15g and %.15g%s%s, got %.15g", line,
+                       st->name, st->min, st->max, *st->unit ? " " : "", st->unit, x);
+    return RD_OK;
 }
 
 /* A stats object a line may carry: known stats with numbers (or null). */
@@ -54,15 +70,19 @@ static rd_code check_sample(const json_t *s, size_t line, rd_err *err)
             json_array_foreach(v, i, g) {
                 const char *gk;
                 json_t *gv;
-                if (!json_is_integer(json_object_get(g, "index")) || json_integer_value(json_object_get(g, "index")) < 0)
-                    return rd_fail(err, RD_EINVAL, "FILE: line %zu: every GPU needs an index (0, 1, ...)", line);
+                json_int_t idx = json_integer_value(json_object_get(g, "index"));
+                if (!json_is_integer(json_object_get(g, "index")) || idx < 0 || idx > GPU_INDEX_MAX)
+                    return rd_fail(err, RD_EINVAL, "FILE: line %zu: every GPU needs an index 0..%d", line,
+                                   GPU_INDEX_MAX);
                 json_object_foreach(g, gk, gv) {
+                    if (strcmp(gk, "index") == 0)
+                        continue;
                     const metrics_stat *st = metrics_stat_find(gk);
-                    if (strcmp(gk, "index") != 0 && (!st || !st->per_gpu))
+                    if (!st || !st->per_gpu)
                         return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s is not a GPU stat", line,
                                        key_shown(gk, shown, sizeof shown));
-                    if (strcmp(gk, "index") != 0 && !json_is_number(gv) && !json_is_null(gv))
-                        return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be a number", line, gk);
+                    if (check_value(st, gv, line, err) != RD_OK)
+                        return RD_EINVAL;
                 }
             }
             continue;
@@ -71,28 +91,28 @@ static rd_code check_sample(const json_t *s, size_t line, rd_err *err)
         if (!st || st->per_gpu)
             return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s is not a node stat", line,
                            key_shown(k, shown, sizeof shown));
-        if (!json_is_number(v) && !json_is_null(v))
-            return rd_fail(err, RD_EINVAL, "FILE: line %zu: %s must be a number", line, k);
+        if (check_value(st, v, line, err) != RD_OK)
+            return RD_EINVAL;
     }
     return RD_OK;
 }
 
-/* Reads FILE's lines into samples, checked and in time order after
- * not_before.  No refusal quotes the file's text: a line is named by its
- * number, a key by its name. */
-static rd_code read_samples(const cmd_ctx *ctx, const char *path, rd_time not_before, rd_time now, json_t *samples,
+rd_code metrics_import_read(const char *text, size_t len, rd_time not_before, rd_time now, json_t *samples,
                             rd_err *err)
 {
-    char *text = NULL;
-    size_t len = 0, line = 0;
-    rd_code rc = cmd_file_read(ctx, "FILE", path, IMPORT_MAX_BYTES, &text, &len, err);
+    size_t line = 0;
     rd_time prev = not_before;
+    rd_code rc = RD_OK;
     for (const char *p = text, *end = text + len; rc == RD_OK && p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
         const char *at = p;
         p += n + (nl != NULL);
         line++;
+        if (memchr(at, '\0', n)) {
+            rc = rd_fail(err, RD_EINVAL, "FILE: line %zu holds a NUL byte", line);
+            break;
+        }
         if (at + strspn(at, " \t\r") >= at + n)
             continue;
         if (line > IMPORT_MAX_LINES) {
@@ -127,6 +147,21 @@ static rd_code read_samples(const cmd_ctx *ctx, const char *path, rd_time not_be
         }
         json_decref(s);
     }
+    return rc;
+}
+
+/* Reads FILE (through cmd_file_read: on a relayed request only the text
+ * its sender sent) into samples, checked and in time order after
+ * not_before.  No refusal quotes the file's text: a line is named by its
+ * number, a key by its name. */
+static rd_code read_samples(const cmd_ctx *ctx, const char *path, rd_time not_before, rd_time now, json_t *samples,
+                            rd_err *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    rd_code rc = cmd_file_read(ctx, "FILE", path, IMPORT_MAX_BYTES, &text, &len, err);
+    if (rc == RD_OK)
+        rc = metrics_import_read(text, len, not_before, now, samples, err);
     free(text);
     return rc;
 }

@@ -70,7 +70,7 @@ import json, sys, time
 now = int(time.time())
 for ago in sys.argv[1:]:
     t = now - int(ago) * 60
-    print(json.dumps({"t": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)), "cpu_util": 50 + int(ago),
+    print(json.dumps({"t": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t)), "cpu_util": 50 + int(ago) % 50,
                       "mem_used_gb": 100.5, "gpus": [{"index": 0, "gpu_util": 90, "gpu_temp_c": 70},
                                                      {"index": 1, "gpu_util": 10, "gpu_temp_c": 40}]}))
 PY

@@ -89,21 +89,21 @@ static void test_minutes(void **state)
     metrics_agg *m = metrics_agg_new("n1");
     int writes = 0;
     (void)state;
-    /* 25 minutes of samples every 10 s; minute k has cpu 10k .. 10k+5 */
+    /* 25 minutes of samples every 10 s; minute k has cpu 4k .. 4k+2.5 */
     for (int k = 0; k < 25; k++)
         for (int s = 0; s < 6; s++)
-            writes += feed(st, m, T0 + k * 60 + s * 10, 10.0 * k + s, 50.0);
+            writes += feed(st, m, T0 + k * 60 + s * 10, 4.0 * k + 0.5 * s, 50.0);
     assert_true(writes <= 26);   /* the first sample, then each closed minute */
     assert_true(writes >= 25);
     metrics_point *p = NULL;
     size_t n = read_points(st, "cpu_util", 60, T0, T0 + 3600, &p);
     assert_int_equal(n, 25);
     assert_int_equal(p[3].t, T0 + 180);
-    assert_true(fabs(p[3].min - 30.0) < 1e-9);
-    assert_true(fabs(p[3].max - 35.0) < 1e-9);
-    assert_true(fabs(p[3].avg - 32.5) < 1e-9);
+    assert_true(fabs(p[3].min - 12.0) < 1e-9);
+    assert_true(fabs(p[3].max - 14.5) < 1e-9);
+    assert_true(fabs(p[3].avg - 13.25) < 1e-9);
     assert_int_equal(p[24].t, T0 + 24 * 60);   /* the minute in progress, as last written: */
-    assert_true(fabs(p[24].max - 240.0) < 1e-9);   /* 241..245 stayed inside cpu_util's dead band */
+    assert_true(fabs(p[24].max - 96.0) < 1e-9);   /* 96.5..98.5 stayed inside cpu_util's dead band */
     free(p);
     /* a window inside: half-open, by the minute's start */
     n = read_points(st, "cpu_util", 60, T0 + 600, T0 + 660, &p);
@@ -270,13 +270,97 @@ static void test_catch_up(void **state)
     store_close(st);
 }
 
+/* Stages and commits what m has (pending blocks and days, then now). */
+static void write_all(store_t *st, metrics_agg *m)
+{
+    rd_err err;
+    while (metrics_agg_pending(m) > 0 || metrics_agg_due(m)) {
+        rd_tx *tx = tx_new(st);
+        assert_int_equal(metrics_agg_stage(m, tx, &err), RD_OK);
+        assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+        tx_free(tx);
+        metrics_agg_written(m);
+    }
+}
+
+/* Issue 28, the fuzzer's values: cpu_util 9e16 twice in a minute and an
+ * ECC count of 2^63-1 overflowed the minute's sum (UBSan stopped the
+ * agent; a release build stored an average below the minimum and a
+ * negative count).  Readings are bounded to their stat's range. */
+static void test_readings_bounded(void **state)
+{
+    store_t *st = open_store("huge");
+    metrics_agg *m = metrics_agg_new("n1");
+    (void)state;
+    for (int k = 0; k < 3; k++) {   /* 0:10, 0:30, 0:50: one minute */
+        json_t *s = json_pack("{s:f, s:f, s:[{s:i, s:I, s:f}]}", "cpu_util", 9e16, "net_rx_bps", -5.0, "gpus", "index",
+                              0, "gpu_ecc_errors", (json_int_t)INT64_MAX, "gpu_temp_c", 1e300);
+        metrics_agg_add(m, s, T0 + 10 + k * 20);
+        json_decref(s);
+    }
+    json_t *s = sample(50.0, 40.0);
+    metrics_agg_add(m, s, T0 + 70);   /* closes the minute */
+    json_decref(s);
+    write_all(st, m);
+    static const struct {
+        const char *series;
+        double value;   /* the bound, for min, avg and max alike */
+    } want[] = { { "cpu_util", 100.0 }, { "gpu_ecc_errors:0", 1e12 }, { "gpu_temp_c:0", 250.0 }, { "net_rx_bps", 0.0 } };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        metrics_point *p = NULL;
+        size_t n = read_points(st, want[i].series, 60, T0, T0 + 60, &p);
+        assert_int_equal(n, 1);
+        assert_true(fabs(p[0].min - want[i].value) < 1e-6);
+        assert_true(fabs(p[0].avg - want[i].value) < 1e-6);
+        assert_true(fabs(p[0].max - want[i].value) < 1e-6);
+        free(p);
+    }
+    metrics_agg_free(m);
+    store_close(st);
+}
+
+/* An accumulator such as an unbounded agent stored (9e18 hundredths, its
+ * sum wrapped negative) is not continued by the next agent: that minute
+ * starts afresh, and its average lies within its minimum and maximum. */
+static void test_restore_refuses_overflowed(void **state)
+{
+    (void)state;
+    store_t *st = open_store("overflowed");
+    metrics_agg *m = metrics_agg_new("n1");
+    json_t *s = sample(50.0, 40.0);
+    metrics_agg_add(m, s, T0 + 10);
+    json_t *now = metrics_agg_now(m);
+    metrics_agg_free(m);
+    json_t *minute = json_object_get(json_object_get(now, "minute"), "series");
+    json_object_set_new(minute, "cpu_util", json_pack("[I, I, I, i]", (json_int_t)9000000000000000000,
+                                                      (json_int_t)INT64_MIN + 5, (json_int_t)9000000000000000000, 2));
+    json_object_set_new(json_object_get(now, "last"), "cpu_util", json_integer(INT64_MAX));
+    m = metrics_agg_new("n1");
+    metrics_agg_restore(m, now, NULL, T0 + 20);
+    json_decref(now);
+    metrics_agg_add(m, s, T0 + 30);
+    metrics_agg_add(m, s, T0 + 70);
+    json_decref(s);
+    write_all(st, m);
+    metrics_point *p = NULL;
+    size_t n = read_points(st, "cpu_util", 60, T0, T0 + 60, &p);
+    assert_int_equal(n, 1);
+    assert_true(fabs(p[0].min - 50.0) < 1e-9);   /* the stored accumulator was dropped */
+    assert_true(fabs(p[0].avg - 50.0) < 1e-9);
+    assert_true(fabs(p[0].max - 50.0) < 1e-9);
+    free(p);
+    metrics_agg_free(m);
+    store_close(st);
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stats_table), cmocka_unit_test(test_minutes), cmocka_unit_test(test_dead_band),
         cmocka_unit_test(test_hours),       cmocka_unit_test(test_restore), cmocka_unit_test(test_bounded),
-        cmocka_unit_test(test_catch_up),
+        cmocka_unit_test(test_catch_up),    cmocka_unit_test(test_readings_bounded),
+        cmocka_unit_test(test_restore_refuses_overflowed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

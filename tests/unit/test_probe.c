@@ -140,6 +140,27 @@ static void test_parse_unknown_name_keeps_readings(void **state)
     free(g);
 }
 
+/* Issue 28: a driver that prints an ECC count of 2^63-1 (the fuzzer's
+ * value) reads as PROBE_ECC_MAX, 10^12: still "more than before" for GPU
+ * health, and never a number that overflows the history's sums. */
+static void test_parse_ecc_beyond_bound(void **state)
+{
+    probe_gpu *g;
+    size_t n;
+    rd_err err;
+    (void)state;
+    assert_int_equal(probe_gpus_parse("0, NVIDIA A100-SXM4-40GB, 40960, 4, 16, 20, 1024, 41, 95.50, 9223372036854775807\n"
+                                      "1, NVIDIA A100-SXM4-40GB, 40960, 4, 16, 0, 4, 37, 61.00, 1000000000000\n"
+                                      "2, NVIDIA A100-SXM4-40GB, 40960, 4, 16, 0, 4, 37, 61.00, 999999999999\n",
+                                      &g, &n, &err),
+                     RD_OK);
+    assert_int_equal(n, 3);
+    assert_true(g[0].ecc_errors == PROBE_ECC_MAX);
+    assert_true(g[1].ecc_errors == PROBE_ECC_MAX);
+    assert_true(g[2].ecc_errors == PROBE_ECC_MAX - 1);
+    free(g);
+}
+
 static void expect_bad(const char *csv, const char *want)
 {
     probe_gpu *g = (probe_gpu *)1;
@@ -543,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_parse_sxm_with_na_pcie),
         cmocka_unit_test(test_parse_consumer_not_supported),
         cmocka_unit_test(test_parse_unknown_name_keeps_readings),
+        cmocka_unit_test(test_parse_ecc_beyond_bound),
         cmocka_unit_test(test_parse_malformed_names_line_and_column),
         cmocka_unit_test(test_gpu_names_map_to_catalog_ids),
         cmocka_unit_test(test_gpu_memory_gb),

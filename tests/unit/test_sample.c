@@ -418,6 +418,46 @@ static void test_gpus_from_stand_in(void **state)
     sample_counters_free(&c);
 }
 
+/* Issue 28: readings beyond their stat's range are bounded in the stats
+ * document (and so in the history and on /metrics): an ECC count of
+ * 2^63-1, memory counters at their end, a counter that leapt. */
+static void test_readings_bounded(void **state)
+{
+    sample_counters a, b;
+    probe_gpu g;
+    (void)state;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    memset(&g, 0, sizeof g);
+    g.index = 0;
+    g.util_pct = 100;
+    g.mem_used_mib = 1024 * 1024;
+    g.temp_c = 250;
+    g.power_mw = 1000000000;   /* 1 MW */
+    g.ecc_errors = INT64_MAX;
+    a.cpu_total = 100;
+    a.have_net = b.have_net = 1;
+    b.mono_ms = 1;   /* 1 ms after a */
+    b.cpu_total = 200;
+    b.cpu_busy = 50;
+    b.mem_used_bytes = UINT64_MAX;
+    b.net_rx_bytes = UINT64_MAX;
+    b.gpus = &g;
+    b.ngpus = 1;
+    json_t *s = sample_stats(&a, &b);
+    assert_non_null(s);
+    assert_true(json_number_value(json_object_get(s, "cpu_util")) == 50.0);
+    assert_true(json_number_value(json_object_get(s, "mem_used_gb")) == 1e6);
+    assert_true(json_number_value(json_object_get(s, "net_rx_bps")) == 1e12);
+    json_t *g0 = json_array_get(json_object_get(s, "gpus"), 0);
+    assert_true(json_is_integer(json_object_get(g0, "gpu_ecc_errors")));
+    assert_true(json_integer_value(json_object_get(g0, "gpu_ecc_errors")) == 1000000000000);
+    assert_true(json_number_value(json_object_get(g0, "gpu_power_w")) == 10000.0);
+    assert_true(json_integer_value(json_object_get(g0, "gpu_temp_c")) == 250);
+    assert_true(json_number_value(json_object_get(g0, "gpu_mem_used_gb")) == 1024.0);
+    json_decref(s);
+}
+
 static void test_gpu_failure_keeps_the_rest(void **state)
 {
     char root[512], bad[600];
@@ -525,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_missing_and_malformed_files),
         cmocka_unit_test(test_work_dir_filesystem),
         cmocka_unit_test(test_gpus_from_stand_in),
+        cmocka_unit_test(test_readings_bounded),
         cmocka_unit_test(test_gpu_failure_keeps_the_rest),
         cmocka_unit_test(test_real_machine),
     };
