@@ -36,7 +36,7 @@ start_serve () {
 start_agent () {
     node=$1; shift
     mkdir -p "$TMP/work-$node"
-    $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$TMP/work-$node" --heartbeat 1s "$@" \
+    $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$TMP/work-$node" --heartbeat 1s --runtime process "$@" \
         2>>"$TMP/agent-$node.log" &
     eval "PID_agent_$(echo "$node" | tr -c 'a-zA-Z0-9\n' _)=$!"
     DAEMONS="$DAEMONS $!"
