@@ -184,6 +184,26 @@ void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data)
         fn(d, data);
 }
 
+typedef struct {
+    const char *words;
+    const cmd_def *def;
+} exact_find;
+
+static void find_exact(const cmd_def *def, void *data)
+{
+    exact_find *f = data;
+    if (!f->def && strcmp(def->words, f->words) == 0)
+        f->def = def;
+}
+
+const cmd_def *cmd_find(const char *words)
+{
+    exact_find f = { words, NULL };
+    if (words)
+        cmd_foreach(find_exact, &f);
+    return f.def;
+}
+
 /* Number of leading words of `words` that spell def->words, or 0. */
 static size_t def_match(const cmd_def *def, const cmd_words *w)
 {

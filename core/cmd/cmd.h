@@ -151,6 +151,9 @@ const char *cmd_opt_at(const cmd_args *a, const char *name, size_t i);
 /* Calls fn for every command in help order. */
 void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data);
 
+/* The command whose words are exactly words ("node maintenance"), or NULL. */
+const cmd_def *cmd_find(const char *words);
+
 /* The usage string of a command: "account create NAME [--plan free|team|enterprise]";
  * malloc'd. */
 char *cmd_usage(const cmd_def *def);
