@@ -5,13 +5,17 @@
 # someone typed `job report`.  Now the registering agent is handed such a
 # worker and starts it, billed from its real start only; one that had
 # hours billed for nothing fails `not_started` and every hour is given
-# back.  The ledger verifies clean.  Runs on SQLite and, again, on etcd.
+# back.  The ledger verifies clean.  The same with a controller that
+# places before the agent registers, as test_job_env's serve and agent
+# raced under load (7 checks failed there: the jobs never ran and held
+# their GPUs).  Runs on SQLite and, again, on etcd.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
 
 rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
    -c "price set a100 2.78" -c "account deposit default 1000" \
-   -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
+   -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off" \
+   -c "node add dc n2 --minion m-2 --inventory $INV/a100x4.yaml"
 expect_status 0
 
 iso () { python3 -c "import datetime as d; print((d.datetime.now(d.timezone.utc) + d.timedelta(seconds=$1)).strftime('%Y-%m-%dT%H:%M:%SZ'))"; }
@@ -94,5 +98,22 @@ expect_json workers.0.state running
 expect_json workers.0.started_at "$c_started"
 rd -c "job stop $JC"
 wait_json 60 "job show $JC" state stopped
+
+case_ "a controller that places before the node's first agent registers: the agent runs the job"
+rd -c "node maintenance n1 on" -c "node maintenance n2 off"
+expect_status 0
+start_serve s1 --sched-every 1s
+job_spec raced 'echo raced-and-ran; exit 0'
+JR=$(submit raced)
+wait_json 60 "job show $JR" workers.0.node n2
+rd --output json -c "job show $JR"
+expect_json workers.0.state running
+start_agent n2 --inventory $INV/a100x4.yaml
+wait_json 60 "job show $JR" state finished
+rd -c "job logs $JR"
+expect_out "^raced-and-ran$"
+wait_json 30 "node show n2" gpus_used 0
+rd -c "ledger verify"
+expect_status 0
 
 finish
