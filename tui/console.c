@@ -107,6 +107,8 @@ static void follow_watch(session *c)
         c->firing_stale = 1;
     if (c->live.kinds & (LK_LOGS | LK_JOBS))
         c->logs.stale = 1;
+    if (c->live.kinds & LK_ACCOUNTS)
+        c->role_known = 0, c->role_tried_ms = 0;   /* a role may have changed: ask again */
     panes_follow(c, &c->live);
     if (!c->ps[PANE_NODES][0].stale)
         panes_alerts(c, c->alerts, sizeof c->alerts);
@@ -407,6 +409,9 @@ static void loop_once(session *c)
             note_reloaded(c);
         }
     }
+    /* after the first table: the store is open, its actor known */
+    if (!c->role_known && ps->loaded)
+        session_load_role(c);
     long long sec = (long long)time(NULL);
     if (sec != c->clock_shown) {
         c->clock_shown = sec;

@@ -231,6 +231,13 @@ static void draw_table(session *c, lay_rect r)
         const char *msg = ps->note[0] && (ps->note_error || g->nrows == 0) ? ps->note
                         : g->nrows ? "No row matches the filter (/ to change it, empty shows all)."
                                    : "Loading...";
+        /* "No nodes yet: press a to add one." offers a only where it works */
+        const char *press = strstr(msg, ": press a ");
+        char cut[256];
+        if (press && !keys_offers(c, 'a')) {
+            snprintf(cut, sizeof cut, "%.*s.", (int)(press - msg < 200 ? press - msg : 200), msg);
+            msg = cut;
+        }
         draw_text(r.y + 2, r.x + 2, r.w - 4, msg, ps->note_error ? TH_STATUS_ERROR : TH_DIM);
     }
 }

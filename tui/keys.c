@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "dash.h"
 #include "form.h"
 #include "layout.h"
@@ -44,6 +45,8 @@ typedef struct {
     const char *label;      /* footer word */
     const char *help;
 } key_binding;
+
+static int role_allows_rows(session *c, const char *words, const char *const *keys, size_t n);
 
 /* ---- actions --------------------------------------------------------- */
 
@@ -229,7 +232,10 @@ static void confirm_each(session *c, const char *verb, const char *prefix, const
 static act_result act_maintenance(session *c, int key)
 {
     (void)key;
-    confirm_each(c, "Toggle maintenance on", "node maintenance", "toggle");
+    const char *keys[CONFIRM_MAX_LINES];
+    size_t n = targets(c, keys, CONFIRM_MAX_LINES);
+    if (role_allows_rows(c, "node maintenance", keys, n))
+        confirm_each(c, "Toggle maintenance on", "node maintenance", "toggle");
     return ACT_REDRAW;
 }
 
@@ -245,7 +251,10 @@ static act_result act_remove(session *c, int key)
         verb[n - 1] = '\0';
     for (char *p = strchr(verb, ' ') + 1; *p; p++)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-    confirm_each(c, verb, v->remove_cmd, NULL);
+    const char *keys[CONFIRM_MAX_LINES];
+    size_t nk = targets(c, keys, CONFIRM_MAX_LINES);
+    if (role_allows_rows(c, v->remove_cmd, keys, nk))
+        confirm_each(c, verb, v->remove_cmd, NULL);
     return ACT_REDRAW;
 }
 
@@ -276,7 +285,11 @@ static act_result act_edit(session *c, int key)
         session_set_error(c, "nothing selected");
         return ACT_REDRAW;
     }
-    open_form(c, pane_view_get(c->pane, c->view[c->pane])->edit_form, item);
+    const grid_row *r = grid_current(&session_current_table(c)->g);
+    const char *keys[1] = { r ? r->key : NULL };
+    const form_def *f = form_get(pane_view_get(c->pane, c->view[c->pane])->edit_form);
+    if (!r || !f || role_allows_rows(c, f->cmd, keys, 1))
+        open_form(c, pane_view_get(c->pane, c->view[c->pane])->edit_form, item);
     return ACT_REDRAW;
 }
 
@@ -416,7 +429,7 @@ static const key_binding bindings[] = {
     { K(CK_FN(KEY_END), 'G'), act_move, ALL_PANES, 0,
       "End/G", NULL, "last row" },
     { K('A'), act_ack, PANE_BIT(PANE_ALERTS), KB_MUTATES | KB_FOOTER,
-      "A", "ack", "acknowledge the selected or marked alerts (alert ack ID): they show who looked" },
+      "A", "ack", "acknowledge the selected or marked alerts (alert ack ID): they show who looked", },
     { K('\n', '\r', CK_FN(KEY_ENTER)), act_details, TABLE_PANES, KB_FOOTER,
       "Enter", "details", "details of the selected row" },
     { K('o', 'L'), act_logs, PANE_BIT(PANE_JOBS), KB_FOOTER | KB_NEEDS_JOBS,
@@ -484,15 +497,108 @@ static int binding_has_key(const key_binding *b, int key)
     return 0;
 }
 
-/* THE read-only guard: every mutating binding, and the background sync
- * timer, passes here, nowhere else. */
+/* The command a mutating binding runs in the current table: a, e and d
+ * run the table's own (its forms', its remove command). */
+static const char *binding_cmd(const session *c, const key_binding *b)
+{
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const form_def *f = NULL;
+    if (b->run == act_maintenance)
+        return "node maintenance";
+    if (b->run == act_ack)
+        return "alert ack";
+    if (b->run == act_sync)
+        return "cloud sync";
+    if (b->run == act_remove)
+        return v->remove_cmd;
+    if (b->run == act_add)
+        f = form_get(v->add_form);
+    else if (b->run == act_edit)
+        f = form_get(v->edit_form);
+    return f ? f->cmd : NULL;
+}
+
+/* Whether the session's role may run words on a row of this account
+ * (owner NULL: at all): core/access answers, the console decides nothing.
+ * An unknown role (not read yet) allows: the executor still guards. */
+static int role_may(const session *c, const char *words, const char *owner, const char *name, rd_err *err)
+{
+    const cmd_def *def = cmd_find(words);
+    rd_err_clear(err);
+    if (!c->role_known || !def || !c->ctx.actor)
+        return 1;
+    return access_role_may(c->role, c->ctx.actor, def, owner, name, err) == RD_OK;
+}
+
+/* The owner of a row of the current table, or NULL. */
+static const char *row_owner(const session *c, const char *key)
+{
+    const char *field = pane_owner_field(c->pane, c->view[c->pane]);
+    return field ? json_string_value(json_object_get(pane_row_item(c, key), field)) : NULL;
+}
+
+/* Whether the role may run words on each of the rows keys names; says at
+ * once why not (before any question is asked) when it may not. */
+static int role_allows_rows(session *c, const char *words, const char *const *keys, size_t n)
+{
+    rd_err err;
+    for (size_t i = 0; i < n; i++)
+        if (!role_may(c, words, row_owner(c, keys[i]), keys[i], &err)) {
+            session_set_error(c, "%s", err.msg);
+            return 0;
+        }
+    return 1;
+}
+
+/* Whether a binding may run now; err says why not.  A read-only session
+ * runs no mutating one, and a role none whose command core/access says it
+ * may not run. */
+static int guard_check(const session *c, const key_binding *b, rd_err *err)
+{
+    rd_err_clear(err);
+    if (!(b->flags & KB_MUTATES))
+        return 1;
+    if (c->read_only) {
+        snprintf(err->msg, sizeof err->msg, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
+        return 0;
+    }
+    const char *words = binding_cmd(c, b);
+    rd_err why;
+    if (!words || role_may(c, words, NULL, NULL, &why))
+        return 1;
+    snprintf(err->msg, sizeof err->msg, "%s (%s) is disabled: %.400s", b->name, b->label, why.msg);
+    return 0;
+}
+
+/* THE guard: every mutating binding, and the background sync timer,
+ * passes here, nowhere else. */
 static int guard_allows(session *c, const key_binding *b, int report)
 {
-    if (!(b->flags & KB_MUTATES) || !c->read_only)
+    rd_err err;
+    if (guard_check(c, b, &err))
         return 1;
     if (report)
-        session_set_error(c, "read-only session (--read-only): %s (%s) is disabled", b->name, b->label);
+        session_set_error(c, "%s", err.msg);
     return 0;
+}
+
+/* Whether the footer and help offer a binding now: the guard allows it and,
+ * for a key that acts on the selected row (m, e, d), the role may act on
+ * that row. */
+static int offered(const session *c, const key_binding *b)
+{
+    rd_err err;
+    if (!guard_check(c, b, &err))
+        return 0;
+    if (b->run != act_maintenance && b->run != act_edit && b->run != act_remove)
+        return 1;
+    const grid_row *r = grid_current(&c->ps[c->pane][c->view[c->pane]].g);
+    const char *words = binding_cmd(c, b);
+    /* a role that may act on a row of nobody's (staff, admins) may on any:
+     * no need to look the row up among thousands at every frame */
+    if (!r || !words || role_may(c, words, "", r->key, &err))
+        return 1;
+    return role_may(c, words, row_owner(c, r->key), r->key, &err);
 }
 
 int keys_allows(session *c, int key, int report)
@@ -500,6 +606,14 @@ int keys_allows(session *c, int key, int report)
     for (size_t i = 0; i < NBINDINGS; i++)
         if (binding_has_key(&bindings[i], key))
             return guard_allows(c, &bindings[i], report);
+    return 0;
+}
+
+int keys_offers(const session *c, int key)
+{
+    for (size_t i = 0; i < NBINDINGS; i++)
+        if (binding_has_key(&bindings[i], key))
+            return applies(c, &bindings[i]) && offered(c, &bindings[i]);
     return 0;
 }
 
@@ -538,8 +652,9 @@ size_t keys_footer(const session *c, char keys[][16], const char **labels, size_
         const key_binding *b = &bindings[i];
         if (!(b->flags & KB_FOOTER) || !applies(c, b))
             continue;
-        /* Read-only: keys that would be refused are not offered. */
-        if ((b->flags & KB_MUTATES) && c->read_only)
+        /* Read-only, or a role that may not: keys that would be refused
+         * are not offered. */
+        if (!offered(c, b))
             continue;
         /* The footer shows the first key only ("m", not "m F9"). */
         snprintf(keys[n], 16, "%.*s", (int)strcspn(b->name, " "), b->name);
@@ -554,10 +669,18 @@ void keys_help(const session *c, textview *tv)
     char line[512];
     textview_clear(tv);
     snprintf(tv->title, sizeof tv->title, "Keys");
+    int role_disabled = 0;
     for (size_t i = 0; i < NBINDINGS; i++) {
         const key_binding *b = &bindings[i];
-        snprintf(line, sizeof line, "  %-14s %s%s", b->name, b->help,
-                 (b->flags & KB_MUTATES) && c->read_only ? "  [disabled: read-only]" : "");
+        rd_err err;
+        char why[64] = "";
+        if ((b->flags & KB_MUTATES) && c->read_only)
+            snprintf(why, sizeof why, "  [disabled: read-only]");
+        else if (applies(c, b) && !guard_check(c, b, &err)) {
+            snprintf(why, sizeof why, "  [disabled: role %s]", access_role_name(c->role));
+            role_disabled++;
+        }
+        snprintf(line, sizeof line, "  %-14s %s%s", b->name, b->help, why);
         textview_add(tv, line);
     }
     textview_add_text(tv,
@@ -574,6 +697,12 @@ void keys_help(const session *c, textview *tv)
         "In the logs view (o on a job)\n"
         "  [ ] previous/next worker, 0-9 that worker, r reads again, End follows new output,\n"
         "  scroll as in a view, Esc or q closes; it reads again every second while the worker runs\n");
+    if (!c->read_only && c->role_known && c->role != ACCESS_ADMIN) {
+        snprintf(line, sizeof line, "\nAccount '%s' has role %s: %s m, e and d act only on rows its account "
+                 "owns\n(another's is refused at once, before any question).\n", c->ctx.actor ? c->ctx.actor : "",
+                 access_role_name(c->role), role_disabled ? "keys marked disabled are refused here;" : "");
+        textview_add_text(tv, line);
+    }
     if (c->read_only)
         textview_add_text(tv, "\nThis session is read-only (--read-only): a, e, d, m, A and S are refused, no\n"
                               "background cloud sync runs, and so is any ':' line that would change the store.\n");

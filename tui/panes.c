@@ -108,7 +108,7 @@ static const pane_col alert_cols[] = {
  * spec): on 100,000 jobs that is the difference between seconds and
  * gigabytes and a moment.  A key that needs a whole document (Enter, e,
  * o) gets it from the show command (pane_current_item). */
-#define NODE_LIST "node list --fields name,region,role,state,gpu_type,gpu_count,gpus_used,cpu_cores,cpus_used," \
+#define NODE_LIST "node list --fields name,region,owner,role,state,gpu_type,gpu_count,gpus_used,cpu_cores,cpus_used," \
                   "workers,agent,gpu_alloc,gpu_health"
 #define JOB_LIST "job list --fields id,name,state,workers_running,workers_total,node,project,project_owner,reason," \
                  "workers.state,workers.node,workers.price_ucr"
@@ -382,6 +382,38 @@ static const json_t *shown_item(session *c, const pane_view *v, pane_state *ps, 
     ps->shown = res;
     snprintf(ps->shown_key, sizeof ps->shown_key, "%s", key);
     return res;
+}
+
+/* Tables whose rows name their owning account: the one a member must be
+ * to change the row (core/access says who may; this says where to look). */
+static const struct { int pane, view; const char *field; } owner_fields[] = {
+    { PANE_PROVIDERS, 0, "owner" },
+    { PANE_REGIONS, 0, "owner" },
+    { PANE_NODES, 0, "owner" },
+    { PANE_JOBS, 1, "owner" },
+    { PANE_BILLING, 0, "account" },
+};
+
+const char *pane_owner_field(int pane, int view)
+{
+    for (size_t i = 0; i < N(owner_fields); i++)
+        if (owner_fields[i].pane == pane && owner_fields[i].view == view)
+            return owner_fields[i].field;
+    return NULL;
+}
+
+const json_t *pane_row_item(const session *c, const char *key)
+{
+    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    size_t i;
+    const json_t *item;
+    json_array_foreach(v && key ? c->ps[c->pane][c->view[c->pane]].items : NULL, i, item) {
+        char k[256];
+        pane_item_key(v, item, k, sizeof k);
+        if (strcmp(k, key) == 0)
+            return item;
+    }
+    return NULL;
 }
 
 const json_t *pane_current_item(session *c)

@@ -132,6 +132,15 @@ int panes_jobs_explain_more(session *c, long long budget_ms);
  * Nodes table if it is loaded. */
 void panes_alerts(session *c, char *out, size_t len);
 
+/* The field of a row's listed item that names the account owning it
+ * ("owner"; "account" on Wallets), for the keys to ask whether the role
+ * may act on that row; NULL where rows carry no such field. */
+const char *pane_owner_field(int pane, int view);
+
+/* The current table's listed item of the row with this key, or NULL (the
+ * list's own item: on a projected table only the listed fields). */
+const json_t *pane_row_item(const session *c, const char *key);
+
 /* The key a row of view v has for item ("gpu-07", "lab cfg1", "alice/default"). */
 void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len);
 

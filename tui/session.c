@@ -77,6 +77,33 @@ rd_code session_exec_line(session *c, const char *line, json_t **result, rd_err 
     return rc;
 }
 
+/* How long a role that could not be read waits before the next try. */
+#define ROLE_RETRY_MS 5000
+
+void session_load_role(session *c)
+{
+    long long now = session_now_ms();
+    if (c->role_known || (c->role_tried_ms && now - c->role_tried_ms < ROLE_RETRY_MS))
+        return;
+    c->role_tried_ms = now;
+    rd_err err;
+    rd_err_clear(&err);
+    /* on a secured store the actor is the identity the store vouches for */
+    if (!c->ctx.actor && cmd_ctx_open_store(&c->ctx, &err) != RD_OK)
+        return;
+    if (!c->ctx.actor)
+        return;
+    char line[256] = "account show ";
+    json_t *res = NULL;
+    prompt_quote_word(line, sizeof line, c->ctx.actor);
+    if (session_exec_line(c, line, &res, &err) == RD_OK && json_is_string(json_object_get(res, "role"))) {
+        c->role = access_role_of(res);
+        c->role_known = 1;
+        c->dirty = 1;
+    }
+    json_decref(res);
+}
+
 void session_ask_confirm(session *c, const char *question, char *const *lines, size_t nlines)
 {
     for (size_t i = 0; i < c->confirm_count; i++)

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "access.h"
 #include "cmd.h"
 #include "dash.h"
 #include "grid.h"
@@ -79,6 +80,9 @@ typedef struct session {
     cmd_ctx ctx;
     store_opts sopts;
     int read_only;
+    access_role role;                       /* the acting account's role (session_load_role) */
+    int role_known;                         /* 0: not read (yet): every key is offered, the executor guards */
+    long long role_tried_ms;                /* when it was last asked for */
     theme th;
     live_state live;
     sync_state sync;                        /* background `cloud sync` rounds */
@@ -122,6 +126,12 @@ typedef struct session {
  * holds its result (may be NULL).  A store failure also raises the lost
  * store banner. */
 rd_code session_exec_line(session *c, const char *line, json_t **result, rd_err *err);
+
+/* Reads the acting account's role (`account show`) into c->role, at most
+ * once every few seconds while it cannot be read: the keys ask core/access
+ * what that role may do (keys.c), rather than offering every key and
+ * refusing after the confirmation. */
+void session_load_role(session *c);
 
 /* Sets the status line (printf-style). */
 void session_set_status(session *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -214,6 +214,25 @@ static rd_code agent_check(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
                    def->words);
 }
 
+/* The refusal of def to an account of role: who may run it instead. */
+static rd_code role_refusal(access_class class, const char *why, access_role role, const char *actor,
+                            const cmd_def *def, rd_err *err)
+{
+    if (role == ACCESS_VIEWER && (def->options & CMD_MUTATES))
+        return rd_fail(err, RD_EPERM, "%s: account '%s' is a viewer and may only read", def->words, actor);
+    switch (class) {
+    case CLASS_TENANT:
+        return rd_fail(err, RD_EPERM, "%s: account '%s' has role %s; only members (tenants) and admins may do this",
+                       def->words, actor, access_role_name(role));
+    case CLASS_STAFF:
+        return rd_fail(err, RD_EPERM, "%s: only an administering account or an operator may do this; account '%s' "
+                       "has role %s", def->words, actor, access_role_name(role));
+    default:
+        return rd_fail(err, RD_EPERM, "%s: only an administering account %s; account '%s' has role %s", def->words,
+                       why ? why : "may do this", actor, access_role_name(role));
+    }
+}
+
 rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err)
 {
     const char *why;
@@ -223,17 +242,33 @@ rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *a
     access_role role = access_actor_role(ctx);
     if (role_may(role, class))
         return RD_OK;
-    if (role == ACCESS_VIEWER && (def->options & CMD_MUTATES))
-        return rd_fail(err, RD_EPERM, "%s: account '%s' is a viewer and may only read", def->words, ctx->actor);
+    return role_refusal(class, why, role, ctx->actor, def, err);
+}
+
+/* Members act on their own fleet and work only (the handlers' ownership
+ * checks, fleet_require_owner); staff on every tenant's fleet, admins on
+ * everything. */
+static int role_reaches_any(access_role role, access_class class)
+{
     switch (class) {
     case CLASS_TENANT:
-        return rd_fail(err, RD_EPERM, "%s: account '%s' has role %s; only members (tenants) and admins may do this",
-                       def->words, ctx->actor, access_role_name(role));
-    case CLASS_STAFF:
-        return rd_fail(err, RD_EPERM, "%s: only an administering account or an operator may do this; account '%s' "
-                       "has role %s", def->words, ctx->actor, access_role_name(role));
+        return role == ACCESS_ADMIN;
+    case CLASS_FLEET:
+        return role == ACCESS_ADMIN || role == ACCESS_OPERATOR;
     default:
-        return rd_fail(err, RD_EPERM, "%s: only an administering account %s; account '%s' has role %s", def->words,
-                       why ? why : "may do this", ctx->actor, access_role_name(role));
+        return 1;
     }
+}
+
+rd_code access_role_may(access_role role, const char *actor, const cmd_def *def, const char *owner, const char *name,
+                        rd_err *err)
+{
+    const char *why;
+    access_class class = command_class(def, &why);
+    if (!role_may(role, class))
+        return role_refusal(class, why, role, actor, def, err);
+    if (!owner || strcmp(owner, actor) == 0 || role_reaches_any(role, class))
+        return RD_OK;
+    return rd_fail(err, RD_EPERM, "%s: '%s' belongs to account '%s'; account '%s' has role %s and may do this only "
+                   "to its own", def->words, name ? name : "it", owner, actor, access_role_name(role));
 }

@@ -61,6 +61,14 @@ int access_actor_sees_job(cmd_ctx *ctx, const json_t *job);
  * every command that touches the store. */
 rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err);
 
+/* What the guard and the handlers' ownership checks would say to account
+ * actor of role running def on object name that account owner owns (owner
+ * NULL: only whether the role may run def at all): RD_OK, or RD_EPERM with
+ * the message.  Reads nothing, so a front end that knows the role (from
+ * `account show`) can offer only what will work: the console's keys. */
+rd_code access_role_may(access_role role, const char *actor, const cmd_def *def, const char *owner, const char *name,
+                        rd_err *err);
+
 /* On a secured store, gives account name's etcd user (if it has one) the
  * store permissions of role: everything for an admin, else only its
  * relay.  Called in the transaction that changes the role. */

@@ -106,15 +106,6 @@ static rd_code words_from(const json_t *req, cmd_words *w, rd_err *err)
     return RD_OK;
 }
 
-rd_code relay_mark_done(rd_tx *tx, const cmd_ctx *ctx, rd_err *err)
-{
-    if (!ctx->relay_done_key)
-        return RD_OK;
-    json_t *mark = json_pack("{s:b}", "answered", 1);
-    return mark ? tx_put_lease(tx, ctx->relay_done_key, mark, ctx->relay_done_lease, err)
-                : rd_fail(err, RD_ENOMEM, "out of memory");
-}
-
 /* A request whose id was answered before (put again by hand, or by a
  * client retrying a write whose reply it lost): it never runs again.  An
  * answer still waiting for its reader stays as it is; else the request
@@ -186,7 +177,7 @@ static rd_code answer(store_t *st, const cmd_ctx *ctx, rd_code rc, const rd_err 
         if (wrc == RD_OK)
             wrc = tx_delete(tx, req_key, err);
         if (wrc == RD_OK)
-            wrc = relay_mark_done(tx, ctx, err);
+            wrc = cmd_relay_mark_done(tx, ctx, err);
         if (wrc == RD_OK)
             wrc = tx_commit(tx, NULL, err);
     }

@@ -26,9 +26,5 @@ typedef struct {
  * "answer_error"?} per request. */
 rd_code relay_serve_round(const cmd_ctx *base, relay_lease *lease, json_t **handled, rd_err *err);
 
-/* Stages, in tx, the mark that ctx's relayed request has been answered
- * (nothing when ctx runs no relayed request); the executor calls it in
- * the commit that answers a request. */
-rd_code relay_mark_done(rd_tx *tx, const cmd_ctx *ctx, rd_err *err);
 
 #endif

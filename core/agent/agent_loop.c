@@ -140,6 +140,12 @@ static rd_code register_agent(agent_state *a, rd_err *err)
     if (rc == RD_OK)
         dlog(&a->o->log, "register", NULL, "registered for node %s (lease %llx, ttl %llds); node is %s", a->o->node,
              (long long)a->lease, (long long)(ttl < 2 ? 2 : ttl), doc_str(result, "node_state"));
+    /* workers placed before this node had an agent (agent.c) */
+    size_t handed = json_array_size(json_object_get(result, "workers_handed"));
+    size_t failed = json_array_size(json_object_get(result, "workers_failed"));
+    if (rc == RD_OK && (handed || failed))
+        dlog(&a->o->log, "register", result, "%zu worker(s) placed before the node had an agent are this agent's to "
+             "start; %zu billed for hours nobody ran failed not_started (the hours given back)", handed, failed);
     json_decref(result);
     a->renewed_ms = rdtime_mono_ms();
     return rc;

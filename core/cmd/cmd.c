@@ -22,7 +22,6 @@
 #include "cmd_args_int.h"
 #include "cmd_list.h"
 #include "cmd_relay.h"
-#include "relay.h"
 #include "keyspace.h"
 #include "audit_log.h"
 
@@ -184,6 +183,26 @@ void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data)
             fn(d, data);
     for (const cmd_def *d = help_table; d->words; d++)
         fn(d, data);
+}
+
+typedef struct {
+    const char *words;
+    const cmd_def *def;
+} exact_find;
+
+static void find_exact(const cmd_def *def, void *data)
+{
+    exact_find *f = data;
+    if (!f->def && strcmp(def->words, f->words) == 0)
+        f->def = def;
+}
+
+const cmd_def *cmd_find(const char *words)
+{
+    exact_find f = { words, NULL };
+    if (words)
+        cmd_foreach(find_exact, &f);
+    return f.def;
 }
 
 /* Number of leading words of `words` that spell def->words, or 0. */
@@ -535,6 +554,15 @@ static rd_code cmd_check_identity(cmd_ctx *ctx, rd_err *err)
     return rd_fail(err, RD_EPERM, "--as: only an admin may act as another account; you are '%s'", ctx->identity);
 }
 
+rd_code cmd_relay_mark_done(rd_tx *tx, const cmd_ctx *ctx, rd_err *err)
+{
+    if (!ctx->relay_done_key)
+        return RD_OK;
+    json_t *mark = json_pack("{s:b}", "answered", 1);
+    return mark ? tx_put_lease(tx, ctx->relay_done_key, mark, ctx->relay_done_lease, err)
+                : rd_fail(err, RD_ENOMEM, "out of memory");
+}
+
 /* A relayed request that changes the store is answered, and its id marked
  * answered, in the same commit that makes the change, so a controller that
  * dies in between can never run it twice, nor can the id put again. */
@@ -552,7 +580,7 @@ static rd_code cmd_stage_relay_reply(cmd_ctx *ctx, const json_t *result, rd_err 
     if (rc == RD_OK)
         rc = tx_delete(ctx->tx, ctx->relay_req_key, err);
     if (rc == RD_OK)
-        rc = relay_mark_done(ctx->tx, ctx, err);
+        rc = cmd_relay_mark_done(ctx->tx, ctx, err);
     json_decref(copy);
     return rc;
 }

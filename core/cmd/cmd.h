@@ -128,6 +128,13 @@ struct cmd_ctx {
                                  * its rounds by the controller (core/fleet/agent.c); freed by cmd_ctx_close */
 };
 
+/* Stages, in tx, the mark that ctx's relayed request has been answered
+ * (nothing when ctx runs no relayed request): the executor calls it in the
+ * commit that answers a request, the controller's relay (core/access/relay.c)
+ * in the commit of a refusal.  Here, not in relay.c, so the executor never
+ * calls up into access/. */
+rd_code cmd_relay_mark_done(rd_tx *tx, const cmd_ctx *ctx, rd_err *err);
+
 /* Runs one line.  On success *result is the command's result (NULL for a
  * blank or comment line) and *def (may be NULL) the command that ran;
  * cmd_columns() then names the columns to show a list result in. */
@@ -190,6 +197,9 @@ int cmd_file_local(const cmd_ctx *ctx);
 
 /* Calls fn for every command in help order. */
 void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data);
+
+/* The command whose words are exactly words ("node maintenance"), or NULL. */
+const cmd_def *cmd_find(const char *words);
 
 /* The usage string of a command: "account create NAME [--plan free|team|enterprise]";
  * malloc'd. */

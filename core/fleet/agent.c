@@ -72,6 +72,47 @@ static void node_set_state(json_t *node, const char *state, rd_time now)
 
 /* ---- register -------------------------------------------------------------- */
 
+/* The workers the books placed on node name (refs: its "workers", JOB/INDEX)
+ * before its first agent registered (a placement in the second before):
+ * nobody started them, so this agent will (job_hand_to_agent), or, when
+ * hours were billed for nothing, they fail `not_started` and the hours are
+ * given back.  result lists them. */
+static rd_code adopt_books_workers(cmd_ctx *ctx, const char *name, const json_t *refs, json_t *result, rd_err *err)
+{
+    size_t i;
+    json_t *ref;
+    rd_code rc = RD_OK;
+    json_array_foreach(refs, i, ref) {
+        json_t *job = NULL;
+        char id[160];
+        const char *outcome = NULL;
+        snprintf(id, sizeof id, "%s", json_string_value(ref) ? json_string_value(ref) : "");
+        char *slash = strrchr(id, '/');
+        if (!slash)
+            continue;
+        *slash = '\0';
+        size_t w = (size_t)strtoul(slash + 1, NULL, 10);
+        rc = job_get(ctx, id, &job, err);
+        json_t *worker = json_array_get(json_object_get(job, "workers"), w);
+        if (rc == RD_OK && worker && strcmp(doc_str(worker, "node"), name) == 0)
+            rc = job_hand_to_agent(ctx, job, w, &outcome, err);
+        if (rc == RD_OK && outcome) {
+            json_array_append_new(json_object_get(result, strcmp(outcome, "handed") == 0 ? "workers_handed"
+                                                                                          : "workers_failed"),
+                                  json_string(json_string_value(ref)));
+            job_update_state(job);
+            rc = job_put(ctx, job, err);
+            job = NULL;
+        }
+        json_decref(job);
+        if (rc == RD_ENOTFOUND)
+            rc = RD_OK;   /* the node's books name a job that is gone: nothing to start */
+        if (rc != RD_OK)
+            break;
+    }
+    return rc;
+}
+
 static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     const char *name = cmd_arg(a, 0);
@@ -122,12 +163,20 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         node_set_state(node, before, ctx->now);
         json_object_del(node, "offline_from");
     }
+    int had_agent = json_is_true(json_object_get(node, "agent_managed"));
     json_object_set_new(node, "agent_managed", json_true());
-    *result = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:I}}", "name", name, "node_state", doc_str(node, "state"),
-                        "agent", "state", "online", "last_heartbeat", ts, "host", doc_str(agent, "host"), "version",
-                        doc_str(agent, "version"), "pid", (json_int_t)pid);
+    *result = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:I}, s:[], s:[]}", "name", name, "node_state",
+                        doc_str(node, "state"), "agent", "state", "online", "last_heartbeat", ts, "host",
+                        doc_str(agent, "host"), "version", doc_str(agent, "version"), "pid", (json_int_t)pid,
+                        "workers_handed", "workers_failed");
+    /* the node is written first: a worker that fails frees its GPUs on
+     * the node as written here */
+    json_t *refs = had_agent ? NULL : json_deep_copy(json_object_get(node, "workers"));
     rc = node_write(ctx, node, err);
     node = NULL;
+    if (rc == RD_OK && refs)
+        rc = adopt_books_workers(ctx, name, refs, *result, err);
+    json_decref(refs);
 out:
     json_decref(node);
     json_decref(old);

@@ -221,6 +221,33 @@ rd_code job_give_back_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *re
     return node_put(ctx, node, err);
 }
 
+rd_code job_hand_to_agent(cmd_ctx *ctx, json_t *job, size_t w, const char **outcome, rd_err *err)
+{
+    json_t *worker = json_array_get(json_object_get(job, "workers"), w);
+    rd_time started = 0, billed = 0;
+    *outcome = NULL;
+    if (strcmp(doc_str(worker, "state"), "running") != 0 || job_worker_run_by_agent(worker))
+        return RD_OK;
+    if (rdtime_parse("started_at", doc_str(worker, "started_at"), &started, err) != RD_OK)
+        return RD_ECORRUPT;
+    billed = started;
+    if (json_is_string(json_object_get(worker, "billed_until")))
+        rdtime_parse("billed_until", doc_str(worker, "billed_until"), &billed, NULL);
+    if (billed <= started) {
+        /* nothing posted: the run the agent starts is the only one billed */
+        json_object_set_new(worker, "state", json_string("starting"));
+        json_object_set_new(worker, "started_at", json_null());
+        json_object_set_new(worker, "billed_until", json_null());
+        *outcome = "handed";
+        return RD_OK;
+    }
+    /* Hours were posted for a run that never was: ended at its start, the
+     * end's billing gives them all back (correcting transfers). */
+    json_object_set_new(worker, "reason", json_string("not_started"));
+    *outcome = "failed";
+    return job_end_worker_at(ctx, job, w, "failed", started, err);
+}
+
 rd_code job_get_visible(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err)
 {
     rd_code rc = job_get(ctx, id, job, err);

@@ -56,6 +56,15 @@ rd_code job_requeue_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err);
 rd_code job_give_back_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *reason, const char *detail,
                              rd_err *err);
 
+/* A worker the books took as started (placed `running` on a node no agent
+ * ran) whose node's agent registers now: nobody ever started its process.
+ * Unbilled, it turns `starting` again for the agent to start (billing
+ * starts when it reports running: *outcome "handed"); with hours billed
+ * for nothing it ends `failed`, reason `not_started`, at its start, and
+ * every hour is given back (*outcome "failed").  Any other worker is left
+ * alone (*outcome NULL). */
+rd_code job_hand_to_agent(cmd_ctx *ctx, json_t *job, size_t w, const char **outcome, rd_err *err);
+
 /* 1 for a worker state that holds capacity on a node: starting, running,
  * stopping. */
 int job_worker_holds_node(const char *state);

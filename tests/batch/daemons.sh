@@ -9,7 +9,9 @@
 #   wait_json SECONDS LINE PATH VALUE a field of `LINE`'s JSON reaches VALUE
 #   kill_daemon NAME SIG              signals one, waits for it to exit
 #
-# Every process started here is killed when the scenario ends.  The daemons
+# Every process started here is killed when the scenario ends; with
+# KEEP_LOGS=DIR set, their logs are copied there first (to read after a
+# failure that shows only under load).  The daemons
 # run on the system clock, so scenarios that use them unset RIGDECK_NOW.
 unset RIGDECK_NOW
 # job_spec's jobs set a variable, so submitting seals it: the batch lines
@@ -19,6 +21,7 @@ DAEMONS=""
 INV=${INV:-tests/inventories}
 
 daemons_cleanup () {
+    [ -n "${KEEP_LOGS:-}" ] && mkdir -p "$KEEP_LOGS" && cp "$TMP"/*.log "$KEEP_LOGS"/ 2>/dev/null
     for p in $DAEMONS; do kill -9 "$p" 2>/dev/null; done
     # workers the agents started run in their own sessions: end them too
     for p in $(pgrep -f "rdtest-worker-$$"); do kill -9 -- "-$p" "$p" 2>/dev/null; done
@@ -36,7 +39,7 @@ start_serve () {
 start_agent () {
     node=$1; shift
     mkdir -p "$TMP/work-$node"
-    $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$TMP/work-$node" --heartbeat 1s "$@" \
+    $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$TMP/work-$node" --heartbeat 1s --runtime process "$@" \
         2>>"$TMP/agent-$node.log" &
     eval "PID_agent_$(echo "$node" | tr -c 'a-zA-Z0-9\n' _)=$!"
     DAEMONS="$DAEMONS $!"

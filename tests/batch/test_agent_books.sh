@@ -19,13 +19,13 @@ expect_status 0
 
 agent_once () {
     node=$1; shift
-    $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$WORK/$node" --heartbeat 1s --once "$@" \
+    $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$WORK/$node" --heartbeat 1s --runtime process --once "$@" \
         >"$OUT" 2>"$ERR"
     RC=$?
 }
 
 case_ "the daemons refuse bad usage with exit 2"
-$WRAP "$BIN" agent --store "$STORE" >"$OUT" 2>"$ERR"; RC=$?
+$WRAP "$BIN" agent --store "$STORE" --runtime process >"$OUT" 2>"$ERR"; RC=$?
 expect_status 2
 expect_err "--node NAME is required"
 $WRAP "$BIN" serve --store "$STORE" --bogus >"$OUT" 2>"$ERR"; RC=$?
@@ -176,7 +176,7 @@ expect_json state active
 
 case_ "agent remove: refused while the agent is online; then the node is placed on without an agent"
 # a running agent keeps its lease alive however slow the machine is
-$WRAP "$BIN" agent --store "$STORE" --node "$n2" --work-dir "$WORK/$n2" --heartbeat 1s \
+$WRAP "$BIN" agent --store "$STORE" --node "$n2" --work-dir "$WORK/$n2" --heartbeat 1s --runtime process \
     --sample 1h --inventory $INV/a100x4.yaml 2>"$TMP/agent.log" &
 APID=$!
 trap 'kill -9 $APID 2>/dev/null; rm -rf "$TMP"' EXIT

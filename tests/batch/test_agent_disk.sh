@@ -22,7 +22,7 @@ start_small_agent () {
     node=$1; shift
     mkdir -p "$TMP/work-$node"
     $NS sh -c 'mount -t tmpfs -o size=2m tmpfs "$1" && shift && exec "$@"' sh "$TMP/work-$node" \
-        $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$TMP/work-$node" --heartbeat 1s "$@" \
+        $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$TMP/work-$node" --heartbeat 1s --runtime process "$@" \
         2>>"$TMP/agent-$node.log" &
     eval "PID_agent_$node=$!"
     DAEMONS="$DAEMONS $!"
@@ -36,8 +36,8 @@ expect_status 0
 
 case_ "the controller and two agents start; n1's work dir is a 2 MiB disk"
 start_serve s1 --node-timeout 4s --sched-every 1s
-start_small_agent n1 --inventory $INV/a100x4.yaml --runtime process
-start_agent n2 --inventory $INV/a100x4.yaml --runtime process
+start_small_agent n1 --inventory $INV/a100x4.yaml
+start_agent n2 --inventory $INV/a100x4.yaml
 wait_json 60 "node show n1" agent.state online
 wait_json 60 "node show n2" agent.state online
 

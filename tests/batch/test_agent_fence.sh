@@ -28,9 +28,9 @@ no_copies () { [ "$(copies "$1")" = 0 ]; }
 case_ "the agents and the controller start; only n1 takes work"
 start_serve s1 --node-timeout 4s --sched-every 1s
 export RIGDECK_TEST_SPAWN_DELAY_MS=600000
-start_agent n1 --inventory $INV/a100x4.yaml --runtime process
+start_agent n1 --inventory $INV/a100x4.yaml
 unset RIGDECK_TEST_SPAWN_DELAY_MS
-start_agent n2 --inventory $INV/a100x4.yaml --runtime process
+start_agent n2 --inventory $INV/a100x4.yaml
 wait_json 60 "node show n1" agent.state online
 wait_json 60 "node show n2" agent.state online
 rd --output json -c "node show n2"
@@ -67,7 +67,7 @@ rd -c "ledger verify"
 expect_status 0
 
 case_ "the agent comes back: its node returns, the orphan's directory goes"
-start_agent n1 --inventory $INV/a100x4.yaml --runtime process
+start_agent n1 --inventory $INV/a100x4.yaml
 wait_json 60 "node show n1" state active
 wait_until 60 sh -c "[ ! -e '$TMP/work-n1/$J1' ]"
 n1runs=$(ran_on n1 "$J1")
@@ -99,13 +99,13 @@ case_ "killed in the window and back before the node timeout: the worker runs ex
 kill_daemon "$(agent_pid n1)" TERM
 rd -c "node maintenance n2 on"
 export RIGDECK_TEST_SPAWN_DELAY_MS=600000
-start_agent n1 --inventory $INV/a100x4.yaml --runtime process
+start_agent n1 --inventory $INV/a100x4.yaml
 unset RIGDECK_TEST_SPAWN_DELAY_MS
 job_spec once "$(marked 'sleep 1')"
 J3=$(submit once)
 wait_until 60 grep -q "$J3/0: test spawn delay" "$TMP/agent-n1.log"
 kill_daemon "$(agent_pid n1)" KILL
-start_agent n1 --inventory $INV/a100x4.yaml --runtime process
+start_agent n1 --inventory $INV/a100x4.yaml
 wait_json 90 "job show $J3" state finished
 rd --output json -c "job show $J3"
 expect_json workers.0.exit_code 0
@@ -117,7 +117,7 @@ expect_status 0
 case_ "a worker stopped while its agent starts it never runs its command"
 kill_daemon "$(agent_pid n1)" TERM
 export RIGDECK_TEST_SPAWN_DELAY_MS=3000
-start_agent n1 --inventory $INV/a100x4.yaml --runtime process
+start_agent n1 --inventory $INV/a100x4.yaml
 unset RIGDECK_TEST_SPAWN_DELAY_MS
 job_spec canceled "$(marked 'sleep 303')"
 J4=$(submit canceled)

@@ -2,7 +2,8 @@
 # The house rules of issue 14, checked: no group of files in core/ or tui/
 # calls each other (scripts/callgraph.py), and core/ includes no header of
 # the console.  Fails on the tree before the clean-up (5 cycles in core/, 1
-# in tui/).
+# in tui/).  Every agent a test or script starts names its runtime
+# (tests/agent_starts.py), so the tests pass whether podman is installed.
 . tests/batch/lib.sh
 
 case_ "core/ files call one way: no cycle"
@@ -32,5 +33,22 @@ for h in tui/*.h; do
 done
 [ -z "$bad" ] && pass || fail "core/ includes console headers:$bad"
 if grep -l "curses" core/*/*.c core/*/*.h >/dev/null 2>&1; then fail "core/ mentions curses"; else pass; fi
+
+case_ "every agent a test or script starts names its runtime (podman or not)"
+# `auto` picks podman when `podman info` answers: a test must not depend on it
+python3 tests/agent_starts.py tests scripts >"$OUT" 2>"$ERR"; RC=$?
+expect_status 0
+expect_out "0 without --runtime"
+n=$(sed -n 's/^\([0-9]*\) agent start.*/\1/p' "$OUT")
+[ "${n:-0}" -ge 10 ] && pass || fail "the checker found only ${n:-0} agent starts"
+
+case_ "the runtime checker finds an agent started without --runtime"
+# (the word comes through %s, or this very line would be such a start)
+printf '#!/bin/sh\n"$BIN" %s --store "$STORE" --node n1 \\\n    --heartbeat 1s 2>log &\n' agent >"$TMP/bad.sh"
+printf '"$BIN" %s --store "$STORE" --node n1 --runtime process --once >"$OUT"\n' agent >"$TMP/good.sh"
+python3 tests/agent_starts.py "$TMP/bad.sh" "$TMP/good.sh" >"$OUT" 2>"$ERR"; RC=$?
+expect_status 1
+expect_out "bad.sh:2: agent started without --runtime"
+expect_no_out "good.sh"
 
 finish

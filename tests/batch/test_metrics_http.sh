@@ -35,7 +35,7 @@ before=$(snapshot)
 for bad in "127.0.0.1:0|port must be 1-65535" "127.0.0.1|expected HOST:PORT" "::1:9400|an IPv6 address goes in brackets" \
            "127.0.0.1:http|port must be a number" "[::1]9400|expected \\[IPV6\\]:PORT"; do
     val=${bad%%|*} msg=${bad#*|}
-    $WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$TMP/work-bad" --once --metrics-listen "$val" >"$OUT" 2>"$ERR"
+    $WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$TMP/work-bad" --runtime process --once --metrics-listen "$val" >"$OUT" 2>"$ERR"
     RC=$?
     expect_status 2
     expect_err "^rigdeck agent: --metrics-listen: $msg"
@@ -95,7 +95,7 @@ EOF
 case_ "a port in use is a clear startup error; the agent that holds it keeps running"
 rd --output json -c "agent list"
 pid_before=$(jget items.0.pid)
-$WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$TMP/work-dup" --heartbeat 1s --once \
+$WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$TMP/work-dup" --heartbeat 1s --runtime process --once \
     --metrics-listen "127.0.0.1:$PORT" >"$OUT" 2>"$ERR"
 RC=$?
 expect_status 1

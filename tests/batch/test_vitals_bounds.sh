@@ -81,7 +81,7 @@ assert p and p[-1]['max'] == float(sys.argv[1])" "$1"
 }
 
 case_ "an ECC count of 2^63-1 from nvidia-smi is stored as 10^12"
-start_agent n1 --inventory $INV/a100x2.yaml --sample 1s --runtime process
+start_agent n1 --inventory $INV/a100x2.yaml --sample 1s
 wait_json 60 "node show n1" agent.state online
 wait_until 60 bounded
 rd --output json -c "node show n1"
@@ -91,7 +91,7 @@ expect_json gpu_health.0.state healthy
 case_ "a restarted agent continues the minute and goes on sampling"
 kill_daemon "$(agent_pid n1)" TERM
 [ "$DSTATUS" = 0 ] && pass || fail "the agent exited with $DSTATUS on SIGTERM"
-start_agent n1 --inventory $INV/a100x2.yaml --sample 1s --runtime process
+start_agent n1 --inventory $INV/a100x2.yaml --sample 1s
 gpus 60
 wait_until 60 temp_is 60
 kill -0 "$(agent_pid n1)" 2>/dev/null && pass || fail "the restarted agent died: $(tail -n 5 "$TMP/agent-n1.log")"

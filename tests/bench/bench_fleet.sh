@@ -127,7 +127,7 @@ EOF
     i=1
     while [ $i -le "$AGENTS" ]; do
         mkdir -p "$dir/work-n$i"
-        "$BIN" agent --store "$STORE" --node "n$i" --work-dir "$dir/work-n$i" --heartbeat 1s --inventory "$INV" \
+        "$BIN" agent --store "$STORE" --node "n$i" --work-dir "$dir/work-n$i" --heartbeat 1s --runtime process --inventory "$INV" \
             2>"$dir/agent-n$i.log" &
         PIDS="$PIDS $!"
         i=$((i + 1))

@@ -111,7 +111,7 @@ serve_env start_serve s2 --node-timeout 6s --sched-every 1s
 wait_until 60 is root "serve status" standby 1
 for n in n1 n2; do
     RIGDECK_ETCD_USER=node:$n RIGDECK_ETCD_PASSWORD_FILE="$SEC/node:$n.pw" \
-        start_agent "$n" --inventory "$INV/a100x4.yaml" --runtime process --sample 1s
+        start_agent "$n" --inventory "$INV/a100x4.yaml" --sample 1s
 done
 wait_until 60 is root "node show n1" agent.state online
 wait_until 60 is root "node show n2" agent.state online

@@ -63,7 +63,7 @@ expect_screen 'ctl: none'
 
 case_ "an agent that registers once and stops is online, then lost when its lease runs out"
 "$BIN" agent --store "$STORE" --once --node n2 --inventory $INV/a100x4.yaml --work-dir "$TMP/work-n2" \
-    --heartbeat 1s 2>"$TMP/agent-once.log"
+    --heartbeat 1s --runtime process 2>"$TMP/agent-once.log"
 if [ $? = 0 ]; then pass; else fail "agent --once failed: $(cat "$TMP/agent-once.log")"; fi
 expect_screen '^ *n2 .* lost *$' 60
 expect_screen '^ *n3 .* none *$'
@@ -84,7 +84,7 @@ expect_screen "ctl: leading [^ ]*:$SERVE"
 
 case_ "a running agent shows online"
 "$BIN" agent --store "$STORE" --node n1 --inventory $INV/a100x4.yaml --work-dir "$TMP/work-n1" \
-    --heartbeat 1s 2>"$TMP/agent-n1.log" &
+    --heartbeat 1s --runtime process 2>"$TMP/agent-n1.log" &
 AGENT=$!
 PIDS="$PIDS $AGENT"
 expect_screen '^ *n1 .* online *$' 60

@@ -31,7 +31,7 @@ if ! rd -c "provider enable physical" -c "region create dc --provider physical -
 fi
 mkdir -p "$TMP/work-n1" "$TMP/work-n2"
 RIGDECK_NVIDIA_SMI=tests/agent/fake-nvidia-smi "$BIN" agent --store "$STORE" --node n1 \
-    --inventory $INV/a100x4.yaml --work-dir "$TMP/work-n1" --heartbeat 1s --sample 1s 2>"$TMP/agent-n1.log" &
+    --inventory $INV/a100x4.yaml --work-dir "$TMP/work-n1" --heartbeat 1s --sample 1s --runtime process 2>"$TMP/agent-n1.log" &
 PIDS="$PIDS $!"
 
 start_shell 120 40
@@ -77,7 +77,7 @@ expect_screen '0 Dashboard  ! Alerts'
 
 case_ "a node goes offline: node-offline fires"
 "$BIN" agent --store "$STORE" --once --node n2 --inventory $INV/a100x4.yaml --work-dir "$TMP/work-n2" \
-    --heartbeat 1s 2>"$TMP/agent-once.log"
+    --heartbeat 1s --runtime process 2>"$TMP/agent-once.log"
 end=$(($(date +%s) + 30))
 while [ "$(node_state n2)" != offline ] && [ "$(date +%s)" -le "$end" ]; do
     rd -c "agent check --node-timeout 1s" >/dev/null 2>&1

@@ -74,7 +74,7 @@ fi
 "$BIN" serve --store "$STORE" --node-timeout 10s --sched-every 1s 2>"$TMP/serve.log" &
 PIDS="$PIDS $!"
 RIGDECK_NVIDIA_SMI=tests/agent/fake-nvidia-smi FAKE_NVIDIA_SMI_CSV=$CSV "$BIN" agent --store "$STORE" --node n1 \
-    --inventory $INV/a100x2.yaml --work-dir "$TMP/work" --heartbeat 1s --sample 1s --gpu-temp-max 85 \
+    --inventory $INV/a100x2.yaml --work-dir "$TMP/work" --heartbeat 1s --sample 1s --gpu-temp-max 85 --runtime process \
     2>"$TMP/agent.log" &
 PIDS="$PIDS $!"
 
