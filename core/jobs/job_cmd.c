@@ -204,12 +204,22 @@ static rd_code job_require_reporter(cmd_ctx *ctx, const json_t *job, size_t w, r
 {
     json_t *node = NULL;
     const char *name = doc_str(json_array_get(json_object_get(job, "workers"), w), "node");
-    if (job_require_actor(ctx, job, "job report", NULL) == RD_OK || access_actor_is_staff(ctx))
+    if (access_actor_is_staff(ctx))
         return RD_OK;
-    int owner = *name && node_get_any(ctx, name, &node, NULL) == RD_OK &&
-                fleet_require_node_owner(ctx, node, "job report", NULL) == RD_OK;
+    int found = *name && node_get_any(ctx, name, &node, NULL) == RD_OK;
+    int owner = found && fleet_require_node_owner(ctx, node, "job report", NULL) == RD_OK;
+    int agent = found && json_is_true(json_object_get(node, "agent_managed"));
     json_decref(node);
     if (owner)
+        return RD_OK;
+    int customer = job_require_actor(ctx, job, "job report", NULL) == RD_OK;
+    /* On a node an agent runs, the word on a worker is the agent's: a
+     * customer who could report its own worker ended (at any moment since
+     * its start) would be given back hours its process went on using. */
+    if (customer && agent)
+        return rd_fail(err, RD_EPERM, "job report: worker %zu of job '%s' is on node %s, which an agent runs: only that "
+                       "agent (the node's owner) or fleet staff report on it; use job stop", w, doc_str(job, "id"), name);
+    if (customer)
         return RD_OK;
     return rd_fail(err, RD_EPERM, "job report: account '%s' may report only on its own jobs and on workers placed on "
                    "its own nodes", ctx->actor);

@@ -36,7 +36,7 @@ expect_json workers.0.node n1
 case_ "the job's creator may not take the node out"
 before=$(snapshot)
 rd --as alice -c "job report $J requeued --worker 0 --node n1 --reason disk_full"
-expect_refused 1 "$before" "only the agent of node n1 (its owner) or fleet staff may give a worker back"
+expect_refused 1 "$before" "only that agent (the node's owner) or fleet staff"
 
 case_ "requeued needs a reason a node gives"
 rd -c "job report $J requeued --worker 0 --node n1"
