@@ -231,7 +231,8 @@ static rd_code gpu_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_
     return store_type(ctx, id, doc, result, err);
 }
 
-/* The first node with the type, or job not ended asking for it, into what. */
+/* The first node with the type (a removed node keeps its document, not the
+ * type), or job not ended asking for it, into what. */
 static rd_code type_in_use(cmd_ctx *ctx, const char *id, char *what, size_t len, rd_err *err)
 {
     json_t *items = NULL, *it, *t;
@@ -239,7 +240,8 @@ static rd_code type_in_use(cmd_ctx *ctx, const char *id, char *what, size_t len,
     rd_code rc = tx_list(ctx->tx, KEY_NODES, &items, err);
     what[0] = '\0';
     json_array_foreach(items, i, it)
-        if (!what[0] && doc_str(it, "gpu_type") && strcmp(doc_str(it, "gpu_type"), id) == 0)
+        if (!what[0] && strcmp(doc_str(it, "state"), "removed") != 0 && doc_str(it, "gpu_type") &&
+            strcmp(doc_str(it, "gpu_type"), id) == 0)
             snprintf(what, len, "node %s has it", doc_str(it, "name"));
     json_decref(items);
     items = NULL;
