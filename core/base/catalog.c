@@ -137,6 +137,11 @@ rd_code catalog_check_gcp_region(const char *field, const char *name, rd_err *er
 
 int catalog_gcp_region_has_gpu(const gcp_region_info *r, const char *gpu_id)
 {
+    const gpu_type *g = catalog_gpu(gpu_id);
+    /* an operator's type with GCP facts: the operator vouches for it, and GCE
+     * itself refuses a zone without the accelerator */
+    if (g && !g->builtin && g->gcp_accelerator && g->gcp_quota_metric && g->gcp_cpus_per_job > 0)
+        return 1;
     for (const char *const *g = r->gpus; gpu_id && *g; g++)
         if (strcmp(*g, gpu_id) == 0)
             return 1;

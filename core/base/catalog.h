@@ -59,6 +59,10 @@ int catalog_nvidia_name_equal(const char *a, const char *b);
 size_t catalog_gpu_count(void);
 const gpu_type *catalog_gpu_at(size_t i);
 
+/* The i of catalog_gpu_at(i) == g, for a g this catalog returned since the
+ * last load (tables indexed by type). */
+size_t catalog_gpu_index(const gpu_type *g);
+
 /* Replaces the added types by the documents of docs (a JSON array of
  * /rigdeck/gpus/ documents, as gpu_cmd.c writes them; NULL: none).  Called
  * once per command by the executor (cmd.c) so every command and every
@@ -127,7 +131,9 @@ const gcp_region_info *catalog_gcp_region_at(size_t i);
 /* RD_OK when name is one of the ten, else RD_EINVAL listing them. */
 rd_code catalog_check_gcp_region(const char *field, const char *name, rd_err *err);
 
-/* 1 when the region offers the GPU type with catalog id gpu_id, else 0. */
+/* 1 when the region offers the GPU type with catalog id gpu_id, else 0; a
+ * type added with GCP facts (gpu add --gcp-accelerator ...) counts as
+ * offered in every region. */
 int catalog_gcp_region_has_gpu(const gcp_region_info *r, const char *gpu_id);
 
 /* ---- storage classes of GCP storage nodes ---------------------------------- */

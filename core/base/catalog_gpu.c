@@ -185,6 +185,18 @@ const gpu_type *catalog_gpu_at(size_t i)
     return i < NGPUS ? &gpus[i] : i < NGPUS + added.n ? &added.types[i - NGPUS] : NULL;
 }
 
+size_t catalog_gpu_index(const gpu_type *g)
+{
+    /* two arrays: compare addresses within each, never across them */
+    for (size_t i = 0; i < NGPUS; i++)
+        if (g == &gpus[i])
+            return i;
+    for (size_t i = 0; i < added.n; i++)
+        if (g == &added.types[i])
+            return NGPUS + i;
+    return 0;
+}
+
 /* s without a leading "NVIDIA " (any case) and leading blanks. */
 static const char *strip_brand(const char *s)
 {

@@ -163,6 +163,14 @@ expect_status 0
 # two GPU-hours on alice's own z9: the professional usage fee, 0.10 per GPU-hour
 check "alice pays 2 x 0.10" "$(bal alice)" $((start - 2 * 100000))
 
+case_ "reports, quotas and alert rules take an added type"
+rd --as alice --output json --now 2026-11-01T03:00:00Z -c "report rent-vs-buy --since 2026-11-01T00:00:00Z --until 2026-11-01T03:00:00Z --gpu-type z9"
+expect_status 0
+expect_json items.0.gpu_type z9
+rd --as alice --output json --now 2026-11-01T03:00:00Z -c "report rent-vs-buy --since 2026-11-01T00:00:00Z --until 2026-11-01T03:00:00Z"
+expect_status 0
+expect_json items.0.gpu_type z9
+
 case_ "gpu remove of an added type no node or job uses"
 rd --as alice -c "node remove z-1"
 expect_status 0

@@ -179,13 +179,24 @@ static void test_added_types(void **state)
     const gpu_type *g = catalog_gpu("z9");
     assert_non_null(g);
     assert_ptr_equal(catalog_gpu_at(n), g);
+    assert_int_equal(catalog_gpu_index(g), n);
+    assert_int_equal(catalog_gpu_index(catalog_gpu("a100")), 10);
     assert_false(g->builtin);
     assert_int_equal(g->usage_fee_ucr, 100000);
     assert_int_equal(catalog_gpu("h100")->memory_gb, 80);
     assert_ptr_equal(catalog_gpu_by_nvidia_name("z9 prototype"), g);
     assert_null(catalog_gpu("half"));
+    assert_false(catalog_gcp_region_has_gpu(catalog_gcp_region("us-central1"), "z9"));
     rd_err err;
     assert_int_equal(catalog_check_gpu("gpu_type", "z9", &err), RD_OK);
+    docs = json_loads("[{\"name\": \"z8\", \"nvidia_names\": [\"NVIDIA Z8\"], \"memory_gb\": 64, \"fp32_tflops_x10\": 1,"
+                      " \"fp16_tflops_x10\": 1, \"class\": \"datacenter\", \"gcp_accelerator\": \"nvidia-z8\","
+                      " \"gcp_quota\": \"NVIDIA_Z8_GPUS\", \"gcp_cpus_per_gpu\": 12}]", 0, NULL);
+    catalog_gpu_load_added(docs);
+    json_decref(docs);
+    assert_null(catalog_gpu("z9"));   /* a load replaces the added types */
+    assert_true(catalog_gcp_region_has_gpu(catalog_gcp_region("us-central1"), "z8"));
+    assert_string_equal(catalog_gpu("z8")->gcp_quota_metric, "NVIDIA_Z8_GPUS");
     catalog_gpu_load_added(NULL);
     assert_null(catalog_gpu("z9"));
     assert_int_equal(catalog_gpu_count(), n);
