@@ -185,4 +185,33 @@ before=$(snapshot)
 rd -c "gpu remove z9"
 expect_refused 1 "$before" "ID z9 is not a GPU type"
 
+case_ "discovery: an agent whose nvidia-smi prints NVIDIA H100 80GB HBM3 x8 reports h100 x8; an added name maps too"
+mkdir -p "$TMP/work"
+agent_once () {
+    node=$1; shift
+    env -u RIGDECK_NOW $WRAP "$BIN" agent --store "$STORE" --node "$node" --work-dir "$TMP/work/$node" --heartbeat 1s \
+        --runtime process --once "$@" >"$OUT" 2>"$ERR"
+    RC=$?
+}
+i=0; : >"$TMP/h100.csv"
+while [ $i -lt 8 ]; do
+    echo "$i, NVIDIA H100 80GB HBM3, 81559, 5, 16, 0, 0, 35, 70.00, 0" >>"$TMP/h100.csv"; i=$((i + 1))
+done
+rd -c "node add dc d-h100 --minion m-dh" -c "node add dc d-z5 --minion m-dz"
+expect_status 0
+FAKE_NVIDIA_SMI_CSV=$TMP/h100.csv RIGDECK_NVIDIA_SMI=tests/agent/fake-nvidia-smi agent_once d-h100
+expect_status 0
+rd --output json -c "node show d-h100"
+expect_json gpu_type h100
+expect_json gpu_count 8
+expect_json inventory_problems "[]"
+rd -c "gpu add z5 --nvidia-name 'NVIDIA Z5 Prototype 48GB' --memory-gb 48 --fp32 20 --fp16 80 --class datacenter"
+expect_status 0
+printf '0, nvidia z5 prototype 48gb, 49140, 4, 16, 0, 0, 35, 70.00, 0\n' >"$TMP/z5.csv"
+FAKE_NVIDIA_SMI_CSV=$TMP/z5.csv RIGDECK_NVIDIA_SMI=tests/agent/fake-nvidia-smi agent_once d-z5
+expect_status 0
+rd --output json -c "node show d-z5"
+expect_json gpu_type z5
+expect_json gpu_count 1
+
 finish
