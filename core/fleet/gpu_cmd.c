@@ -82,9 +82,12 @@ static rd_code apply_flags(const cmd_args *a, const char *id, json_t *doc, rd_er
         for (size_t i = 0; i < nnames; i++) {
             const char *name = cmd_opt_at(a, "nvidia-name", i);
             const gpu_type *other = catalog_gpu_by_nvidia_name(name);
-            if (strlen(name) == 0 || strlen(name) > 96) {
+            size_t len = strlen(name), k;
+            for (k = 0; k < len && name[k] >= ' ' && name[k] <= '~'; k++)
+                ;
+            if (len == 0 || len > 96 || k < len || name[0] == ' ') {
                 json_decref(names);
-                return rd_fail(err, RD_EINVAL, "--nvidia-name must be 1-96 characters");
+                return rd_fail(err, RD_EINVAL, "--nvidia-name must be 1-96 printable ASCII characters, not starting with a blank");
             }
             if (other && strcmp(other->id, id) != 0) {
                 json_decref(names);
