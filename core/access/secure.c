@@ -206,7 +206,8 @@ static rd_code grant(cmd_ctx *ctx, const char *role, const char *type, const cha
 
 /* The etcd role of node NODE's agent: its own liveness key and vital
  * stats, its node's documents to read (agent_vitals.c reads the node's GPU
- * health), its node's work view to read (never the jobs: they are every
+ * health), the GPU types an operator added (discovery maps their names),
+ * its node's work view to read (never the jobs: they are every
  * tenant's; serve_work.c keeps the view), its own node's worker output to
  * write, its own watch registrations, its requests and its marker.  Made
  * afresh each time (the role deleted first), so that renewing an agent's
@@ -231,6 +232,7 @@ static rd_code agent_role(cmd_ctx *ctx, const char *user, const char *node, char
         { "READ", tx_key(k[9], KEY_WORK "%s/", node) },                      /* serve_work.c's view */
         { "WRITE", tx_key(k[10], KEY_LOGS "%s/", node) },                    /* job_logs.c's layout */
         { "READWRITE", tx_key(k[11], STORE_WATCHERS_PREFIX "%s/", user) },   /* store.c's, by identity */
+        { "READ", KEY_GPUS },   /* the operator's GPU types, for discovery */
         { "READ", "" },   /* the key store_revision counts */
     };
     snprintf(role, cap, ROLE_PREFIX "%s", user);

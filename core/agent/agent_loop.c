@@ -39,6 +39,7 @@
 
 #include "agent_vitals.h"
 #include "agent_work.h"
+#include "catalog.h"
 #include "cmd.h"
 #include "doc.h"
 #include "keyspace.h"
@@ -69,7 +70,15 @@ static rd_code make_dirs(const char *path, rd_err *err)
 /* Writes the discovered inventory where `node report` can read it. */
 static rd_code discover(agent_state *a, char *path, size_t len, json_t **problems, rd_err *err)
 {
-    json_t *inv = NULL;
+    json_t *inv = NULL, *gpus = NULL;
+    rd_tx *tx = a->ctx.store ? tx_new(a->ctx.store) : NULL;
+    rd_err unread = { 0 };
+    /* the store's GPU types first, so a name `gpu add` listed maps without a
+     * restart; unreadable (older agent credentials): the types known so far */
+    if (tx && tx_list(tx, KEY_GPUS, &gpus, &unread) == RD_OK)
+        catalog_gpu_load_added(gpus);
+    json_decref(gpus);
+    tx_free(tx);
     rd_code rc = probe_inventory(NULL, a->o->nvidia_smi, &inv, problems, err);
     if (rc != RD_OK)
         return rc;

@@ -96,7 +96,12 @@ static int name_words(const char *name, char *buf, size_t len)
 const char *probe_gpu_model(const char *name, int memory_mib)
 {
     char words[128];
+    const gpu_type *listed = name ? catalog_gpu_by_nvidia_name(name) : NULL;
 
+    /* the catalog's own names first (the operator's added types among them);
+     * the words below still read older drivers' spellings */
+    if (listed)
+        return listed->id;
     if (!name || !name_words(name, words, sizeof words))
         return NULL;
     for (size_t i = 0; i < sizeof name_table / sizeof name_table[0]; i++) {

@@ -1,32 +1,9 @@
-/* catalog.c - the static tables behind catalog.h and their look-ups. */
+/* catalog.c - the static tables behind catalog.h and their look-ups: device
+ * models, GCP regions, storage classes (the GPU types are catalog_gpu.c). */
 #include "catalog.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define FEE_DEVELOPMENT  50000
-#define FEE_PROFESSIONAL 100000
-#define FEE_DATACENTER   250000
-
-static const gpu_type gpus[] = {
-    { "gtx1060", "GTX 1060", 6, 45, 9, GPU_CLASS_DEVELOPMENT, FEE_DEVELOPMENT, 0, NULL, NULL },
-    { "rtx2060s", "RTX 2060 Super", 8, 71, 150, GPU_CLASS_DEVELOPMENT, FEE_DEVELOPMENT, 0, NULL, NULL },
-    { "rtx2070s", "RTX 2070 Super", 8, 90, 185, GPU_CLASS_DEVELOPMENT, FEE_DEVELOPMENT, 0, NULL, NULL },
-    { "rtx2080ti", "RTX 2080 Ti", 11, 135, 250, GPU_CLASS_DEVELOPMENT, FEE_DEVELOPMENT, 0, NULL, NULL },
-    { "rtx3090", "RTX 3090", 24, 355, 390, GPU_CLASS_DEVELOPMENT, FEE_DEVELOPMENT, 0, NULL, NULL },
-    { "rtx-a4000", "RTX A4000", 16, 97, 190, GPU_CLASS_PROFESSIONAL, FEE_PROFESSIONAL, 0, NULL, NULL },
-    { "rtx-a6000", "RTX A6000", 48, 360, 400, GPU_CLASS_PROFESSIONAL, FEE_PROFESSIONAL, 0, NULL, NULL },
-    { "t4", "T4", 16, 75, 155, GPU_CLASS_DATACENTER, FEE_DATACENTER, 8, "NVIDIA_T4_GPUS", "nvidia-tesla-t4" },
-    { "p100", "P100", 16, 80, 160, GPU_CLASS_DATACENTER, FEE_DATACENTER, 6, "NVIDIA_P100_GPUS",
-      "nvidia-tesla-p100" },
-    { "v100", "V100", 16, 150, 255, GPU_CLASS_DATACENTER, FEE_DATACENTER, 8, "NVIDIA_V100_GPUS",
-      "nvidia-tesla-v100" },
-    { "a100", "A100 (40GB)", 40, 390, 625, GPU_CLASS_DATACENTER, FEE_DATACENTER, 12, "NVIDIA_A100_GPUS",
-      "nvidia-tesla-a100" },
-    { "a100-80gb", "A100 (80GB)", 80, 390, 625, GPU_CLASS_DATACENTER, FEE_DATACENTER, 12,
-      "NVIDIA_A100_80GB_GPUS", "nvidia-a100-80gb" },
-    { "cpu", "None (CPU-only)", 0, 0, 0, GPU_CLASS_NONE, 0, 0, NULL, NULL },
-};
 
 static const device_model devices[] = {
     { "jetson-agx-xavier", "NVIDIA Jetson AGX Xavier" },
@@ -104,54 +81,6 @@ static rd_code refuse(rd_err *err, const char *field, const char *what, const vo
     return rd_fail(err, RD_EINVAL, "%s must be %s: one of %s", field, what, list);
 }
 
-/* ---- GPUs ----------------------------------------------------------------- */
-
-const gpu_type *catalog_gpu(const char *id)
-{
-    for (size_t i = 0; id && i < COUNT(gpus); i++)
-        if (strcmp(gpus[i].id, id) == 0)
-            return &gpus[i];
-    return NULL;
-}
-
-size_t catalog_gpu_count(void)
-{
-    return COUNT(gpus);
-}
-
-const gpu_type *catalog_gpu_at(size_t i)
-{
-    return i < COUNT(gpus) ? &gpus[i] : NULL;
-}
-
-const char *catalog_class_name(gpu_class c)
-{
-    switch (c) {
-    case GPU_CLASS_DEVELOPMENT:  return "development";
-    case GPU_CLASS_PROFESSIONAL: return "professional";
-    case GPU_CLASS_DATACENTER:   return "datacenter";
-    case GPU_CLASS_NONE:         break;
-    }
-    return "none";
-}
-
-json_t *catalog_gpu_json(const gpu_type *g)
-{
-    /* Tenths divided by ten: 4.5 stays the nearest double to 4.5, as typed. */
-    return json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:s, s:I, s:b}",
-                     "name", g->id, "id", g->id, "display_name", g->name, "memory_gb", g->memory_gb,
-                     "fp32_tflops", g->fp32_tflops_x10 / 10.0, "fp16_tflops", g->fp16_tflops_x10 / 10.0,
-                     "class", catalog_class_name(g->cls), "usage_fee_ucr", (json_int_t)g->usage_fee_ucr,
-                     "gcp", g->gcp_cpus_per_job > 0);
-}
-
-rd_code catalog_check_gpu(const char *field, const char *id, rd_err *err)
-{
-    if (catalog_gpu(id))
-        return RD_OK;
-    return refuse(err, field, "a GPU type", gpus, COUNT(gpus), sizeof gpus[0], id);
-}
-
 /* ---- devices -------------------------------------------------------------- */
 
 const device_model *catalog_device(const char *id)
@@ -208,6 +137,11 @@ rd_code catalog_check_gcp_region(const char *field, const char *name, rd_err *er
 
 int catalog_gcp_region_has_gpu(const gcp_region_info *r, const char *gpu_id)
 {
+    const gpu_type *g = catalog_gpu(gpu_id);
+    /* an operator's type with GCP facts: the operator vouches for it, and GCE
+     * itself refuses a zone without the accelerator */
+    if (g && !g->builtin && g->gcp_accelerator && g->gcp_quota_metric && g->gcp_cpus_per_job > 0)
+        return 1;
     for (const char *const *g = r->gpus; gpu_id && *g; g++)
         if (strcmp(*g, gpu_id) == 0)
             return 1;

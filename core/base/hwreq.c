@@ -91,9 +91,12 @@ static rd_code parse_gpu_group(const json_t *g, size_t i, hw_gpu_group *out, rd_
     if (strcmp(json_string_value(v), "cpu") == 0)
         return rd_fail(err, RD_EINVAL, "%s must be a GPU type, not 'cpu' (a CPU-only machine has gpus: [])",
                        field);
-    if ((rc = catalog_check_gpu(field, json_string_value(v), err)) != RD_OK)
+    /* a model may be written as nvidia-smi prints it ("NVIDIA H100 80GB HBM3"):
+     * the type listing that name is the model */
+    const gpu_type *named = catalog_gpu(json_string_value(v)) ? NULL : catalog_gpu_by_nvidia_name(json_string_value(v));
+    if (!named && (rc = catalog_check_gpu(field, json_string_value(v), err)) != RD_OK)
         return rc;
-    snprintf(out->model, sizeof out->model, "%s", json_string_value(v));
+    snprintf(out->model, sizeof out->model, "%s", named ? named->id : json_string_value(v));
 
     if (!(v = require(g, path, "count", err)))
         return RD_EINVAL;

@@ -38,6 +38,7 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_CREDENTIALS] = KEY_CREDENTIALS,
     [KEYSPACE_RELAY_DONE] = KEY_RELAY_DONE,
     [KEYSPACE_WORK] = KEY_WORK,
+    [KEYSPACE_GPUS] = KEY_GPUS,
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

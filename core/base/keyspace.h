@@ -27,6 +27,8 @@
 #define KEY_PORTS KEY_ROOT "ports/"
 #define KEY_JOBS KEY_ROOT "jobs/"
 #define KEY_PRICES KEY_ROOT "prices/"
+/* GPU types an operator added (`gpu add`, core/fleet/gpu_cmd.c) */
+#define KEY_GPUS KEY_ROOT "gpus/"
 #define KEY_SCHED_CONFIG KEY_ROOT "sched/config"
 #define KEY_SCHED_IDLE KEY_ROOT "sched/idle"
 #define KEY_LEDGER_ACCOUNTS KEY_ROOT "ledger/accounts/"
@@ -93,6 +95,7 @@ typedef enum {
     KEYSPACE_CREDENTIALS,
     KEYSPACE_WORK,
     KEYSPACE_RELAY_DONE,
+    KEYSPACE_GPUS,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

@@ -23,6 +23,7 @@
 #include "cmd_list.h"
 #include "cmd_relay.h"
 #include "keyspace.h"
+#include "catalog.h"
 #include "audit_log.h"
 
 /* A conflicting command is retried at least CMD_RETRIES times and for at
@@ -590,7 +591,14 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
 {
     rd_code rc = RD_OK;
     if (!(def->options & CMD_NO_STORE)) {
-        rc = account_init_check_actor(ctx->tx, ctx->actor, err);
+        json_t *gpus = NULL;
+        /* the operator's GPU types, as this attempt's snapshot sees them:
+         * every look-up of the command (and of a scheduler pass) reads them */
+        rc = tx_list(ctx->tx, KEY_GPUS, &gpus, err);
+        catalog_gpu_load_added(gpus);
+        json_decref(gpus);
+        if (rc == RD_OK)
+            rc = account_init_check_actor(ctx->tx, ctx->actor, err);
         if (rc == RD_OK)
             rc = cmd_check_identity(ctx, err);
         if (rc == RD_OK)

@@ -12,6 +12,7 @@
  * costed says what is missing instead of guessing.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -138,7 +139,7 @@ static void rvb_count(const report_window *win, const json_t *jobs, rvb_acc *acc
             if (!report_worker_read(job, w, win->now, &rw) || rw.gpus_x100 <= 0 || !(g = catalog_gpu(rw.gpu_type)) ||
                 (win->account && strcmp(rw.account, win->account) != 0))
                 continue;
-            rvb_acc *a = &acc[g - catalog_gpu_at(0)];
+            rvb_acc *a = &acc[catalog_gpu_index(g)];
             int64_t used = report_gpu_cgs(rw.gpus_x100, rw.run_from, rw.run_to, win->since, win->until);
             int64_t waited = report_gpu_cgs(rw.gpus_x100, rw.wait_from, rw.wait_to, win->since, win->until);
             a->used_cgs += used;
@@ -151,12 +152,12 @@ static void rvb_count(const report_window *win, const json_t *jobs, rvb_acc *acc
 rd_code report_rvb_build(cmd_ctx *ctx, const report_window *win, const report_rvb_opts *o, json_t **result,
                          rd_err *err)
 {
-    rvb_acc acc[64];
     json_t *jobs = NULL, *prices = NULL, *items = NULL;
     size_t ntypes = catalog_gpu_count();
-    if (ntypes > sizeof acc / sizeof acc[0])
-        return rd_fail(err, RD_EINVAL, "the GPU catalog has %zu types, more than a report holds", ntypes);
-    memset(acc, 0, sizeof acc);
+    /* one per type of the catalog, added types included */
+    rvb_acc *acc = calloc(ntypes, sizeof *acc);
+    if (!acc)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
     rd_code rc = tx_list(ctx->tx, KEY_JOBS, &jobs, err);
     if (rc == RD_OK)
         rc = tx_list(ctx->tx, KEY_PRICES, &prices, err);
@@ -182,5 +183,6 @@ rd_code report_rvb_build(cmd_ctx *ctx, const report_window *win, const report_rv
     json_decref(items);
     json_decref(jobs);
     json_decref(prices);
+    free(acc);
     return rc;
 }

@@ -27,7 +27,7 @@ case_ "\$COLUMNS sets the width"
 export COLUMNS=1000
 rd -c help
 cp "$OUT" "$TMP/help-wide"
-expect_out "^region create NAME .*\[--idle-release DURATION\]  create a physical or GCP region$"
+expect_out "^region create NAME .*\[--idle-release DURATION\]  *create a physical or GCP region$"
 export COLUMNS=40
 rd -c help
 w=$(widest "$OUT")

@@ -17,6 +17,7 @@ static void test_key_kinds(void **state)
     assert_int_equal(live_key_kind("/rigdeck/devices/cam-01"), LK_DEVICES);
     assert_int_equal(live_key_kind("/rigdeck/ledger/transfers/x"), LK_LEDGER);
     assert_int_equal(live_key_kind("/rigdeck/audit/000123"), LK_AUDIT);
+    assert_int_equal(live_key_kind("/rigdeck/gpus/z9"), LK_PRICES);
     assert_int_equal(live_key_kind("/rigdeck/minions/m-01"), LK_OTHER);
     assert_int_equal(live_key_kind("/rigdeck/agents/n1"), LK_NODES);
     assert_int_equal(live_key_kind("/rigdeck/agent-alive/n1"), LK_NODES);

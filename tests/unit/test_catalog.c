@@ -27,8 +27,9 @@ static const struct {
 static void test_gpu_table_matches_seed(void **state)
 {
     (void)state;
-    assert_int_equal(catalog_gpu_count(), sizeof seed001 / sizeof seed001[0]);
-    for (size_t i = 0; i < catalog_gpu_count(); i++) {
+    /* the thirteen keep seed 001's order and figures; the modern types follow */
+    assert_int_equal(catalog_gpu_count(), sizeof seed001 / sizeof seed001[0] + 17);
+    for (size_t i = 0; i < sizeof seed001 / sizeof seed001[0]; i++) {
         const gpu_type *g = catalog_gpu_at(i);
         assert_string_equal(g->id, seed001[i].id);
         assert_string_equal(g->name, seed001[i].name);
@@ -40,7 +41,7 @@ static void test_gpu_table_matches_seed(void **state)
     }
     assert_null(catalog_gpu_at(catalog_gpu_count()));
     assert_null(catalog_gpu("A100"));
-    assert_null(catalog_gpu("h100"));
+    assert_null(catalog_gpu("z9"));
     assert_null(catalog_gpu(""));
     assert_null(catalog_gpu(NULL));
 }
@@ -98,9 +99,11 @@ static void test_gpu_json(void **state)
 {
     (void)state;
     json_t *j = catalog_gpu_json(catalog_gpu("gtx1060"));
-    json_t *want = json_pack("{s:s, s:s, s:s, s:i, s:f, s:f, s:s, s:i, s:b}", "name", "gtx1060", "id", "gtx1060",
-                             "display_name", "GTX 1060", "memory_gb", 6, "fp32_tflops", 4.5, "fp16_tflops", 0.9,
-                             "class", "development", "usage_fee_ucr", 50000, "gcp", 0);
+    json_t *want = json_pack("{s:s, s:s, s:s, s:[ss], s:i, s:f, s:f, s:s, s:i, s:n, s:b, s:n, s:n, s:i, s:b}",
+                             "name", "gtx1060", "id", "gtx1060", "display_name", "GTX 1060", "nvidia_names",
+                             "NVIDIA GeForce GTX 1060 6GB", "NVIDIA GeForce GTX 1060", "memory_gb", 6,
+                             "fp32_tflops", 4.5, "fp16_tflops", 0.9, "class", "development", "usage_fee_ucr", 50000,
+                             "form", "gcp", 0, "gcp_accelerator", "gcp_quota", "gcp_cpus_per_gpu", 0, "builtin", 1);
     assert_true(json_equal(j, want));
     json_decref(j);
     json_decref(want);
@@ -111,17 +114,105 @@ static void test_gpu_json(void **state)
     json_decref(j);
 }
 
+/* execution.md §1: the shipped modern types, their classes, and the
+ * nvidia-smi name look-up (any case, "NVIDIA " optional). */
+static void test_shipped_modern_types(void **state)
+{
+    static const struct {
+        const char *id;
+        int mem;
+        gpu_class cls;
+        const char *smi;
+    } want[] = {
+        { "h100", 80, GPU_CLASS_DATACENTER, "NVIDIA H100 80GB HBM3" },
+        { "h100-nvl", 94, GPU_CLASS_DATACENTER, "NVIDIA H100 NVL" },
+        { "h200", 141, GPU_CLASS_DATACENTER, "NVIDIA H200" },
+        { "b200", 180, GPU_CLASS_DATACENTER, "NVIDIA B200" },
+        { "gh200", 96, GPU_CLASS_DATACENTER, "NVIDIA GH200 480GB" },
+        { "l40s", 48, GPU_CLASS_DATACENTER, "NVIDIA L40S" },
+        { "l40", 48, GPU_CLASS_DATACENTER, "NVIDIA L40" },
+        { "l4", 24, GPU_CLASS_DATACENTER, "NVIDIA L4" },
+        { "a10g", 24, GPU_CLASS_DATACENTER, "NVIDIA A10G" },
+        { "a10", 24, GPU_CLASS_DATACENTER, "NVIDIA A10" },
+        { "a30", 24, GPU_CLASS_DATACENTER, "NVIDIA A30" },
+        { "a40", 48, GPU_CLASS_DATACENTER, "NVIDIA A40" },
+        { "rtx-a5000", 24, GPU_CLASS_PROFESSIONAL, "NVIDIA RTX A5000" },
+        { "rtx-6000-ada", 48, GPU_CLASS_PROFESSIONAL, "NVIDIA RTX 6000 Ada Generation" },
+        { "rtx4090", 24, GPU_CLASS_DEVELOPMENT, "NVIDIA GeForce RTX 4090" },
+        { "rtx4080", 16, GPU_CLASS_DEVELOPMENT, "NVIDIA GeForce RTX 4080" },
+        { "rtx3080", 10, GPU_CLASS_DEVELOPMENT, "NVIDIA GeForce RTX 3080" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const gpu_type *g = catalog_gpu(want[i].id);
+        assert_non_null(g);
+        assert_int_equal(g->memory_gb, want[i].mem);
+        assert_int_equal(g->cls, want[i].cls);
+        assert_true(g->builtin);
+        assert_true(g->fp32_tflops_x10 > 0 && g->fp16_tflops_x10 > 0);
+        assert_ptr_equal(catalog_gpu_by_nvidia_name(want[i].smi), g);
+        assert_ptr_equal(catalog_gpu_by_nvidia_name(want[i].smi + 7), g);   /* without "NVIDIA " */
+    }
+    assert_ptr_equal(catalog_gpu_by_nvidia_name("NVIDIA H100 PCIe"), catalog_gpu("h100"));
+    assert_ptr_equal(catalog_gpu_by_nvidia_name("nvidia geforce rtx 4090"), catalog_gpu("rtx4090"));
+    assert_ptr_equal(catalog_gpu_by_nvidia_name("Tesla T4"), catalog_gpu("t4"));
+    assert_null(catalog_gpu_by_nvidia_name("NVIDIA GeForce RTX 4090 D"));
+    assert_null(catalog_gpu_by_nvidia_name("NVIDIA "));
+    assert_null(catalog_gpu_by_nvidia_name(""));
+    assert_null(catalog_gpu_by_nvidia_name(NULL));
+}
+
+/* Added types (as /rigdeck/gpus/ documents) join the look-ups until the next
+ * load; a document naming a built-in id or missing a figure is no type. */
+static void test_added_types(void **state)
+{
+    (void)state;
+    json_t *docs = json_loads("[{\"name\": \"z9\", \"nvidia_names\": [\"NVIDIA Z9 Prototype\"], \"memory_gb\": 64,"
+                              " \"fp32_tflops_x10\": 125, \"fp16_tflops_x10\": 500, \"class\": \"professional\"},"
+                              " {\"name\": \"h100\", \"nvidia_names\": [\"X\"], \"memory_gb\": 1,"
+                              " \"fp32_tflops_x10\": 1, \"fp16_tflops_x10\": 1, \"class\": \"development\"},"
+                              " {\"name\": \"half\", \"memory_gb\": 1, \"class\": \"development\"}]", 0, NULL);
+    size_t n = catalog_gpu_count();
+    catalog_gpu_load_added(docs);
+    json_decref(docs);
+    assert_int_equal(catalog_gpu_count(), n + 1);
+    const gpu_type *g = catalog_gpu("z9");
+    assert_non_null(g);
+    assert_ptr_equal(catalog_gpu_at(n), g);
+    assert_int_equal(catalog_gpu_index(g), n);
+    assert_int_equal(catalog_gpu_index(catalog_gpu("a100")), 10);
+    assert_false(g->builtin);
+    assert_int_equal(g->usage_fee_ucr, 100000);
+    assert_int_equal(catalog_gpu("h100")->memory_gb, 80);
+    assert_ptr_equal(catalog_gpu_by_nvidia_name("z9 prototype"), g);
+    assert_null(catalog_gpu("half"));
+    assert_false(catalog_gcp_region_has_gpu(catalog_gcp_region("us-central1"), "z9"));
+    rd_err err;
+    assert_int_equal(catalog_check_gpu("gpu_type", "z9", &err), RD_OK);
+    docs = json_loads("[{\"name\": \"z8\", \"nvidia_names\": [\"NVIDIA Z8\"], \"memory_gb\": 64, \"fp32_tflops_x10\": 1,"
+                      " \"fp16_tflops_x10\": 1, \"class\": \"datacenter\", \"gcp_accelerator\": \"nvidia-z8\","
+                      " \"gcp_quota\": \"NVIDIA_Z8_GPUS\", \"gcp_cpus_per_gpu\": 12}]", 0, NULL);
+    catalog_gpu_load_added(docs);
+    json_decref(docs);
+    assert_null(catalog_gpu("z9"));   /* a load replaces the added types */
+    assert_true(catalog_gcp_region_has_gpu(catalog_gcp_region("us-central1"), "z8"));
+    assert_string_equal(catalog_gpu("z8")->gcp_quota_metric, "NVIDIA_Z8_GPUS");
+    catalog_gpu_load_added(NULL);
+    assert_null(catalog_gpu("z9"));
+    assert_int_equal(catalog_gpu_count(), n);
+}
+
 static void test_check_gpu_lists_ids(void **state)
 {
     rd_err err;
     (void)state;
     assert_int_equal(catalog_check_gpu("gpu_type", "v100", &err), RD_OK);
     assert_int_equal(catalog_check_gpu("gpu_type", "cpu", &err), RD_OK);
-    assert_int_equal(catalog_check_gpu("gpu_type", "h100", &err), RD_EINVAL);
+    assert_int_equal(catalog_check_gpu("gpu_type", "z9", &err), RD_EINVAL);
     assert_non_null(strstr(err.msg, "gpu_type must be a GPU type"));
     assert_non_null(strstr(err.msg, "gtx1060, rtx2060s"));
-    assert_non_null(strstr(err.msg, "a100-80gb, cpu"));
-    assert_null(strstr(err.msg, "h100"));   /* never quoted: the value may come from a file */
+    assert_non_null(strstr(err.msg, "a100-80gb, cpu, h100"));
+    assert_null(strstr(err.msg, "z9"));   /* never quoted: the value may come from a file */
     assert_int_equal(catalog_check_gpu("gpu_type", "V100", &err), RD_EINVAL);
 }
 
@@ -213,6 +304,8 @@ int main(void)
         cmocka_unit_test(test_gcp_facts),
         cmocka_unit_test(test_gpu_json),
         cmocka_unit_test(test_check_gpu_lists_ids),
+        cmocka_unit_test(test_shipped_modern_types),
+        cmocka_unit_test(test_added_types),
         cmocka_unit_test(test_devices),
         cmocka_unit_test(test_gcp_regions),
         cmocka_unit_test(test_storage_classes),

@@ -413,7 +413,7 @@ static void test_parse_refusals_name_the_field(void **state)
         { "gpus: [{model: a100, count: 1, memory_gb: 40, sxm: true},\n"
           "       {model: a100, count: 1, memory_gb: 40, pcie_gen: 4, pcie_lanes: 17}]\n",
           "inventory gpus[1].pcie_lanes must be a whole number 1..16, got 17" },
-        { "gpus: [{model: h100, count: 1, memory_gb: 80, sxm: true}]\n", "inventory gpus[0].model must be a GPU type" },
+        { "gpus: [{model: z9, count: 1, memory_gb: 80, sxm: true}]\n", "inventory gpus[0].model must be a GPU type" },
         { "gpus: [{model: cpu, count: 1, memory_gb: 80, sxm: true}]\n", "inventory gpus[0].model must be a GPU type, not 'cpu'" },
         { "gpus: [{model: 100, count: 1, memory_gb: 80, sxm: true}]\n", "inventory gpus[0].model must be a GPU type id" },
         { "gpus: [{model: a100, count: 0, memory_gb: 40, sxm: true}]\n", "inventory gpus[0].count must be a whole number 1..64, got 0" },

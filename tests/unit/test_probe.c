@@ -132,7 +132,7 @@ static void test_parse_unknown_name_keeps_readings(void **state)
     size_t n;
     rd_err err;
     (void)state;
-    assert_int_equal(probe_gpus_parse("0, NVIDIA H100 80GB HBM3, 81559, 5, 16, 1, 2, 30, 70.123, 0\n", &g, &n, &err),
+    assert_int_equal(probe_gpus_parse("0, NVIDIA Z9 Prototype 80GB, 81559, 5, 16, 1, 2, 30, 70.123, 0\n", &g, &n, &err),
                      RD_OK);
     assert_int_equal(n, 1);
     assert_string_equal(g[0].model, "");
@@ -226,9 +226,18 @@ static void test_gpu_names_map_to_catalog_ids(void **state)
         { "NVIDIA GeForce RTX 2070", 8192, NULL },
         { "NVIDIA GeForce RTX 2060", 6144, NULL },
         { "Tesla V100S-PCIE-32GB", 32510, NULL },
-        { "NVIDIA H100 80GB HBM3", 81559, NULL },
+        { "NVIDIA Z9 Prototype 80GB", 81559, NULL },
         { "NVIDIA RTX A4000 Laptop GPU", 8192, NULL },
-        { "NVIDIA RTX 6000 Ada Generation", 49140, NULL },
+        /* the catalog's own nvidia-smi names: any case, "NVIDIA " optional */
+        { "NVIDIA H100 80GB HBM3", 81559, "h100" },
+        { "NVIDIA H100 PCIe", 81559, "h100" },
+        { "nvidia h100 nvl", 95830, "h100-nvl" },
+        { "H200", 143771, "h200" },
+        { "NVIDIA RTX 6000 Ada Generation", 49140, "rtx-6000-ada" },
+        { "NVIDIA GeForce RTX 4090", 24564, "rtx4090" },
+        { "NVIDIA A10G", 23028, "a10g" },
+        { "NVIDIA L40S", 46068, "l40s" },
+        { "NVIDIA RTX A5000", 24564, "rtx-a5000" },
         { "", 1, NULL },
     };
     (void)state;
@@ -468,7 +477,7 @@ static void test_inventory_from_fixture(void **state)
     snprintf(smi, sizeof smi, "%s/smi-mixed", tmp);
     script(smi, "cat <<'EOF'\n"
                 "0, NVIDIA A100-SXM4-40GB, 40960, [N/A], [N/A], 0, 0, 30, 50.0, 0\n"
-                "1, NVIDIA H100 80GB HBM3, 81559, 5, 16, 0, 0, 30, 50.0, 0\n"
+                "1, NVIDIA Z9 Prototype 80GB, 81559, 5, 16, 0, 0, 30, 50.0, 0\n"
                 "2, NVIDIA A100-SXM4-40GB, 40960, [N/A], [N/A], 0, 0, 30, 50.0, 0\n"
                 "3, NVIDIA A100-PCIE-40GB, 40960, 4, 16, 0, 0, 30, 50.0, 0\n"
                 "4, NVIDIA A100-PCIE-40GB, 40960, 4, 8, 0, 0, 30, 50.0, 0\n"
@@ -483,7 +492,7 @@ static void test_inventory_from_fixture(void **state)
                            "\"tpm\":\"2.0\",\"network_gbps\":25}");
     free(s);
     s = dump(problems);
-    assert_string_equal(s, "[\"gpu 1: unknown GPU name 'NVIDIA H100 80GB HBM3' (not in the catalog; see `gpu list`)\"]");
+    assert_string_equal(s, "[\"gpu 1: unknown GPU name 'NVIDIA Z9 Prototype 80GB' (not in the catalog; see `gpu list`)\"]");
     free(s);
     assert_int_equal(hwreq_inventory_from_json(inv, &hw, &err), RD_OK);
     assert_int_equal(hwreq_gpu_total(&hw), 4);
