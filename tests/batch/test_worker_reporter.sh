@@ -4,33 +4,7 @@
 # its own worker ended would be given back the hours its process went on
 # using; on a node no agent runs (the books), the job's creator still may.
 . tests/batch/lib.sh
-INV=tests/inventories
-WORK=$TMP/work
-mkdir -p "$WORK"
-unset RIGDECK_NOW   # agent --once registers on the system clock
-
-rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
-   -c "price set a100 2.78" -c "account deposit default 1000" \
-   -c "account create alice --plan team" -c "account deposit alice 100" \
-   -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
-expect_status 0
-$WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$WORK/n1" --heartbeat 1s --once --runtime process \
-    --inventory $INV/a100x4.yaml >"$OUT" 2>"$ERR"
-RC=$?
-expect_status 0
-cat >"$TMP/job.yaml" <<EOF2
-name: reporter
-type: training
-resources: {gpu_types: [a100], gpu_count: 1, max_price: 3, disk_size: 50}
-workers: {count: 1, commands: ["true"]}
-environment: {python: "3.9", framework: pytorch}
-EOF2
-rd --as alice --output json -c "job submit $TMP/job.yaml"
-J=$(jget id)
-rd -c "sched run"
-rd --output json -c "job show $J"
-expect_json workers.0.state starting
-expect_json workers.0.node n1
+. tests/batch/agent_job.sh
 
 case_ "the job's creator may not say its worker started on a node an agent runs"
 before=$(snapshot)
