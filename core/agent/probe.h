@@ -121,6 +121,21 @@ int probe_gpu_memory_gb(const probe_gpu *g);
 rd_code probe_inventory(const char *root, const char *nvidia_smi, json_t **inventory, json_t **problems,
                         rd_err *err);
 
+/* What discovery learnt of the GPUs beyond the inventory (the agent's form,
+ * spec/execution.md §2). */
+typedef struct {
+    probe_smi smi;     /* how nvidia-smi answered; when it did not (present
+                        * and not answered) the inventory lists no GPU */
+    json_t *unknown;   /* the distinct names no catalog type lists, as
+                        * strings; the caller frees it */
+} probe_found;
+
+/* probe_inventory for the agent: nvidia-smi failing in any way, or saying a
+ * GPU is lost, is no error but found->smi; a GPU name no type lists is left
+ * out of the inventory and named in found->unknown, not in problems. */
+rd_code probe_inventory_found(const char *root, const char *nvidia_smi, json_t **inventory, json_t **problems,
+                              probe_found *found, rd_err *err);
+
 /* 1 for a block device that is not a drive of its own: loop, RAM disks,
  * device-mapper and md volumes built on drives already counted, optical
  * drives, and NVMe multipath paths (nvme0c0n1) of a namespace listed as
