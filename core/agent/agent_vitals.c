@@ -26,7 +26,7 @@
 typedef struct {
     int index;
     const char *reason;
-    char detail[160];
+    char detail[400];
 } gpu_fault;
 
 void agent_vitals_start(agent_state *a)
@@ -96,7 +96,7 @@ static size_t find_faults(agent_state *a, const sample_counters *cur, const stor
             return 0;
         for (int k = 0; k < AGENT_GPU_MAX; k++)
             if (a->health.known[k] || k < node_gpus)
-                add_fault(out, &n, k, "driver", "%.150s", smi->detail);
+                add_fault(out, &n, k, "driver", "%.390s", smi->detail);
         return n;
     }
     for (size_t i = 0; i < cur->ngpus; i++) {
@@ -133,11 +133,11 @@ static size_t find_faults(agent_state *a, const sample_counters *cur, const stor
         any_known |= a->health.known[k];
     for (int k = 0; k < AGENT_GPU_MAX; k++)
         if (smi->lost_index[k] || (!seen[k] && (any_known ? a->health.known[k] : k < node_gpus)))
-            add_fault(out, &n, k, "missing", "%.150s", smi->detail);
+            add_fault(out, &n, k, "missing", "%.390s", smi->detail);
     if (n == before)
         for (int k = 0; k < AGENT_GPU_MAX; k++)
             if (a->health.known[k] || k < node_gpus)
-                add_fault(out, &n, k, "missing", "%.150s", smi->detail);
+                add_fault(out, &n, k, "missing", "%.390s", smi->detail);
     return n;
 }
 

@@ -78,8 +78,10 @@ typedef struct {
     int lost;      /* exit status 15, or a line saying "GPU is lost", "fallen off the bus" or
                     * "Unable to determine the device handle" */
     unsigned char lost_index[PROBE_LOST_MAX]; /* GPUs a lost line or row names by index */
+    char line[200];   /* the line that says what went wrong: stderr's first, else stdout's first
+                       * that is no GPU row; one saying a GPU is lost before any other */
     char detail[512]; /* one line for node show and the log: the exit status and nvidia-smi's
-                       * first line (stderr, else stdout), or the first unreadable line; "" when answered */
+                       * telling line (see line), or the first unreadable line; "" when answered */
 } probe_smi;
 
 /* Reads one answer of nvidia-smi: its stdout, stderr and exit status.

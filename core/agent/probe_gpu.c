@@ -578,10 +578,17 @@ static void answer_line(char *t, int is_out, probe_smi *res, probe_gpu **gpus, s
         if (k >= 0 && k < PROBE_LOST_MAX)
             res->lost_index[k] = 1;
     }
-    if (!is_out || strlen(t) >= sizeof copy)
+    if (!is_out || strlen(t) >= sizeof copy) {
+        if (!res->line[0] || (says_lost && !probe_smi_says_lost(res->line)))
+            first_line(t, res->line, sizeof res->line);
         return;
+    }
     snprintf(copy, sizeof copy, "%s", t);
     if (parse_line(copy, ++line_no, (int)*n, &g, &e) != RD_OK) {
+        /* what a failing nvidia-smi says is its first line that is no row
+         * (stderr's first); a line saying a GPU is lost says most */
+        if (!res->line[0] || (says_lost && !probe_smi_says_lost(res->line)))
+            first_line(t, res->line, sizeof res->line);
         if (!says_lost && !*bad) {
             *bad = 1;
             *perr = e;
@@ -616,7 +623,7 @@ rd_code probe_gpus_answer(const char *out, const char *errtext, int status, prob
     res->status = status;
     res->lost = status == 15;
     rd_err_clear(&perr);
-    for (int is_out = 1; is_out >= 0; is_out--) {
+    for (int is_out = 0; is_out <= 1; is_out++) {
         char *copy = strdup(is_out ? (out ? out : "") : (errtext ? errtext : ""));
         if (!copy)
             return rd_fail(err, RD_ENOMEM, "out of memory reading nvidia-smi output");
@@ -635,8 +642,10 @@ rd_code probe_gpus_answer(const char *out, const char *errtext, int status, prob
         free(list);
         return rd_fail(err, RD_ENOMEM, "out of memory reading nvidia-smi output");
     }
-    first_line(errtext && strspn(errtext, " \t\r\n") < strlen(errtext) ? errtext : out ? out : "", line,
-               sizeof line);
+    if (res->line[0])
+        snprintf(line, sizeof line, "%s", res->line);
+    else
+        first_line(out ? out : "", line, sizeof line);
     if (status > 0)
         snprintf(res->detail, sizeof res->detail, "nvidia-smi failed with exit status %d: %s", status,
                  line[0] ? line : "(no output)");
@@ -709,16 +718,18 @@ rd_code probe_gpus_query(const char *nvidia_smi, int timeout_ms, probe_gpu **out
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     rc = probe_gpus_answer(c.out ? c.out : "", c.err, code, out, count, res, err);
-    if (rc == RD_OK && code < 0) {
+    if (rc == RD_OK && code != 0) {
         char line[200];
-        first_line(c.nerr ? c.err : c.out ? c.out : "", line, sizeof line);
-        snprintf(res->detail, sizeof res->detail, "nvidia-smi '%s' was killed by signal %d: %s", path,
-                 WIFSIGNALED(status) ? WTERMSIG(status) : 0, line[0] ? line : "(no output)");
-    } else if (rc == RD_OK && code > 0) {
-        char line[200];
-        first_line(c.nerr && strspn(c.err, " \t\r\n") < c.nerr ? c.err : c.out ? c.out : "", line, sizeof line);
-        snprintf(res->detail, sizeof res->detail, "nvidia-smi '%s' failed with exit status %d: %s", path, code,
-                 line[0] ? line : "(no output)");
+        if (res->line[0])
+            snprintf(line, sizeof line, "%s", res->line);
+        else
+            first_line(c.out ? c.out : "", line, sizeof line);
+        if (code < 0)
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%s' was killed by signal %d: %s", path,
+                     WIFSIGNALED(status) ? WTERMSIG(status) : 0, line[0] ? line : "(no output)");
+        else
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%s' failed with exit status %d: %s", path, code,
+                     line[0] ? line : "(no output)");
     }
     free(c.out);
     return rc;
