@@ -16,6 +16,10 @@
  *               (core/fleet/agent.c), and it registers with --beats
  *   vitals      every --sample: CPU, memory, disk, network and GPU readings
  *               into the metrics history, and GPU health (agent_vitals.c)
+ *   rediscover  every --sample while the last report said nvidia-smi failed
+ *               or named a GPU no type lists: discovery and `node report`
+ *               again, so a driver that comes back or a `gpu add` shows
+ *               without a restart (spec/execution.md §2)
  *   work        every worker the node holds, as the store says (agent_work.c):
  *               start what is `starting`, report what ended, signal what is
  *               `stopping`, push output, and kill what the store no longer
