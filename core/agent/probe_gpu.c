@@ -564,10 +564,10 @@ static int named_index(const char *line)
     return -1;
 }
 
-static void answer_line(char *t, int is_out, probe_smi *res, probe_gpu **gpus, size_t *n, size_t *cap,
-                        int *bad, rd_err *perr, int *nomem)
+static void answer_line(char *t, int is_out, int line_no, probe_smi *res, probe_gpu **gpus, size_t *n,
+                        size_t *cap, int *bad, rd_err *perr, int *nomem)
 {
-    int says_lost = probe_smi_says_lost(t), line_no = 0;
+    int says_lost = probe_smi_says_lost(t);
     probe_gpu g;
     rd_err e;
     char copy[1024];
@@ -584,7 +584,7 @@ static void answer_line(char *t, int is_out, probe_smi *res, probe_gpu **gpus, s
         return;
     }
     snprintf(copy, sizeof copy, "%s", t);
-    if (parse_line(copy, ++line_no, (int)*n, &g, &e) != RD_OK) {
+    if (parse_line(copy, line_no, (int)*n, &g, &e) != RD_OK) {
         /* what a failing nvidia-smi says is its first line that is no row
          * (stderr's first); a line saying a GPU is lost says most */
         if (!res->line[0] || (says_lost && !probe_smi_says_lost(res->line)))
@@ -627,13 +627,15 @@ rd_code probe_gpus_answer(const char *out, const char *errtext, int status, prob
         char *copy = strdup(is_out ? (out ? out : "") : (errtext ? errtext : ""));
         if (!copy)
             return rd_fail(err, RD_ENOMEM, "out of memory reading nvidia-smi output");
+        int line_no = 0;
         for (char *p = copy; *p && !nomem;) {
             char *nl = strchr(p, '\n'), *t = p;
             if (nl)
                 *nl = '\0';
+            line_no++;
             trim(&t);
             if (*t)
-                answer_line(t, is_out, res, &list, &n, &cap, &bad, &perr, &nomem);
+                answer_line(t, is_out, line_no, res, &list, &n, &cap, &bad, &perr, &nomem);
             p = nl ? nl + 1 : p + strlen(p);
         }
         free(copy);
@@ -709,10 +711,10 @@ rd_code probe_gpus_query(const char *nvidia_smi, int timeout_ms, probe_gpu **out
         res->present = 1;
         res->status = -1;
         if (status == -1)
-            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%s' did not finish within %d ms and was killed",
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%.200s' did not finish within %d ms and was killed",
                      path, timeout_ms);
         else
-            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%s' printed more than %u bytes", path, OUT_MAX);
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%.200s' printed more than %u bytes", path, OUT_MAX);
         rd_err_clear(err);
         return RD_OK;
     }
@@ -725,10 +727,10 @@ rd_code probe_gpus_query(const char *nvidia_smi, int timeout_ms, probe_gpu **out
         else
             first_line(c.out ? c.out : "", line, sizeof line);
         if (code < 0)
-            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%s' was killed by signal %d: %s", path,
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%.200s' was killed by signal %d: %s", path,
                      WIFSIGNALED(status) ? WTERMSIG(status) : 0, line[0] ? line : "(no output)");
         else
-            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%s' failed with exit status %d: %s", path, code,
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%.200s' failed with exit status %d: %s", path, code,
                      line[0] ? line : "(no output)");
     }
     free(c.out);

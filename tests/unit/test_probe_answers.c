@@ -197,7 +197,7 @@ static void test_unreadable_answer(void **state)
     assert_false(res.answered);
     assert_false(res.lost);
     assert_null(g);
-    assert_non_null(strstr(res.detail, "has 1 columns"));
+    assert_non_null(strstr(res.detail, "line 2 has 1 columns"));
 }
 
 /* The stand-in replays a fixture, with its status, through the real runner. */
