@@ -16,6 +16,10 @@
  *               (core/fleet/agent.c), and it registers with --beats
  *   vitals      every --sample: CPU, memory, disk, network and GPU readings
  *               into the metrics history, and GPU health (agent_vitals.c)
+ *   rediscover  every --sample while the last report said nvidia-smi failed
+ *               or named a GPU no type lists: discovery and `node report`
+ *               again, so a driver that comes back or a `gpu add` shows
+ *               without a restart (spec/execution.md §2)
  *   work        every worker the node holds, as the store says (agent_work.c):
  *               start what is `starting`, report what ended, signal what is
  *               `stopping`, push output, and kill what the store no longer
@@ -68,7 +72,7 @@ static rd_code make_dirs(const char *path, rd_err *err)
 }
 
 /* Writes the discovered inventory where `node report` can read it. */
-static rd_code discover(agent_state *a, char *path, size_t len, json_t **problems, rd_err *err)
+static rd_code discover(agent_state *a, char *path, size_t len, json_t **problems, probe_found *found, rd_err *err)
 {
     json_t *inv = NULL, *gpus = NULL;
     rd_tx *tx = a->ctx.store ? tx_new(a->ctx.store) : NULL;
@@ -79,7 +83,7 @@ static rd_code discover(agent_state *a, char *path, size_t len, json_t **problem
         catalog_gpu_load_added(gpus);
     json_decref(gpus);
     tx_free(tx);
-    rd_code rc = probe_inventory(NULL, a->o->nvidia_smi, &inv, problems, err);
+    rd_code rc = probe_inventory_found(NULL, a->o->nvidia_smi, &inv, problems, found, err);
     if (rc != RD_OK)
         return rc;
     snprintf(path, len, "%s/inventory.json", a->o->work_dir);
@@ -89,30 +93,65 @@ static rd_code discover(agent_state *a, char *path, size_t len, json_t **problem
     return rc;
 }
 
-/* Reports the machine as `node report NAME --inventory FILE` does. */
+/* Reports the machine as `node report NAME --inventory FILE` does.  What
+ * nvidia-smi could not say goes with it (spec/execution.md §2): a failure
+ * as --gpu-discovery (the node keeps its GPUs and shows the problem), a
+ * name no type lists as --unknown-gpu (the node is rejected for
+ * gpu_model_known); either way the agent reports again every --sample, so
+ * a driver that comes back or a `gpu add` naming the card is picked up
+ * without a restart.  A report saying the same as the last one is quiet. */
 static rd_code report_inventory(agent_state *a, rd_err *err)
 {
-    char path[4200], line[8192];
-    json_t *problems = NULL, *p, *result = NULL;
+    char path[4200], line[8192], said[sizeof a->report_said];
+    json_t *problems = NULL, *p, *result = NULL, *words = NULL;
+    probe_found found;
     size_t i;
+    int used = 0;
     rd_code rc = RD_OK;
+
+    memset(&found, 0, sizeof found);
     if (a->o->inventory_file)
         snprintf(path, sizeof path, "%s", a->o->inventory_file);
     else
-        rc = discover(a, path, sizeof path, &problems, err);
+        rc = discover(a, path, sizeof path, &problems, &found, err);
     if (rc != RD_OK)
         return rc;
-    json_t *words = json_pack("[s, s, s, s, s]", "node", "report", a->o->node, "--inventory", path);
+    int smi_failed = found.smi.present && !found.smi.answered;
+    words = json_pack("[s, s, s, s, s]", "node", "report", a->o->node, "--inventory", path);
+    said[0] = '\0';
+    if (smi_failed) {
+        json_array_append_new(words, json_string("--gpu-discovery"));
+        json_array_append_new(words, json_string(found.smi.detail));
+        used += snprintf(said + used, sizeof said - (size_t)used, "nvidia-smi cannot say what GPUs this machine has "
+                         "(%s): the node keeps the GPUs it had, with problem gpu_discovery; ", found.smi.detail);
+    }
+    json_array_foreach(found.unknown, i, p) {
+        json_array_append_new(words, json_string("--unknown-gpu"));
+        json_array_append(words, p);
+        if (used < (int)sizeof said)
+            used += snprintf(said + used, sizeof said - (size_t)used, "GPU '%s' is no type of gpu list: the node is "
+                             "rejected (gpu_model_known) until gpu add names it; ", json_string_value(p));
+    }
     json_array_foreach(problems, i, p) {
-        dlog(&a->o->log, "inventory", NULL, "%s", json_string_value(p));
+        if (!a->rediscovered_ms)   /* the first report says them; the same machine says them again */
+            dlog(&a->o->log, "inventory", NULL, "%s", json_string_value(p));
         json_array_append_new(words, json_string("--problem"));
         json_array_append(words, p);
     }
+    a->rediscover = smi_failed || json_array_size(found.unknown) > 0;
+    int news = strcmp(said, a->report_said) != 0;
+    if (news && said[0])
+        dlog(&a->o->log, "inventory", NULL, "%sdiscovery runs again every %lld ms", said,
+             (long long)a->o->sample_ms);
+    else if (news && a->report_said[0])
+        dlog(&a->o->log, "inventory", NULL, "nvidia-smi answers and every GPU is a type of gpu list again");
     rc = agent_work_line(words, line, sizeof line, err);
     json_decref(words);
     if (rc == RD_OK)
         rc = agent_work_exec(a, line, &result, err);
-    if (rc == RD_OK) {
+    if (rc == RD_OK && news)
+        snprintf(a->report_said, sizeof a->report_said, "%s", said);
+    if (rc == RD_OK && (news || !a->rediscovered_ms)) {
         json_t *unmet = json_object_get(result, "unmet");
         dlog(&a->o->log, "inventory", NULL, "reported %s: %lld %s GPU(s), %lld cores, %lld GB; node %s%s",
              a->o->inventory_file ? a->o->inventory_file : "the discovered machine",
@@ -122,7 +161,19 @@ static rd_code report_inventory(agent_state *a, rd_err *err)
     }
     json_decref(result);
     json_decref(problems);
+    json_decref(found.unknown);
     return rc;
+}
+
+/* Discovery again, every --sample while the last report asks for it. */
+static void rediscover(agent_state *a, int64_t now)
+{
+    rd_err err = { 0 };
+    if (!a->rediscover || now - a->rediscovered_ms < a->o->sample_ms)
+        return;
+    a->rediscovered_ms = now;
+    if (report_inventory(a, &err) != RD_OK)
+        dlog(&a->o->log, "inventory", NULL, "cannot report the machine again: %s", err.msg);
 }
 
 /* Takes a fresh lease and registers with it. */
@@ -322,6 +373,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
     if (a.prom)
         dlog(&o->log, "metrics", NULL, "serving Prometheus metrics at http://%s/metrics", metrics_http_address(a.prom));
     rc = report_inventory(&a, err);
+    a.rediscovered_ms = rdtime_mono_ms();
     if (rc == RD_OK)
         rc = register_agent(&a, err);
     if (rc != RD_OK) {
@@ -349,6 +401,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         }
         agent_work_tend(&a, now);
         agent_vitals_sample(&a, now);
+        rediscover(&a, now);
         if (o->once)
             break;
         wait_changes(&a, WAIT_MS);

@@ -8,8 +8,11 @@
  * when its uncorrected ECC count rises above what it was when the agent
  * first saw it (or when an operator last cleared it).  The agent says so
  * once with `node health report`; the store's word is final from then on,
- * and only `node health clear` makes the GPU usable again.  A failing
- * nvidia-smi tells nothing about single GPUs: it is logged, not judged.
+ * and only `node health clear` makes the GPU usable again.  nvidia-smi
+ * failing (spec/execution.md §2) is judged too: over a lost GPU, that GPU
+ * (or every one, when it names none) is missing; otherwise, two samples in
+ * a row (or from the start), every GPU is unhealthy for reason driver,
+ * which the agent takes back itself once nvidia-smi answers again.
  */
 #include "agent_vitals.h"
 
@@ -23,7 +26,7 @@
 typedef struct {
     int index;
     const char *reason;
-    char detail[160];
+    char detail[400];
 } gpu_fault;
 
 void agent_vitals_start(agent_state *a)
@@ -57,13 +60,45 @@ void agent_vitals_free(agent_state *a)
     a->have_prev = 0;
 }
 
-/* The GPUs that fail a rule in this reading. */
-static size_t find_faults(agent_state *a, const sample_counters *cur, gpu_fault *out)
+/* What the store says of the node's GPUs. */
+typedef struct {
+    unsigned char listed[AGENT_GPU_MAX];   /* unhealthy, any reason */
+    unsigned char driver[AGENT_GPU_MAX];   /* unhealthy for reason driver */
+    int64_t gpus;                          /* the node's gpu_count */
+} store_view;
+
+static void add_fault(gpu_fault *out, size_t *n, int k, const char *reason, const char *fmt, const char *what)
+{
+    out[*n].index = k;
+    out[*n].reason = reason;
+    snprintf(out[*n].detail, sizeof out[*n].detail, fmt, what);
+    (*n)++;
+}
+
+/* The GPUs that fail a rule in this reading (spec/operations.md "GPU
+ * health", spec/execution.md §2).  nvidia-smi answered: temperature, ECC,
+ * and GPUs it listed before and lists no more (missing).  It failed over a
+ * lost GPU (exit 15, "GPU is lost", ...): the GPU it names or no longer
+ * lists is missing, and every GPU is when it says which is none.  It failed
+ * otherwise: nothing is known of any GPU, so after two such samples in a
+ * row (at once while it never answered since the agent started) every GPU
+ * of the node is unhealthy for reason driver. */
+static size_t find_faults(agent_state *a, const sample_counters *cur, const store_view *sv, gpu_fault *out)
 {
     unsigned char seen[AGENT_GPU_MAX] = { 0 };
     size_t n = 0;
-    if (!cur->gpu_present || cur->gpu_error[0])
+    int64_t node_gpus = sv && sv->gpus < AGENT_GPU_MAX ? sv->gpus : sv ? AGENT_GPU_MAX : 0;
+    const probe_smi *smi = &cur->smi;
+    if (!cur->gpu_present)
         return 0;
+    if (!smi->answered && !smi->lost) {
+        if (a->health.smi_failures < 2 && a->health.smi_answered)
+            return 0;
+        for (int k = 0; k < AGENT_GPU_MAX; k++)
+            if (a->health.known[k] || k < node_gpus)
+                add_fault(out, &n, k, "driver", "%.390s", smi->detail);
+        return n;
+    }
     for (size_t i = 0; i < cur->ngpus; i++) {
         const probe_gpu *g = &cur->gpus[i];
         if (g->index < 0 || g->index >= AGENT_GPU_MAX)
@@ -85,13 +120,24 @@ static size_t find_faults(agent_state *a, const sample_counters *cur, gpu_fault 
             n++;
         }
     }
+    if (smi->answered) {
+        for (int k = 0; k < AGENT_GPU_MAX; k++)
+            if (a->health.known[k] && !seen[k])
+                add_fault(out, &n, k, "missing", "%s", "nvidia-smi no longer lists it");
+        return n;
+    }
+    /* lost: those it names, else those it stopped listing, else all */
+    size_t before = n;
+    int any_known = 0;
     for (int k = 0; k < AGENT_GPU_MAX; k++)
-        if (a->health.known[k] && !seen[k]) {
-            out[n].index = k;
-            out[n].reason = "missing";
-            snprintf(out[n].detail, sizeof out[n].detail, "nvidia-smi no longer lists it");
-            n++;
-        }
+        any_known |= a->health.known[k];
+    for (int k = 0; k < AGENT_GPU_MAX; k++)
+        if (smi->lost_index[k] || (!seen[k] && (any_known ? a->health.known[k] : k < node_gpus)))
+            add_fault(out, &n, k, "missing", "%.390s", smi->detail);
+    if (n == before)
+        for (int k = 0; k < AGENT_GPU_MAX; k++)
+            if (a->health.known[k] || k < node_gpus)
+                add_fault(out, &n, k, "missing", "%.390s", smi->detail);
     return n;
 }
 
@@ -103,12 +149,13 @@ static int any_reported(const agent_state *a)
     return 0;
 }
 
-/* The GPUs the store lists unhealthy, as flags; RD_OK or the read's error. */
-static rd_code store_unhealthy(agent_state *a, unsigned char *flags, rd_err *err)
+/* The node's GPUs as the store lists them; RD_OK or the read's error. */
+static rd_code store_read(agent_state *a, store_view *sv, rd_err *err)
 {
     char key[RD_KEY_MAX];
     json_t *node = NULL;
     rd_tx *tx = tx_new(a->ctx.store);
+    memset(sv, 0, sizeof *sv);
     if (!tx)
         return rd_fail(err, RD_ENOMEM, "out of memory");
     rd_code rc = tx_get(tx, tx_key(key, KEY_NODES "%s", a->o->node), &node, err);
@@ -117,55 +164,88 @@ static rd_code store_unhealthy(agent_state *a, unsigned char *flags, rd_err *err
     json_t *e;
     json_array_foreach(json_object_get(node, "gpu_health"), i, e) {
         int64_t k = doc_int(e, "index");
-        if (k >= 0 && k < AGENT_GPU_MAX)
-            flags[k] = 1;
+        if (k >= 0 && k < AGENT_GPU_MAX) {
+            sv->listed[k] = 1;
+            sv->driver[k] = strcmp(doc_str(e, "reason"), "driver") == 0;
+        }
     }
+    sv->gpus = strcmp(doc_str(node, "gpu_type"), "cpu") == 0 ? 0 : doc_int(node, "gpu_count");
     json_decref(node);
     return rc;
+}
+
+/* Sends one `node health report`; 1 when the store took it. */
+static int health_send(agent_state *a, int k, const char *reason, const char *detail, int recovered)
+{
+    char line[1024];
+    json_t *result = NULL;
+    rd_err err = { 0 };
+    json_t *words = json_pack("[s, s, s, s, i, s, s, s, s]", "node", "health", "report", a->o->node, k, "--reason",
+                              reason, "--detail", detail);
+    if (words && recovered)
+        json_array_append_new(words, json_string("--recovered"));
+    rd_code rc = agent_work_line(words, line, sizeof line, &err);
+    json_decref(words);
+    if (rc == RD_OK)
+        rc = agent_work_exec(a, line, &result, &err);
+    json_decref(result);
+    if (rc != RD_OK)
+        dlog(&a->o->log, "health", NULL, "cannot report GPU %d %s: %s", k, recovered ? "recovered" : "unhealthy",
+             err.msg);
+    return rc == RD_OK;
 }
 
 static void judge_gpus(agent_state *a, const sample_counters *cur)
 {
     gpu_fault faults[2 * AGENT_GPU_MAX];
-    unsigned char listed[AGENT_GPU_MAX] = { 0 };
+    store_view sv;
     rd_err err = { 0 };
-    size_t n = find_faults(a, cur, faults);
-    if (n == 0 && !any_reported(a))
+    const probe_smi *smi = &cur->smi;
+    int trouble = cur->gpu_present && !smi->answered;
+
+    if (smi->answered || smi->lost || !cur->gpu_present) {
+        a->health.smi_failures = 0;
+        a->health.smi_answered |= smi->answered;
+    } else {
+        a->health.smi_failures++;
+    }
+    /* the store is read only when there may be news for it */
+    size_t n = trouble ? 0 : find_faults(a, cur, NULL, faults);
+    if (n == 0 && !any_reported(a) && !trouble)
         return;
-    if (store_unhealthy(a, listed, &err) != RD_OK)
+    if (store_read(a, &sv, &err) != RD_OK)
         return;   /* the store is away: judge again next sample */
+    /* nvidia-smi answers: what only the driver's failure made unhealthy
+     * is healthy again, by the agent's own word */
+    if (smi->answered)
+        for (int k = 0; k < AGENT_GPU_MAX; k++)
+            if (sv.driver[k] && health_send(a, k, "driver", "nvidia-smi answers again", 1)) {
+                sv.listed[k] = sv.driver[k] = 0;
+                a->health.reported[k] = 0;
+                dlog(&a->o->log, "health", NULL, "GPU %d is healthy again: nvidia-smi answers", k);
+            }
     int cleared = 0;
     for (int k = 0; k < AGENT_GPU_MAX; k++)
-        if (a->health.reported[k] && !listed[k]) {
+        if (a->health.reported[k] && !sv.listed[k]) {
             /* an operator trusts it again: a new ECC baseline from now on */
             a->health.reported[k] = 0;
             a->health.ecc_base[k] = -1;
             cleared = 1;
             dlog(&a->o->log, "health", NULL, "GPU %d was cleared; watching it again", k);
         }
-    if (cleared)
-        n = find_faults(a, cur, faults);
+    if (cleared || trouble)
+        n = find_faults(a, cur, &sv, faults);
     for (size_t i = 0; i < n; i++) {
         gpu_fault *f = &faults[i];
-        if (listed[f->index]) {
+        if (sv.listed[f->index]) {
             a->health.reported[f->index] = 1;
             continue;
         }
-        char line[1024];
-        json_t *result = NULL;
-        json_t *words = json_pack("[s, s, s, s, i, s, s, s, s]", "node", "health", "report", a->o->node, f->index,
-                                  "--reason", f->reason, "--detail", f->detail);
-        rd_code rc = agent_work_line(words, line, sizeof line, &err);
-        json_decref(words);
-        if (rc == RD_OK)
-            rc = agent_work_exec(a, line, &result, &err);
-        json_decref(result);
-        if (rc == RD_OK) {
+        if (health_send(a, f->index, f->reason, f->detail, 0)) {
             a->health.reported[f->index] = 1;
-            dlog(&a->o->log, "health", NULL, "GPU %d is unhealthy (%s: %s); it gets no new work until cleared",
-                 f->index, f->reason, f->detail);
-        } else {
-            dlog(&a->o->log, "health", NULL, "cannot report GPU %d unhealthy: %s", f->index, err.msg);
+            sv.listed[f->index] = 1;
+            dlog(&a->o->log, "health", NULL, "GPU %d is unhealthy (%s: %s); it gets no new work until %s", f->index,
+                 f->reason, f->detail, strcmp(f->reason, "driver") == 0 ? "nvidia-smi answers again" : "cleared");
         }
     }
 }

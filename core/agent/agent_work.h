@@ -30,6 +30,8 @@ typedef struct {
     unsigned char known[AGENT_GPU_MAX];     /* nvidia-smi listed it at least once */
     unsigned char reported[AGENT_GPU_MAX];  /* the store lists it unhealthy, as far as we know */
     int64_t ecc_base[AGENT_GPU_MAX];        /* the ECC count it may not exceed; -1: none yet */
+    int smi_failures;                       /* samples in a row nvidia-smi failed (not over a lost GPU) */
+    int smi_answered;                       /* nvidia-smi answered since the agent started */
 } agent_gpu_health;
 
 typedef struct metrics_agg metrics_agg;
@@ -49,6 +51,10 @@ typedef struct {
     int64_t sampled_ms;
     metrics_agg *metrics;    /* the history being folded (metrics.h) */
     agent_gpu_health health;
+    int rediscover;          /* the last report said nvidia-smi failed or named a GPU no type lists:
+                              * discovery runs and reports again every --sample (agent_loop.c) */
+    int64_t rediscovered_ms;
+    char report_said[1024];  /* that report's news, logged once until it changes */
     metrics_http *prom;      /* --metrics-listen's server, or NULL */
     store_watch *watch;
     int use_view;            /* 1: reads the controller's work view, not the jobs; -1: not known yet */

@@ -19,6 +19,7 @@
 typedef struct {
     const char *root;
     json_t *problems;
+    json_t *unknown;   /* NULL: unknown GPU names are problems (the old contract) */
     int nomem;
 } probe_ctx;
 
@@ -317,7 +318,17 @@ static void probe_group_gpus(probe_ctx *ctx, const probe_gpu *gpus, size_t n, hw
         size_t j;
 
         if (!g->model[0]) {
-            problem(ctx, "gpu %d: unknown GPU name '%s' (not in the catalog; see `gpu list`)", g->index, g->name);
+            size_t k;
+            json_t *v;
+            if (!ctx->unknown) {
+                problem(ctx, "gpu %d: unknown GPU name '%s' (not in the catalog; see `gpu list`)", g->index, g->name);
+                continue;
+            }
+            json_array_foreach(ctx->unknown, k, v)
+                if (strcmp(json_string_value(v), g->name) == 0)
+                    break;
+            if (k == json_array_size(ctx->unknown) && json_array_append_new(ctx->unknown, json_string(g->name)) != 0)
+                ctx->nomem = 1;
             continue;
         }
         memset(&key, 0, sizeof key);
@@ -357,7 +368,13 @@ static void probe_group_gpus(probe_ctx *ctx, const probe_gpu *gpus, size_t n, hw
 rd_code probe_inventory(const char *root, const char *nvidia_smi, json_t **inventory, json_t **problems,
                         rd_err *err)
 {
-    probe_ctx ctx = { root ? root : "", json_array(), 0 };
+    return probe_inventory_found(root, nvidia_smi, inventory, problems, NULL, err);
+}
+
+rd_code probe_inventory_found(const char *root, const char *nvidia_smi, json_t **inventory, json_t **problems,
+                              probe_found *found, rd_err *err)
+{
+    probe_ctx ctx = { root ? root : "", json_array(), NULL, 0 };
     hw_inventory inv, check;
     probe_gpu *gpus = NULL;
     size_t ngpus = 0;
@@ -368,12 +385,30 @@ rd_code probe_inventory(const char *root, const char *nvidia_smi, json_t **inven
     *inventory = NULL;
     *problems = NULL;
     memset(&inv, 0, sizeof inv);
-    if (!ctx.problems)
-        return rd_fail(err, RD_ENOMEM, "out of memory probing the machine");
-    if ((rc = probe_cpu_cores(&ctx, &inv.cpu_cores, err)) != RD_OK ||
-        (rc = probe_memory_gb(&ctx, &inv.memory_gb, err)) != RD_OK ||
-        (rc = probe_gpus_read(nvidia_smi, &gpus, &ngpus, &present, err)) != RD_OK)
+    if (found) {
+        memset(found, 0, sizeof *found);
+        if (!(found->unknown = ctx.unknown = json_array()))
+            ctx.nomem = 1;
+    }
+    if (!ctx.problems || ctx.nomem) {
+        rc = rd_fail(err, RD_ENOMEM, "out of memory probing the machine");
         goto fail;
+    }
+    if ((rc = probe_cpu_cores(&ctx, &inv.cpu_cores, err)) != RD_OK ||
+        (rc = probe_memory_gb(&ctx, &inv.memory_gb, err)) != RD_OK)
+        goto fail;
+    if (found) {
+        /* a broken driver is the node's news, not the agent's end */
+        if ((rc = probe_gpus_query(nvidia_smi, PROBE_NVIDIA_SMI_TIMEOUT_MS, &gpus, &ngpus, &found->smi, err)) != RD_OK)
+            goto fail;
+        if (found->smi.present && !found->smi.answered) {
+            free(gpus);
+            gpus = NULL;
+            ngpus = 0;
+        }
+    } else if ((rc = probe_gpus_read(nvidia_smi, &gpus, &ngpus, &present, err)) != RD_OK) {
+        goto fail;
+    }
     probe_group_gpus(&ctx, gpus, ngpus, &inv);
     free(gpus);
     probe_drives(&ctx, &inv);
@@ -394,5 +429,9 @@ rd_code probe_inventory(const char *root, const char *nvidia_smi, json_t **inven
 fail:
     json_decref(doc);
     json_decref(ctx.problems);
+    if (found) {
+        json_decref(found->unknown);
+        found->unknown = NULL;
+    }
     return rc;
 }

@@ -119,6 +119,12 @@ int probe_gpu_memory_gb(const probe_gpu *g)
     const gpu_type *t = g->model[0] ? catalog_gpu(g->model) : NULL;
     int gb;
 
+    /* memory.total without a reading (a GB10 or GH200 sharing host memory
+     * says [N/A]): the catalog's figure for the card, as spec/execution.md
+     * asks; nothing at all is known of an unknown card's. */
+    if (g->memory_mib <= 0)
+        return t && t->memory_gb > 0 ? t->memory_gb : 1;
+
     /* The driver keeps back ECC and firmware memory, so a card shows a little
      * under its nameplate; up to 15% under still is that card. */
     if (t && t->memory_gb > 0 && g->memory_mib <= t->memory_gb * 1024 + 512 &&
@@ -134,8 +140,10 @@ static int is_na(const char *s)
 {
     size_t n = strlen(s);
     /* nvidia-smi's bracketed words: [N/A], [Not Supported], [Unknown Error],
-     * [Insufficient Permissions]; all mean "no reading". */
-    return (n >= 2 && s[0] == '[' && s[n - 1] == ']') || strcmp(s, "N/A") == 0 || strcmp(s, "Not Supported") == 0;
+     * [Insufficient Permissions]; all mean "no reading", and so does an
+     * empty column (some drivers print nothing for an unsupported field). */
+    return n == 0 || (n >= 2 && s[0] == '[' && s[n - 1] == ']') || strcmp(s, "N/A") == 0 ||
+           strcmp(s, "Not Supported") == 0;
 }
 
 /* A whole number 0..max, digits only; -1 when it is not one. */
@@ -214,7 +222,7 @@ static rd_code reading(char *f, int line, int col, int64_t max, int64_t na, int6
     return RD_OK;
 }
 
-static rd_code parse_line(char *text, int line, probe_gpu *g, rd_err *err)
+static rd_code parse_line(char *text, int line, int row, probe_gpu *g, rd_err *err)
 {
     char *f[NCOLS], *p = text;
     int n = 0;
@@ -239,15 +247,25 @@ static rd_code parse_line(char *text, int line, probe_gpu *g, rd_err *err)
     for (int i = 0; i < NCOLS; i++)
         trim(&f[i]);
     memset(g, 0, sizeof *g);
-    if ((v = whole(f[0], 1023)) < 0)
-        return bad_field(err, line, 0, "a whole number 0..1023", f[0]);
-    g->index = (int)v;
-    if (!*f[1] || is_na(f[1]) || strlen(f[1]) >= sizeof g->name)
+    /* nvidia-smi numbers its GPUs in the order it lists them: an index
+     * without a reading is the row's place. */
+    if (is_na(f[0]))
+        g->index = row;
+    else if ((v = whole(f[0], 1023)) < 0)
+        return bad_field(err, line, 0, "a whole number 0..1023 or [N/A]", f[0]);
+    else
+        g->index = (int)v;
+    if (strlen(f[1]) >= sizeof g->name)
         return bad_field(err, line, 1, "a GPU name of 1..95 characters", f[1]);
-    snprintf(g->name, sizeof g->name, "%s", f[1]);
-    if ((v = whole(f[2], 1024 * 1024)) < 1)
-        return bad_field(err, line, 2, "a whole number of MiB 1..1048576", f[2]);
-    g->memory_mib = (int)v;
+    /* A name without a reading is a card the catalog cannot know: it is
+     * kept as printed, so the node says what it could not map. */
+    snprintf(g->name, sizeof g->name, "%s", *f[1] ? f[1] : "[N/A]");
+    if (is_na(f[2]))
+        g->memory_mib = 0;   /* no reading: probe_gpu_memory_gb takes the catalog's */
+    else if ((v = whole(f[2], 1024 * 1024)) < 1)
+        return bad_field(err, line, 2, "a whole number of MiB 1..1048576 or [N/A]", f[2]);
+    else
+        g->memory_mib = (int)v;
     if ((rc = reading(f[3], line, 3, 99, 0, &v, err)) != RD_OK)
         return rc;
     g->pcie_gen = (int)v;
@@ -271,7 +289,7 @@ static rd_code parse_line(char *text, int line, probe_gpu *g, rd_err *err)
         return rc;
     if (g->ecc_errors > PROBE_ECC_MAX)
         g->ecc_errors = PROBE_ECC_MAX;
-    const char *model = probe_gpu_model(g->name, g->memory_mib);
+    const char *model = is_na(f[1]) ? NULL : probe_gpu_model(g->name, g->memory_mib);
     snprintf(g->model, sizeof g->model, "%s", model ? model : "");
     return RD_OK;
 }
@@ -298,7 +316,7 @@ rd_code probe_gpus_parse(const char *csv, probe_gpu **out, size_t *count, rd_err
         if (*t) {
             if (grow_array(&gpus, &cap, n + 1, sizeof *gpus) != 0)
                 rc = rd_fail(err, RD_ENOMEM, "out of memory reading nvidia-smi output");
-            else if ((rc = parse_line(t, line, &gpus[n], err)) == RD_OK)
+            else if ((rc = parse_line(t, line, (int)n, &gpus[n], err)) == RD_OK)
                 n++;
         }
         p = nl ? nl + 1 : p + strlen(p);
@@ -510,48 +528,233 @@ static rd_code run_capture(const char *path, int timeout_ms, capture *c, int *st
     return RD_OK;
 }
 
-rd_code probe_gpus_read_within(const char *nvidia_smi, int timeout_ms, probe_gpu **out, size_t *count,
-                               int *present, rd_err *err)
+/* ---- what an answer means ------------------------------------------------ */
+
+static int contains_ci(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    for (; *s; s++) {
+        size_t i = 0;
+        while (i < n && s[i] && tolower((unsigned char)s[i]) == word[i])
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
+int probe_smi_says_lost(const char *line)
+{
+    /* NVML's words for a GPU the driver can no longer reach (nvidia-smi
+     * exit status 15, NVML_ERROR_GPU_IS_LOST), and the kernel's for one
+     * that left the PCIe bus. */
+    return contains_ci(line, "gpu is lost") || contains_ci(line, "fallen off the bus") ||
+           contains_ci(line, "unable to determine the device handle");
+}
+
+/* The GPU index a failure line names as "GPU 3: ..." or "GPU 3 ...", -1
+ * when it names none or names it only by PCI address ("GPU 0000:3B:00.0"),
+ * which the agent's query does not list; that GPU is then found as the one
+ * missing from the rows. */
+static int named_index(const char *line)
+{
+    for (const char *p = line; (p = strstr(p, "GPU ")) != NULL; p += 4) {
+        const char *d = p + 4;
+        size_t k = strspn(d, "0123456789");
+        if (k == 0 || k > 4)
+            continue;
+        if (d[k] == '\0' || d[k] == ' ' || (d[k] == ':' && (d[k + 1] == ' ' || d[k + 1] == '\0')))
+            return atoi(d);
+    }
+    return -1;
+}
+
+static void answer_line(char *t, int is_out, int line_no, probe_smi *res, probe_gpu **gpus, size_t *n,
+                        size_t *cap, int *bad, rd_err *perr, int *nomem)
+{
+    int says_lost = probe_smi_says_lost(t);
+    probe_gpu g;
+    rd_err e;
+    char copy[1024];
+
+    if (says_lost) {
+        int k = named_index(t);
+        res->lost = 1;
+        if (k >= 0 && k < PROBE_LOST_MAX)
+            res->lost_index[k] = 1;
+    }
+    if (!is_out || strlen(t) >= sizeof copy) {
+        if (!res->line[0] || (says_lost && !probe_smi_says_lost(res->line)))
+            first_line(t, res->line, sizeof res->line);
+        return;
+    }
+    snprintf(copy, sizeof copy, "%s", t);
+    if (parse_line(copy, line_no, (int)*n, &g, &e) != RD_OK) {
+        /* what a failing nvidia-smi says is its first line that is no row
+         * (stderr's first); a line saying a GPU is lost says most */
+        if (!res->line[0] || (says_lost && !probe_smi_says_lost(res->line)))
+            first_line(t, res->line, sizeof res->line);
+        if (!says_lost && !*bad) {
+            *bad = 1;
+            *perr = e;
+        }
+        return;
+    }
+    if (says_lost) {   /* a row whose readings say the GPU is gone */
+        if (g.index < PROBE_LOST_MAX)
+            res->lost_index[g.index] = 1;
+        return;
+    }
+    if (grow_array(gpus, cap, *n + 1, sizeof **gpus) != 0) {
+        *nomem = 1;
+        return;
+    }
+    (*gpus)[(*n)++] = g;
+}
+
+rd_code probe_gpus_answer(const char *out, const char *errtext, int status, probe_gpu **gpus, size_t *count,
+                          probe_smi *res, rd_err *err)
+{
+    probe_gpu *list = NULL;
+    size_t n = 0, cap = 0;
+    int bad = 0, nomem = 0;
+    rd_err perr;
+    char line[200];
+
+    *gpus = NULL;
+    *count = 0;
+    memset(res, 0, sizeof *res);
+    res->present = 1;
+    res->status = status;
+    res->lost = status == 15;
+    rd_err_clear(&perr);
+    for (int is_out = 0; is_out <= 1; is_out++) {
+        char *copy = strdup(is_out ? (out ? out : "") : (errtext ? errtext : ""));
+        if (!copy)
+            return rd_fail(err, RD_ENOMEM, "out of memory reading nvidia-smi output");
+        int line_no = 0;
+        for (char *p = copy; *p && !nomem;) {
+            char *nl = strchr(p, '\n'), *t = p;
+            if (nl)
+                *nl = '\0';
+            line_no++;
+            trim(&t);
+            if (*t)
+                answer_line(t, is_out, line_no, res, &list, &n, &cap, &bad, &perr, &nomem);
+            p = nl ? nl + 1 : p + strlen(p);
+        }
+        free(copy);
+    }
+    if (nomem) {
+        free(list);
+        return rd_fail(err, RD_ENOMEM, "out of memory reading nvidia-smi output");
+    }
+    if (res->line[0])
+        snprintf(line, sizeof line, "%s", res->line);
+    else
+        first_line(out ? out : "", line, sizeof line);
+    if (status > 0)
+        snprintf(res->detail, sizeof res->detail, "nvidia-smi failed with exit status %d: %s", status,
+                 line[0] ? line : "(no output)");
+    else if (status < 0)
+        snprintf(res->detail, sizeof res->detail, "nvidia-smi did not answer: %s", line[0] ? line : "(no output)");
+    else if (res->lost)
+        snprintf(res->detail, sizeof res->detail, "nvidia-smi says a GPU is lost: %s", line);
+    else if (bad)
+        snprintf(res->detail, sizeof res->detail, "%s", perr.msg);
+    res->answered = status == 0 && !bad && !res->lost;
+    /* a failing run's rows count only when it failed over a lost GPU */
+    if (!res->answered && !res->lost) {
+        free(list);
+        list = NULL;
+        n = 0;
+    }
+    *gpus = list;
+    *count = n;
+    rd_err_clear(err);
+    return RD_OK;
+}
+
+rd_code probe_gpus_query(const char *nvidia_smi, int timeout_ms, probe_gpu **out, size_t *count, probe_smi *res,
+                         rd_err *err)
 {
     const char *prog = nvidia_smi && *nvidia_smi ? nvidia_smi : getenv("RIGDECK_NVIDIA_SMI");
-    char path[4096], line[200];
+    char path[4096];
     capture c;
-    int status;
+    int status = -1;
+    rd_err e;
     rd_code rc;
 
     *out = NULL;
     *count = 0;
-    *present = 0;
+    memset(res, 0, sizeof *res);
+    rd_err_clear(&e);
     if (!prog || !*prog)
         prog = "nvidia-smi";
-    if ((rc = find_program(prog, path, sizeof path, err)) != RD_OK)
-        return rc;
+    if (find_program(prog, path, sizeof path, &e) != RD_OK) {
+        res->present = 1;
+        res->status = -1;
+        snprintf(res->detail, sizeof res->detail, "%s", e.msg);
+        rd_err_clear(err);
+        return RD_OK;
+    }
     if (!path[0]) {
         rd_err_clear(err);
         return RD_OK;
     }
-    *present = 1;
     memset(&c, 0, sizeof c);
-    if ((rc = run_capture(path, timeout_ms, &c, &status, err)) != RD_OK)
-        return rc;
-    if (status == -1) {
-        rc = rd_fail(err, RD_EINVAL, "nvidia-smi '%s' did not finish within %d ms and was killed", path,
-                     timeout_ms);
-    } else if (c.too_much) {
-        rc = rd_fail(err, RD_EINVAL, "nvidia-smi '%s' printed more than %u bytes", path, OUT_MAX);
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        first_line(c.nerr && strspn(c.err, " \t\r\n") < c.nerr ? c.err : c.out ? c.out : "", line, sizeof line);
-        if (WIFEXITED(status))
-            rc = rd_fail(err, RD_EINVAL, "nvidia-smi '%s' failed with exit status %d: %s", path,
-                         WEXITSTATUS(status), line[0] ? line : "(no output)");
+    if (run_capture(path, timeout_ms, &c, &status, &e) != RD_OK) {
+        free(c.out);
+        res->present = 1;
+        res->status = -1;
+        snprintf(res->detail, sizeof res->detail, "%s", e.msg);
+        rd_err_clear(err);
+        return RD_OK;
+    }
+    if (status == -1 || c.too_much) {
+        free(c.out);
+        res->present = 1;
+        res->status = -1;
+        if (status == -1)
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%.200s' did not finish within %d ms and was killed",
+                     path, timeout_ms);
         else
-            rc = rd_fail(err, RD_EINVAL, "nvidia-smi '%s' was killed by signal %d: %s", path,
-                         WIFSIGNALED(status) ? WTERMSIG(status) : 0, line[0] ? line : "(no output)");
-    } else {
-        rc = probe_gpus_parse(c.out ? c.out : "", out, count, err);
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%.200s' printed more than %u bytes", path, OUT_MAX);
+        rd_err_clear(err);
+        return RD_OK;
+    }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    rc = probe_gpus_answer(c.out ? c.out : "", c.err, code, out, count, res, err);
+    if (rc == RD_OK && code != 0) {
+        char line[200];
+        if (res->line[0])
+            snprintf(line, sizeof line, "%s", res->line);
+        else
+            first_line(c.out ? c.out : "", line, sizeof line);
+        if (code < 0)
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%.200s' was killed by signal %d: %s", path,
+                     WIFSIGNALED(status) ? WTERMSIG(status) : 0, line[0] ? line : "(no output)");
+        else
+            snprintf(res->detail, sizeof res->detail, "nvidia-smi '%.200s' failed with exit status %d: %s", path, code,
+                     line[0] ? line : "(no output)");
     }
     free(c.out);
     return rc;
+}
+
+rd_code probe_gpus_read_within(const char *nvidia_smi, int timeout_ms, probe_gpu **out, size_t *count,
+                               int *present, rd_err *err)
+{
+    probe_smi res;
+    rd_code rc = probe_gpus_query(nvidia_smi, timeout_ms, out, count, &res, err);
+
+    *present = res.present;
+    if (rc != RD_OK || !res.present || res.answered)
+        return rc;
+    free(*out);
+    *out = NULL;
+    *count = 0;
+    return rd_fail(err, RD_EINVAL, "%s", res.detail);
 }
 
 rd_code probe_gpus_read(const char *nvidia_smi, probe_gpu **out, size_t *count, int *present, rd_err *err)

@@ -247,15 +247,13 @@ rd_code sample_read(const char *root, const char *work_dir, const char *nvidia_s
     read_net(root, out);
     read_disk_used(work_dir, out);
     rd_err_clear(&gerr);
-    rc = probe_gpus_read(nvidia_smi, &out->gpus, &out->ngpus, &out->gpu_present, &gerr);
-    if (rc == RD_ENOMEM)
+    rc = probe_gpus_query(nvidia_smi, PROBE_NVIDIA_SMI_TIMEOUT_MS, &out->gpus, &out->ngpus, &out->smi, &gerr);
+    if (rc != RD_OK)
         return rd_fail(err, rc, "%s", gerr.msg);
-    if (rc != RD_OK) {
-        snprintf(out->gpu_error, sizeof out->gpu_error, "%s", gerr.msg[0] ? gerr.msg : "nvidia-smi failed");
-        free(out->gpus);
-        out->gpus = NULL;
-        out->ngpus = 0;
-    }
+    out->gpu_present = out->smi.present;
+    /* a lost GPU's answer keeps the rows still listed: their readings are real */
+    if (out->smi.present && !out->smi.answered)
+        snprintf(out->gpu_error, sizeof out->gpu_error, "%s", out->smi.detail[0] ? out->smi.detail : "nvidia-smi failed");
     rd_err_clear(err);
     return RD_OK;
 }

@@ -62,11 +62,13 @@ typedef struct sample_counters {
      * gpu_present is 0 when there is no nvidia-smi program at all (a CPU-only
      * machine: not an error).  gpu_error is "" or the one-line reason
      * nvidia-smi failed this time (exit status, timeout, output it could not
-     * parse); the reading then has no GPUs but the rest is good. */
+     * parse); the reading then has no GPUs (but those still listed when it
+     * failed over a lost GPU) and the rest is good. */
     probe_gpu *gpus;
     size_t ngpus;
     int gpu_present;
     char gpu_error[512];
+    probe_smi smi;   /* how nvidia-smi answered (spec/execution.md §2): the health rules read it */
 } sample_counters;
 
 /* Reads the counters now into *out (which it zeroes first; free it with

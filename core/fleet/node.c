@@ -86,12 +86,27 @@ static int node_unmet_held(const json_t *node)
 
 /* Checks inv against the requirements for the node's role and region and
  * sets state, unmet, gpu_type and gpu_count accordingly. */
-static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, const hw_inventory *inv)
+static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, const hw_inventory *inv,
+                          const cmd_args *a)
 {
     int storage = strcmp(doc_str(node, "role"), "storage") == 0;
     hwreq_context hc = { storage, json_is_true(json_object_get(region, "public")), fleet_region_is_central(region) };
     json_t *unmet = hwreq_check(inv, &hc);
     const char *model = hwreq_gpu_model(inv);
+    size_t unknown = a && !storage ? cmd_opt_count(a, "unknown-gpu") : 0;
+    /* A GPU no catalog type lists (spec/execution.md §2): the machine is
+     * not a CPU node that happens to have a card, it is one rigdeck cannot
+     * price or place on until `gpu add` names the card. */
+    for (size_t i = 0; i < unknown && unmet; i++) {
+        const char *name = cmd_opt_at(a, "unknown-gpu", i);
+        char msg[256];
+        snprintf(msg, sizeof msg, "GPU '%.120s' is no type of gpu list (gpu add can name it)", name);
+        /* first: until the card is known, the other figures are guesses */
+        json_array_insert_new(unmet, i, json_pack("{s:s, s:s, s:s, s:s}", "requirement", "gpu_model_known",
+                                                  "required", "a type of gpu list", "actual", name, "message", msg));
+    }
+    if (unknown)
+        model = NULL;
     json_int_t disk = 0;
     for (size_t i = 0; i < inv->nnvme; i++)
         disk += inv->nvme_gb[i];
@@ -121,17 +136,26 @@ static void node_evaluate(cmd_ctx *ctx, json_t *node, const json_t *region, cons
 }
 
 static rd_code node_apply_inventory_file(cmd_ctx *ctx, json_t *node, const json_t *region, const char *path,
-                                         rd_err *err)
+                                         const cmd_args *a, rd_err *err)
 {
     char *text = NULL;
     size_t len = 0;
-    hw_inventory inv;
+    hw_inventory inv, had;
+    rd_err ignored;
     rd_code rc = cmd_file_read(ctx, "--inventory", path, FLEET_FILE_MAX, &text, &len, err);
     if (rc == RD_OK)
         rc = hwreq_parse_inventory(text, len, path, &inv, err);
     free(text);
+    /* nvidia-smi failed: the machine did not lose its GPUs, its driver
+     * cannot say what they are; the node keeps the ones it had (their
+     * health says `driver` meanwhile) rather than turn into a CPU node. */
+    if (rc == RD_OK && a && cmd_opt(a, "gpu-discovery") &&
+        hwreq_inventory_from_json(json_object_get(node, "inventory"), &had, &ignored) == RD_OK && inv.ngroups == 0) {
+        memcpy(inv.gpus, had.gpus, sizeof inv.gpus);
+        inv.ngroups = had.ngroups;
+    }
     if (rc == RD_OK)
-        node_evaluate(ctx, node, region, &inv);
+        node_evaluate(ctx, node, region, &inv, a);
     return rc;
 }
 
@@ -252,7 +276,7 @@ static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         json_object_set_new(node, "upnp", json_boolean(opt_on(a, "upnp", 1)));
         json_object_set_new(node, "mining", json_boolean(opt_on(a, "mining", 0)));
         if (cmd_opt(a, "inventory"))
-            rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), err);
+            rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), NULL, err);
     }
     if (rc == RD_OK && strcmp(role, "storage") == 0) {
         json_object_set_new(region, "storage_node", json_string(name));
@@ -300,14 +324,18 @@ static rd_code node_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     if (rc == RD_OK && cmd_opt(a, "instance"))
         rc = node_apply_instance(ctx, node, cmd_opt(a, "instance"), err);
     else if (rc == RD_OK)
-        rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), err);
+        rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), a, err);
     if (rc == RD_OK) {
         char ts[RDTIME_BUFLEN];
         json_object_set_new(node, "reported_at", json_string(rdtime_format(ctx->now, ts)));
         if (cmd_opt(a, "inventory")) {
             json_t *problems = json_array();
+            if (cmd_opt(a, "gpu-discovery"))
+                json_array_append_new(problems, json_pack("{s:s, s:s}", "problem", "gpu_discovery", "detail",
+                                                          cmd_opt(a, "gpu-discovery")));
             for (size_t i = 0; i < cmd_opt_count(a, "problem"); i++)
-                json_array_append_new(problems, json_string(cmd_opt_at(a, "problem", i)));
+                json_array_append_new(problems, json_pack("{s:s, s:s}", "problem", "inventory", "detail",
+                                                          cmd_opt_at(a, "problem", i)));
             json_object_set_new(node, "inventory_problems", problems);
         }
         *result = json_incref(node);
@@ -386,7 +414,7 @@ static rd_code node_replace_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
         json_object_set_new(node, "upnp", json_boolean(opt_on(a, "upnp", json_is_true(json_object_get(old, "upnp")))));
         json_object_set_new(node, "replaces", json_string(name));
         if (cmd_opt(a, "inventory"))
-            rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), err);
+            rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), NULL, err);
     }
     if (rc == RD_OK) {
         json_object_set_new(region, "storage_node", json_string(with));
@@ -642,7 +670,11 @@ static const cmd_flag node_report_flags[] = {
     { "inventory", "FILE", CMD_FLAG_VALUE, "the machine's inventory (YAML): what a physical node's agent sends" },
     { "instance", "running|terminated", CMD_FLAG_VALUE, "a cloud node's instance state: what the cloud driver records" },
     { "problem", "TEXT", CMD_FLAG_VALUE | CMD_FLAG_REPEAT,
-      "what discovery could not map (an unknown GPU name); node show lists them" },
+      "what discovery left out (a drive beyond the limits); node show lists them" },
+    { "unknown-gpu", "NAME", CMD_FLAG_VALUE | CMD_FLAG_REPEAT,
+      "a GPU name nvidia-smi printed that no type of gpu list has: the node is rejected (gpu_model_known)" },
+    { "gpu-discovery", "DETAIL", CMD_FLAG_VALUE,
+      "nvidia-smi failed (its exit status and first line): the node keeps the GPUs it had and says why" },
     { 0 }
 };
 

@@ -10,7 +10,10 @@
  * unhealthy goes to maintenance (draining while workers run) with
  * maintenance_reason "health".  Only an operator brings a GPU back, with
  * `node health clear`: a GPU that overheated once is not trusted again
- * because it cooled down.
+ * because it cooled down.  The one exception is reason `driver`
+ * (spec/execution.md §2: nvidia-smi failed, so nothing is known of the
+ * GPU): the agent takes it back itself with `--recovered` once nvidia-smi
+ * answers again, as the GPU itself was never found wanting.
  */
 #include "node_health.h"
 
@@ -45,11 +48,31 @@ static rd_code health_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         rc = node_health_parse_gpu(node, "GPU", cmd_arg(a, 1), &index, err);
     if (rc == RD_OK && !json_is_true(json_object_get(node, "agent_managed")))
         rc = rd_fail(err, RD_EINVAL, "node health report: node '%s' has no agent; GPU health comes from its agent", name);
+    if (rc == RD_OK && cmd_opt_given(a, "recovered") && strcmp(reason, "driver") != 0)
+        rc = rd_fail(err, RD_EINVAL, "node health report: --recovered is for reason driver only; a GPU unhealthy "
+                                     "for %s turns healthy by node health clear", reason);
     if (rc != RD_OK) {
         json_decref(node);
         return rc;
     }
-    if (!node_health_gpu_unhealthy(node, index)) {
+    if (cmd_opt_given(a, "recovered")) {
+        json_t *e = NULL, *list = json_object_get(node, "gpu_health");
+        size_t i;
+        json_array_foreach(list, i, e)
+            if (doc_int(e, "index") == index && strcmp(doc_str(e, "reason"), "driver") == 0)
+                break;
+        if (e && i < json_array_size(list)) {
+            json_array_remove(list, i);
+            if (json_array_size(list) == 0)
+                json_object_del(node, "gpu_health");
+            /* in maintenance only because every GPU was unhealthy: back */
+            if (in_maintenance(node) && strcmp(doc_str(node, "maintenance_reason"), "health") == 0 &&
+                (int64_t)unhealthy_count(node) < doc_int(node, "gpu_count")) {
+                node_set_state(node, "active", ctx->now);
+                json_object_del(node, "maintenance_reason");
+            }
+        }
+    } else if (!node_health_gpu_unhealthy(node, index)) {
         json_t *list = json_object_get(node, "gpu_health");
         if (!json_is_array(list)) {
             list = json_array();
@@ -116,8 +139,10 @@ static rd_code health_clear_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
 }
 
 static const cmd_flag report_flags[] = {
-    { "reason", "missing|temperature|ecc", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "why the GPU is unhealthy" },
+    { "reason", "missing|temperature|ecc|driver", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "why the GPU is unhealthy" },
     { "detail", "TEXT", CMD_FLAG_VALUE, "what the agent saw, e.g. \"93 C reached the 90 C limit\"" },
+    { "recovered", NULL, 0, "with --reason driver: nvidia-smi answers again; the GPU is healthy unless "
+                            "unhealthy for another reason" },
     { 0 }
 };
 

@@ -56,15 +56,17 @@ expect_json agent_managed true
 expect_json inventory_problems "[]"
 
 case_ "an unknown GPU name is a clear error in the log and in node show, not a guess"
-printf '0, NVIDIA Z9 Prototype 80GB, 81559, 5, 16, 0, 0, 35, 70.00, 0\n1, NVIDIA A100-SXM4-40GB, 40960, [N/A], [N/A], 0, 0, 33, 60.00, 0\n' >"$TMP/h100.csv"
-FAKE_NVIDIA_SMI_CSV=$TMP/h100.csv RIGDECK_NVIDIA_SMI=$SMI agent_once n1
+# NVIDIA GB10 (DGX Spark) is no type of gpu list: the node is rejected, not a 1-GPU a100 node
+printf '0, NVIDIA GB10, [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A], [N/A]\n1, NVIDIA A100-SXM4-40GB, 40960, [N/A], [N/A], 0, 0, 33, 60.00, 0\n' >"$TMP/gb10.csv"
+FAKE_NVIDIA_SMI_CSV=$TMP/gb10.csv RIGDECK_NVIDIA_SMI=$SMI agent_once n1
 expect_status 0
-expect_err "unknown GPU name 'NVIDIA Z9 Prototype 80GB'"
+expect_err "GPU 'NVIDIA GB10' is no type of gpu list"
 rd --output json -c "node show n1"
-expect_json gpu_count 1
-expect_json inventory_problems.len 1
-problem=$(jget inventory_problems.0)
-case "$problem" in *Z9*) pass ;; *) fail "node show problem: $problem" ;; esac
+expect_json state rejected
+expect_json gpu_type null
+expect_json unmet.0.requirement gpu_model_known
+expect_json unmet.0.actual "NVIDIA GB10"
+expect_json inventory_problems "[]"
 
 case_ "a worker placed on an agent's node is starting until its process starts"
 rd -c "agent list"

@@ -181,9 +181,10 @@ static void test_parse_malformed_names_line_and_column(void **state)
     snprintf(csv, sizeof csv, "%s1, Tesla T4, 15360, 3, 16, 0, 0, 30\n", good);
     expect_bad(csv, "line 2 has 8 columns, must have 10");
     snprintf(csv, sizeof csv, "%s\n1, Tesla T4, 15 GiB, 3, 16, 0, 0, 30, 27.81, 0\n", good);
-    expect_bad(csv, "line 3 column 3 (memory.total) must be a whole number of MiB 1..1048576, got '15 GiB'");
+    expect_bad(csv, "line 3 column 3 (memory.total) must be a whole number of MiB 1..1048576 or [N/A], got '15 GiB'");
     expect_bad("x, Tesla T4, 15360, 3, 16, 0, 0, 30, 27.81, 0", "line 1 column 1 (index)");
-    expect_bad("0, , 15360, 3, 16, 0, 0, 30, 27.81, 0", "line 1 column 2 (name)");
+    expect_bad("0, 0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789,"
+               " 15360, 3, 16, 0, 0, 30, 27.81, 0", "line 1 column 2 (name)");
     expect_bad("0, Tesla T4, 15360, three, 16, 0, 0, 30, 27.81, 0", "line 1 column 4 (pcie.link.gen.max)");
     expect_bad("0, Tesla T4, 15360, 3, 16, 0, 0, 30, 27.81W, 0", "line 1 column 9 (power.draw) must be watts");
     expect_bad("0, Tesla T4, 15360, 3, 16, 0, 0, 30, 27.81, -1",
