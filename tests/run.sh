@@ -21,7 +21,10 @@ passed=0
 failed=0
 failures=""
 
-note () { printf '%-48s %s\n' "$1" "$2"; }
+# Each program's line ends with its wall time, so that the slow ones are
+# easy to find when the suite nears its time budget (README: make test).
+started=$(date +%s)
+note () { printf '%-48s %s%s\n' "$1" "$2" "${3:+ [$3 s]}"; }
 
 # What of a failing program's log is shown.
 show_cmocka_log () { sed 's/^/    /' "$1" | grep -v '^    \[ \(RUN\|  *OK\) ' | tail -n 40; }
@@ -31,24 +34,25 @@ show_batch_log () { grep -v '^batch-summary' "$1" | tail -n 60; }
 # line and the running totals; on failure SHOW_LOG LOG prints its log.
 report () {
     name=$1 p=$2 f=$3 rc=$4 log=$5 why=$6 show_log=$7
+    secs=$(( $(date +%s) - started ))
     if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
     if [ "$f" = 0 ] && [ "$p" = 0 ] && [ -z "$why" ]; then
-        note "$name" "FAIL (ran no check)"
+        note "$name" "FAIL (ran no check)" "$secs"
         "$show_log" "$log"
         failed=$((failed + 1)); failures="$failures $name"
         return
     fi
     passed=$((passed + p)); failed=$((failed + f))
     if [ "$f" != 0 ]; then
-        note "$name" "FAIL ($p passed, $f failed)"
+        note "$name" "FAIL ($p passed, $f failed)" "$secs"
         "$show_log" "$log"
         failures="$failures $name"
     elif [ "$p" = 0 ]; then
-        note "$name" "skipped ($why)"
+        note "$name" "skipped ($why)" "$secs"
     elif [ -n "$why" ]; then
-        note "$name" "ok ($p), then skipped the rest ($why)"
+        note "$name" "ok ($p), then skipped the rest ($why)" "$secs"
     else
-        note "$name" "ok ($p)"
+        note "$name" "ok ($p)" "$secs"
     fi
 }
 
@@ -61,6 +65,7 @@ count_cmocka () {
 
 run_cmocka () {
     name=$1; shift
+    started=$(date +%s)
     log="$TMPROOT/$(basename "$name").log"
     # shellcheck disable=SC2086
     $WRAP "$@" >"$log" 2>&1
@@ -79,6 +84,7 @@ run_cmocka "conformance/sqlite" "$BUILD/tests/store_conformance" "sqlite:$TMPROO
 
 run_batch_script () {
     name=$1 s=$2
+    started=$(date +%s)
     log="$TMPROOT/$(echo "$name" | tr / _).log"
     sh "$s" >"$log" 2>&1
     rc=$?

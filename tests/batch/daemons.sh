@@ -20,11 +20,20 @@ export RIGDECK_MASTER_KEY="$TMP/master.key"
 DAEMONS=""
 INV=${INV:-tests/inventories}
 
+kill_group () { kill -s KILL -- "-$1" 2>/dev/null; kill -s KILL "$1" 2>/dev/null; }
+
 daemons_cleanup () {
     [ -n "${KEEP_LOGS:-}" ] && mkdir -p "$KEEP_LOGS" && cp "$TMP"/*.log "$KEEP_LOGS"/ 2>/dev/null
     for p in $DAEMONS; do kill -9 "$p" 2>/dev/null; done
-    # workers the agents started run in their own sessions: end them too
-    for p in $(pgrep -f "rdtest-worker-$$"); do kill -9 -- "-$p" "$p" 2>/dev/null; done
+    # Workers the agents started run in their own sessions: end them too.
+    # A shim is a fork of its agent (same command line, our work dir in
+    # it) and outlives a killed agent; its worker's group goes with it.
+    # (dash's kill takes a group only as `kill -s SIG -- -PGID`; the
+    # `kill -9 -- -PGID PID` written here before killed nothing at all.)
+    for p in $(pgrep -f "rdtest-worker-$$") $(pgrep -f -- "--work-dir $TMP/"); do
+        for c in $(pgrep -P "$p"); do kill_group "$c"; done
+        kill_group "$p"
+    done
     rm -rf "$TMP"
 }
 trap daemons_cleanup EXIT

@@ -49,7 +49,7 @@ kill_workers () {
         [ -f "$f" ] || continue
         w=$(sed -n 's/^worker \([0-9]*\) .*/\1/p' "$f")
         s=$(sed -n 's/^shim \([0-9]*\) .*/\1/p' "$f")
-        [ -n "$w" ] && kill -9 -- "-$w" 2>/dev/null
+        [ -n "$w" ] && kill -s KILL -- "-$w" 2>/dev/null
         [ -n "$s" ] && kill -9 "$s" 2>/dev/null
     done
 }

@@ -14,7 +14,7 @@ PIDS=""
 cleanup () {
     T kill-server 2>/dev/null
     for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-    for p in $(pgrep -f "rdtest-overheat-$$"); do kill -9 -- "-$p" "$p" 2>/dev/null; done
+    for p in $(pgrep -f "rdtest-overheat-$$"); do kill -s KILL -- "-$p" 2>/dev/null; kill -s KILL "$p" 2>/dev/null; done
     rm -rf "$TMP"
 }
 trap cleanup EXIT
