@@ -178,6 +178,26 @@ static rd_code report(agent_state *a, json_t *words, rd_err *err)
     rd_code rc = agent_work_line(words, line, sizeof line, err);
     if (rc == RD_OK)
         rc = agent_work_exec(a, line, &result, err);
+    /* The store refuses a moment (--at) farther than its allowed clock
+     * skew from its own view (this machine's clock stepped): say it
+     * again without one, and the store takes its own clock.  Dropping
+     * the word instead would leave the worker running, and billed, in
+     * the books forever. */
+    size_t i;
+    json_t *word;
+    json_array_foreach(words, i, word)
+        if (rc == RD_EINVAL && strncmp(err->msg, "--at ", 5) == 0 && strcmp(json_string_value(word), "--at") == 0) {
+            dlog(&a->o->log, "report", NULL, "this machine's clock disagrees with the store's (%s); "
+                 "reported at the store's time", err->msg);
+            json_array_remove(words, i + 1);
+            json_array_remove(words, i);
+            json_decref(result);
+            result = NULL;
+            rc = agent_work_line(words, line, sizeof line, err);
+            if (rc == RD_OK)
+                rc = agent_work_exec(a, line, &result, err);
+            break;
+        }
     json_decref(result);
     json_decref(words);
     return rc;

@@ -346,7 +346,12 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = rd_fail(err, RD_EINVAL, "--at %s is before worker %lld's placement %s: a worker cannot start before it is placed",
                      rdtime_format(at, t1), (long long)w, rdtime_format(placed, t2));
     int ends = strcmp(cur, "running") == 0 || strcmp(cur, "stopping") == 0;
-    if (rc == RD_OK && strcmp(to, "running") != 0 && ends)
+    /* An end without --at is the arrival, never refused for its time: a
+     * clock that stepped back since the start is taken as the start (an
+     * agent whose --at was refused says it again so; refused, the worker
+     * would stay running in the books for good).  A start arriving before
+     * its placement stays refused: the agent kills it and starts it again. */
+    if (rc == RD_OK && cmd_opt(a, "at") && strcmp(to, "running") != 0 && ends)
         rc = report_check_end(job, w, at, err);
     /* within the clocks' disagreement: the nearest moment allowed (an end
      * before the start is taken as the start by job_end_worker_at) */
