@@ -254,6 +254,38 @@ static void relay_run_one(const cmd_ctx *base, relay_lease *lease, const char *k
     cmd_words_free(&w);
 }
 
+/* A request that is not a JSON object (put by hand, or cut short) can run
+ * nothing, and the transaction layer cannot read it: it is answered with
+ * a refusal and removed in one txn guarded on its value, so that its
+ * sender is told at once instead of waiting out its deadline, and no
+ * round reads it again. */
+static void relay_refuse_malformed(store_t *st, const store_kv *kv, json_t *log)
+{
+    char user[NAMES_RELAY_USER_MAX], rep_key[RD_KEY_MAX];
+    const char *id;
+    rd_err err = { 0 };
+    if (!parse_key(kv->key, user, sizeof user, &id))
+        return;
+    tx_key(rep_key, KEY_RELAY "%s/rep/%s", user, id);
+    json_t *reply = json_pack("{s:b, s:i, s:s}", "ok", 0, "code", RD_EINVAL, "message",
+                              "relayed request: not a JSON object {\"words\": [...]}; nothing ran");
+    char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
+    json_decref(reply);
+    if (!text)
+        return;
+    store_cmp same = { .key = kv->key, .target = STORE_CMP_MOD_REVISION, .op = STORE_CMP_EQUAL,
+                       .number = kv->mod_revision };
+    store_op ops[] = {
+        { .kind = STORE_OP_PUT, .key = rep_key, .value = text, .value_len = strlen(text) },
+        { .kind = STORE_OP_DELETE, .key = kv->key },
+    };
+    store_txn_result res = { 0 };
+    rd_code rc = store_txn(st, &same, 1, ops, 2, NULL, 0, &res, &err);
+    free(text);
+    json_array_append_new(log, json_pack("{s:s, s:s, s:s, s:s, s:s?}", "user", user, "id", id, "command", "?",
+                                         "error", "not a JSON object", "answer_error", rc == RD_OK ? NULL : err.msg));
+}
+
 rd_code relay_serve_round(const cmd_ctx *base, relay_lease *lease, json_t **handled, rd_err *err)
 {
     store_range_result page;
@@ -269,6 +301,8 @@ rd_code relay_serve_round(const cmd_ctx *base, relay_lease *lease, json_t **hand
             json_t *req = json_loadb(page.kvs[i].value, page.kvs[i].value_len, 0, NULL);
             if (json_is_object(req))
                 relay_run_one(base, lease, page.kvs[i].key, req, *handled);
+            else
+                relay_refuse_malformed(base->store, &page.kvs[i], *handled);
             json_decref(req);
         }
         if (page.count)

@@ -11,7 +11,10 @@ rd -c "provider enable physical" -c "region create dc --provider physical --stor
    -c "account create alice --plan team" -c "account deposit alice 100" \
    -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
 expect_status 0
-$WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$WORK/n1" --heartbeat 1s --once --runtime process \
+# A long heartbeat: the registration's lease (3 heartbeats) outlives the
+# scenario, so no expiry (a store write) lands between a snapshot and the
+# check that a refused command changed nothing, however slow the machine.
+$WRAP "$BIN" agent --store "$STORE" --node n1 --work-dir "$WORK/n1" --heartbeat 120s --once --runtime process \
     --inventory $INV/a100x4.yaml >"$OUT" 2>"$ERR"
 RC=$?
 expect_status 0

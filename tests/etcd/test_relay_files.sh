@@ -128,4 +128,13 @@ after=$(python3 -c "import json,sys; print(len(json.load(sys.stdin)['items']))" 
 ask alice 00000000000000a1 '{"words":["job","submit","'"$TMP/sent.yaml"'"]}'
 expect_out "already answered"
 
+case_ "a request that is not a JSON object is answered at once, not left to time out"
+ask alice 00000000000000b1 'not json at all {'
+expect_out '"ok":false'
+expect_out "not a JSON object"
+ask alice 00000000000000b2 '["job", "list"]'
+expect_out "not a JSON object"
+ectl alice get --prefix --keys-only /rigdeck/relay/alice/req/
+[ -z "$(cat "$OUT")" ] && pass || fail "requests left behind: $(cat "$OUT")"
+
 finish
