@@ -9,6 +9,7 @@
  */
 #include "job_why.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,19 @@
 #include "sched_queue.h"
 
 /* ---- job why ----------------------------------------------------------- */
+
+/* The strings of words, joined by ", " into out (cut at len). */
+static void join_words(const json_t *words, char *out, size_t len)
+{
+    size_t i, used = 0;
+    json_t *w;
+    out[0] = '\0';
+    json_array_foreach(words, i, w) {
+        const char *word = json_string_value(w);
+        if (used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", word ? word : "");
+    }
+}
 
 rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
@@ -88,17 +102,18 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
             json_array_append_new(reasons, json_sprintf("%zu node%s %s", counts[v], counts[v] == 1 ? "" : "s", what[v]));
         }
     size_t quota_regions = 0;
-    if (sched_burst_quota_blocked(ctx, &s, job, &quota_regions, NULL) == RD_OK && quota_regions) {
-        json_t *types = json_object_get(json_object_get(job, "resources"), "gpu_types");
-        char *list = json_dumps(types, JSON_COMPACT);
+    json_t *quota_names = json_array();
+    if (sched_burst_quota_blocked(ctx, &s, job, &quota_regions, quota_names, NULL) == RD_OK && quota_regions) {
+        char types[256] = "", names[256] = "";
+        join_words(json_object_get(json_object_get(job, "resources"), "gpu_types"), types, sizeof types);
+        join_words(quota_names, names, sizeof names);
         json_array_append_new(constraints, json_pack("{s:s, s:I}", "constraint", "quota", "ruled_out",
                                                      (json_int_t)quota_regions));
-        json_array_append_new(reasons, json_sprintf("%zu GCP region%s whose quota allows no more of %s (quota list "
-                                                    "shows usage and limits)", quota_regions,
-                                                    quota_regions == 1 ? "" : "s",
-                                                    list ? list : "its GPU types"));
-        free(list);
+        json_array_append_new(reasons, json_sprintf("%zu GCP region%s whose quota allows no more %s (%s: quota show "
+                                                    "REGION has limits and usage)", quota_regions,
+                                                    quota_regions == 1 ? "" : "s", types, names));
     }
+    json_decref(quota_names);
     json_t *maxp = json_object_get(json_object_get(job, "resources"), "max_price_ucr");
     if (counts[SCHED_PRICE] && json_is_integer(maxp)) {
         char buf[NUM_CREDITS_BUFLEN];

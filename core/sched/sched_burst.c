@@ -148,7 +148,7 @@ static rd_code region_offer(cmd_ctx *ctx, const char *rname, const json_t *regio
 }
 
 rd_code sched_burst_quota_blocked(cmd_ctx *ctx, const sched_snapshot *s, const json_t *job, size_t *regions,
-                                  rd_err *err)
+                                  json_t *names, rd_err *err)
 {
     int64_t gpus = (doc_int(json_object_get(job, "resources"), "gpus_x100") + 99) / 100;
     const char *rname;
@@ -164,7 +164,11 @@ rd_code sched_burst_quota_blocked(cmd_ctx *ctx, const sched_snapshot *s, const j
         json_decref(quota);
         if (rc != RD_OK)
             return rc;
-        *regions += offered && !fit;
+        if (offered && !fit) {
+            (*regions)++;
+            if (names)
+                json_array_append_new(names, json_string(rname));
+        }
     }
     return RD_OK;
 }

@@ -160,7 +160,7 @@ expect_status 0
 job_spec cloudy 'true'
 JQ=$(submit cloudy)
 [ "$(why_count "$JQ" quota)" = 1 ] && pass || fail "the exhausted region is not counted: $(cat "$OUT")"
-expect_out "1 GCP region whose quota allows no more of"
+expect_out "1 GCP region whose quota allows no more a100 (burst: quota show REGION has limits and usage)"
 rd -c "quota set burst NVIDIA_A100_GPUS 8"
 [ "$(why_count "$JQ" quota)" = 0 ] && pass || fail "a region with quota left is counted: $(cat "$OUT")"
 rd -c "job stop $JQ"
