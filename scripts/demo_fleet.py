@@ -158,7 +158,7 @@ def main():
         "storage": inventory("storage", None, 0, 0, sata=0),
     }
     types = ["a100", "a100", "v100", "t4", "rtx3090", "rtx3090", "rtx-a6000", "rtx2080ti", "a100-80gb", "cpu"]
-    lines += [f"node add edge edge-storage --minion edge-st --role storage --inventory {inv['storage']}"]
+    lines += [f"node add edge edge-storage --agent none --minion edge-st --role storage --inventory {inv['storage']}"]
     names = []
     for i in range(210):
         region = ["dc-east", "dc-west", "research", "dc-west", "dc-east"][i % 5]
@@ -166,11 +166,11 @@ def main():
         name = f"{region.split('-')[-1][:4]}-{kind.replace('-', '')[:6]}-{i:03d}"
         roll = rng.random()
         if roll < 0.03:
-            lines.append(f"node add {region} {name} --minion mn-{i:04d}")                       # provisioning
+            lines.append(f"node add {region} {name} --agent none --minion mn-{i:04d}")                       # provisioning
         elif roll < 0.07:
-            lines.append(f"node add {region} {name} --minion mn-{i:04d} --inventory {inv['bad']}")  # rejected
+            lines.append(f"node add {region} {name} --agent none --minion mn-{i:04d} --inventory {inv['bad']}")  # rejected
         else:
-            lines.append(f"node add {region} {name} --minion mn-{i:04d} --inventory {inv[kind]}")
+            lines.append(f"node add {region} {name} --agent none --minion mn-{i:04d} --inventory {inv[kind]}")
             if roll > 0.12:
                 lines.append(f"node maintenance {name} off")
                 names.append(name)

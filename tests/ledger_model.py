@@ -67,13 +67,13 @@ def build_template(path):
     rd(path, t0, "account create alice --plan team", "account create bob --plan team",
        "account deposit alice 1000", "account deposit bob 1000",
        "provider enable physical", "region create dc --provider physical --storage local --public",
-       f"node add dc pub-a --minion m1 --inventory {inv}/a100x4.yaml",
-       f"node add dc pub-w --minion m2 --inventory {inv}/rtx3090x2.yaml",
+       f"node add dc pub-a --agent none --minion m1 --inventory {inv}/a100x4.yaml",
+       f"node add dc pub-w --agent none --minion m2 --inventory {inv}/rtx3090x2.yaml",
        "node maintenance pub-a off", "node maintenance pub-w off",
        "price set a100 2.78", "price set rtx3090 0.6")
     rd(path, t0, "provider enable physical", "region create alab --provider physical --storage central",
-       f"node add alab a-st --minion m3 --role storage --inventory {inv}/storage.yaml",
-       f"node add alab a-1 --minion m4 --inventory {inv}/a100x4.yaml", "node maintenance a-1 off",
+       f"node add alab a-st --agent none --minion m3 --role storage --inventory {inv}/storage.yaml",
+       f"node add alab a-1 --agent none --minion m4 --inventory {inv}/a100x4.yaml", "node maintenance a-1 off",
        "node set a-1 --gpu-sharing on",
        "project create vision", "project share vision bob", actor="alice")
 

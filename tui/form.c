@@ -20,6 +20,7 @@ static const form_field node_add_fields[] = {
     { "Inventory file", "inventory", FF_TEXT, 0, NAMES_FILE, NULL },
     { "UPnP", "upnp", FF_CHOICE, 0, NAMES_NONE, NULL },
     { "Mining", "mining", FF_CHOICE, 0, NAMES_NONE, NULL },
+    { "Agent", "agent", FF_CHOICE, 0, NAMES_NONE, NULL },
 };
 static const form_field region_create_fields[] = {
     { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
@@ -34,6 +35,8 @@ static const form_field node_set_fields[] = {
     { "GPU sharing", "gpu-sharing", FF_CHOICE, 0, NAMES_NONE, "gpu_sharing" },
     { "UPnP", "upnp", FF_CHOICE, 0, NAMES_NONE, "upnp" },
     { "Mining", "mining", FF_CHOICE, 0, NAMES_NONE, "mining" },
+    /* prefilled: the same mode again is no change (node set --agent) */
+    { "Agent", "agent", FF_CHOICE, 0, NAMES_NONE, "agent_mode" },
 };
 static const form_field datastore_add_fields[] = {
     { "Region", NULL, FF_TEXT, 1, NAMES_REGION, NULL },

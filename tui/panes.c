@@ -109,7 +109,7 @@ static const pane_col alert_cols[] = {
  * gigabytes and a moment.  A key that needs a whole document (Enter, e,
  * o) gets it from the show command (pane_current_item). */
 #define NODE_LIST "node list --fields name,region,owner,role,state,gpu_type,gpu_count,gpus_used,cpu_cores,cpus_used," \
-                  "workers,agent,gpu_alloc,gpu_health"
+                  "workers,agent,agent_mode,gpu_alloc,gpu_health"
 #define JOB_LIST "job list --fields id,name,state,workers_running,workers_total,node,project,project_owner,reason," \
                  "workers.state,workers.node,workers.price_ucr"
 

@@ -138,7 +138,12 @@ static void computed_text(const json_t *item, const char *field, char *out, size
         const char *name = json_string_value(json_object_get(item, "project"));
         snprintf(out, len, "%s%s%s", owner ? owner : "", owner ? "/" : "", name ? name : "-");
     } else if (strcmp(field, "@agent") == 0) {
-        panes_agent_text(json_object_get(item, "agent"), out, len);
+        /* a manual node (node add --agent none) has no agent to wait for */
+        const char *mode = json_string_value(json_object_get(item, "agent_mode"));
+        if (mode && strcmp(mode, "none") == 0)
+            snprintf(out, len, "manual");
+        else
+            panes_agent_text(json_object_get(item, "agent"), out, len);
     } else if (strcmp(field, "@workers") == 0) {
         snprintf(out, len, "%lld/%lld", (long long)number_of(item, "workers_running"),
                  (long long)number_of(item, "workers_total"));

@@ -359,6 +359,8 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
     if (rc == RD_OK) {
         store_set_notice(dlog_store_notice, (void *)&o->log);  /* a slow first open says why */
         rc = cmd_ctx_open_store(&a.ctx, err);
+        if (rc == RD_OK)
+            cmd_ctx_upgrade(&a.ctx);   /* an older store's documents, logged as the file's upgrade is */
         store_set_notice(NULL, NULL);
     }
     if (rc != RD_OK) {

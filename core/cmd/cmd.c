@@ -19,6 +19,7 @@
 
 #include "access.h"
 #include "account_init.h"
+#include "node_agent.h"
 #include "cmd_args_int.h"
 #include "cmd_list.h"
 #include "cmd_relay.h"
@@ -479,6 +480,19 @@ rd_code cmd_ctx_open_store(cmd_ctx *ctx, rd_err *err)
     return rc;
 }
 
+void cmd_ctx_upgrade(cmd_ctx *ctx)
+{
+    size_t required = 0, none = 0;
+    rd_err ignored = { 0 };
+    if (ctx->upgraded || !ctx->store || ctx->relayed || ctx->read_only)
+        return;
+    ctx->upgraded = 1;
+    if (node_agent_upgrade(ctx->store, &required, &none, &ignored) == RD_OK && required + none > 0)
+        store_notice(1, "store: upgraded to agent modes: %zu node(s) that have had an agent are agent_mode required "
+                     "(work only while their agent is online), %zu without one are none (manual: placement is the "
+                     "start, as before)", required, none);
+}
+
 void cmd_ctx_close(cmd_ctx *ctx)
 {
     store_close(ctx->store);
@@ -675,6 +689,8 @@ rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
         rc = cmd_relay_exec(ctx, def, w, args, result, err);
         goto out;
     }
+    if (def->options & CMD_MUTATES)
+        cmd_ctx_upgrade(ctx);
 
     char *line = redacted_line(def, w);
     rd_tx *tx = ctx->store ? tx_new(ctx->store) : NULL;

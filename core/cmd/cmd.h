@@ -125,8 +125,17 @@ struct cmd_ctx {
                                  * command that takes one, as given (its list's columns, in
                                  * that order); empty: the command's own def->columns */
     json_t *agent_beats;        /* NULL, or what `agent check` saw of each agent's beat, kept between
-                                 * its rounds by the controller (core/fleet/agent.c); freed by cmd_ctx_close */
+                                 * its rounds by the controller (core/fleet/agent.c); freed by cmd_ctx_close */    int upgraded;               /* cmd_ctx_upgrade has looked at this store */
 };
+
+/* Upgrades the documents of a store made by an older rigdeck, once per
+ * context: today every node gets its agent mode (core/fleet/node_agent.c),
+ * and store_notice says how many became which.  The executor calls it
+ * before the first command that writes (opening a store never writes to an
+ * old one); the controller and the agent call it right after opening, while
+ * their log takes notices.  A store that cannot be upgraded (an identity
+ * without the right) is left as it is: it behaves as before. */
+void cmd_ctx_upgrade(cmd_ctx *ctx);
 
 /* Stages, in tx, the mark that ctx's relayed request has been answered
  * (nothing when ctx runs no relayed request): the executor calls it in the

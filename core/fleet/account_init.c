@@ -16,6 +16,7 @@
 #include "audit_log.h"
 #include "keyspace.h"
 #include "names.h"
+#include "node_agent.h"
 
 #define META_KEY KEY_META_STORE
 #define ADMIN_ACCOUNT "default"
@@ -83,8 +84,8 @@ static rd_code bootstrap_once(rd_tx *tx, rd_time now, rd_err *err)
         return rc;
     }
     rc = tx_put(tx, META_KEY,
-                json_pack("{s:s, s:i, s:s, s:b}", "name", "rigdeck", "schema", 1, "created_at",
-                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, 1), err);
+                json_pack("{s:s, s:i, s:s, s:b, s:b}", "name", "rigdeck", "schema", 1, "created_at",
+                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, 1, NODE_AGENT_UPGRADE_MARK, 1), err);
     if (rc == RD_OK)
         rc = account_init_stage(tx, ADMIN_ACCOUNT, "team", "admin", now, NULL, err);
     if (rc == RD_OK)

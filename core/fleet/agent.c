@@ -6,8 +6,9 @@
  *                             the node marked as run by an agent (placed
  *                             workers then wait for their process to start)
  *   agent list                every agent and its state
- *   agent remove NODE         retires a stopped agent: the node goes back to
- *                             the books
+ *   agent remove NODE         retires a stopped agent: an agent-managed
+ *                             node waits for a new one (node set --agent
+ *                             none makes it manual)
  *   agent check               the controller's round: an agent whose lease
  *                             expired (or, beating, whose beat stalled) is
  *                             `lost`; a node whose agent has been
@@ -17,7 +18,9 @@
  *                             started go back to the queue
  *
  * A node that went offline this way returns to the state it had before when
- * its agent registers again.  Reading an agent's state is agent_view.c's.
+ * its agent registers again.  Register and the loss also keep the node's
+ * "agent_online", which is how placement knows (node_agent.c); a manual
+ * node (agent_mode none) takes no agent.  Reading an agent's state is agent_view.c's.
  *
  * The beat.  On a secured etcd any user may keep any lease alive (etcd has
  * no permission for keep-alive), so a lease that lives on proves nothing:
@@ -41,6 +44,7 @@
 #include "job.h"
 #include "keyspace.h"
 #include "names.h"
+#include "node_agent.h"
 #include "num.h"
 
 #define AGENT_DEFAULT_TIMEOUT_S 30
@@ -136,6 +140,9 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     if (rc == RD_OK && strcmp(doc_str(node, "provider"), "physical") != 0)
         rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a %s cloud node; its provider reports it, not an agent",
                      name, doc_str(node, "provider"));
+    if (rc == RD_OK && !node_agent_required(node) && json_object_get(node, "agent_mode"))
+        rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a manual node (agent_mode none): its work is placed "
+                     "running and ended by job report; node set %s --agent required first", name, name);
     if (rc == RD_OK)
         rc = agent_view_get(ctx->tx, name, &old, err);
     if (rc != RD_OK)
@@ -165,6 +172,7 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     }
     int had_agent = json_is_true(json_object_get(node, "agent_managed"));
     json_object_set_new(node, "agent_managed", json_true());
+    node_agent_set_online(node, 1);   /* the write that wakes an idle scheduler */
     *result = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:I}, s:[], s:[]}", "name", name, "node_state",
                         doc_str(node, "state"), "agent", "state", "online", "last_heartbeat", ts, "host",
                         doc_str(agent, "host"), "version", doc_str(agent, "version"), "pid", (json_int_t)pid,
@@ -319,6 +327,23 @@ static int beat_stalled(cmd_ctx *ctx, const json_t *agent, const json_t *entry, 
     return 1;
 }
 
+/* The node of a lost agent takes no new work from now on (the same step as
+ * the loss); it turns offline only after the node timeout. */
+static rd_code node_mark_offline_agent(cmd_ctx *ctx, const char *name, rd_err *err)
+{
+    json_t *node = NULL;
+    rd_code rc = node_read(ctx, name, &node, err);
+    if (rc == RD_ENOTFOUND)
+        return RD_OK;   /* removed meanwhile */
+    if (rc == RD_OK && json_is_true(json_object_get(node, "agent_online"))) {
+        node_agent_set_online(node, 0);
+        rc = node_write(ctx, node, err);
+        node = NULL;
+    }
+    json_decref(node);
+    return rc;
+}
+
 /* One agent: lost when its alive key is gone; its node offline once it has
  * been silent for timeout.  Appends what it changed to events. */
 static rd_code check_one(cmd_ctx *ctx, const char *name, const json_t *alive, int64_t timeout, json_t *events,
@@ -357,6 +382,8 @@ static rd_code check_one(cmd_ctx *ctx, const char *name, const json_t *alive, in
                                                 "last_heartbeat", doc_str(agent, "last_heartbeat"), "cause",
                                                 stalled ? "beat_stalled" : "lease_expired"));
         rc = tx_put(ctx->tx, tx_key(key, KEY_AGENTS "%s", name), json_incref(agent), err);
+        if (rc == RD_OK)
+            rc = node_mark_offline_agent(ctx, name, err);
         if (rc == RD_OK)
             rc = cmd_commit_step(ctx, err);
     }
@@ -456,9 +483,11 @@ static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 
 /* ---- remove ---------------------------------------------------------------- */
 
-/* Retires a node's agent: the node goes back to the books (placement is the
- * start, ends are reported by hand), and one that is offline because its
- * agent went silent returns to the state it had.  Refused while the agent
+/* Retires a node's agent: one that is offline because its agent went
+ * silent returns to the state it had; an agent-managed node then waits for
+ * a new agent (agent_offline), a node of a store not upgraded yet (no
+ * agent_mode) goes back to the books (placement is the start, ends are
+ * reported by hand).  Refused while the agent
  * is online or the node holds workers (no one would report them). */
 static rd_code agent_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
@@ -496,6 +525,8 @@ static rd_code agent_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
         json_object_del(node, "offline_from");
         json_object_del(node, "offline_reason");
         json_object_del(node, "agent_managed");
+        if (json_object_get(node, "agent_mode"))
+            node_agent_set_online(node, 0);
         *result = json_incref(node);
         rc = node_write(ctx, node, err);
         node = NULL;
@@ -531,6 +562,6 @@ const cmd_def agent_cmd_table[] = {
     { "agent check", "", agent_check_flags, CMD_MUTATES,
       "mark lost agents and take their nodes offline (rigdeck serve does this)", NULL, agent_check_cmd },
     { "agent remove", "NODE", NULL, CMD_MUTATES,
-      "retire a stopped node agent: the node goes back to placement without an agent", NULL, agent_remove_cmd },
+      "retire a stopped node agent: an agent-managed node waits for a new one (node set --agent none: manual)", NULL, agent_remove_cmd },
     { 0 }
 };

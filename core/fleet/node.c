@@ -11,7 +11,8 @@
  * and the scheduler moves it to `maintenance` when the last worker ends.
  *
  * A region has at most one storage node; its name is kept in the region
- * document, which also serialises concurrent additions.
+ * document, which also serialises concurrent additions.  Every node has an
+ * agent mode (node_agent.c): agent-managed unless added or set --agent none.
  */
 #include "node.h"
 
@@ -28,6 +29,7 @@
 #include "hwreq.h"
 #include "keyspace.h"
 #include "names.h"
+#include "node_agent.h"
 #include "node_capacity.h"
 #include "tx_pick.h"
 
@@ -65,12 +67,14 @@ static json_t *node_new_doc(cmd_ctx *ctx, const json_t *region, const char *name
 {
     char ts[RDTIME_BUFLEN];
     rdtime_format(ctx->now, ts);
-    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:n, s:i, s:i, s:i, s:[], s:n, s:[], s:b, s:s, s:s, s:n}",
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:n, s:i, s:i, s:i, s:[], s:n, s:[], s:b, s:s, s:s, s:n, "
+                     "s:s, s:b}",
                      "name", name, "region", doc_str(region, "name"), "owner", doc_str(region, "owner"),
                      "provider", doc_str(region, "provider"), "role", role, "minion_id", minion,
                      "upnp", 1, "mining", 0, "state", "provisioning", "gpu_type", "gpu_count", 0,
                      "gpus_used", 0, "disk_gb", 0, "unmet", "inventory", "workers", "ephemeral", 0,
-                     "created_at", ts, "state_changed_at", ts, "last_used_at");
+                     "created_at", ts, "state_changed_at", ts, "last_used_at", "agent_mode", NODE_AGENT_REQUIRED,
+                     "agent_online", 0);
 }
 
 /* 1 when the node's unmet list has an entry of node_capacity_check_held. */
@@ -275,6 +279,10 @@ static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     if (rc == RD_OK) {
         json_object_set_new(node, "upnp", json_boolean(opt_on(a, "upnp", 1)));
         json_object_set_new(node, "mining", json_boolean(opt_on(a, "mining", 0)));
+        if (cmd_opt(a, "agent") && strcmp(cmd_opt(a, "agent"), NODE_AGENT_NONE) == 0) {
+            json_object_set_new(node, "agent_mode", json_string(NODE_AGENT_NONE));
+            json_object_del(node, "agent_online");
+        }
         if (cmd_opt(a, "inventory"))
             rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), NULL, err);
     }
@@ -413,6 +421,10 @@ static rd_code node_replace_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     if (rc == RD_OK) {
         json_object_set_new(node, "upnp", json_boolean(opt_on(a, "upnp", json_is_true(json_object_get(old, "upnp")))));
         json_object_set_new(node, "replaces", json_string(name));
+        if (!node_agent_required(old)) {   /* the new machine is run the way the old one was */
+            json_object_set_new(node, "agent_mode", json_string(NODE_AGENT_NONE));
+            json_object_del(node, "agent_online");
+        }
         if (cmd_opt(a, "inventory"))
             rc = node_apply_inventory_file(ctx, node, region, cmd_opt(a, "inventory"), NULL, err);
     }
@@ -489,8 +501,10 @@ static rd_code node_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
         rc = fleet_region_get(ctx, doc_str(node, "region"), &region, err);
     if (rc == RD_OK)
         rc = fleet_require_owner_named(ctx, region, "node set", "node", doc_str(node, "name"), err);
-    if (rc == RD_OK && !cmd_opt(a, "gpu-sharing") && !cmd_opt(a, "upnp") && !cmd_opt(a, "mining"))
-        rc = rd_fail(err, RD_EUSAGE, "node set: give at least one of --gpu-sharing, --upnp, --mining");
+    if (rc == RD_OK && !cmd_opt(a, "gpu-sharing") && !cmd_opt(a, "upnp") && !cmd_opt(a, "mining") && !cmd_opt(a, "agent"))
+        rc = rd_fail(err, RD_EUSAGE, "node set: give at least one of --gpu-sharing, --upnp, --mining, --agent");
+    if (rc == RD_OK && cmd_opt(a, "agent"))
+        rc = node_agent_change(ctx, node, cmd_opt(a, "agent"), err);
     if (rc == RD_OK && cmd_opt(a, "gpu-sharing")) {
         int on = strcmp(cmd_opt(a, "gpu-sharing"), "on") == 0;
         if (!on && json_array_size(json_object_get(node, "workers")) > 0)
@@ -545,12 +559,12 @@ static rd_code node_list_read(cmd_ctx *ctx, const tx_pick_names *asked, json_t *
 
 /* Every field a node document may carry (some only in some states or on
  * GCP nodes) and `agent`, which the list adds: what --fields may name.
- * Not the agent's bookkeeping (offline_from, agent_managed): the list of
+ * Not the agent's bookkeeping (offline_from, agent_managed, agent_online): the list of
  * known names has to fit a one-line error. */
 static const char *const node_fields[] = {
     "name", "region", "owner", "provider", "role", "state", "minion_id", "gpu_type", "gpu_count", "gpus_used",
     "gpu_alloc", "gpu_sharing", "gpu_health", "cpu_cores", "cpus_used", "memory_gb", "disk_gb", "disk_used_gb",
-    "workers", "agent", "upnp", "mining", "unmet", "inventory", "inventory_problems",
+    "workers", "agent", "agent_mode", "upnp", "mining", "unmet", "inventory", "inventory_problems",
     "maintenance_reason", "offline_reason", "replaces", "reported_at", "ephemeral", "for_job",
     "accelerator", "storage_class", "gcp_instance", "gcp_zone", "gcp_status", "gcp_error", "release_reason",
     "release_started_at", "created_at", "state_changed_at", "last_used_at", NULL
@@ -640,6 +654,9 @@ static const cmd_flag node_add_flags[] = {
     { "upnp", "on|off", CMD_FLAG_VALUE, "off behind a corporate firewall (default on)" },
     { "mining", "on|off", CMD_FLAG_VALUE, "mine while GPUs are idle (default off)" },
     { "inventory", "FILE", CMD_FLAG_VALUE, "the machine's inventory (YAML); else wait for node report" },
+    { "agent", "none|required", CMD_FLAG_VALUE,
+      "required (default): work only while its agent is online; none: a manual node, placement is the start and "
+      "job report the end" },
     { 0 }
 };
 static const cmd_flag node_list_flags[] = {
@@ -664,6 +681,9 @@ static const cmd_flag node_set_flags[] = {
     { "gpu-sharing", "on|off", CMD_FLAG_VALUE, "let fractional-GPU jobs share this node's GPUs" },
     { "upnp", "on|off", CMD_FLAG_VALUE, "UPnP port mapping" },
     { "mining", "on|off", CMD_FLAG_VALUE, "mine while GPUs are idle" },
+    { "agent", "none|required", CMD_FLAG_VALUE,
+      "required: work only while its agent is online; none: manual (refused while workers are placed there, and "
+      "to none while an agent is registered)" },
     { 0 }
 };
 static const cmd_flag node_report_flags[] = {
@@ -682,14 +702,14 @@ const cmd_def node_cmd_table[] = {
     { "node add", "REGION NAME", node_add_flags, CMD_MUTATES, "add a compute or storage node to a physical region",
       NULL, node_add_cmd },
     { "node list", "", node_list_flags, 0, "list nodes",
-      "name,region,role,state,gpu_type,gpu_count,gpus_used,agent,minion_id", node_list_cmd },
+      "name,region,role,state,gpu_type,gpu_count,gpus_used,agent_mode,agent,minion_id", node_list_cmd },
     { "node show", "NAME", NULL, 0, "show a node, with every unmet hardware requirement", NULL, node_show_cmd },
     { "node maintenance", "NAME on|off|toggle", NULL, CMD_MUTATES,
       "take a node out of service (draining while workers run) or back", NULL, node_maintenance_cmd },
     { "node replace", "NAME", node_replace_flags, CMD_MUTATES, "swap a region's storage node for a new one", NULL,
       node_replace_cmd },
     { "node remove", "NAME", NULL, CMD_MUTATES, "remove an idle node", NULL, node_remove_cmd },
-    { "node set", "NAME", node_set_flags, CMD_MUTATES, "change a node's GPU sharing, UPnP or mining", NULL,
+    { "node set", "NAME", node_set_flags, CMD_MUTATES, "change a node's GPU sharing, UPnP, mining or agent mode", NULL,
       node_set_cmd },
     { "node report", "NAME", node_report_flags, CMD_MUTATES,
       "record a node's inventory (agent) or cloud instance state (cloud driver)", NULL, node_report_cmd },

@@ -19,6 +19,7 @@
 #include "job_env.h"
 #include "job_why.h"
 #include "node.h"
+#include "node_agent.h"
 #include "jobspec.h"
 #include "keyspace.h"
 #include "names.h"
@@ -199,7 +200,8 @@ static rd_code job_stop_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
 
 /* Who may report on a worker: whoever may act on the job (job.c), fleet
  * staff, and the owner of the node it was placed on (its agent runs as
- * that account). */
+ * that account).  On an agent-managed node (agent_mode required) the
+ * customer may not: only a manual node's work ends by the customer's word. */
 static rd_code job_require_reporter(cmd_ctx *ctx, const json_t *job, size_t w, rd_err *err)
 {
     json_t *node = NULL;
@@ -208,7 +210,7 @@ static rd_code job_require_reporter(cmd_ctx *ctx, const json_t *job, size_t w, r
         return RD_OK;
     int found = *name && node_get_any(ctx, name, &node, NULL) == RD_OK;
     int owner = found && fleet_require_node_owner(ctx, node, "job report", NULL) == RD_OK;
-    int agent = found && json_is_true(json_object_get(node, "agent_managed"));
+    int agent = found && node_agent_required(node);
     json_decref(node);
     if (owner)
         return RD_OK;

@@ -2,11 +2,14 @@
  *
  * It judges every node for the job with the same sched_check() the
  * pass places with, after replaying the claims that aged jobs ahead of it in
- * the queue would make, so why and run never disagree.  The pass itself is
+ * the queue would make, so why and run never disagree.  Beside the nodes
+ * it counts the owner's GCP regions whose quota allows no more of the job's
+ * GPU type (`quota`, as the pass's burst judges them).  The pass itself is
  * sched_run.c's.
  */
 #include "job_why.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +17,24 @@
 #include "fleet.h"
 #include "job.h"
 #include "num.h"
+#include "sched_burst.h"
 #include "sched_index.h"
 #include "sched_queue.h"
 
 /* ---- job why ----------------------------------------------------------- */
+
+/* The strings of words, joined by ", " into out (cut at len). */
+static void join_words(const json_t *words, char *out, size_t len)
+{
+    size_t i, used = 0;
+    json_t *w;
+    out[0] = '\0';
+    json_array_foreach(words, i, w) {
+        const char *word = json_string_value(w);
+        if (used < len)
+            used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", word ? word : "");
+    }
+}
 
 rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
@@ -74,6 +91,8 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
         "with no market price for their GPU type", "costing more per GPU-hour than its max_price",
         "not sharing GPUs (it asks for a fraction)", "without enough free GPUs", "without enough free disk",
         "without enough free vCPUs", "held for a job that has waited longer",
+        "whose agent is not online (agent-managed: work goes only where an agent runs it)",
+        "with enough free GPUs only if their unhealthy GPUs counted (node show lists gpu_health)",
     };
     json_t *constraints = json_array(), *reasons = json_array();
     for (int v = 1; v < SCHED_NVERDICTS; v++)
@@ -82,6 +101,19 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
                                                          "ruled_out", (json_int_t)counts[v]));
             json_array_append_new(reasons, json_sprintf("%zu node%s %s", counts[v], counts[v] == 1 ? "" : "s", what[v]));
         }
+    size_t quota_regions = 0;
+    json_t *quota_names = json_array();
+    if (sched_burst_quota_blocked(ctx, &s, job, &quota_regions, quota_names, NULL) == RD_OK && quota_regions) {
+        char types[256] = "", names[256] = "";
+        join_words(json_object_get(json_object_get(job, "resources"), "gpu_types"), types, sizeof types);
+        join_words(quota_names, names, sizeof names);
+        json_array_append_new(constraints, json_pack("{s:s, s:I}", "constraint", "quota", "ruled_out",
+                                                     (json_int_t)quota_regions));
+        json_array_append_new(reasons, json_sprintf("%zu GCP region%s whose quota allows no more %s (%s: quota show "
+                                                    "REGION has limits and usage)", quota_regions,
+                                                    quota_regions == 1 ? "" : "s", types, names));
+    }
+    json_decref(quota_names);
     json_t *maxp = json_object_get(json_object_get(job, "resources"), "max_price_ucr");
     if (counts[SCHED_PRICE] && json_is_integer(maxp)) {
         char buf[NUM_CREDITS_BUFLEN];

@@ -103,6 +103,76 @@ static rd_code fail_job(cmd_ctx *ctx, json_t *job, rd_err *err)
     return job_put(ctx, json_incref(job), err);
 }
 
+/* What GCP region rname offers a worker of gpus GPUs of job: *offered when
+ * it is the project owner's, ready, not ruled out by the job's pin, and has
+ * a type the job accepts at or under its max_price; then *fit is the first
+ * such type whose quota still has room (NULL: all used up) and *quota the
+ * region's quota document (read guarded; a new one when there is none). */
+static rd_code region_offer(cmd_ctx *ctx, const char *rname, const json_t *region, const json_t *job, int64_t gpus,
+                            int *offered, const gpu_type **fit, json_t **quota, rd_err *err)
+{
+    const json_t *res = json_object_get(job, "resources");
+    const char *pin = doc_str(job, "region_pin");
+    *offered = 0;
+    *fit = NULL;
+    *quota = NULL;
+    if (strcmp(doc_str(region, "owner"), doc_str(job, "project_owner")) != 0 || !region_ready(ctx, region) ||
+        (*pin && strcmp(pin, rname) != 0))
+        return RD_OK;
+    const gcp_region_info *info = catalog_gcp_region(doc_str(region, "gcp_region"));
+    size_t k;
+    json_t *t;
+    json_array_foreach(json_object_get(res, "gpu_types"), k, t) {
+        const gpu_type *g = catalog_gpu(json_string_value(t));
+        if (!g || !g->gcp_quota_metric || !info || !catalog_gcp_region_has_gpu(info, g->id))
+            continue;
+        json_t *max = json_object_get(res, "max_price_ucr");
+        if (json_is_integer(max) && g->usage_fee_ucr > json_integer_value(max))
+            continue;
+        *offered = 1;
+        if (!*quota) {
+            char key[RD_KEY_MAX];
+            rd_code rc = tx_get(ctx->tx, tx_key(key, KEY_QUOTAS "%s", rname), quota, err);
+            if (rc != RD_OK)
+                return rc;
+            if (!*quota)
+                *quota = json_pack("{s:s, s:{}}", "name", rname, "metrics");
+        }
+        /* A worker of n GPUs is n runnable single-GPU jobs' worth of quota. */
+        if (quota_runnable_jobs(g, json_object_get(*quota, "metrics")) >= gpus) {
+            *fit = g;
+            return RD_OK;
+        }
+    }
+    return RD_OK;
+}
+
+rd_code sched_burst_quota_blocked(cmd_ctx *ctx, const sched_snapshot *s, const json_t *job, size_t *regions,
+                                  json_t *names, rd_err *err)
+{
+    int64_t gpus = (doc_int(json_object_get(job, "resources"), "gpus_x100") + 99) / 100;
+    const char *rname;
+    json_t *region;
+    *regions = 0;
+    if (gpus == 0)
+        return RD_OK;
+    json_object_foreach(s->regions, rname, region) {
+        int offered = 0;
+        const gpu_type *fit = NULL;
+        json_t *quota = NULL;
+        rd_code rc = region_offer(ctx, rname, region, job, gpus, &offered, &fit, &quota, err);
+        json_decref(quota);
+        if (rc != RD_OK)
+            return rc;
+        if (offered && !fit) {
+            (*regions)++;
+            if (names)
+                json_array_append_new(names, json_string(rname));
+        }
+    }
+    return RD_OK;
+}
+
 rd_code sched_burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size_t w, int dry_run, sched_burst_outcome *out,
                      rd_err *err)
 {
@@ -113,7 +183,6 @@ rd_code sched_burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size
         return rc;
     const json_t *res = json_object_get(job, "resources");
     json_t *worker = json_array_get(json_object_get(job, "workers"), w);
-    const char *pin = doc_str(job, "region_pin");
     int64_t gpus = (doc_int(res, "gpus_x100") + 99) / 100;
     int offered = 0;
     if (*doc_str(worker, "pending_node")) {
@@ -125,38 +194,21 @@ rd_code sched_burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size
     const char *rname;
     json_t *region;
     json_object_foreach(s->regions, rname, region) {
-        if (strcmp(doc_str(region, "owner"), doc_str(job, "project_owner")) != 0 || !region_ready(ctx, region) ||
-            (*pin && strcmp(pin, rname) != 0))
-            continue;
-        const gcp_region_info *info = catalog_gcp_region(doc_str(region, "gcp_region"));
-        size_t k;
-        json_t *t;
-        json_array_foreach(json_object_get(res, "gpu_types"), k, t) {
-            const gpu_type *g = catalog_gpu(json_string_value(t));
-            if (!g || !g->gcp_quota_metric || !info || !catalog_gcp_region_has_gpu(info, g->id))
-                continue;
-            json_t *max = json_object_get(res, "max_price_ucr");
-            if (json_is_integer(max) && g->usage_fee_ucr > json_integer_value(max))
-                continue;
-            offered = 1;
-            char key[RD_KEY_MAX];
-            json_t *quota = NULL;
-            if ((rc = tx_get(ctx->tx, tx_key(key, KEY_QUOTAS "%s", rname), &quota, err)) != RD_OK)
-                goto done;
-            if (!quota)
-                quota = json_pack("{s:s, s:{}}", "name", rname, "metrics");
-            /* A worker of n GPUs is n runnable single-GPU jobs' worth of quota. */
-            if (quota_runnable_jobs(g, json_object_get(quota, "metrics")) < gpus) {
-                json_decref(quota);
-                continue;
-            }
-            if (!dry_run) {
-                rc = stage_burst(ctx, job, w, region, g, gpus, quota, err);
-                if (rc == RD_OK)
-                    rc = cmd_commit_step(ctx, err);
-            }
-            json_decref(quota);
-            *out = rc == RD_OK ? SCHED_BURST_STARTED : SCHED_BURST_NONE;
+        int here = 0;
+        const gpu_type *g = NULL;
+        json_t *quota = NULL;
+        rc = region_offer(ctx, rname, region, job, gpus, &here, &g, &quota, err);
+        offered |= here;
+        if (rc == RD_OK && g && !dry_run) {
+            rc = stage_burst(ctx, job, w, region, g, gpus, quota, err);
+            if (rc == RD_OK)
+                rc = cmd_commit_step(ctx, err);
+        }
+        json_decref(quota);
+        if (rc != RD_OK)
+            goto done;
+        if (g) {
+            *out = SCHED_BURST_STARTED;
             goto done;
         }
     }

@@ -18,4 +18,11 @@ typedef enum {
 rd_code sched_burst_worker(cmd_ctx *ctx, sched_snapshot *s, const char *id, size_t w, int dry_run, sched_burst_outcome *out,
                      rd_err *err);
 
+/* How many of the GCP regions a job could burst into (its owner's, ready,
+ * offering a type it accepts within its max_price) have no quota left for
+ * one of its workers: `job why` counts them as `quota`.  Their names are
+ * appended to names (a JSON array; may be NULL). */
+rd_code sched_burst_quota_blocked(cmd_ctx *ctx, const sched_snapshot *s, const json_t *job, size_t *regions,
+                                  json_t *names, rd_err *err);
+
 #endif

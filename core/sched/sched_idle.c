@@ -40,7 +40,8 @@ int sched_idle_key_matters(const char *key)
     case KEYSPACE_SCHED_IDLE:
     case KEYSPACE_LOGS:               /* worker output, pushed while they run */
     case KEYSPACE_SERVE:              /* who leads the controllers */
-    case KEYSPACE_AGENTS:             /* an agent's state reaches the pass through its node */
+    case KEYSPACE_AGENTS:             /* an agent's state reaches the pass through its node: register,
+                                       * the loss and remove write its agent_online (node_agent.c) */
     case KEYSPACE_AGENT_ALIVE:
     case KEYSPACE_METRICS:            /* vital stats: GPU health reaches the pass through the node */
     case KEYSPACE_ALERT_RULES:

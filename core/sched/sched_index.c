@@ -8,6 +8,10 @@
  * sched_check over the fleet: a group's nodes share every rule but capacity,
  * the first fitting node in the lowest bucket has the fewest GPUs left over,
  * and buckets are in the tie-break order), and the aged jobs' claims.
+ *
+ * An agent-managed node whose agent is not online (node_agent.c: a field of
+ * its document, so judging it costs no read) keeps its group but sits in no
+ * bucket: nothing picks or claims it, and sched_check names why.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,7 @@
 #include "doc.h"
 #include "fleet.h"
 #include "grow.h"
+#include "node_agent.h"
 #include "node_health.h"
 #include "sched_index.h"
 #include "keyspace.h"
@@ -24,7 +29,8 @@
 
 static const char *const verdict_names[SCHED_NVERDICTS] = {
     "eligible", "node_state", "gpu_type", "region_private", "region_pin", "no_market_price",
-    "price", "gpu_sharing", "free_gpus", "free_disk", "free_cpus", "claimed_by_older_job",
+    "price", "gpu_sharing", "free_gpus", "free_disk", "free_cpus", "claimed_by_older_job", "agent_offline",
+    "gpu_unhealthy",
 };
 
 const char *sched_verdict_name(sched_verdict v)
@@ -121,7 +127,7 @@ static int group_grow(sched_group *g, int nbuckets)
 static void node_file(sched_snapshot *s, size_t i)
 {
     sched_node *n = &s->nodes[i];
-    if (n->group < 0)
+    if (n->group < 0 || n->agent_offline)
         return;
     sched_group *g = &s->groups[n->group];
     int f = n->free_x100 < 0 ? 0 : n->free_x100;
@@ -143,7 +149,7 @@ static void node_file(sched_snapshot *s, size_t i)
 static void node_unfile(sched_snapshot *s, size_t i)
 {
     sched_node *n = &s->nodes[i];
-    if (n->group < 0)
+    if (n->group < 0 || n->agent_offline)
         return;
     sched_group *g = &s->groups[n->group];
     int f = n->free_x100 < 0 ? 0 : n->free_x100;
@@ -213,9 +219,13 @@ static void node_parse(sched_snapshot *s, size_t i)
     }
     n->free_x100 = 0;
     n->whole_free = 0;
+    n->unhealthy = 0;
+    n->agent_offline = node_agent_offline(doc);
     for (int k = 0; k < n->gpu_count; k++) {
         /* an unhealthy GPU counts as taken: it gets no new work */
-        n->slots[k] = node_health_gpu_unhealthy(doc, k) ? 100 : (int)json_integer_value(json_array_get(alloc, (size_t)k));
+        int sick = node_health_gpu_unhealthy(doc, k);
+        n->unhealthy += sick;
+        n->slots[k] = sick ? 100 : (int)json_integer_value(json_array_get(alloc, (size_t)k));
         n->free_x100 += 100 - n->slots[k];
         n->whole_free += n->slots[k] == 0;
     }
@@ -425,6 +435,21 @@ static int claimed_by_other(const sched_node *n, const sched_job *j)
     return n->claim && strcmp(n->claim, j->id) != 0;
 }
 
+/* gpus_fit as if the node's unhealthy GPUs were healthy: their own
+ * allocation, from the document. */
+static int gpus_fit_counting_unhealthy(const sched_node *n, int64_t want)
+{
+    const json_t *alloc = json_object_get(n->doc, "gpu_alloc");
+    int64_t whole = 0;
+    for (int k = 0; k < n->gpu_count; k++) {
+        int64_t used = json_integer_value(json_array_get(alloc, (size_t)k));
+        if (want < 100 && 100 - used >= want)
+            return 1;
+        whole += used == 0;
+    }
+    return want >= 100 && whole >= want / 100;
+}
+
 sched_verdict sched_check(const sched_snapshot *s, const sched_job *j, size_t i, sched_offer *offer)
 {
     const sched_node *n = &s->nodes[i];
@@ -437,7 +462,13 @@ sched_verdict sched_check(const sched_snapshot *s, const sched_job *j, size_t i,
         return v;
     if (claimed_by_other(n, j))
         return SCHED_CLAIMED;
-    return capacity_verdict(j, g, n, offer);
+    if (n->agent_offline)
+        return SCHED_AGENT_OFFLINE;
+    v = capacity_verdict(j, g, n, offer);
+    /* `job why` tells a fleet short of GPUs from one whose GPUs are sick */
+    if (v == SCHED_GPUS && n->unhealthy && gpus_fit_counting_unhealthy(n, j->want_x100))
+        return SCHED_GPU_UNHEALTHY;
+    return v;
 }
 
 /* ---- picking ------------------------------------------------------------- */

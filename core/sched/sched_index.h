@@ -36,6 +36,8 @@ typedef enum {
     SCHED_DISK,           /* not enough free disk */
     SCHED_CPUS,           /* not enough free vCPUs (CPU-only jobs) */
     SCHED_CLAIMED,        /* held for a job that has waited longer than the age limit */
+    SCHED_AGENT_OFFLINE,  /* agent-managed, and its agent is not online */
+    SCHED_GPU_UNHEALTHY,  /* enough free GPUs only if its unhealthy ones counted */
     SCHED_NVERDICTS
 } sched_verdict;
 
@@ -49,6 +51,8 @@ typedef struct {
     json_t *committed;    /* as read or last committed: what a commit is guarded on */
     int64_t rev;          /* mod_revision of committed */
     int group;            /* -1: not active, or its region is unknown */
+    int agent_offline;    /* agent-managed without its agent online: in its group, in no bucket */
+    int unhealthy;        /* GPUs marked unhealthy (counted as taken) */
     int gpu_count;
     int *slots;           /* used hundredths per physical GPU */
     size_t slots_cap;

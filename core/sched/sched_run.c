@@ -31,6 +31,7 @@
 #include "job.h"
 #include "keyspace.h"
 #include "ledger.h"
+#include "node_agent.h"
 #include "node_capacity.h"
 #include "sched_burst.h"
 #include "sched_idle.h"
@@ -177,7 +178,7 @@ static void place(pass *p, size_t qi, size_t k, size_t ni, const sched_offer *of
     json_t *worker = json_array_get(json_object_get(job, "workers"), k);
     /* On a node an agent runs, the worker starts when its process does
      * (the agent reports it); elsewhere the books take placement as start. */
-    int by_agent = json_is_true(json_object_get(node, "agent_managed"));
+    int by_agent = node_agent_required(node);
     json_object_set_new(worker, "state", json_string(by_agent ? "starting" : "running"));
     json_object_set_new(worker, "node", json_string(n->name));
     json_object_set_new(worker, "region", json_string(doc_str(node, "region")));

@@ -327,6 +327,8 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
     s.ctx.now = o->log.now();
     store_set_notice(dlog_store_notice, (void *)&o->log);  /* a slow first open says why */
     rd_code rc = cmd_ctx_open_store(&s.ctx, err);
+    if (rc == RD_OK)
+        cmd_ctx_upgrade(&s.ctx);   /* an older store's documents, logged as the file's upgrade is */
     store_set_notice(NULL, NULL);
     if (rc != RD_OK)
         return rc;

@@ -60,6 +60,11 @@ rd_code store_open(const char *url, const store_opts *opts, store_t **out, rd_er
 typedef void (*store_notice_fn)(void *data, int done, const char *msg);
 void store_set_notice(store_notice_fn fn, void *data);
 
+/* Tells the front end's store_notice_fn, if any (store_notice.c): the
+ * schema upgrade of a file, and the one-time upgrades of documents the
+ * executor makes before a store's first write (cmd_ctx_upgrade). */
+void store_notice(int done, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Closes the store and frees it; NULL is fine. */
 void store_close(store_t *st);
 

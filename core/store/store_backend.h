@@ -88,7 +88,5 @@ enum { STORE_MARKER_IDLE = 600 };
  * landed on a multiple of STORE_COMPACT_CHECK. */
 void store_compact_maybe(store_t *st);
 
-/* Tells the front end's store_notice_fn, if any (store_notice.c). */
-void store_notice(int done, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -2,8 +2,9 @@
  *
  * core/ never writes to the terminal: the front end (console, --batch,
  * serve, agent) hands in a function with store_set_notice and decides how
- * the operator sees the message.  Today the only such work is the schema
- * upgrade of an older SQLite file (store_sqlite_conn.c).  A file of its own
+ * the operator sees the message: the schema upgrade of an older SQLite
+ * file (store_sqlite_conn.c), and the documents of an older store upgraded
+ * before its first write (cmd_ctx_upgrade, either backend).  A file of its own
  * so that a backend can call it without calling back into store_open.c,
  * which calls the backends.
  */

@@ -193,7 +193,7 @@ expect_refused 1 "$before" "account"
 # she submits into carol's project, which waits (carol has no credit).
 rd -c "account deposit alice 0.25" -c "project create vision --owner carol" -c "project share vision alice"
 rd --as alice -c "provider enable physical" -c "region create lab --provider physical --storage local" \
-   -c "node add lab gpu-a --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
+   -c "node add lab gpu-a --agent none --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
    -c "project create notes" -c "project share notes carol"
 expect_status 0
 rd --as alice --output json -c "job submit $SP/a100-1.yaml"
@@ -254,7 +254,7 @@ expect_refused 1 "$before" "account remove: 'rich' still has a wallet balance of
 case_ "device fees not yet billed keep an account until bill run posts them"
 rd -c "account create edgy --plan team" -c "account deposit edgy 0.5"
 rd --as edgy -c "provider enable physical" -c "region create edge --provider physical --storage central" \
-   -c "node add edge st-1 --minion m-st1 --role storage --inventory $INV/storage.yaml" \
+   -c "node add edge st-1 --agent none --minion m-st1 --role storage --inventory $INV/storage.yaml" \
    -c "device add edge cam-1 --minion d-1 --model jetson-orin-nano"
 expect_status 0
 before=$(snapshot)

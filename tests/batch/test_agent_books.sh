@@ -176,7 +176,7 @@ expect_status 0
 rd --output json -c "node show $n2"
 expect_json state active
 
-case_ "agent remove: refused while the agent is online; then the node is placed on without an agent"
+case_ "agent remove: refused while the agent is online; then the node waits for an agent, or runs without one once manual"
 # a running agent keeps its lease alive however slow the machine is
 $WRAP "$BIN" agent --store "$STORE" --node "$n2" --work-dir "$WORK/$n2" --heartbeat 1s --runtime process \
     --sample 1h --inventory $INV/a100x4.yaml 2>"$TMP/agent.log" &
@@ -204,9 +204,14 @@ rd --output json -c "agent remove $n2"
 expect_status 0
 rd --output json -c "node show $n2"
 expect_json agent.state none
+expect_json agent_mode required
+expect_json agent_online false   # agent-managed: no work until a new agent registers
 rd --output json -c "agent remove $n2"
 expect_status 1
 expect_err "has no agent"
+rd --output json -c "node set $n2 --agent none"
+expect_status 0
+expect_json agent_mode none
 rd --output json --now 2026-11-24T12:00:00Z -c "job submit $TMP/job.yaml"
 J4=$(jget id)
 rd --output json --now 2026-11-24T12:00:00Z -c "sched run"

@@ -61,7 +61,7 @@ ctl '{"quotas": {"us-central1": {"NVIDIA_A100_GPUS": 2, "CPUS": 24, "LOCAL_SSD_T
 rd -c "account create alice --plan team" -c "account create bob --plan team" -c "account create carol --plan team" \
    -c "account deposit alice 100" -c "account deposit carol 100"
 rd --as alice -c "provider enable physical" -c "region create lab --provider physical --storage local" \
-   -c "node add lab a-1 --minion m-a1 --inventory $INV/a100x4.yaml" -c "node maintenance a-1 off" \
+   -c "node add lab a-1 --agent none --minion m-a1 --inventory $INV/a100x4.yaml" -c "node maintenance a-1 off" \
    -c "provider enable gcp --key-file $TMP/sa.json" \
    -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small"
 expect_status 0

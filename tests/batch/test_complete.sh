@@ -19,8 +19,8 @@ expect_lines () {
 expect_quiet () { if [ -s "$ERR" ]; then fail "stderr is not empty"; else pass; fi; }
 
 rd -c "provider enable physical" -c "region create lab --provider physical --storage local" \
-   -c "node add lab gpu-01 --minion m-1" -c "node add lab gpu-02 --minion m-2" \
-   -c "node add lab ws-01 --minion m-3" -c "account create alice" -c "account create bob"
+   -c "node add lab gpu-01 --agent none --minion m-1" -c "node add lab gpu-02 --agent none --minion m-2" \
+   -c "node add lab ws-01 --agent none --minion m-3" -c "account create alice" -c "account create bob"
 rd --as alice -c "project create vision"
 rd --as bob -c "project create nlp" -c "project share nlp alice"
 expect_status 0

@@ -355,7 +355,7 @@ rd -c "region create bad --provider physical --storage nowhere"
 expect_refused 1 "$snap" "storage"
 
 case_ "node add: fields, states, rejection with unmet requirements"
-rd --output json -c "node add dc gpu-01 --minion m-0001 --inventory $INV/a100.yaml"
+rd --output json -c "node add dc gpu-01 --agent none --minion m-0001 --inventory $INV/a100.yaml"
 expect_status 0
 check "node add answer" 'assert d["name"] == "gpu-01" and d["region"] == "dc" and d["role"] == "compute", d
 assert d["gpu_type"] == "a100" and d["gpu_count"] == 4 and d["gpus_used"] == 0, d
@@ -364,9 +364,9 @@ conventions(d)'
 rd --output json -c "node maintenance gpu-01 off"
 expect_status 0
 expect_json state active
-rd --output json -c "node add dc new-01 --minion m-0002"
+rd --output json -c "node add dc new-01 --agent none --minion m-0002"
 expect_json state provisioning
-rd --output json -c "node add dc odd-01 --minion m-0003 --inventory $INV/notpm.yaml"
+rd --output json -c "node add dc odd-01 --agent none --minion m-0003 --inventory $INV/notpm.yaml"
 expect_status 0
 expect_json state rejected
 check "unmet" 'u = d["unmet"]
@@ -381,18 +381,18 @@ check "reported" 'assert d["state"] in ("maintenance", "active") and d["gpu_coun
 rd --output json -c "node maintenance new-01 off" -c "node maintenance new-01 toggle" -c "node maintenance new-01 toggle"
 expect_status 0
 check "toggle" 'assert [x["state"] for x in docs] == ["active", "maintenance", "active"], [x["state"] for x in docs]'
-rd --as alice --output json -c "node add home ws-01 --minion m-0100 --inventory $INV/rtx.json" -c "node maintenance ws-01 off"
+rd --as alice --output json -c "node add home ws-01 --agent none --minion m-0100 --inventory $INV/rtx.json" -c "node maintenance ws-01 off"
 expect_status 0
 expect_json state active
 expect_json gpu_type rtx3090
 snap=$(snapshot)
-rd -c "node add dc bad-01 --minion m-0999 --inventory $INV/unknown.yaml"
+rd -c "node add dc bad-01 --agent none --minion m-0999 --inventory $INV/unknown.yaml"
 expect_refused 1 "$snap" "colour"
-rd -c "node add dc bad-02 --minion m-0998 --role gpu"
+rd -c "node add dc bad-02 --agent none --minion m-0998 --role gpu"
 expect_refused 1 "$snap" "role"
-rd -c "node add nowhere bad-03 --minion m-0997"
+rd -c "node add nowhere bad-03 --agent none --minion m-0997"
 expect_refused 1 "$snap" "nowhere"
-rd --output json -c "node add lab st-01 --minion m-0200 --role storage --inventory $INV/storage.yaml"
+rd --output json -c "node add lab st-01 --agent none --minion m-0200 --role storage --inventory $INV/storage.yaml"
 expect_status 0
 expect_json role storage
 rd --output json -c "node replace st-01 --with st-02 --minion m-0201"
@@ -413,7 +413,7 @@ case_ "devices need the region's storage node; regional resources a node or devi
 rd --output json -c "device add lab cam-01 --minion j-0001 --model jetson-orin-nano"
 expect_status 0
 expect_json name cam-01
-rd --as edge --output json -c "node add edge-lab est-01 --minion m-0300 --role storage --inventory $INV/storage.yaml"
+rd --as edge --output json -c "node add edge-lab est-01 --agent none --minion m-0300 --role storage --inventory $INV/storage.yaml"
 expect_status 0
 
 case_ "datastores: resolve and refuse escaping paths"

@@ -14,8 +14,8 @@ job_state () { rd --output json -c "job show $1"; jget state; }
 
 rd -c "account create alice --plan team" -c "account create bob --plan team" -c "account create carol --plan team" \
    -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
-   -c "node add dc ws --minion m-ws --inventory $INV/rtx3090x2.yaml" -c "node maintenance ws off" \
-   -c "node add dc gpu-a --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
+   -c "node add dc ws --agent none --minion m-ws --inventory $INV/rtx3090x2.yaml" -c "node maintenance ws off" \
+   -c "node add dc gpu-a --agent none --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
    -c "price set a100 2.78" -c "price set rtx3090 0.6" \
    -c "account deposit alice 100" -c "account deposit bob 100" -c "account deposit carol 100"
 expect_status 0
@@ -189,7 +189,7 @@ rd --as alice --now 2026-11-07T02:00:00Z -c "job stop $SMALL"
 case_ "a node reporting more GPUs gives out the new ones exactly once"
 # A node added with 2 GPUs keeps 2 slots; the agent then finds 4.
 rd --now 2026-11-07T03:00:00Z -c "node maintenance gpu-a on" \
-   -c "node add dc grow --minion m-grow --inventory $TMP/a100x2.yaml" -c "node maintenance grow off"
+   -c "node add dc grow --agent none --minion m-grow --inventory $TMP/a100x2.yaml" -c "node maintenance grow off"
 rd --as alice --output json --now 2026-11-07T03:00:00Z -c "job submit $SP/a100-1.yaml"; ONE=$(jget id)
 rd --now 2026-11-07T03:00:00Z -c "sched run"
 rd --output json -c "node show grow"

@@ -144,11 +144,11 @@ rd --as bob -c "quota set cloud CPUS 3"
 expect_refused 1 "$before" "region 'cloud' does not exist"   # alice's private region: hidden, as if missing
 
 case_ "rule: nodes failing hardware requirements are rejected with each unmet requirement"
-rd --as alice --output json -c "node add lab mixed-01 --minion m-mixed --inventory $INV/mixed.yaml"
+rd --as alice --output json -c "node add lab mixed-01 --agent none --minion m-mixed --inventory $INV/mixed.yaml"
 expect_status 0
 expect_json state rejected
 expect_json unmet.0.requirement gpu_same_model
-rd --as alice --output json -c "node add lab priv-01 --minion m-priv --inventory $INV/private-only.yaml"
+rd --as alice --output json -c "node add lab priv-01 --agent none --minion m-priv --inventory $INV/private-only.yaml"
 expect_json state rejected
 rd --output json -c "node show priv-01"
 out=$(jget unmet | python3 -c "import json,sys; print(' '.join(u['requirement'] for u in json.load(sys.stdin)))")
@@ -158,12 +158,12 @@ expect_json unmet.0.actual 256
 
 case_ "rule: selling spare capacity adds requirements (a private region accepts the same machine)"
 rd --as alice -c "region create priv --provider physical --storage local"
-rd --as alice --output json -c "node add priv priv-02 --minion m-priv2 --inventory $INV/private-only.yaml"
+rd --as alice --output json -c "node add priv priv-02 --agent none --minion m-priv2 --inventory $INV/private-only.yaml"
 expect_json state maintenance
 expect_json unmet.len 0
 
 case_ "rule: a passing compute node waits in maintenance until toggled active"
-rd --as alice --output json -c "node add lab gpu-01 --minion m-01 --inventory $INV/a100x4.yaml"
+rd --as alice --output json -c "node add lab gpu-01 --agent none --minion m-01 --inventory $INV/a100x4.yaml"
 expect_json state maintenance
 expect_json gpu_type a100
 expect_json gpu_count 4
@@ -181,7 +181,7 @@ case_ "rule: rejected and provisioning nodes cannot be activated"
 before=$(snapshot)
 rd --as alice -c "node maintenance mixed-01 off"
 expect_refused 1 "$before" "node 'mixed-01' is rejected"
-rd --as alice -c "node add lab gpu-02 --minion m-02"
+rd --as alice -c "node add lab gpu-02 --agent none --minion m-02"
 rd --output json -c "node show gpu-02"
 expect_json state provisioning
 before=$(snapshot)
@@ -202,22 +202,22 @@ expect_refused 1 "$before" "fans"
 
 case_ "rule: minion ids and node names are unique"
 before=$(snapshot)
-rd --as alice -c "node add lab gpu-09 --minion m-01 --inventory $INV/a100x4.yaml"
+rd --as alice -c "node add lab gpu-09 --agent none --minion m-01 --inventory $INV/a100x4.yaml"
 expect_refused 1 "$before" "already used by node/gpu-01"
-rd --as alice -c "node add lab gpu-01 --minion m-09"
+rd --as alice -c "node add lab gpu-01 --agent none --minion m-09"
 expect_refused 1 "$before" "node 'gpu-01' exists already"
-rd --as alice -c "node add lab gpu-09 --minion 'bad id'"
+rd --as alice -c "node add lab gpu-09 --agent none --minion 'bad id'"
 expect_refused 1 "$before" "\-\-minion must be"
 
 case_ "rule: mining needs a mining wallet address on the account"
 before=$(snapshot)
-rd --as alice -c "node add lab miner-01 --minion m-miner --mining on --inventory $INV/a100x4.yaml"
+rd --as alice -c "node add lab miner-01 --agent none --minion m-miner --mining on --inventory $INV/a100x4.yaml"
 expect_refused 1 "$before" "has no mining wallet address"
 rd --as alice -c "account set alice --mining-wallet short"
 expect_refused 1 "$before" "\-\-mining-wallet must be"
 rd --as alice --output json -c "account set alice --mining-wallet 0x52908400098527886E0F7030069857D2E4169EE7"
 expect_json mining_wallets.0 0x52908400098527886E0F7030069857D2E4169EE7
-rd --as alice --output json -c "node add lab miner-01 --minion m-miner --mining on --inventory $INV/a100x4.yaml"
+rd --as alice --output json -c "node add lab miner-01 --agent none --minion m-miner --mining on --inventory $INV/a100x4.yaml"
 expect_json mining true
 rd --as bob -c "account set alice --clear-mining-wallets"
 expect_status 1
@@ -225,31 +225,31 @@ expect_err "may only change itself"
 
 case_ "rule: only the region owner manages its nodes"
 before=$(snapshot)
-rd --as bob -c "node add lab bob-01 --minion m-bob"
+rd --as bob -c "node add lab bob-01 --agent none --minion m-bob"
 expect_refused 1 "$before" "belongs to account 'alice'"   # lab is public: seen, not hers
 rd --as bob -c "node maintenance gpu-01 on"
 expect_refused 1 "$before" "belongs to account 'alice'"
 
 case_ "rule: storage nodes need central storage mode"
 before=$(snapshot)
-rd --as alice -c "node add lab st-01 --minion m-st1 --role storage --inventory $INV/storage.yaml"
+rd --as alice -c "node add lab st-01 --agent none --minion m-st1 --role storage --inventory $INV/storage.yaml"
 expect_refused 1 "$before" "uses local storage"
 
 case_ "rule: a central region needs its storage node before compute nodes and devices"
 before=$(snapshot)
-rd --as alice -c "node add core c-01 --minion m-c1 --inventory $INV/a100x4.yaml"
+rd --as alice -c "node add core c-01 --agent none --minion m-c1 --inventory $INV/a100x4.yaml"
 expect_refused 1 "$before" "add its storage node before any compute node"
 rd --as alice -c "device add core cam-01 --minion d-1 --model jetson-orin-nano"
 expect_refused 1 "$before" "no storage node yet"
-rd --as alice --output json -c "node add core st-01 --minion m-st1 --role storage --inventory $INV/storage.yaml"
+rd --as alice --output json -c "node add core st-01 --agent none --minion m-st1 --role storage --inventory $INV/storage.yaml"
 expect_json state active
 expect_json role storage
-rd --as alice --output json -c "node add core c-01 --minion m-c1 --inventory $INV/a100x4.yaml"
+rd --as alice --output json -c "node add core c-01 --agent none --minion m-c1 --inventory $INV/a100x4.yaml"
 expect_json state maintenance
 
 case_ "rule: one storage node per region; node replace swaps it"
 before=$(snapshot)
-rd --as alice -c "node add core st-02 --minion m-st2 --role storage --inventory $INV/storage.yaml"
+rd --as alice -c "node add core st-02 --agent none --minion m-st2 --role storage --inventory $INV/storage.yaml"
 expect_refused 1 "$before" "only one per region"
 rd --as alice -c "node replace c-01 --with st-02 --minion m-st2"
 expect_refused 1 "$before" "only storage nodes are replaced"
@@ -306,7 +306,7 @@ rd --as alice -c "device-config create core bad --image 'img with space' --model
 expect_refused 1 "$before" "\-\-image must be"
 rd --as alice -c "device-config create core bad --image img:1 --model m --command run --env 1X=2"
 expect_refused 1 "$before" "\-\-env must be NAME=VALUE"
-rd --as alice -c "node add core-b st-b --minion x --role storage" >/dev/null 2>&1
+rd --as alice -c "node add core-b st-b --agent none --minion x --role storage" >/dev/null 2>&1
 rd --as alice -c "region create core-b --provider physical --storage central"
 rd --as alice --output json -c "device-config create core-b detect --image img:1 --model m --command run"
 expect_status 0
@@ -314,7 +314,7 @@ expect_json region core-b
 
 case_ "rule: regional resources need the team plan or higher"
 rd --as bob -c "provider enable physical" -c "region create bobs --provider physical --storage local"
-rd --as bob -c "node add bobs bob-01 --minion m-bob --inventory $INV/rtx3090x2.yaml"
+rd --as bob -c "node add bobs bob-01 --agent none --minion m-bob --inventory $INV/rtx3090x2.yaml"
 before=$(snapshot)
 rd --as bob -c "datastore add bobs share --type nfs --address nas.local --root /"
 expect_refused 1 "$before" "team plan or higher"

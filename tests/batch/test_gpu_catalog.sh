@@ -125,7 +125,7 @@ expect_json nvidia_names.len 2
 case_ "an added type on a node (by its nvidia-smi name), in a price, a quota, a job spec: placed and billed at its class's fee"
 sed 's/"NVIDIA H100 80GB HBM3", count: 8, memory_gb: 80/"Z9-SXM", count: 2, memory_gb: 96/' $INV/h100x8-smi.yaml >"$TMP/z9.yaml"
 rd --as alice -c "provider enable physical" -c "region create lab --provider physical --storage local"
-rd --as alice --output json -c "node add lab z-1 --minion m-z1 --inventory $TMP/z9.yaml" -c "node maintenance z-1 off"
+rd --as alice --output json -c "node add lab z-1 --agent none --minion m-z1 --inventory $TMP/z9.yaml" -c "node maintenance z-1 off"
 expect_status 0
 rd --as alice --output json -c "node show z-1"
 expect_json gpu_type z9

@@ -11,7 +11,7 @@ rd -c "account create bob --plan team" -c "provider enable physical" \
    -c "account deposit bob 1000"
 expect_status 0
 for i in 01 02 03 04 05 06 07 08 09 10; do
-    rd -c "node add dc gpu-$i --minion m-$i --inventory $INV/a100x4.yaml" -c "node maintenance gpu-$i off"
+    rd -c "node add dc gpu-$i --agent none --minion m-$i --inventory $INV/a100x4.yaml" -c "node maintenance gpu-$i off"
 done
 expect_status 0
 

@@ -94,7 +94,7 @@ expect_status 1
 
 case_ "setup: alice's devices come and go (seed 000's device-fee days)"
 rd --as alice -c "provider enable physical" -c "region create core --provider physical --storage central" \
-   -c "node add core st-01 --minion m-st1 --role storage --inventory $INV/storage.yaml"
+   -c "node add core st-01 --agent none --minion m-st1 --role storage --inventory $INV/storage.yaml"
 expect_status 0
 # Nov 1 00:00: 10 devices.  Nov 2 12:00: 5 removed.  Nov 4: a device added
 # and removed 5 times.  Nov 6 09:00: 5 added.
@@ -238,7 +238,7 @@ CRASH="sqlite:$TMP/crash.db"
 rdc () { $WRAP "$BIN" --batch --store "$CRASH" "$@" >"$OUT" 2>"$ERR"; RC=$?; }
 rdc -c "account create carol --plan team"
 rdc --as carol -c "provider enable physical" -c "region create edge --provider physical --storage central" \
-    -c "node add edge st-9 --minion m-st9 --role storage --inventory $INV/storage.yaml"
+    -c "node add edge st-9 --agent none --minion m-st9 --role storage --inventory $INV/storage.yaml"
 set --
 for i in 0 1 2 3 4 5 6 7 8 9 10 11; do set -- "$@" -c "device add edge e-$i --minion e-$i --model jetson-orin-nano"; done
 rdc --as carol --now 2026-09-01T00:00:00Z "$@"

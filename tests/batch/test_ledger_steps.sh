@@ -36,14 +36,14 @@ fleet () {
     cmds="-c 'account create alice --plan team' -c 'account create bob --plan team' -c 'account create carol --plan team'"
     cmds="$cmds -c 'provider enable physical' -c 'region create dc --provider physical --storage local --public'"
     cmds="$cmds -c 'price set a100 2.78' -c 'account deposit alice 100' -c 'account deposit bob 1000'"
-    n=0; while [ $n -lt "$1" ]; do cmds="$cmds -c 'node add dc d-$n --minion md-$n --inventory $INV/a100x4.yaml' -c 'node maintenance d-$n off'"; n=$((n + 1)); done
+    n=0; while [ $n -lt "$1" ]; do cmds="$cmds -c 'node add dc d-$n --agent none --minion md-$n --inventory $INV/a100x4.yaml' -c 'node maintenance d-$n off'"; n=$((n + 1)); done
     eval "$5 --now $4 $cmds"
     cmds="-c 'provider enable physical' -c 'region create alab --provider physical --storage local'"
     cmds="$cmds -c 'project create vision' -c 'project share vision bob'"
-    n=0; while [ $n -lt "$2" ]; do cmds="$cmds -c 'node add alab a-$n --minion ma-$n --inventory $INV/a100x4.yaml' -c 'node maintenance a-$n off'"; n=$((n + 1)); done
+    n=0; while [ $n -lt "$2" ]; do cmds="$cmds -c 'node add alab a-$n --agent none --minion ma-$n --inventory $INV/a100x4.yaml' -c 'node maintenance a-$n off'"; n=$((n + 1)); done
     eval "$5 --as alice --now $4 $cmds"
     cmds="-c 'provider enable physical' -c 'region create edge --provider physical --storage central'"
-    cmds="$cmds -c 'node add edge st-9 --minion m-st9 --role storage --inventory $INV/storage.yaml'"
+    cmds="$cmds -c 'node add edge st-9 --agent none --minion m-st9 --role storage --inventory $INV/storage.yaml'"
     n=0; while [ $n -lt "$3" ]; do cmds="$cmds -c 'device add edge e-$n --minion e-$n --model jetson-orin-nano'"; n=$((n + 1)); done
     eval "$5 --as carol --now $4 $cmds"
 }

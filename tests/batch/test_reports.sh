@@ -15,11 +15,11 @@ submit () { t=$1 who=$2 spec=$3; at "$t" --as "$who" -c "job submit $SP/$spec.ya
 
 rd -c "account create alice --plan team" -c "account create bob --plan team" \
    -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
-   -c "node add dc gpu-a --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
+   -c "node add dc gpu-a --agent none --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
    -c "node set gpu-a --gpu-sharing on" -c "price set a100 2.78" \
    -c "account deposit alice 100" -c "account deposit bob 100"
 rd --as alice -c "provider enable physical" -c "region create alab --provider physical --storage local" \
-   -c "node add alab r-1 --minion m-r1 --inventory $INV/rtx3090x2.yaml" -c "node maintenance r-1 off"
+   -c "node add alab r-1 --agent none --minion m-r1 --inventory $INV/rtx3090x2.yaml" -c "node maintenance r-1 off"
 expect_status 0
 
 # A: 1 A100 from 22:00 the day before to 02:00: 2 h inside the window.
@@ -227,7 +227,7 @@ case_ "usage never measures more than was allocated: busy on GPUs nobody held is
 # (counted against the one allocated GPU-hour, that was 400 %).
 M0=2026-11-05T00:00:00Z M1=2026-11-05T01:00:00Z
 rd --now $M0 -c "region create mdc --provider physical --storage local" \
-   -c "node add mdc gpu-m --minion m-m --inventory $INV/a100x4.yaml" -c "node maintenance gpu-m off" \
+   -c "node add mdc gpu-m --agent none --minion m-m --inventory $INV/a100x4.yaml" -c "node maintenance gpu-m off" \
    -c "account deposit default 100" -c "node maintenance gpu-a on"
 submit $M0 default a100-1; MJ=$JOB
 at $M0 -c "sched run"

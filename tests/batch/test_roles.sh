@@ -66,19 +66,19 @@ expect_status 0
 rd -c "account set op1 --role operator" -c "account set v1 --role member"
 expect_status 0
 rd --as carol -c "provider enable physical" -c "region create pub --provider physical --storage local --public" \
-   -c "node add pub p-1 --minion m-p1 --inventory $INV/a100x4.yaml" -c "node maintenance p-1 off"
+   -c "node add pub p-1 --agent none --minion m-p1 --inventory $INV/a100x4.yaml" -c "node maintenance p-1 off"
 expect_status 0
 for who in alice bob; do
     t=$(printf '%s' "$who" | cut -c1)
     rd --as "$who" -c "provider enable physical" -c "region create ${t}lab --provider physical --storage local" \
-       -c "node add ${t}lab $t-1 --minion m-${t}1 --inventory $INV/a100x4.yaml" -c "node maintenance $t-1 off" \
+       -c "node add ${t}lab $t-1 --agent none --minion m-${t}1 --inventory $INV/a100x4.yaml" -c "node maintenance $t-1 off" \
        -c "datastore add ${t}lab $t-nas --type nfs --address nas.$t.local --root /data" \
        -c "reservation add ${t}lab $t-web --hostname web.$t.local --port 8080"
     expect_status 0
 done
 # bob's edge site: a central region with its storage node, a device and its configuration
 rd --as bob -c "region create bedge --provider physical --storage central" \
-   -c "node add bedge b-st --minion m-bst --role storage --inventory $INV/storage.yaml" \
+   -c "node add bedge b-st --agent none --minion m-bst --role storage --inventory $INV/storage.yaml" \
    -c "device add bedge b-cam --minion d-b1 --model jetson-orin-nano" \
    -c "device-config create bedge b-detect --image img:1 --model yolo --command run"
 expect_status 0

@@ -23,16 +23,16 @@ node_field () { rd --output json -c "node show $1"; jget "$2"; }
 # region nobody else may use.
 rd -c "account create alice --plan team" -c "account create bob --plan team" -c "account create carol --plan team" \
    -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
-   -c "node add dc gpu-a --minion m-a --inventory $INV/a100x4.yaml" \
-   -c "node add dc gpu-b --minion m-b --inventory $INV/a100x4.yaml" \
-   -c "node add dc ws --minion m-ws --inventory $INV/rtx3090x2.yaml" \
-   -c "node add dc cpu-1 --minion m-cpu --inventory $INV/cpu.yaml" \
+   -c "node add dc gpu-a --agent none --minion m-a --inventory $INV/a100x4.yaml" \
+   -c "node add dc gpu-b --agent none --minion m-b --inventory $INV/a100x4.yaml" \
+   -c "node add dc ws --agent none --minion m-ws --inventory $INV/rtx3090x2.yaml" \
+   -c "node add dc cpu-1 --agent none --minion m-cpu --inventory $INV/cpu.yaml" \
    -c "node maintenance gpu-a off" -c "node maintenance gpu-b off" -c "node maintenance ws off" -c "node maintenance cpu-1 off" \
    -c "price set a100 2.78" -c "price set rtx3090 0.6" -c "price set cpu 0.2"
 rd --as alice -c "provider enable physical" -c "region create alab --provider physical --storage local" \
-   -c "node add alab a-1 --minion m-a1 --inventory $INV/a100x4.yaml" -c "node maintenance a-1 off"
+   -c "node add alab a-1 --agent none --minion m-a1 --inventory $INV/a100x4.yaml" -c "node maintenance a-1 off"
 rd --as carol -c "provider enable physical" -c "region create clab --provider physical --storage local" \
-   -c "node add clab c-1 --minion m-c1 --inventory $INV/rtx3090x2.yaml" -c "node maintenance c-1 off"
+   -c "node add clab c-1 --agent none --minion m-c1 --inventory $INV/rtx3090x2.yaml" -c "node maintenance c-1 off"
 expect_status 0
 
 case_ "job submit refuses a bad spec naming the field, changing nothing"

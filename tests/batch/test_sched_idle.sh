@@ -29,9 +29,9 @@ idle_twice () {
 
 rd -c "account create bob --plan team" -c "provider enable physical" \
    -c "region create dc --provider physical --storage local --public" \
-   -c "node add dc gpu-a --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
+   -c "node add dc gpu-a --agent none --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
    -c "price set a100 2.78" -c "region create edge --provider physical --storage central" \
-   -c "node add edge st-01 --minion m-st1 --role storage --inventory $INV/storage.yaml"
+   -c "node add edge st-01 --agent none --minion m-st1 --role storage --inventory $INV/storage.yaml"
 expect_status 0
 
 case_ "a wallet deposit makes a waiting job placeable"

@@ -13,9 +13,9 @@ case "$STORE" in etcd*) ROUNDS=3 ;; esac
 
 rd -c "account create bob --plan team" -c "account deposit bob 100000" \
    -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
-   -c "node add dc gpu-a --minion m-a --inventory $INV/a100x4.yaml" \
-   -c "node add dc gpu-b --minion m-b --inventory $INV/a100x4.yaml" \
-   -c "node add dc gpu-c --minion m-c --inventory $INV/a100x4.yaml" \
+   -c "node add dc gpu-a --agent none --minion m-a --inventory $INV/a100x4.yaml" \
+   -c "node add dc gpu-b --agent none --minion m-b --inventory $INV/a100x4.yaml" \
+   -c "node add dc gpu-c --agent none --minion m-c --inventory $INV/a100x4.yaml" \
    -c "node maintenance gpu-a off" -c "node maintenance gpu-b off" -c "node maintenance gpu-c off" \
    -c "node set gpu-c --gpu-sharing on" -c "price set a100 2.78"
 expect_status 0

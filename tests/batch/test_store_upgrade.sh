@@ -68,18 +68,25 @@ lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 acts = [l["action"] for l in lines]
 assert acts[:2] == ["store_upgrade", "store_upgraded"], acts[:3]
 assert "from schema version 2 to 4" in lines[0]["message"] and "in " in lines[1]["message"], lines[:2]
+# then the documents: the node that never had an agent is a manual one
+assert acts[2] == "store_upgraded" and "0 node(s) that have had an agent are agent_mode required" in \
+    lines[2]["message"] and ", 1 without one are none" in lines[2]["message"], lines[2:3]
 PY
 [ "$(sqlite3 "$SV" 'PRAGMA user_version')" = 4 ] && pass || fail "serve did not leave the file at schema version 4"
 
 case_ "the upgraded file takes writes, deletes and re-creates"
 rd -c "node maintenance gpu-01 off" -c "account deposit alice 7" -c "price set a100 2.5"
 expect_status 0
-rd -c "node add lab gpu-03 --minion m2 --inventory tests/inventories/rtx3090x2.yaml" -c "node remove gpu-03" \
-   -c "node add lab gpu-04 --minion m2 --inventory tests/inventories/rtx3090x2.yaml"
+# the first write gives the nodes their agent mode, and says so once
+expect_err "^rigdeck: store: upgraded to agent modes: 0 node(s) that have had an agent are agent_mode required (work only while their agent is online), 1 without one are none (manual: placement is the start, as before)$"
+expect_err_lines 1
+rd -c "node add lab gpu-03 --agent none --minion m2 --inventory tests/inventories/rtx3090x2.yaml" -c "node remove gpu-03" \
+   -c "node add lab gpu-04 --agent none --minion m2 --inventory tests/inventories/rtx3090x2.yaml"
 expect_status 0
 invariants
 rd --output json -c "node show gpu-01"
 expect_json state active
+expect_json agent_mode none   # it never had an agent: placed on as before
 rd --output json -c "ledger balance alice"
 expect_json balance_ucr 112000000
 rd -c "ledger verify"

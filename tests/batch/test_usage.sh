@@ -12,10 +12,10 @@ submit () { spec=$1; shift; rd --output json "$@" -c "job submit $SP/$spec.yaml"
 
 rd -c "account create alice --plan team" -c "account create bob --plan team" \
    -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
-   -c "node add dc gpu-a --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
+   -c "node add dc gpu-a --agent none --minion m-a --inventory $INV/a100x4.yaml" -c "node maintenance gpu-a off" \
    -c "price set a100 2.78" -c "account deposit alice 100" -c "account deposit bob 100"
 rd --as alice -c "provider enable physical" -c "region create alab --provider physical --storage local" \
-   -c "node add alab a-1 --minion m-a1 --inventory $INV/a100x4.yaml" -c "node maintenance a-1 off" \
+   -c "node add alab a-1 --agent none --minion m-a1 --inventory $INV/a100x4.yaml" -c "node maintenance a-1 off" \
    -c "project create vision" -c "project share vision bob"
 expect_status 0
 

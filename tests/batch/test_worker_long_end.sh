@@ -110,8 +110,8 @@ res=$(books "$JB"); case "$res" in "ok 6"[4-9]) pass ;; *) fail "books of $JB: $
 rd -c "ledger verify"
 expect_status 0
 
-# On a node without an agent: placement is the start.
-rd -c "node add dc b1 --minion m-b1 --inventory $INV/a100x4.yaml" -c "node maintenance b1 off"
+# On a manual node (--agent none): placement is the start.
+rd -c "node add dc b1 --agent none --minion m-b1 --inventory $INV/a100x4.yaml" -c "node maintenance b1 off"
 expect_status 0
 T1=$(python3 -c "import datetime; print(int(datetime.datetime(2026, 11, 20, 8, tzinfo=datetime.timezone.utc).timestamp()))")
 T64=$((T1 + 64 * 3600 + 1800))

@@ -25,8 +25,8 @@ case_ "the creator stops it with job stop, as always"
 rd --as alice --output json -c "job stop $J"
 expect_status 0
 
-case_ "on a node no agent runs, the job's creator still reports"
-rd -c "node add dc n2 --minion m-2 --inventory $INV/a100x4.yaml" -c "node maintenance n2 off" -c "node maintenance n1 on"
+case_ "on a manual node (--agent none), the job's creator still reports"
+rd -c "node add dc n2 --agent none --minion m-2 --inventory $INV/a100x4.yaml" -c "node maintenance n2 off" -c "node maintenance n1 on"
 expect_status 0
 rd --as alice --output json -c "job submit $TMP/job.yaml"
 K=$(jget id)

@@ -124,7 +124,7 @@ static void build(cmd_ctx *ctx, long nodes, long history, rd_time now)
         run(ctx, line);
     }
     for (long i = 0; i < nodes; i++) {
-        snprintf(line, sizeof line, "node add r%ld n%05ld --minion m%05ld --inventory tests/inventories/a100x4.yaml",
+        snprintf(line, sizeof line, "node add r%ld n%05ld --agent none --minion m%05ld --inventory tests/inventories/a100x4.yaml",
                  i % 10, i, i);
         run(ctx, line);
     }

@@ -230,6 +230,7 @@ static void build_fleet(cmd_ctx *ctx, long nodes, long jobs, long per_commit)
                                  "last_used_at");
         json_object_set_new(node, "region", json_sprintf("r%ld", i % 10));
         json_object_set_new(node, "gpu_type", json_string(types[i % 5]));
+        json_object_set_new(node, "agent_mode", json_string("none"));   /* no agents: placement is the start */
         tx_put(tx, tx_key(key, "/rigdeck/nodes/%s", name), node, &err);
         if (i % per_commit == per_commit - 1)
             commit(tx);

@@ -207,7 +207,7 @@ int main(int argc, char **argv)
         run(&ctx, line, 0);
     }
     for (long i = 0; i < nodes; i++) {
-        snprintf(line, sizeof line, "node add r%ld n%05ld --minion m%05ld --inventory %s/%s", i % 10, i, i, inv,
+        snprintf(line, sizeof line, "node add r%ld n%05ld --agent none --minion m%05ld --inventory %s/%s", i % 10, i, i, inv,
                  kinds[i % 4]);
         run(&ctx, line, 0);
     }

@@ -124,7 +124,7 @@ setup () {
         -c "price set a100 2.78" -c "account create bob --plan team" -c "account deposit bob 100000" \
         -c "account create shared" >/dev/null || fail "setup: fleet and accounts"
     for n in 1 2 3 4 5; do
-        rd -c "node add dc gpu-$n --minion m-$n --inventory tests/inventories/a100x4.yaml" \
+        rd -c "node add dc gpu-$n --agent none --minion m-$n --inventory tests/inventories/a100x4.yaml" \
             -c "node maintenance gpu-$n off" >/dev/null || fail "setup: node gpu-$n"
     done
     for w in $(seq 1 $WRITERS); do

@@ -68,7 +68,7 @@ case_ "a tenant with a node, secured, with a controller"
 rd -c "account create alice --plan team" -c "price set a100 2.78" -c "account deposit alice 100"
 expect_status 0
 rd --as alice -c "provider enable physical" -c "region create alab --provider physical --storage local" \
-   -c "node add alab n1 --minion m-1 --inventory $INV/a100x4.yaml"
+   -c "node add alab n1 --agent none --minion m-1 --inventory $INV/a100x4.yaml"
 expect_status 0
 rd -c "store secure --root-password-file $SEC/root.pw"
 expect_status 0

@@ -78,7 +78,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         "price set a100 2.78",
         "account deposit default 1000",
         "account create alice --role member",
-        "node add dc n1 --minion m-1 --inventory tests/inventories/a100x2.yaml",
+        "node add dc n1 --agent none --minion m-1 --inventory tests/inventories/a100x2.yaml",
         "node maintenance n1 off",
         NULL,
     };

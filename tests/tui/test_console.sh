@@ -11,9 +11,9 @@ INV=tests/inventories
 if ! rd -c "provider enable physical" \
         -c "region create dc-east --provider physical --storage local --public" \
         -c "region create lab --provider physical --storage local" \
-        -c "node add dc-east gpu-01 --minion m-01 --inventory $INV/a100x4.yaml" \
-        -c "node add dc-east gpu-02 --minion m-02 --inventory $INV/a100x4.yaml" \
-        -c "node add lab ws-01 --minion m-03 --inventory $INV/rtx3090x2.yaml --upnp off" \
+        -c "node add dc-east gpu-01 --agent none --minion m-01 --inventory $INV/a100x4.yaml" \
+        -c "node add dc-east gpu-02 --agent none --minion m-02 --inventory $INV/a100x4.yaml" \
+        -c "node add lab ws-01 --agent none --minion m-03 --inventory $INV/rtx3090x2.yaml --upnp off" \
         -c "node maintenance gpu-01 off" -c "node maintenance gpu-02 off" -c "node maintenance ws-01 off" \
         >"$TMP/setup.log" 2>&1; then
     echo "  FAIL could not build the test fleet:" >&2
@@ -50,6 +50,8 @@ keys 9
 expect_screen 'node add dc-east gpu-01'
 keys 3
 expect_screen 'Nodes · 3 of 3'
+# nodes added --agent none are manual: no agent to wait for
+expect_screen '^ *gpu-01 .* manual *$'
 
 case_ "filter: substring, negation, clearing"
 keys /
@@ -73,6 +75,7 @@ case_ "details of the selected node"
 keys g Enter
 expect_screen 'Nodes gpu-01'
 expect_screen 'minion_id *m-01'
+expect_screen 'agent_mode *none'
 keys Escape
 expect_not_screen 'minion_id'
 
@@ -171,6 +174,7 @@ type_ "gpu-09"
 keys Enter
 expect_screen 'done: node add dc-east gpu-09 --minion m-09'
 expect_screen 'gpu-09 .*provisioning'
+expect_screen '^ *gpu-09 .* none *$'   # added by the form: agent-managed, no agent yet
 expect_state gpu-09 provisioning
 
 case_ "resize to 80x24, below the minimum, and to 200x60"

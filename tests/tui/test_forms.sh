@@ -8,7 +8,7 @@
 INV=tests/inventories
 if ! rd -c "provider enable physical" \
         -c "region create edge --provider physical --storage central" \
-        -c "node add edge st-01 --minion m-st --role storage --inventory $INV/storage.yaml" \
+        -c "node add edge st-01 --agent none --minion m-st --role storage --inventory $INV/storage.yaml" \
         -c "node maintenance st-01 off" -c "account create alice --plan team" \
         >"$TMP/setup.log" 2>&1; then
     echo "  FAIL could not build the test fleet:" >&2
@@ -48,7 +48,8 @@ expect_screen 'reloaded Nodes: 1 row' 30
 expect_screen 'st-01'
 keys e
 expect_screen 'Edit a node'
-expect_screen 'runs: node set st-01 --upnp off --mining off'
+expect_screen 'runs: node set st-01 --upnp off --mining off --agent none'
+expect_screen 'Agent'
 keys Escape
 expect_not_screen 'Edit a node'
 

@@ -18,7 +18,7 @@ if ! etcd_cluster "$TMP/etcd" 1; then
 fi
 STORE=$ETCD_URL
 rd -c "provider enable physical" -c "region create dc-east --provider physical --storage local" \
-   -c "node add dc-east gpu-01 --minion m-01 --inventory tests/inventories/a100x4.yaml" >/dev/null
+   -c "node add dc-east gpu-01 --agent none --minion m-01 --inventory tests/inventories/a100x4.yaml" >/dev/null
 start_shell 120 40
 
 case_ "the console runs on etcd"

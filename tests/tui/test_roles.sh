@@ -10,12 +10,12 @@
 INV=tests/inventories
 if ! { rd -c "provider enable physical" \
         -c "region create dc --provider physical --storage local --public" \
-        -c "node add dc pub-01 --minion m-01 --inventory $INV/a100x4.yaml" \
+        -c "node add dc pub-01 --agent none --minion m-01 --inventory $INV/a100x4.yaml" \
         -c "node maintenance pub-01 off" \
         -c "account create alice" -c "account create bob --role viewer" &&
       rd --as alice -c "provider enable physical" \
         -c "region create lab --provider physical --storage local" \
-        -c "node add lab own-01 --minion m-02 --inventory $INV/a100x4.yaml" \
+        -c "node add lab own-01 --agent none --minion m-02 --inventory $INV/a100x4.yaml" \
         -c "node maintenance own-01 off"; } >"$TMP/setup.log" 2>&1; then
     echo "  FAIL could not build the test fleet:" >&2
     cat "$TMP/setup.log" >&2

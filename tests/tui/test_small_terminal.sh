@@ -10,7 +10,7 @@
 INV=tests/inventories
 if ! rd -c "provider enable physical" \
         -c "region create dc-east --provider physical --storage local --public" \
-        -c "node add dc-east gpu-01 --minion m-01 --inventory $INV/a100x4.yaml" \
+        -c "node add dc-east gpu-01 --agent none --minion m-01 --inventory $INV/a100x4.yaml" \
         -c "node maintenance gpu-01 off" >"$TMP/setup.log" 2>&1; then
     echo "  FAIL could not build the test fleet:" >&2
     cat "$TMP/setup.log" >&2

@@ -365,7 +365,7 @@ static void test_patch_nodes(void **state)
     run_line(&c, "provider enable physical");
     run_line(&c, "region create lab --provider physical --storage local");
     for (int i = 1; i <= 3; i++) {
-        snprintf(line, sizeof line, "node add lab n%d --minion m%d --inventory tests/inventories/a100x4.yaml", i, i);
+        snprintf(line, sizeof line, "node add lab n%d --agent none --minion m%d --inventory tests/inventories/a100x4.yaml", i, i);
         run_line(&c, line);
     }
     pane_load(&c, PANE_NODES, 0);
@@ -373,7 +373,7 @@ static void test_patch_nodes(void **state)
     assert_int_equal(ps->g.nrows, 3);
     run_line(&c, "node maintenance n1 off");
     run_line(&c, "node remove n2");
-    run_line(&c, "node add lab n4 --minion m4 --inventory tests/inventories/a100x4.yaml");
+    run_line(&c, "node add lab n4 --agent none --minion m4 --inventory tests/inventories/a100x4.yaml");
     live_state l;
     memset(&l, 0, sizeof l);
     static char *keys[] = { "/rigdeck/nodes/n1", "/rigdeck/nodes/n2", "/rigdeck/nodes/n4" };

@@ -141,6 +141,11 @@ static void test_complete_arguments(void **state)
     compl_list_free(&l);
     assert_int_equal(complete("node add lab n1 --role ", out, &l), 2);
     compl_list_free(&l);
+    assert_int_equal(complete("node add lab n1 --agent ", out, &l), 2);   /* none, required */
+    compl_list_free(&l);
+    assert_int_equal(complete("node add lab n1 --agent n", out, &l), 1);
+    assert_string_equal(out, "node add lab n1 --agent none ");
+    compl_list_free(&l);
     assert_int_equal(complete("node list --region d", out, &l), 1);
     assert_string_equal(out, "node list --region dc-east ");
     compl_list_free(&l);

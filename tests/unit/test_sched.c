@@ -1,6 +1,7 @@
 /* Unit tests of the scheduler's index and pass (sched_index.c, sched_run.c)
  * on a real SQLite store: the indexed pick equals a scan of sched_check over
- * the fleet on random fleets, and a batch of placements that loses a race
+ * the fleet on random fleets (agent-managed nodes with and without their
+ * agent online among them), and a batch of placements that loses a race
  * is re-read and re-placed without giving a GPU twice or undoing the other
  * writer's change. */
 #include "node_capacity.h"
@@ -83,6 +84,12 @@ static void random_fleet(rd_tx *tx)
                                  slots, "gpu_sharing", sharing, "disk_gb", 500, "disk_used_gb", 100 * (rand() % 5),
                                  "cpu_cores", 8, "cpus_used", 4 * (rand() % 5), "workers");
         json_object_set_new(node, "last_used_at", rand() % 4 ? json_string(times[rand() % 3]) : json_null());
+        /* agent-managed nodes, some with their agent offline (in no bucket) */
+        int mode = rand() % 4;
+        if (mode)
+            json_object_set_new(node, "agent_mode", json_string(mode == 1 ? "none" : "required"));
+        if (mode >= 2)
+            json_object_set_new(node, "agent_online", json_boolean(mode == 2));
         put(tx, tx_key(key, "/rigdeck/nodes/%s", name), node);
     }
 }
@@ -151,6 +158,7 @@ static void test_pick_matches_scan(void **state)
                 assert_int_equal(a.price_ucr, b.price_ucr);
                 assert_int_equal(a.leftover_x100, b.leftover_x100);
                 assert_int_equal(sched_check(&s, &j, (size_t)pi, &b), SCHED_OK);
+                assert_false(s.nodes[pi].agent_offline);   /* work only where an agent runs */
                 json_t *alloc = sched_alloc(&s, (size_t)pi, j.want_x100);
                 json_t *node = json_deep_copy(s.nodes[pi].doc);
                 node_capacity_take(node, doc, 0, alloc, ctx.now + n);
