@@ -133,9 +133,12 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         rc = node_read(ctx, name, &node, err);
     if (rc == RD_OK)
         rc = fleet_require_node_owner(ctx, node, "agent register", err);
-    if (rc == RD_OK && strcmp(doc_str(node, "provider"), "physical") != 0)
-        rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a %s cloud node; its provider reports it, not an agent",
-                     name, doc_str(node, "provider"));
+    /* A cloud node runs an agent only when its region made it so; a manual
+     * one (agent_mode none) is the cloud driver's alone. */
+    int cloud = strcmp(doc_str(node, "provider"), "physical") != 0;
+    if (rc == RD_OK && cloud && strcmp(doc_str(node, "agent_mode"), "required") != 0)
+        rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a manual %s cloud node (agent_mode none); its provider "
+                     "reports it, not an agent", name, doc_str(node, "provider"));
     if (rc == RD_OK)
         rc = agent_view_get(ctx->tx, name, &old, err);
     if (rc != RD_OK)
@@ -163,6 +166,12 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         node_set_state(node, before, ctx->now);
         json_object_del(node, "offline_from");
     }
+    /* A cloud node is provisioning until its agent registers (and offline
+     * after its instance stopped, until the agent is back): only an agent
+     * that runs there makes it take work.  One being released stays so. */
+    if (cloud && (strcmp(doc_str(node, "state"), "provisioning") == 0 ||
+                  (strcmp(doc_str(node, "state"), "offline") == 0 && !*doc_str(node, "release_started_at"))))
+        node_set_state(node, "active", ctx->now);
     int had_agent = json_is_true(json_object_get(node, "agent_managed"));
     json_object_set_new(node, "agent_managed", json_true());
     *result = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:I}, s:[], s:[]}", "name", name, "node_state",
