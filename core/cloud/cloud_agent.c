@@ -45,42 +45,28 @@ int cloud_region_runs_agents(const json_t *region)
     return strcmp(doc_str(region, "agent_mode"), "required") == 0;
 }
 
-/* Says once per round why no instance is created. */
-static int refuse(cloud_round *r, const char *code, const char *msg)
+int cloud_may_create(cloud_round *r, int agent, const char **code, char *why, size_t len)
 {
-    if (!r->refused)
-        cloud_report_add(r, "errors", json_pack("{s:s, s:s, s:b}", "code", code, "message", msg, "retry", 0));
-    r->refused = 1;
+    if (!agent || strncmp(store_url(r->ctx->store), "etcd", 4) == 0)
+        return 1;
+    *code = "store_unreachable";
+    snprintf(why, len, "region '%s' runs an agent on each cloud node, and no cloud instance can reach this SQLite "
+             "store (a file on this host): no instance is created; use an etcd store (docs/etcd.md), or region set %s "
+             "--agent none for manual nodes", r->name, r->name);
     return 0;
 }
 
-int cloud_may_create(cloud_round *r, int agent)
+int cloud_may_create_compute(cloud_round *r, const json_t *node, const char **code, char *why, size_t len)
 {
-    char msg[600];
-    if (!agent)
-        return 1;
-    if (strncmp(store_url(r->ctx->store), "etcd", 4) != 0) {
-        snprintf(msg, sizeof msg, "region '%s' runs an agent on each cloud node, and no cloud instance can reach this "
-                 "SQLite store (a file on this host): no instance is created; use an etcd store (docs/etcd.md), or "
-                 "region set %s --agent none for manual nodes", r->name, r->name);
-        return refuse(r, "store_unreachable", msg);
-    }
-    return 1;
-}
-
-int cloud_may_create_compute(cloud_round *r, const json_t *node)
-{
-    char msg[600];
     int agent = cloud_node_runs_agent(node);
-    if (!cloud_may_create(r, agent))
+    if (!cloud_may_create(r, agent, code, why, len))
         return 0;
-    if (agent && !*doc_str(r->region, "image")) {
-        snprintf(msg, sizeof msg, "region '%s' runs an agent on each cloud node and has no image with rigdeck "
-                 "installed: no instance is created; region set %s --image IMAGE (docs/gcp.md says how to build one)",
-                 r->name, r->name);
-        return refuse(r, "no_image", msg);
-    }
-    return 1;
+    if (!agent || *doc_str(r->region, "image"))
+        return 1;
+    *code = "no_image";
+    snprintf(why, len, "region '%s' runs an agent on each cloud node and has no image with rigdeck installed: no "
+             "instance is created; region set %s --image IMAGE (docs/gcp.md says how to build one)", r->name, r->name);
+    return 0;
 }
 
 /* The store URL an instance uses, into out; "" when it cannot be quoted. */

@@ -76,12 +76,12 @@ int cloud_node_runs_agent(const json_t *node);
 int cloud_region_runs_agents(const json_t *region);
 
 /* 1 when an instance that runs an agent (agent: 1) may be created in this
- * round: not on an SQLite store.  Else the round's error says why, once. */
-int cloud_may_create(cloud_round *r, int agent);
+ * round: not on an SQLite store.  Else 0, with the error's code and why. */
+int cloud_may_create(cloud_round *r, int agent, const char **code, char *why, size_t len);
 
 /* The same for a compute node: also, one with an agent needs the region's
  * image. */
-int cloud_may_create_compute(cloud_round *r, const json_t *node);
+int cloud_may_create_compute(cloud_round *r, const json_t *node, const char **code, char *why, size_t len);
 
 /* The startup script of node's instance (a new string in *script): makes
  * or renews node:NAME's credentials on a secured store (committed as a

@@ -575,6 +575,15 @@ static void mark_offline(cloud_round *r, const char *name, const char *inst, con
 
 /* ---- the storage node and compute nodes -------------------------------- */
 
+/* No instance is created, for a reason only a person can change: said once
+ * per round (a named region's cloud sync fails with it). */
+static void refused(cloud_round *r, const char *code, const char *why)
+{
+    if (!r->refused)
+        cloud_report_add(r, "errors", json_pack("{s:s, s:s, s:b}", "code", code, "message", why, "retry", 0));
+    r->refused = 1;
+}
+
 void cloud_ensure_storage(cloud_round *r, const json_t *node)
 {
     const char *name = doc_str(node, "name");
@@ -589,8 +598,12 @@ void cloud_ensure_storage(cloud_round *r, const json_t *node)
     if ((!*listed || status_stopped(listed)) && strcmp(state, "provisioning") != 0)
         mark_offline(r, name, inst, cloud_inst_zone(r, inst), listed);
     /* A region whose nodes need agents is no use on a store they cannot reach. */
-    if (!*listed && !cloud_may_create(r, cloud_region_runs_agents(r->region)))
+    const char *code = "";
+    char why[600];
+    if (!*listed && !cloud_may_create(r, cloud_region_runs_agents(r->region), &code, why, sizeof why)) {
+        refused(r, code, why);
         return;
+    }
     if (drive_instance(r, &w, NULL, zone, status, &f, &e) != RD_OK) {
         cloud_report_error(r, name, &f, &e);
         note(r, name, json_pack("{s:s}", "gcp_error", e.msg));
@@ -670,8 +683,12 @@ void cloud_provision_node(cloud_round *r, const json_t *node, const char *storag
     }
     char inst[GCP_INSTANCE_NAME_MAX + 1];
     gcp_instance_name(name, inst);
-    if (!*cloud_inst_status(r, inst) && !cloud_may_create_compute(r, node))
+    const char *code = "";
+    char why[600];
+    if (!*cloud_inst_status(r, inst) && !cloud_may_create_compute(r, node, &code, why, sizeof why)) {
+        refused(r, code, why);
         return;
+    }
     int gpus = (int)doc_int(node, "gpu_count");
     want_spec w = { node, "compute", "", NULL, 0, gpus, 0, cloud_node_runs_agent(node) };
     if (g && g->gcp_accelerator && gpus > 0) {

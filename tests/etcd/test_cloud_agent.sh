@@ -190,4 +190,65 @@ sq --as alice -c "region set west --agent none" -c "cloud sync west"
 expect_status 0
 [ "$(fake_inst rigdeck-west-storage status)" = RUNNING ] && pass || fail "--agent none region not provisioned on SQLite"
 
+case_ "secured etcd: the script logs in as the node's own etcd user, made at creation"
+csync --now "$(at 60)"   # the manual node goes idle: the next job bursts again
+expect_json released.0.node "$EPH3"
+rd -c "store secure --root-password-file $CA/root.pw"
+expect_status 0
+as () {   # as ARGS...: rigdeck --batch as etcd's root
+    $WRAP "$BIN" --batch --store "$STORE" --etcd-user root --etcd-password-file "$CA/root.pw" "$@" >"$OUT" 2>"$ERR"
+    RC=$?
+}
+ectl () {   # ectl USER PASSWORD ARGS...: etcdctl as that etcd user
+    u=$1 pw=$2; shift 2
+    etcdctl --endpoints "$ETCD_ENDPOINTS" --user "$u" --password "$pw" "$@" >"$OUT" 2>"$ERR"
+    RC=$?
+}
+start_serve ctl --etcd-user root --etcd-password-file "$CA/root.pw" --sched-every 1s --sync-every 1h
+as --as alice --output json -c "job submit $TMP/hello.yaml"
+J4=$(jget id)
+wait_until 30 sh -c "$BIN --batch --store $STORE --etcd-user root --etcd-password-file $CA/root.pw --output json \
+    -c 'job show $J4' | python3 tests/jget.py workers.0.pending_node | grep -q ."
+as --output json -c "job show $J4"
+EPH4=$(jget workers.0.pending_node)
+INST4=rigdeck-$EPH4
+as --as alice --output json -c "cloud sync"
+expect_json created.0.node "$EPH4"
+expect_json errors.len 0
+fake_inst "$INST4" startup_script >"$TMP/script4"
+grep -q -- "--etcd-user 'node:$EPH4' --etcd-password-file \"\$dir/store.pw\"" "$TMP/script4" && pass ||
+    fail "the script does not log in as node:$EPH4: $(cat "$TMP/script4")"
+PW=$(sed -n "s/^printf '%s\\\\n' '\([0-9a-f]*\)' .*/\1/p" "$TMP/script4")
+[ ${#PW} = 64 ] && pass || fail "no password in the script"
+grep -q "root" "$TMP/script4" && fail "the controller's own login reached the script" || pass
+as --output json -c "store dump"
+expect_out "credentials/node:$EPH4"
+wait_json_root () { wait_until "$1" sh -c "$BIN --batch --store $STORE --etcd-user root --etcd-password-file $CA/root.pw \
+    --output json -c '$2' | python3 tests/jget.py '$3' | grep -qx '$4'"; }
+wait_json_root 60 "node show $EPH4" state active
+wait_json_root 60 "job show $J4" state finished
+as -c "job logs $J4 --worker 0"
+expect_out "hello-from-the-cloud"
+
+case_ "secured etcd: what the instance's password reaches is that node's agent role, and only while the node lives"
+ectl "node:$EPH4" "$PW" get "/rigdeck/nodes/$EPH4"
+expect_status 0
+ectl "node:$EPH4" "$PW" get /rigdeck/jobs/ --prefix --keys-only
+expect_status 1
+expect_err "permission denied"
+ectl "node:$EPH4" "$PW" get /rigdeck/accounts/alice
+expect_status 1
+expect_err "permission denied"
+ectl "node:$EPH4" "$PW" put "/rigdeck/nodes/$EPH4" '{}'
+expect_status 1
+expect_err "permission denied"
+kill_daemon "$PID_ctl" TERM
+as --as alice --output json --now "$(at 200)" -c "cloud sync"
+expect_json released.0.node "$EPH4"
+wait_until 30 boot_stopped "$INST4"
+ectl "node:$EPH4" "$PW" get "/rigdeck/nodes/$EPH4"
+[ "$RC" != 0 ] && pass || fail "the released node's etcd user still logs in"
+as --output json -c "store dump"
+expect_no_out "credentials/node:$EPH4"
+
 finish
