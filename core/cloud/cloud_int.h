@@ -48,8 +48,10 @@ void cloud_inst_set(cloud_round *r, const char *inst, const char *zone, const ch
 /* The region's storage node: created, started, activated as needed. */
 void cloud_ensure_storage(cloud_round *r, const json_t *node);
 
-/* A provisioning compute node: its instance created and the node activated,
- * or the node released when nobody waits for it any more. */
+/* A provisioning compute node: its instance created (with its agent's
+ * startup script when the agent is required) and a manual node activated,
+ * or the node released when nobody waits for it any more or its agent
+ * never registered. */
 void cloud_provision_node(cloud_round *r, const json_t *node, const char *storage_zone);
 
 /* 1 when an ephemeral node is idle past the region's idle_release_s (or its
