@@ -191,8 +191,8 @@ def main():
     with open(os.path.join(WORK, "sa.json"), "w") as f:
         json.dump(sa, f)
     run([f"provider enable gcp --key-file {os.path.join(WORK, 'sa.json')}",
-         "region create gcp-central --provider gcp --gcp-region us-central1 --storage-class medium",
-         "region create gcp-europe --provider gcp --gcp-region europe-west4 --storage-class small --idle-release 30m",
+         "region create gcp-central --provider gcp --gcp-region us-central1 --storage-class medium --agent none",
+         "region create gcp-europe --provider gcp --gcp-region europe-west4 --storage-class small --idle-release 30m --agent none",
          "node report gcp-central-storage --instance running",
          "quota set gcp-central NVIDIA_A100_GPUS 16 --usage 4", "quota set gcp-central NVIDIA_V100_GPUS 8",
          "quota set gcp-central NVIDIA_T4_GPUS 32 --usage 8", "quota set gcp-central CPUS 256 --usage 96",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """agent_starts.py - every `rigdeck agent` a test or script starts names its runtime.
 
-Usage: agent_starts.py PATH...   (files or folders, searched for *.sh and *.py)
+Usage: agent_starts.py PATH...   (files or folders, searched for *.sh, *.py and *.c)
 
 An agent left on the default runtime `auto` picks podman whenever `podman
 info` answers, and then pulls a built-in image that exists nowhere: a test
@@ -14,6 +14,12 @@ An agent start is a shell command line (backslash continuations joined)
 with the word `agent` right after the binary ($BIN, $RIGDECK, rigdeck,
 build/rigdeck...) and followed by an option, or a Python argument list
 with "agent" followed by an option string.  Comments are skipped.
+
+C files are read for the agent starts they write into scripts: the cloud
+node's startup script (core/cloud/cloud_agent.c) starts `rigdeck agent` on
+a machine rigdeck does not control, so it names the runtime too (there the
+environment chooses it, "${RIGDECK_RUNTIME:-auto}"); a string line that
+starts the agent must carry --runtime on the same line.
 """
 import os
 import re
@@ -41,9 +47,9 @@ def check_file(path):
     """Yields (line number, text, ok) for each agent start in PATH."""
     with open(path, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    start = PY_START if path.endswith(".py") else SHELL_START
+    start = PY_START if path.endswith(".py") else SHELL_START   # C: the shell text in its strings
     for no, line in logical_lines(text):
-        if line.lstrip().startswith("#"):
+        if line.lstrip().startswith(("/*", "*", "//") if path.endswith(".c") else "#"):
             continue
         for m in start.finditer(line):
             # the rest of this command: up to a pipe, redirection or `;`/`&`
@@ -56,7 +62,7 @@ def files_under(paths):
         if os.path.isdir(p):
             for root, _, names in os.walk(p):
                 for n in sorted(names):
-                    if n.endswith((".sh", ".py")):
+                    if n.endswith((".sh", ".py", ".c")):
                         yield os.path.join(root, n)
         else:
             yield p

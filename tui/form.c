@@ -29,6 +29,16 @@ static const form_field region_create_fields[] = {
     { "Public", "public", FF_BOOL, 0, NAMES_NONE, NULL },
     { "GCP region", "gcp-region", FF_TEXT, 0, NAMES_NONE, NULL },
     { "Storage class", "storage-class", FF_CHOICE, 0, NAMES_NONE, NULL },
+    { "Agent (GCP)", "agent", FF_CHOICE, 0, NAMES_NONE, NULL },
+    { "Image (GCP)", "image", FF_TEXT, 0, NAMES_NONE, NULL },
+    { "Idle release (GCP)", "idle-release", FF_TEXT, 0, NAMES_NONE, NULL },
+};
+static const form_field region_set_fields[] = {
+    { "Region", NULL, FF_FIXED, 1, NAMES_REGION, "name" },
+    { "Public jobs", "public", FF_CHOICE, 0, NAMES_NONE, "public" },
+    { "Agent (GCP)", "agent", FF_CHOICE, 0, NAMES_NONE, "agent_mode" },
+    { "Image (GCP)", "image", FF_TEXT, 0, NAMES_NONE, "image" },
+    { "Idle release (GCP)", "idle-release", FF_TEXT, 0, NAMES_NONE, "idle_release_s" },
 };
 static const form_field node_set_fields[] = {
     { "Node", NULL, FF_FIXED, 1, NAMES_NODE, "name" },
@@ -117,6 +127,7 @@ static const form_field account_set_fields[] = {
 static const form_def forms[FORM_COUNT] = {
     [FORM_NODE_ADD] = FORM("Add a node", "node add", node_add_fields),
     [FORM_REGION_CREATE] = FORM("Create a region", "region create", region_create_fields),
+    [FORM_REGION_SET] = FORM("Edit a region", "region set", region_set_fields),
     [FORM_NODE_SET] = FORM("Edit a node", "node set", node_set_fields),
     [FORM_DATASTORE_ADD] = FORM("Add a datastore", "datastore add", datastore_add_fields),
     [FORM_RESERVATION_ADD] = FORM("Add a reservation", "reservation add", reservation_add_fields),

@@ -119,7 +119,7 @@ static const pane_view provider_views[] = {
 };
 static const pane_view region_views[] = {
     { "Regions", "region list", COLS(region_cols), "name", "region show", "region remove", "remove",
-      "No regions yet: press a to create one.", -1, 0, NULL, FORM_REGION_CREATE, -1, NULL, 0, 0 },
+      "No regions yet: press a to create one.", -1, 0, NULL, FORM_REGION_CREATE, FORM_REGION_SET, NULL, 0, 0 },
 };
 static const pane_view node_views[] = {
     { "Nodes", NODE_LIST, COLS(node_cols), "name", "node show", "node remove", "remove",

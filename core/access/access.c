@@ -35,6 +35,7 @@ static const struct {
     { "store dump", CLASS_RAW_READ, "may read the whole store" },
     { "store watch", CLASS_RAW_READ, "may watch the whole store" },
     { "node add", CLASS_FLEET, NULL },
+    { "region set", CLASS_FLEET, NULL },
     { "node maintenance", CLASS_FLEET, NULL },
     { "node set", CLASS_FLEET, NULL },
     { "node remove", CLASS_FLEET, NULL },

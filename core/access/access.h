@@ -74,7 +74,17 @@ rd_code access_role_may(access_role role, const char *actor, const cmd_def *def,
  * relay.  Called in the transaction that changes the role. */
 rd_code secure_apply_role(cmd_ctx *ctx, const char *name, access_role role, rd_err *err);
 
-/* On a secured store, deletes name's etcd user and role (account remove). */
+/* On a secured store, deletes name's etcd user and role (account remove,
+ * a released cloud node's node:N). */
 rd_code secure_forget(cmd_ctx *ctx, const char *name, rd_err *err);
+
+/* 1 when the store is an etcd with authentication on (store secure). */
+int secure_store_is_secured(cmd_ctx *ctx);
+
+/* Makes or renews node:NODE's etcd user with password and the agent role
+ * of `store credentials node:NODE` (cloud sync, for the agent of a cloud
+ * node it creates; the auth calls act at once, the credentials record is
+ * staged in ctx->tx).  A secured store only. */
+rd_code secure_node_credentials(cmd_ctx *ctx, const char *node, const char *password, rd_err *err);
 
 #endif

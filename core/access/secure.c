@@ -289,6 +289,29 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     return rc;
 }
 
+int secure_store_is_secured(cmd_ctx *ctx)
+{
+    return strncmp(store_url(ctx->store), "etcd", 4) == 0 && store_is_secured(ctx);
+}
+
+rd_code secure_node_credentials(cmd_ctx *ctx, const char *node, const char *password, rd_err *err)
+{
+    char user[RD_KEY_MAX], role[NAMES_ROLE_MAX], key[RD_KEY_MAX];
+    snprintf(user, sizeof user, "node:%s", node);
+    rd_code rc = set_user(ctx, user, password, err);
+    if (rc == RD_OK)
+        rc = agent_role(ctx, user, node, role, sizeof role, err);
+    if (rc == RD_OK)
+        rc = auth_step(ctx, "user/revoke", json_pack("{s:s, s:s}", "name", user, "role", "root"), err);
+    if (rc == RD_OK)
+        rc = auth_step(ctx, "user/grant", json_pack("{s:s, s:s}", "user", user, "role", role), err);
+    if (rc == RD_OK)
+        rc = tx_put(ctx->tx, tx_key(key, KEY_CREDENTIALS "%s", user),
+                    json_pack("{s:s, s:s, s:s, s:s}", "name", user, "etcd_user", user, "access", "agent", "made_by",
+                              "cloud sync"), err);
+    return rc;
+}
+
 /* 1 when name has been given an etcd user by store credentials. */
 static int has_credentials(cmd_ctx *ctx, const char *name)
 {

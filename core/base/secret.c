@@ -1,4 +1,5 @@
-/* secret.c - the master key file and AES-256-GCM sealing of secrets. */
+/* secret.c - the master key file, AES-256-GCM sealing of secrets, and
+ * secrets derived from the key (HMAC-SHA256). */
 #include "secret.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #define SEAL_PREFIX "rdsec1:"
@@ -63,6 +65,19 @@ void secret_key_fingerprint(const unsigned char key[SECRET_KEY_LEN], char out[17
     if (!EVP_Digest(key, SECRET_KEY_LEN, md, &mdlen, EVP_sha256(), NULL) || mdlen < 8)
         memset(md, 0, 8);
     hex_encode(md, 8, out);
+}
+
+rd_code secret_derive(const unsigned char key[SECRET_KEY_LEN], const char *label, char out[SECRET_DERIVED_HEX + 1],
+                      rd_err *err)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!HMAC(EVP_sha256(), key, SECRET_KEY_LEN, (const unsigned char *)label, strlen(label), md, &mdlen) ||
+        mdlen * 2 < SECRET_DERIVED_HEX)
+        return rd_fail(err, RD_EINVAL, "cannot derive a secret: HMAC-SHA256 failed");
+    hex_encode(md, SECRET_DERIVED_HEX / 2, out);
+    OPENSSL_cleanse(md, sizeof md);
+    return RD_OK;
 }
 
 /* ---- the master key file -------------------------------------------------- */

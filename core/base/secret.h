@@ -41,6 +41,13 @@ rd_code secret_seal(const unsigned char key[SECRET_KEY_LEN], const char *plain, 
 rd_code secret_open(const unsigned char key[SECRET_KEY_LEN], const char *sealed, char **plain, size_t *len,
                     rd_err *err);
 
+/* A secret derived from the key and label: the hex of HMAC-SHA256(key,
+ * label), the same for the same label and key, and nothing of the key
+ * follows from it (a cloud node's store password, cloud_agent.c). */
+#define SECRET_DERIVED_HEX 64
+rd_code secret_derive(const unsigned char key[SECRET_KEY_LEN], const char *label, char out[SECRET_DERIVED_HEX + 1],
+                      rd_err *err);
+
 /* The 16-hex fingerprint of key into out (17 bytes). */
 void secret_key_fingerprint(const unsigned char key[SECRET_KEY_LEN], char out[17]);
 

@@ -288,6 +288,7 @@ static rd_code round_run(cmd_ctx *ctx, json_t *region, json_t *report, int *fata
     else
         cloud_report_error(&r, NULL, f.status ? &f : NULL, &qerr);
     json_decref(quota);
+    *fatal = r.refused;   /* a named region says why nothing was created (cloud_agent.c) */
     round_close(&r);
     return RD_OK;
 }

@@ -6,9 +6,14 @@
  *   2. the storage node: create its instance when missing (another zone when
  *      one is out of capacity), start it when stopped, active when RUNNING;
  *   3. each provisioning ephemeral node: create its instance, poll the zone
- *      operation, active when RUNNING (as `node report --instance running`);
- *      a node no worker waits on any more is released instead; one refused
- *      for quota is dropped (its worker goes back to the scheduler);
+ *      operation; a node whose agent is required gets the region's image
+ *      and a startup script that runs its agent (cloud_agent.c) and becomes
+ *      active when the agent registers (agent.c), released as
+ *      agent_timeout when it has not after idle_release_s; a manual node
+ *      (agent_mode none) is active when RUNNING (as `node report
+ *      --instance running`); a node no worker waits on any more is
+ *      released instead; one refused for quota is dropped (its worker goes
+ *      back to the scheduler).  No instance for agents on an SQLite store;
  *   4. each ephemeral node idle (no workers) for longer than the region's
  *      idle_release_s since last_used_at: instance deleted, node removed,
  *      its quota usage given back;

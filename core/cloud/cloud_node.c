@@ -135,14 +135,27 @@ static void note_instance(json_t *node, const char *inst, const char *zone, cons
 typedef struct {
     const char *inst, *zone, *status;
     int changed;           /* out: the node's state changed */
+    int awaiting_agent;    /* out: RUNNING, the node waits for its agent to register */
 } inst_arg;
 
-/* RUNNING: active, exactly as `node report --instance running`. */
+/* RUNNING: active, exactly as `node report --instance running`; a node
+ * whose agent is required stays provisioning until the agent registers
+ * (agent.c), and the time its wait began is noted (cloud_agent_overdue). */
 static rd_code step_running(cloud_round *r, json_t *node, void *arg, int *put, rd_err *err)
 {
     inst_arg *a = arg;
     if (node_removed(node))
         return RD_OK;
+    if (cloud_node_runs_agent(node) && strcmp(doc_str(node, "state"), "provisioning") == 0) {
+        char ts[RDTIME_BUFLEN];
+        note_instance(node, a->inst, a->zone, "RUNNING");
+        json_object_del(node, "gcp_error");
+        if (!*doc_str(node, "agent_wait_since"))
+            json_object_set_new(node, "agent_wait_since", json_string(rdtime_format(r->ctx->now, ts)));
+        a->awaiting_agent = 1;
+        *put = 1;
+        return RD_OK;
+    }
     char before[32];
     snprintf(before, sizeof before, "%s", doc_str(node, "state"));
     rd_code rc = node_apply_instance(r->ctx, node, "running", err);
@@ -322,6 +335,7 @@ static rd_code step_release_end(cloud_round *r, json_t *node, void *arg, int *pu
         return RD_OK;
     a->go = 1;
     rd_code rc = node_stage_removed(r->ctx, doc_str(node, "name"), err);
+    cloud_forget_credentials(r->ctx, node, err, &rc);   /* the instance's agent may no longer log in */
     if (rc == RD_OK)
         rc = quota_give_back(r, node, err);
     if (rc == RD_OK)
@@ -399,6 +413,7 @@ typedef struct {
     int accel_count;
     int local_ssd;
     int data_disk_gb;
+    int agent;             /* the instance runs the node's agent (cloud_agent.c) */
 } want_spec;
 
 /* Zones to try: the preferred one (the storage node's), then the region's. */
@@ -413,25 +428,22 @@ static size_t zone_order(cloud_round *r, const char *preferred, const char *out[
     return n;
 }
 
-/* Creates the instance of w->node in the first zone with capacity and waits
- * for it; *status is its status afterwards ("" when unknown).  A failure is
- * classified in *f and described in *e. */
-static rd_code create_instance(cloud_round *r, const want_spec *w, const char *preferred, char zone_out[64],
-                               char status[32], gcp_fault *f, rd_err *e)
+/* Tries the zones in order: create_instance's loop. */
+static rd_code create_in_zones(cloud_round *r, const want_spec *w, const char **zones, size_t nz, const char *inst,
+                               const char *script, char zone_out[64], char status[32], char *tried, size_t tried_len,
+                               gcp_fault *f, rd_err *e)
 {
-    const char *name = doc_str(w->node, "name"), *zones[16];
-    char inst[GCP_INSTANCE_NAME_MAX + 1], tried[256] = "", what[160];
-    size_t nz = zone_order(r, preferred, zones);
-    gcp_instance_name(name, inst);
-    status[0] = zone_out[0] = '\0';
+    const char *name = doc_str(w->node, "name");
+    char what[160];
     for (size_t z = 0; z < nz; z++) {
         char key[160];
         snprintf(key, sizeof key, "%s %s", zones[z], w->machine);
-        snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s", *tried ? ", " : "", zones[z]);
+        snprintf(tried + strlen(tried), tried_len - strlen(tried), "%s%s", *tried ? ", " : "", zones[z]);
         if (json_object_get(r->exhausted, key))
             continue;
         gcp_instance_spec spec = { inst, zones[z], name, r->name, w->role, w->machine, w->accelerator,
-                                   w->accel_count, w->local_ssd, w->data_disk_gb, NULL };
+                                   w->accel_count, w->local_ssd, w->data_disk_gb,
+                                   w->agent ? doc_str(r->region, "image") : NULL, script };
         json_t *body = gcp_instance_body(&spec), *op = NULL;
         if (!body)
             return rd_fail(e, RD_ENOMEM, "out of memory");
@@ -468,6 +480,32 @@ static rd_code create_instance(cloud_round *r, const want_spec *w, const char *p
     return rd_fail(e, RD_EINVAL, "gcp %s: instances.insert %s failed: ZONE_RESOURCE_POOL_EXHAUSTED in every zone tried "
                    "(%s); the next cloud sync tries again", r->gcp_region, inst, tried);
 }
+
+/* Creates the instance of w->node in the first zone with capacity and waits
+ * for it; *status is its status afterwards ("" when unknown).  A failure is
+ * classified in *f and described in *e. */
+static rd_code create_instance(cloud_round *r, const want_spec *w, const char *preferred, char zone_out[64],
+                               char status[32], gcp_fault *f, rd_err *e)
+{
+    const char *name = doc_str(w->node, "name"), *zones[16];
+    char inst[GCP_INSTANCE_NAME_MAX + 1], tried[256] = "";
+    size_t nz = zone_order(r, preferred, zones);
+    char *script = NULL;
+    gcp_instance_name(name, inst);
+    status[0] = zone_out[0] = '\0';
+    memset(f, 0, sizeof *f);
+    if (w->agent) {
+        rd_code rc = cloud_agent_script(r, w->node, &script, e);
+        if (rc != RD_OK)
+            return rc;
+    }
+    rd_code rc = create_in_zones(r, w, zones, nz, inst, script, zone_out, status, tried, sizeof tried, f, e);
+    if (script)
+        explicit_bzero(script, strlen(script));   /* it may hold the node's password */
+    free(script);
+    return rc;
+}
+
 
 /* Brings the node's instance to RUNNING when it can: waits out transitions,
  * starts a stopped one, creates a missing one.  *status afterwards. */
@@ -508,11 +546,14 @@ static void settle(cloud_round *r, const char *name, const char *zone, const cha
     rd_err e;
     gcp_instance_name(name, inst);
     if (strcmp(status, "RUNNING") == 0) {
-        inst_arg a = { inst, zone, status, 0 };
+        inst_arg a = { inst, zone, status, 0, 0 };
         if (node_step(r, name, step_running, &a, &e) != RD_OK)
             cloud_report_error(r, name, NULL, &e);
         else if (a.changed)
             cloud_report_add(r, "activated", json_pack("{s:s, s:s, s:s}", "node", name, "instance", inst, "zone", zone));
+        else if (a.awaiting_agent)
+            cloud_report_add(r, "pending", json_pack("{s:s, s:s, s:s, s:s, s:s}", "node", name, "instance", inst, "zone",
+                                                     zone, "status", status, "waiting_for", "agent"));
         return;
     }
     cloud_report_add(r, "pending", json_pack("{s:s, s:s, s:s, s:s}", "node", name, "instance", inst, "zone", zone, "status",
@@ -523,7 +564,7 @@ static void settle(cloud_round *r, const char *name, const char *zone, const cha
 
 static void mark_offline(cloud_round *r, const char *name, const char *inst, const char *zone, const char *status)
 {
-    inst_arg a = { inst, zone, status, 0 };
+    inst_arg a = { inst, zone, status, 0, 0 };
     rd_err e;
     if (node_step(r, name, step_offline, &a, &e) != RD_OK)
         cloud_report_error(r, name, NULL, &e);
@@ -534,6 +575,15 @@ static void mark_offline(cloud_round *r, const char *name, const char *inst, con
 
 /* ---- the storage node and compute nodes -------------------------------- */
 
+/* No instance is created, for a reason only a person can change: said once
+ * per round (a named region's cloud sync fails with it). */
+static void refused(cloud_round *r, const char *code, const char *why)
+{
+    if (!r->refused)
+        cloud_report_add(r, "errors", json_pack("{s:s, s:s, s:b}", "code", code, "message", why, "retry", 0));
+    r->refused = 1;
+}
+
 void cloud_ensure_storage(cloud_round *r, const json_t *node)
 {
     const char *name = doc_str(node, "name");
@@ -541,12 +591,19 @@ void cloud_ensure_storage(cloud_round *r, const json_t *node)
     char inst[GCP_INSTANCE_NAME_MAX + 1], zone[64], status[32];
     gcp_fault f;
     rd_err e;
-    want_spec w = { node, "storage", "", NULL, 0, 0, sc ? sc->disk_gb : 1000 };
+    want_spec w = { node, "storage", "", NULL, 0, 0, sc ? sc->disk_gb : 1000, 0 };
     snprintf(w.machine, sizeof w.machine, "%s", sc ? sc->machine_type : "n2-standard-2");
     gcp_instance_name(name, inst);
     const char *listed = cloud_inst_status(r, inst), *state = doc_str(node, "state");
     if ((!*listed || status_stopped(listed)) && strcmp(state, "provisioning") != 0)
         mark_offline(r, name, inst, cloud_inst_zone(r, inst), listed);
+    /* A region whose nodes need agents is no use on a store they cannot reach. */
+    const char *code = "";
+    char why[600];
+    if (!*listed && !cloud_may_create(r, cloud_region_runs_agents(r->region), &code, why, sizeof why)) {
+        refused(r, code, why);
+        return;
+    }
     if (drive_instance(r, &w, NULL, zone, status, &f, &e) != RD_OK) {
         cloud_report_error(r, name, &f, &e);
         note(r, name, json_pack("{s:s}", "gcp_error", e.msg));
@@ -564,6 +621,51 @@ static void drop_for_quota(cloud_round *r, const json_t *node, const rd_err *cau
     release_node(r, node, "quota_exceeded", why);
 }
 
+/* Takes a node whose agent never registered out of service (guarded: it
+ * may have registered meanwhile), so nothing is placed there while its
+ * instance is deleted. */
+static rd_code step_agent_timeout(cloud_round *r, json_t *node, void *arg, int *put, rd_err *err)
+{
+    int *go = arg;
+    char ts[RDTIME_BUFLEN];
+    (void)err;
+    *go = !node_removed(node) && json_array_size(json_object_get(node, "workers")) == 0 &&
+          strcmp(doc_str(node, "state"), "provisioning") == 0;
+    if (!*go)
+        return RD_OK;
+    rdtime_format(r->ctx->now, ts);
+    json_object_set_new(node, "state", json_string("maintenance"));
+    json_object_set_new(node, "state_changed_at", json_string(ts));
+    json_object_set_new(node, "release_started_at", json_string(ts));
+    json_object_set_new(node, "release_reason", json_string("agent_timeout"));
+    *put = 1;
+    return RD_OK;
+}
+
+/* The instance ran for the region's idle_release_s and its agent never
+ * registered (a broken image, a store it cannot reach): it is deleted and
+ * the node removed, and the worker waiting on it goes back to the
+ * scheduler, which may burst again.  Its release finishes in a later round
+ * if this one is cut short (cloud_node_idle: release_started_at). */
+static void release_agent_timeout(cloud_round *r, const json_t *node)
+{
+    const char *name = doc_str(node, "name");
+    char why[400];
+    int go = 0;
+    rd_err e;
+    if (node_step(r, name, step_agent_timeout, &go, &e) != RD_OK) {
+        cloud_report_error(r, name, NULL, &e);
+        return;
+    }
+    if (!go)
+        return;
+    snprintf(why, sizeof why, "the agent of GCP node %s never registered; waiting for the next scheduling pass", name);
+    json_t *snap = json_deep_copy(node);
+    json_object_set_new(snap, "state", json_string("maintenance"));
+    release_node(r, snap, "agent_timeout", why);
+    json_decref(snap);
+}
+
 void cloud_provision_node(cloud_round *r, const json_t *node, const char *storage_zone)
 {
     const char *name = doc_str(node, "name");
@@ -575,8 +677,20 @@ void cloud_provision_node(cloud_round *r, const json_t *node, const char *storag
         release_node(r, node, "not_needed", "");
         return;
     }
+    if (cloud_agent_overdue(r, node)) {
+        release_agent_timeout(r, node);
+        return;
+    }
+    char inst[GCP_INSTANCE_NAME_MAX + 1];
+    gcp_instance_name(name, inst);
+    const char *code = "";
+    char why[600];
+    if (!*cloud_inst_status(r, inst) && !cloud_may_create_compute(r, node, &code, why, sizeof why)) {
+        refused(r, code, why);
+        return;
+    }
     int gpus = (int)doc_int(node, "gpu_count");
-    want_spec w = { node, "compute", "", NULL, 0, gpus, 0 };
+    want_spec w = { node, "compute", "", NULL, 0, gpus, 0, cloud_node_runs_agent(node) };
     if (g && g->gcp_accelerator && gpus > 0) {
         w.accelerator = g->gcp_accelerator;
         gcp_machine_type(g->gcp_accelerator, gpus, g->gcp_cpus_per_job, w.machine, &w.accel_count);

@@ -407,6 +407,9 @@ json_t *gcp_instance_body(const gcp_instance_spec *s)
                              "rigdeck-role", label_value(s->role));
     if (!body)
         return NULL;
+    if (s->startup_script)   /* GCE's guest environment runs it as root at every boot */
+        json_array_append_new(json_object_get(json_object_get(body, "metadata"), "items"),
+                              json_pack("{s:s, s:s}", "key", "startup-script", "value", s->startup_script));
     snprintf(buf, sizeof buf, "zones/%s/machineTypes/%s", s->zone, s->machine_type);
     json_object_set_new(body, "machineType", json_string(buf));
     if (s->accelerator && s->accelerator_count > 0) {

@@ -111,6 +111,7 @@ typedef struct {
     int local_ssd_count;       /* 375 GB NVMe scratch disks */
     int data_disk_gb;          /* pd-ssd data disk (storage nodes); 0: none */
     const char *image;         /* boot image; NULL: GCP_DEFAULT_IMAGE */
+    const char *startup_script; /* metadata startup-script (the node's agent); NULL: none */
 } gcp_instance_spec;
 
 #define GCP_DEFAULT_IMAGE "projects/debian-cloud/global/images/family/debian-12"
@@ -124,7 +125,8 @@ typedef struct {
 const char *gcp_machine_type(const char *accelerator, int gpus, int cpus_per_gpu, char buf[64], int *gpus_out);
 
 /* The instances.insert body for spec (a new object): guestAccelerators,
- * scheduling.onHostMaintenance TERMINATE, local SSDs, labels, metadata. */
+ * scheduling.onHostMaintenance TERMINATE, local SSDs, labels, metadata
+ * (rigdeck-node, rigdeck-region and, when given, startup-script). */
 json_t *gcp_instance_body(const gcp_instance_spec *spec);
 
 /* ---- the client ------------------------------------------------------ */

@@ -137,10 +137,13 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         rc = node_read(ctx, name, &node, err);
     if (rc == RD_OK)
         rc = fleet_require_node_owner(ctx, node, "agent register", err);
-    if (rc == RD_OK && strcmp(doc_str(node, "provider"), "physical") != 0)
-        rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a %s cloud node; its provider reports it, not an agent",
-                     name, doc_str(node, "provider"));
-    if (rc == RD_OK && !node_agent_required(node) && json_object_get(node, "agent_mode"))
+    /* A cloud node runs an agent only when its region made it so; a manual
+     * one (agent_mode none) is the cloud driver's alone. */
+    int cloud = strcmp(doc_str(node, "provider"), "physical") != 0;
+    if (rc == RD_OK && cloud && strcmp(doc_str(node, "agent_mode"), "required") != 0)
+        rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a manual %s cloud node (agent_mode none); its provider "
+                     "reports it, not an agent", name, doc_str(node, "provider"));
+    else if (rc == RD_OK && !node_agent_required(node) && json_object_get(node, "agent_mode"))
         rc = rd_fail(err, RD_EINVAL, "agent register: node '%s' is a manual node (agent_mode none): its work is placed "
                      "running and ended by job report; node set %s --agent required first", name, name);
     if (rc == RD_OK)
@@ -170,6 +173,12 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         node_set_state(node, before, ctx->now);
         json_object_del(node, "offline_from");
     }
+    /* A cloud node is provisioning until its agent registers (and offline
+     * after its instance stopped, until the agent is back): only an agent
+     * that runs there makes it take work.  One being released stays so. */
+    if (cloud && (strcmp(doc_str(node, "state"), "provisioning") == 0 ||
+                  (strcmp(doc_str(node, "state"), "offline") == 0 && !*doc_str(node, "release_started_at"))))
+        node_set_state(node, "active", ctx->now);
     int had_agent = json_is_true(json_object_get(node, "agent_managed"));
     json_object_set_new(node, "agent_managed", json_true());
     node_agent_set_online(node, 1);   /* the write that wakes an idle scheduler */

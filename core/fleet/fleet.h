@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "secret.h"
 
 /* The largest file a fleet command reads (cmd_file_read). */
 #define FLEET_FILE_MAX (1024 * 1024)
@@ -51,6 +52,10 @@ rd_code fleet_region_devices(cmd_ctx *ctx, const char *region, json_t **items, r
 
 /* Seals plain with the master key (created on first use). */
 rd_code fleet_seal(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err);
+
+/* A secret derived from the master key and label (secret_derive; never
+ * creates a key). */
+rd_code fleet_derive_secret(cmd_ctx *ctx, const char *label, char out[SECRET_DERIVED_HEX + 1], rd_err *err);
 
 /* Opens a sealed secret with the master key (never creates one). */
 rd_code fleet_unseal(cmd_ctx *ctx, const char *sealed, char **plain, size_t *len, rd_err *err);

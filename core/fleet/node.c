@@ -158,7 +158,13 @@ static rd_code node_apply_inventory_file(cmd_ctx *ctx, json_t *node, const json_
         memcpy(inv.gpus, had.gpus, sizeof inv.gpus);
         inv.ngroups = had.ngroups;
     }
-    if (rc == RD_OK)
+    /* A cloud node is what rigdeck asked GCP for (machine type, GPUs): its
+     * agent's report is kept for the record, not judged as a machine
+     * offered by hand, and its state is the cloud driver's and the agent
+     * registration's (spec/execution.md §3). */
+    if (rc == RD_OK && strcmp(doc_str(node, "provider"), "gcp") == 0)
+        json_object_set_new(node, "inventory", hwreq_inventory_json(&inv));
+    else if (rc == RD_OK)
         node_evaluate(ctx, node, region, &inv, a);
     return rc;
 }
@@ -197,6 +203,8 @@ rd_code node_stage_gcp_storage(cmd_ctx *ctx, const json_t *region, const char *n
     if (!node)
         return rd_fail(err, RD_ENOMEM, "out of memory");
     json_object_set_new(node, "storage_class", json_string(doc_str(region, "storage_class")));
+    /* A storage node takes no work: no agent; cloud sync's RUNNING makes it active. */
+    json_object_set_new(node, "agent_mode", json_string("none"));
     return node_put(ctx, node, err);
 }
 
@@ -300,8 +308,11 @@ static rd_code node_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
     return rc;
 }
 
-/* Cloud nodes have no agent inventory: the cloud driver reports the state of
- * their instance, RUNNING (the node is active) or gone (offline). */
+/* The cloud driver reports the state of a cloud node's instance: RUNNING
+ * makes a manual node (agent_mode none) active, gone makes any offline.  A
+ * node whose agent is required becomes active only when its agent
+ * registers (agent.c): an instance that runs is not yet an agent that
+ * starts workers (spec/execution.md §3). */
 rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd_err *err)
 {
     const char *state = doc_str(node, "state");
@@ -309,7 +320,8 @@ rd_code node_apply_instance(cmd_ctx *ctx, json_t *node, const char *instance, rd
         return rd_fail(err, RD_EINVAL, "node report --instance: node '%s' is not a cloud node; physical nodes report --inventory",
                        doc_str(node, "name"));
     if (strcmp(instance, "running") == 0) {
-        if (strcmp(state, "provisioning") == 0 || strcmp(state, "offline") == 0)
+        if ((strcmp(state, "provisioning") == 0 || strcmp(state, "offline") == 0) &&
+            strcmp(doc_str(node, "agent_mode"), "required") != 0)
             node_set_state(node, "active", ctx->now);
     } else {
         node_set_state(node, "offline", ctx->now);

@@ -1,4 +1,4 @@
-/* region.c - the `region` commands: create, list, show, remove.
+/* region.c - the `region` commands: create, set, list, show, remove.
  *
  * An account enables the providers it uses (provider.c) and creates
  * regions under them; a region belongs to its creator, who alone (with the
@@ -16,6 +16,7 @@
 #include "doc.h"
 #include "fleet.h"
 #include "account.h"
+#include "hwreq.h"
 #include "keyspace.h"
 #include "names.h"
 #include "node.h"
@@ -23,8 +24,56 @@
 #include "quota.h"
 
 #define DEFAULT_IDLE_RELEASE_S 600
+#define REGION_IMAGE_MAX 300
 
 /* ---- regions ----------------------------------------------------------- */
+
+/* --agent none|required. */
+static rd_code region_check_agent(const char *v, rd_err *err)
+{
+    if (strcmp(v, "none") == 0 || strcmp(v, "required") == 0)
+        return RD_OK;
+    return rd_fail(err, RD_EINVAL, "--agent must be one of none, required, got '%s'", v);
+}
+
+/* --image: a Compute Engine image as instances.insert takes it,
+ * [projects/PROJECT/]global/images/[family/]NAME. */
+static rd_code region_check_image(const char *v, rd_err *err)
+{
+    static const char rule[] = "--image must be [projects/PROJECT/]global/images/[family/]NAME (lower-case letters, "
+                               "digits and '-')";
+    size_t n = strlen(v);
+    const char *p = v;
+    if (n == 0 || n > REGION_IMAGE_MAX)
+        return rd_fail(err, RD_EINVAL, "%s, at most %d characters", rule, REGION_IMAGE_MAX);
+    if (strncmp(p, "projects/", 9) == 0) {
+        p += 9;
+        size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789-.:");
+        if (k == 0 || p[k] != '/')
+            return rd_fail(err, RD_EINVAL, "%s, got '%s'", rule, v);
+        p += k + 1;
+    }
+    if (strncmp(p, "global/images/", 14) != 0)
+        return rd_fail(err, RD_EINVAL, "%s, got '%s'", rule, v);
+    p += 14;
+    if (strncmp(p, "family/", 7) == 0)
+        p += 7;
+    size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789-");
+    if (k == 0 || p[k] != '\0' || p[0] < 'a' || p[0] > 'z' || p[k - 1] == '-')
+        return rd_fail(err, RD_EINVAL, "%s, got '%s'", rule, v);
+    return RD_OK;
+}
+
+/* The options that only mean something for a GCP region's cloud nodes. */
+static rd_code region_physical_refuse(const cmd_args *a, const char *verb, rd_err *err)
+{
+    static const char *const gcp_only[] = { "gcp-region", "storage-class", "idle-release", "agent", "image", NULL };
+    for (size_t i = 0; gcp_only[i]; i++)
+        if (cmd_opt(a, gcp_only[i]))
+            return rd_fail(err, RD_EINVAL, "%s --%s is only for gcp regions%s", verb, gcp_only[i],
+                           strcmp(gcp_only[i], "agent") == 0 ? " (a physical node's agent is node add/set --agent)" : "");
+    return RD_OK;
+}
 
 static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
@@ -46,8 +95,8 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     if (strcmp(provider, "physical") == 0) {
         if (!cmd_opt(a, "storage"))
             return rd_fail(err, RD_EUSAGE, "region create --provider physical: --storage local|central is required");
-        if (cmd_opt(a, "gcp-region") || cmd_opt(a, "storage-class") || cmd_opt(a, "idle-release"))
-            return rd_fail(err, RD_EINVAL, "region create --provider physical: --gcp-region, --storage-class and --idle-release are for gcp regions");
+        if ((rc = region_physical_refuse(a, "region create --provider physical:", err)) != RD_OK)
+            return rc;
     } else {
         if (!cmd_opt(a, "gcp-region") || !cmd_opt(a, "storage-class"))
             return rd_fail(err, RD_EUSAGE, "region create --provider gcp: --gcp-region GCP_REGION and --storage-class CLASS are required");
@@ -58,6 +107,10 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
             return rc;
         if (cmd_opt(a, "idle-release") &&
             (rc = rdtime_parse_duration("--idle-release", cmd_opt(a, "idle-release"), &idle, err)) != RD_OK)
+            return rc;
+        if (cmd_opt(a, "agent") && (rc = region_check_agent(cmd_opt(a, "agent"), err)) != RD_OK)
+            return rc;
+        if (cmd_opt(a, "image") && (rc = region_check_image(cmd_opt(a, "image"), err)) != RD_OK)
             return rc;
     }
     if ((rc = tx_get(ctx->tx, tx_key(key, KEY_REGIONS "%s", name), &doc, err)) != RD_OK)
@@ -97,6 +150,8 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         json_object_set_new(doc, "gcp_region", json_string(cmd_opt(a, "gcp-region")));
         json_object_set_new(doc, "storage_class", json_string(cmd_opt(a, "storage-class")));
         json_object_set_new(doc, "idle_release_s", json_integer(idle));
+        json_object_set_new(doc, "agent_mode", json_string(cmd_opt(a, "agent") ? cmd_opt(a, "agent") : "required"));
+        json_object_set_new(doc, "image", cmd_opt(a, "image") ? json_string(cmd_opt(a, "image")) : json_null());
         json_object_set_new(doc, "storage_node", json_string(node_name));
         json_object_set_new(doc, "state", json_string("provisioning"));
         if ((rc = node_stage_gcp_storage(ctx, doc, node_name, err)) != RD_OK) {
@@ -106,6 +161,94 @@ static rd_code region_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     }
     *result = json_incref(doc);
     return tx_put(ctx->tx, tx_key(key, KEY_REGIONS "%s", name), doc, err);
+}
+
+static rd_code region_view(cmd_ctx *ctx, json_t *region, rd_err *err);
+
+/* 1 when every compute node of the region meets the hardware requirements
+ * of a region that sells spare capacity (hwreq.c); else names the first
+ * that does not, and why, in err. */
+static rd_code region_nodes_fit_public(cmd_ctx *ctx, const json_t *region, rd_err *err)
+{
+    json_t *nodes = NULL, *n;
+    size_t i;
+    rd_code rc = fleet_region_nodes(ctx, doc_str(region, "name"), "compute", &nodes, err);
+    json_array_foreach(nodes, i, n) {
+        hw_inventory inv;
+        rd_err ignored;
+        if (rc != RD_OK || !json_is_object(json_object_get(n, "inventory")) ||
+            hwreq_inventory_from_json(json_object_get(n, "inventory"), &inv, &ignored) != RD_OK)
+            continue;
+        hwreq_context hc = { 0, 1, fleet_region_is_central(region) };
+        json_t *unmet = hwreq_check(&inv, &hc);
+        if (json_array_size(unmet) > 0)
+            rc = rd_fail(err, RD_EINVAL, "region set --public on: node '%s' does not meet what a region selling spare "
+                         "capacity requires: %s", doc_str(n, "name"), doc_str(json_array_get(unmet, 0), "message"));
+        json_decref(unmet);
+    }
+    json_decref(nodes);
+    return rc;
+}
+
+static rd_code region_set_physical_refuse(const cmd_args *a, const char *name, rd_err *err)
+{
+    char verb[RD_KEY_MAX + 64];
+    snprintf(verb, sizeof verb, "region set: region '%s' is physical:", name);
+    return region_physical_refuse(a, verb, err);
+}
+
+/* `region set NAME [--public on|off] [--agent none|required] [--image IMAGE]
+ * [--idle-release D]`: the region's owner (or staff) changes what it sells
+ * and, for a GCP region, how its cloud nodes are made.  The scheduler and
+ * cloud sync read the region afresh on each pass, so a change applies to
+ * the next placement and the next instance created; nodes that exist keep
+ * the agent mode they were made with. */
+static rd_code region_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    const char *name = cmd_arg(a, 0), *pub = cmd_opt(a, "public");
+    char key[RD_KEY_MAX];
+    json_t *region = NULL;
+    int64_t idle = 0;
+    rd_code rc = RD_OK;
+    if (!pub && !cmd_opt(a, "agent") && !cmd_opt(a, "image") && !cmd_opt(a, "idle-release"))
+        return rd_fail(err, RD_EUSAGE, "region set: give at least one of --public, --agent, --image, --idle-release");
+    if (pub && strcmp(pub, "on") != 0 && strcmp(pub, "off") != 0)
+        return rd_fail(err, RD_EINVAL, "--public must be one of on, off, got '%s'", pub);
+    if ((rc = fleet_region_get(ctx, name, &region, err)) == RD_OK)
+        rc = fleet_require_owner(ctx, region, "region set", err);
+    if (rc == RD_OK && fleet_region_is_physical(region))
+        rc = region_set_physical_refuse(a, name, err);
+    if (rc == RD_OK && cmd_opt(a, "agent"))
+        rc = region_check_agent(cmd_opt(a, "agent"), err);
+    if (rc == RD_OK && cmd_opt(a, "image"))
+        rc = region_check_image(cmd_opt(a, "image"), err);
+    if (rc == RD_OK && cmd_opt(a, "idle-release"))
+        rc = rdtime_parse_duration("--idle-release", cmd_opt(a, "idle-release"), &idle, err);
+    if (rc == RD_OK && strcmp(doc_str(region, "state"), "removing") == 0)
+        rc = rd_fail(err, RD_EINVAL, "region set: region '%s' is being removed", name);
+    if (rc == RD_OK && pub && strcmp(pub, "on") == 0 && !json_is_true(json_object_get(region, "public")))
+        rc = region_nodes_fit_public(ctx, region, err);
+    if (rc != RD_OK) {
+        json_decref(region);
+        return rc;
+    }
+    if (pub)
+        json_object_set_new(region, "public", json_boolean(strcmp(pub, "on") == 0));
+    if (cmd_opt(a, "agent"))
+        json_object_set_new(region, "agent_mode", json_string(cmd_opt(a, "agent")));
+    if (cmd_opt(a, "image"))
+        json_object_set_new(region, "image", json_string(cmd_opt(a, "image")));
+    if (cmd_opt(a, "idle-release"))
+        json_object_set_new(region, "idle_release_s", json_integer(idle));
+    rc = tx_put(ctx->tx, tx_key(key, KEY_REGIONS "%s", name), json_incref(region), err);
+    if (rc == RD_OK)
+        rc = region_view(ctx, region, err);
+    if (rc != RD_OK) {
+        json_decref(region);
+        return rc;
+    }
+    *result = region;
+    return RD_OK;
 }
 
 /* Sets a region's node and device counts from lists that may hold other
@@ -131,6 +274,18 @@ static void region_set_counts(json_t *region, const json_t *nodes, const json_t 
     json_object_set_new(region, "devices", json_integer(ndev));
 }
 
+/* The cloud-node fields of a GCP region made before they existed: its
+ * nodes were manual (no agent), and instances booted GCP's default image. */
+static void region_set_defaults(json_t *region)
+{
+    if (fleet_region_is_physical(region))
+        return;
+    if (!json_is_string(json_object_get(region, "agent_mode")))
+        json_object_set_new(region, "agent_mode", json_string("none"));
+    if (!json_object_get(region, "image"))
+        json_object_set_new(region, "image", json_null());
+}
+
 /* A region as shown: the document plus its node counts, and for GCP its
  * quotas and runnable jobs. */
 static rd_code region_view(cmd_ctx *ctx, json_t *region, rd_err *err)
@@ -141,6 +296,7 @@ static rd_code region_view(cmd_ctx *ctx, json_t *region, rd_err *err)
         rc = fleet_region_devices(ctx, doc_str(region, "name"), &devices, err);
     if (rc == RD_OK)
         region_set_counts(region, nodes, devices);
+    region_set_defaults(region);
     json_decref(nodes);
     json_decref(devices);
     return rc;
@@ -168,8 +324,10 @@ static rd_code region_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
             rc = fleet_region_devices(ctx, NULL, &devices, err);
     }
     if (rc == RD_OK)
-        json_array_foreach(items, i, r)
+        json_array_foreach(items, i, r) {
             region_set_counts(r, nodes, devices);
+            region_set_defaults(r);
+        }
     json_decref(nodes);
     json_decref(devices);
     if (rc != RD_OK) {
@@ -323,7 +481,16 @@ static const cmd_flag region_create_flags[] = {
     { "public", NULL, 0, "sell spare capacity to other accounts' jobs" },
     { "gcp-region", "GCP_REGION", CMD_FLAG_VALUE, "gcp: one of the supported regions (gpu list shows types)" },
     { "storage-class", "micro|small|medium|large|xlarge", CMD_FLAG_VALUE, "gcp: size of the storage node" },
+    { "agent", "none|required", CMD_FLAG_VALUE, "gcp: cloud nodes run rigdeck agent (required, the default) or are manual (none)" },
+    { "image", "IMAGE", CMD_FLAG_VALUE, "gcp: boot image of cloud nodes, with rigdeck installed (docs/gcp.md)" },
     { "idle-release", "DURATION", CMD_FLAG_VALUE, "gcp: release burst nodes idle this long (default 10m)" },
+    { 0 }
+};
+static const cmd_flag region_set_flags[] = {
+    { "public", "on|off", CMD_FLAG_VALUE, "sell spare capacity to other accounts' jobs" },
+    { "agent", "none|required", CMD_FLAG_VALUE, "gcp: new cloud nodes run rigdeck agent, or are manual" },
+    { "image", "IMAGE", CMD_FLAG_VALUE, "gcp: boot image of new cloud nodes" },
+    { "idle-release", "DURATION", CMD_FLAG_VALUE, "gcp: release burst nodes idle this long" },
     { 0 }
 };
 static const cmd_flag region_list_flags[] = {
@@ -334,6 +501,8 @@ static const cmd_flag region_list_flags[] = {
 const cmd_def region_cmd_table[] = {
     { "region create", "NAME", region_create_flags, CMD_MUTATES,
       "create a physical or GCP region", NULL, region_create_cmd },
+    { "region set", "NAME", region_set_flags, CMD_MUTATES,
+      "change a region: public jobs; for GCP, its cloud nodes' agent, image, idle release", NULL, region_set_cmd },
     { "region list", "", region_list_flags, 0, "list regions",
       "name,owner,provider,storage,public,state,compute_nodes,storage_nodes,devices", region_list_cmd },
     { "region show", "NAME", NULL, 0, "show a region (GCP: runnable jobs per GPU type)", NULL, region_show_cmd },

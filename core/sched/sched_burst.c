@@ -64,6 +64,11 @@ static rd_code stage_burst(cmd_ctx *ctx, json_t *job, size_t w, const json_t *re
                              "accelerator", g->gcp_accelerator, "cpu_cores", (json_int_t)(gpus * g->gcp_cpus_per_job / 2));
     if (!node)
         return rd_fail(err, RD_ENOMEM, "out of memory");
+    /* The region's choice when the node is made (spec/execution.md §3): an
+     * agent starts the worker, or (none, and regions made before agents
+     * ran on cloud nodes) the node is manual and placement is running. */
+    const char *mode = doc_str(region, "agent_mode");
+    json_object_set_new(node, "agent_mode", json_string(strcmp(mode, "required") == 0 ? "required" : "none"));
     json_t *metrics = json_object_get(quota, "metrics");
     quota_use(metrics, g->gcp_quota_metric, gpus);
     quota_use(metrics, QUOTA_CPUS, gpus * g->gcp_cpus_per_job);

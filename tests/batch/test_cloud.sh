@@ -63,7 +63,7 @@ rd -c "account create alice --plan team" -c "account create bob --plan team" -c 
 rd --as alice -c "provider enable physical" -c "region create lab --provider physical --storage local" \
    -c "node add lab a-1 --agent none --minion m-a1 --inventory $INV/a100x4.yaml" -c "node maintenance a-1 off" \
    -c "provider enable gcp --key-file $TMP/sa.json" \
-   -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small"
+   -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small --agent none"
 expect_status 0
 
 case_ "cloud sync provisions a new GCP region's storage node"
@@ -313,7 +313,7 @@ expect_json released.0.reason not_needed
 
 case_ "a key Google did not issue is refused at the token endpoint"
 rd --as carol -c "provider enable gcp --key-file $TMP/other.json" \
-   -c "region create cburst --provider gcp --gcp-region us-central1 --storage-class micro"
+   -c "region create cburst --provider gcp --gcp-region us-central1 --storage-class micro --agent none"
 rd --as carol -c "cloud sync cburst"
 expect_status 1
 expect_err "token request failed: 400 invalid_grant: Invalid JWT Signature"
@@ -333,7 +333,7 @@ rd --output json -c "cloud sync"
 expect_out '"regions": *\["burst", *"cburst"\]'
 
 case_ "region remove: a GCP region with no VM yet goes at once"
-rd --as alice -c "region create gone --provider gcp --gcp-region us-east1 --storage-class small"
+rd --as alice -c "region create gone --provider gcp --gcp-region us-east1 --storage-class small --agent none"
 expect_status 0
 rd --as alice --output json -c "region remove gone"
 expect_status 0
@@ -342,7 +342,7 @@ rd -c "region show gone"
 expect_status 1
 
 case_ "region remove: a GCP region's storage VM is deleted before its records go"
-rd --as alice -c "region create gone2 --provider gcp --gcp-region us-west1 --storage-class small"
+rd --as alice -c "region create gone2 --provider gcp --gcp-region us-west1 --storage-class small --agent none"
 expect_status 0
 sync
 [ "$(fake_inst rigdeck-gone2-storage status)" = RUNNING ] && pass || fail "gone2 storage instance not running"
@@ -366,13 +366,31 @@ expect_out '"regions": *\["burst"\]'
 
 case_ "the controller runs cloud sync rounds by itself (rigdeck serve)"
 ctl '{"quotas": {"us-west1": {"NVIDIA_A100_GPUS": 2, "CPUS": 24, "LOCAL_SSD_TOTAL_GB": 750}}}'
-rd --as alice -c "region create burst3 --provider gcp --gcp-region us-west1 --storage-class small"
+rd --as alice -c "region create burst3 --provider gcp --gcp-region us-west1 --storage-class small --agent none"
 expect_status 0
 $WRAP "$BIN" serve --store "$STORE" --once 2>"$TMP/serve.log"
 RC=$?
 expect_status 0
 grep -q "cloud: cloud sync round done" "$TMP/serve.log" && pass || fail "serve ran no cloud sync: $(cat "$TMP/serve.log")"
 [ "$(fake_inst rigdeck-burst3-storage status)" = RUNNING ] && pass || fail "serve did not provision burst3's storage node"
+
+case_ "a region whose cloud nodes run agents creates no instance on an SQLite store"
+case $STORE in
+sqlite:*)
+    rd --as alice -c "region create agentful --provider gcp --gcp-region us-east1 --storage-class small"
+    expect_status 0
+    n0=$(fake instance_count)
+    rd --as alice -c "cloud sync agentful"
+    expect_status 1
+    expect_err "region 'agentful' runs an agent on each cloud node, and no cloud instance can reach this SQLite store"
+    expect_err_lines 1
+    [ "$(fake instance_count)" = "$n0" ] && pass || fail "an instance was created for an SQLite store"
+    rd --as alice -c "region set agentful --agent none" -c "cloud sync agentful"
+    expect_status 0
+    [ "$(fake_inst rigdeck-agentful-storage status)" = RUNNING ] && pass || fail "--agent none region not provisioned"
+    ;;
+*) pass ;;   # tests/etcd/test_cloud_agent.sh runs agents on etcd
+esac
 
 rd --output json -c "ledger verify"
 expect_status 0

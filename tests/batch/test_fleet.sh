@@ -162,6 +162,55 @@ rd --as alice --output json -c "node add priv priv-02 --agent none --minion m-pr
 expect_json state maintenance
 expect_json unmet.len 0
 
+case_ "region set: public jobs after creation, a GCP region's agent, image and idle release"
+before=$(snapshot)
+rd --as alice -c "region set priv --public on"
+expect_refused 1 "$before" "region set --public on: node 'priv-02' does not meet what a region selling spare capacity requires: system memory"
+rd --as alice --output json -c "region show cloud"
+expect_json agent_mode required
+expect_json image null
+expect_json public false
+rd --as alice --output json -c "region set cloud --public on --agent none --image projects/p1/global/images/family/rigdeck-node --idle-release 20m"
+expect_status 0
+expect_json public true
+expect_json agent_mode none
+expect_json image projects/p1/global/images/family/rigdeck-node
+expect_json idle_release_s 1200
+rd --as alice --output json -c "region show cloud"
+expect_json agent_mode none
+rd -c "audit list"
+expect_out "region set cloud --public on --agent none"
+before=$(snapshot)
+rd --as alice -c "region set cloud --public maybe"
+expect_refused 1 "$before" "\-\-public must be one of on, off, got 'maybe'"
+rd --as alice -c "region set cloud --agent sometimes"
+expect_refused 1 "$before" "\-\-agent must be one of none, required, got 'sometimes'"
+rd --as alice -c "region set cloud --image ubuntu-latest"
+expect_refused 1 "$before" "\-\-image must be \[projects/PROJECT/\]global/images/\[family/\]NAME"
+rd --as alice -c "region set cloud --idle-release 0m"
+expect_refused 1 "$before" "\-\-idle-release must be a positive duration"
+rd --as alice -c "region set cloud --public on --agent maybe"
+expect_refused 1 "$before" "\-\-agent must be one of"
+rd --as alice -c "region set priv --idle-release 5m"
+expect_refused 1 "$before" "region set: region 'priv' is physical: --idle-release is only for gcp regions"
+rd --as alice -c "region set priv --agent none"
+expect_refused 1 "$before" "a physical node's agent is node add/set --agent"
+rd --as alice -c "region set priv --image projects/p1/global/images/x"
+expect_refused 1 "$before" "region 'priv' is physical: --image is only for gcp regions"
+rd --as bob -c "region set cloud --public off"
+expect_refused 1 "$before" "region set: region 'cloud' belongs to account 'alice', not 'bob'"
+rd --as bob -c "region set priv --public on"
+expect_refused 1 "$before" "region 'priv' does not exist"   # alice's private region: hidden, as if missing
+rd --as alice -c "region set cloud"
+expect_refused 2 "$before" "give at least one of --public, --agent, --image, --idle-release"
+rd --as alice -c "region create priv3 --provider physical --storage local --agent none"
+expect_refused 1 "$before" "region create --provider physical: --agent is only for gcp regions"
+rd --as alice -c "region create cloud9 --provider gcp --gcp-region us-east1 --storage-class small --image Bad"
+expect_refused 1 "$before" "\-\-image must be"
+rd --as alice --output json -c "region set cloud --public off --agent required"
+expect_json public false
+expect_json agent_mode required
+
 case_ "rule: a passing compute node waits in maintenance until toggled active"
 rd --as alice --output json -c "node add lab gpu-01 --agent none --minion m-01 --inventory $INV/a100x4.yaml"
 expect_json state maintenance

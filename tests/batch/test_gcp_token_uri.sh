@@ -53,7 +53,7 @@ case_ "a genuine loopback token_uri (the fake's) works, straight to 127.0.0.1 an
 mkkey "$TMP/good.json" "$FAKE/token"
 rd -c "account create alice --plan team" -c "account deposit alice 100"
 rd --as alice -c "provider enable gcp --key-file $TMP/good.json" \
-   -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small"
+   -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small --agent none"
 expect_status 0
 rd --as alice --output json -c "cloud sync"
 expect_status 0

@@ -297,6 +297,7 @@ rev=$(revision)
 for line in "job submit $SP/a100-1.yaml --project alice/vision" "job stop $V" "project create vp" \
             "provider enable physical" "region create vlab --provider physical --storage local" \
             "node maintenance p-1 on" "account set v1 --clear-mining-wallets" "sched run" "cloud sync" \
+            "region set pub --public off" \
             "alert ack alert-00000000" "datastore add alab v-nas --type nfs --address n --root /"; do
     rd --as v1 -c "$line"
     expect_refused 1 "$before" "account 'v1' is a viewer and may only read"

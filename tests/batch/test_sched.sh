@@ -99,6 +99,23 @@ expect_out '"constraint":"region_private","ruled_out":1'
 expect_out '"constraint":"free_gpus","ruled_out":1'
 WAITRTX=$JOB
 
+case_ "region set --public on after creation: the next pass sees it, and off again"
+rd --as carol --output json -c "region set clab --public on"
+expect_status 0
+expect_json public true
+rd --output json -c "sched run"
+expect_json placed 1
+[ "$(worker "$WAITRTX" 0 node)" = "c-1" ] && pass || fail "bob's job not placed in carol's region made public"
+rd --as bob -c "job stop $WAITRTX"
+rd --as carol --output json -c "region set clab --public off"
+expect_json public false
+submit rtx-1 --as bob
+rd --output json -c "sched run"
+expect_json placed 0
+rd --as bob --output json -c "job why $JOB"
+expect_out '"constraint":"region_private","ruled_out":1'
+WAITRTX=$JOB
+
 case_ "a job waits when every place costs more than its max_price"
 submit a100-1-cheap --as bob
 rd --output json -c "sched run"
@@ -276,7 +293,7 @@ case_ "bursting: a worker that fits nowhere gets an ephemeral node in its owner'
 openssl genrsa -out "$TMP/sa.pem" 2048 2>/dev/null
 python3 -c "import json,sys; json.dump({'type':'service_account','project_id':'p1','private_key':open(sys.argv[1]+'/sa.pem').read(),'client_email':'sa@p1.iam.gserviceaccount.com'}, open(sys.argv[1]+'/sa.json','w'))" "$TMP"
 rd --as alice -c "provider enable gcp --key-file $TMP/sa.json" \
-   -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small" \
+   -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small --agent none" \
    -c "quota set burst NVIDIA_A100_GPUS 8" -c "quota set burst CPUS 24" -c "quota set burst LOCAL_SSD_TOTAL_GB 750" \
    -c "node maintenance a-1 on"
 expect_status 0

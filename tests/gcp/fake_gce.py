@@ -2,6 +2,7 @@
 """fake_gce.py - a loopback fake of the Google endpoints rigdeck's GCE driver uses.
 
     fake_gce.py --key SA_KEY.json [--port-file FILE] [--log FILE]
+                [--boot-dir DIR] [--boot-env NAME=VALUE]...
     fake_gce.py --client URL [--post JSON] [--field PATH]    (test-side helper)
 
 Binds 127.0.0.1 on a free port and prints the port on stdout (and into
@@ -26,6 +27,15 @@ What it does like Google:
                                    as well); ZONE_RESOURCE_POOL_EXHAUSTED
                                    arrives as a DONE operation with an error.
 
+Booting: an instance whose metadata has a `startup-script` item "boots"
+when it turns RUNNING: the script runs here, `sh SCRIPT` in its own process
+group, with this process's environment plus RIGDECK_RUNTIME=process,
+RIGDECK_AGENT_DIR=BOOT_DIR/NAME and every --boot-env (PATH naming the
+built rigdeck, for one), its output in BOOT_DIR/NAME.log.  The group is
+killed when the instance is deleted, stopped or removed, and when the fake
+exits (SIGTERM, SIGINT or the end of serve_forever).  GET /_state lists
+them under "boots" ({name: {"pid", "running", "log"}}).
+
 Test controls (no auth):
   POST /_control {"fail_next": ERR, "method": M, "count": N}
         ERR: 401 403 429 500 503 QUOTA_EXCEEDED ZONE_RESOURCE_POOL_EXHAUSTED
@@ -47,6 +57,7 @@ import json
 import os
 import re
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
@@ -90,6 +101,9 @@ class State:
         self.counters = {}
         self.inserts_by_name = {}
         self.seq = 0
+        self.boot_dir = None
+        self.boot_env = {}
+        self.boots = {}             # instance name -> {"proc", "log"}
 
     def count(self, method):
         key = method.replace(".", "_")   # counters.instances_insert reads well from a shell
@@ -197,6 +211,61 @@ def new_op(kind, zone, name, fail=None):
     return STATE.ops[op_name]
 
 
+# ---- booting: the startup script runs here -------------------------------------
+
+def boot(inst):
+    """Runs the instance's startup script, once per start (GCE runs it at every boot)."""
+    script = next((i.get("value") for i in (inst.get("metadata") or {}).get("items", [])
+                   if i.get("key") == "startup-script"), None)
+    name = inst["name"]
+    if script is None or STATE.boot_dir is None:
+        return
+    old = STATE.boots.get(name)
+    if old and old["proc"].poll() is None:
+        return
+    os.makedirs(STATE.boot_dir, exist_ok=True)
+    path = os.path.join(STATE.boot_dir, name + ".startup.sh")
+    with open(path, "w") as f:
+        f.write(script)
+    os.chmod(path, 0o700)   # it may hold the node's store password
+    env = dict(os.environ)
+    env["RIGDECK_RUNTIME"] = "process"
+    env["RIGDECK_AGENT_DIR"] = os.path.join(STATE.boot_dir, name)
+    env.update(STATE.boot_env)
+    log = os.path.join(STATE.boot_dir, name + ".log")
+    out = open(log, "a")
+    proc = subprocess.Popen(["sh", path], env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    out.close()
+    STATE.boots[name] = {"proc": proc, "log": log}
+
+
+def halt(name):
+    """Kills what the instance's startup script started (its process group)."""
+    b = STATE.boots.get(name)
+    if not b or b["proc"].poll() is not None:
+        return
+    pgid = b["proc"].pid
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            b["proc"].wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    # the agent's children (workers under their supervisor) left the group
+    # when they made their own session: the group kill reached the agent,
+    # which leaves workers running by design; they are the test's to end.
+
+
+def halt_all():
+    for name in list(STATE.boots):
+        halt(name)
+
+
 def op_status(op):
     if op["ticks"] >= STATE.op_polls:
         return "DONE"
@@ -221,9 +290,11 @@ def advance(op):
         op["applied"] = True
         if op["kind"] in ("insert", "start") and inst is not None:
             inst["status"] = "RUNNING"
+            boot(inst)
         elif op["kind"] == "delete":
             STATE.instances.pop(key, None)
             STATE.usage.pop(key, None)
+            halt(op["target"])
     return st
 
 
@@ -581,10 +652,12 @@ class Handler(BaseHTTPRequestHandler):
             key = (c["remove_instance"]["zone"], c["remove_instance"]["name"])
             STATE.instances.pop(key, None)
             STATE.usage.pop(key, None)
+            halt(key[1])
         if "stop_instance" in c:
             inst = STATE.instances.get((c["stop_instance"]["zone"], c["stop_instance"]["name"]))
             if inst:
                 inst["status"] = "TERMINATED"
+                halt(inst["name"])
         if "add_instance" in c:
             zone, name = c["add_instance"]["zone"], c["add_instance"]["name"]
             body = {"machineType": "zones/%s/machineTypes/n1-standard-1" % zone}
@@ -602,11 +675,16 @@ class Handler(BaseHTTPRequestHandler):
                           "accelerator_count": accs[0]["acceleratorCount"] if accs else 0,
                           "local_ssd": sum(1 for d in i.get("disks", []) if d.get("type") == "SCRATCH"),
                           "on_host_maintenance": (i.get("scheduling") or {}).get("onHostMaintenance"),
-                          "labels": i.get("labels", {})})
+                          "labels": i.get("labels", {}),
+                          "source_image": ((i.get("disks") or [{}])[0].get("initializeParams") or {}).get("sourceImage"),
+                          "startup_script": next((m.get("value") for m in (i.get("metadata") or {}).get("items", [])
+                                                  if m.get("key") == "startup-script"), None)})
         return {"instances": insts, "instance_count": len(insts), "counters": STATE.counters,
                 "inserts_by_name": STATE.inserts_by_name, "fail_rules": STATE.fail_rules,
                 "tokens_live": sum(1 for e in STATE.tokens.values() if e >= now()),
-                "op_polls": STATE.op_polls}
+                "op_polls": STATE.op_polls,
+                "boots": {n: {"pid": b["proc"].pid, "running": b["proc"].poll() is None, "log": b["log"]}
+                          for n, b in STATE.boots.items()}}
 
 
 LOG = None
@@ -635,6 +713,8 @@ def client(args):
             doc = len(doc)
         else:
             return 0                    # missing: prints nothing
+    if doc is None:
+        return 0                        # null: prints nothing, as missing
     print(doc if isinstance(doc, str) else json.dumps(doc))
     return 0
 
@@ -645,6 +725,9 @@ def main():
     ap.add_argument("--key", help="the service-account key file rigdeck uses")
     ap.add_argument("--port-file")
     ap.add_argument("--log")
+    ap.add_argument("--boot-dir", help="run instances' startup scripts, with their files and logs here")
+    ap.add_argument("--boot-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="an environment variable of every startup script (repeatable)")
     ap.add_argument("--client", metavar="URL", help="act as a test client of a running fake at URL")
     ap.add_argument("--post", metavar="JSON", help="with --client: POST this to /_control")
     ap.add_argument("--field", metavar="PATH", help="with --client: print this field of the state "
@@ -657,6 +740,10 @@ def main():
     with open(args.key) as f:
         key = json.load(f)
     STATE = State(key)
+    STATE.boot_dir = args.boot_dir
+    for kv in args.boot_env:
+        k, _, v = kv.partition("=")
+        STATE.boot_env[k] = v
     fd, STATE.pubkey = tempfile.mkstemp(suffix=".pub.pem")
     os.close(fd)
     r = subprocess.run(["openssl", "pkey", "-pubout", "-out", STATE.pubkey], input=key["private_key"].encode(),
@@ -670,6 +757,9 @@ def main():
     STATE.port = srv.server_address[1]
     # Assertions must be addressed to this endpoint (the key's token_uri).
     key["token_uri"] = "http://127.0.0.1:%d/token" % STATE.port
+    def on_signal(signum, frame):
+        raise SystemExit(0)
+    signal.signal(signal.SIGTERM, on_signal)
     print(STATE.port, flush=True)
     if args.port_file:
         with open(args.port_file + ".tmp", "w") as f:
@@ -680,6 +770,8 @@ def main():
     except KeyboardInterrupt:
         pass
     finally:
+        with LOCK:
+            halt_all()
         os.unlink(STATE.pubkey)
 
 

@@ -31,7 +31,7 @@ python3 tests/gcp/fake_gce.py --client "http://127.0.0.1:$PORT" \
 instances () { python3 tests/gcp/fake_gce.py --client "http://127.0.0.1:$PORT" --field "instance.rigdeck-$1.status"; }
 
 if ! rd -c "provider enable gcp --key-file $TMP/sa.json" \
-        -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small" \
+        -c "region create burst --provider gcp --gcp-region us-central1 --storage-class small --agent none" \
         >"$TMP/setup.log" 2>&1; then
     echo "  FAIL could not set up the GCP region:" >&2
     cat "$TMP/setup.log" >&2

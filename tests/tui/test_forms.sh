@@ -53,6 +53,18 @@ expect_screen 'Agent'
 keys Escape
 expect_not_screen 'Edit a node'
 
+case_ "Regions: e edits a region after creation (region set), prefilled from its row"
+keys 2
+expect_screen 'edge'
+keys e
+expect_screen 'Edit a region'
+expect_screen 'runs: region set edge --public off'
+keys Left
+expect_screen 'runs: region set edge --public on'
+keys Enter
+expect_screen 'done: region set edge --public on'
+[ "$(batch_field 'region show edge' "['public']")" = True ] && pass || fail "batch does not see edge public"
+
 case_ "Devices: a adds a device; an unknown model is flagged while typing"
 keys 4
 expect_screen 'No edge devices yet'

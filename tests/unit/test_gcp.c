@@ -261,7 +261,8 @@ static void test_instance_body(void **state)
 {
     (void)state;
     gcp_instance_spec spec = { "rigdeck-n1", "us-central1-a", "n1", "burst", "compute", "custom-16-106496",
-                               "nvidia-tesla-t4", 2, 2, 0, NULL };
+                               "nvidia-tesla-t4", 2, 2, 0, "projects/p1/global/images/family/rigdeck-node",
+                               "#!/bin/sh\nexec rigdeck agent --runtime auto --node n1\n" };
     json_t *b = gcp_instance_body(&spec);
     assert_non_null(b);
     assert_string_equal(json_string_value(json_object_get(b, "name")), "rigdeck-n1");
@@ -285,11 +286,19 @@ static void test_instance_body(void **state)
     assert_string_equal(json_string_value(json_object_get(json_object_get(b, "labels"), "managed-by")), "rigdeck");
     json_t *meta = json_array_get(json_object_get(json_object_get(b, "metadata"), "items"), 0);
     assert_string_equal(json_string_value(json_object_get(meta, "value")), "n1");
+    /* the node's agent: its startup script, on the region's image */
+    json_t *script = json_array_get(json_object_get(json_object_get(b, "metadata"), "items"), 2);
+    assert_string_equal(json_string_value(json_object_get(script, "key")), "startup-script");
+    assert_non_null(strstr(json_string_value(json_object_get(script, "value")), "rigdeck agent"));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(disks, 0), "initializeParams"),
+                                                          "sourceImage")),
+                        "projects/p1/global/images/family/rigdeck-node");
     json_decref(b);
 
-    gcp_instance_spec storage = { "rigdeck-s", "us-east1-b", "s", "r", "storage", "n2-standard-4", NULL, 0, 0, 2000, NULL };
+    gcp_instance_spec storage = { "rigdeck-s", "us-east1-b", "s", "r", "storage", "n2-standard-4", NULL, 0, 0, 2000, NULL, NULL };
     b = gcp_instance_body(&storage);
     assert_null(json_object_get(b, "guestAccelerators"));
+    assert_int_equal(json_array_size(json_object_get(json_object_get(b, "metadata"), "items")), 2);   /* no script */
     json_t *data = json_array_get(json_object_get(b, "disks"), 1);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(data, "initializeParams"), "diskSizeGb")), 2000);
     assert_string_equal(json_string_value(json_object_get(json_object_get(data, "initializeParams"), "diskType")),

@@ -29,6 +29,27 @@ static void write_file(const char *path, const char *data, size_t len, mode_t mo
 
 /* ---- key path ------------------------------------------------------------- */
 
+/* A cloud node's store password: the same for the same key and label (a
+ * repeated insert), another for another label or key; hex, 64 long. */
+static void test_derive_stable_and_distinct(void **state)
+{
+    (void)state;
+    unsigned char k1[SECRET_KEY_LEN], k2[SECRET_KEY_LEN];
+    char a[SECRET_DERIVED_HEX + 1], b[SECRET_DERIVED_HEX + 1], c[SECRET_DERIVED_HEX + 1], d[SECRET_DERIVED_HEX + 1];
+    rd_err err;
+    memset(k1, 1, sizeof k1);
+    memset(k2, 2, sizeof k2);
+    assert_int_equal(secret_derive(k1, "node n1\n2026-11-01T00:00:00Z", a, &err), RD_OK);
+    assert_int_equal(secret_derive(k1, "node n1\n2026-11-01T00:00:00Z", b, &err), RD_OK);
+    assert_int_equal(secret_derive(k1, "node n2\n2026-11-01T00:00:00Z", c, &err), RD_OK);
+    assert_int_equal(secret_derive(k2, "node n1\n2026-11-01T00:00:00Z", d, &err), RD_OK);
+    assert_string_equal(a, b);
+    assert_string_not_equal(a, c);
+    assert_string_not_equal(a, d);
+    assert_int_equal(strlen(a), SECRET_DERIVED_HEX);
+    assert_int_equal(strspn(a, "0123456789abcdef"), SECRET_DERIVED_HEX);
+}
+
 static void test_key_path_order(void **state)
 {
     char buf[256];
@@ -354,6 +375,7 @@ static void test_open_tampered_is_corrupt(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_derive_stable_and_distinct),
         cmocka_unit_test(test_key_path_order),
         cmocka_unit_test(test_key_created_private_and_stable),
         cmocka_unit_test(test_key_missing_without_create),
