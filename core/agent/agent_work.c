@@ -152,17 +152,15 @@ static const char *worker_command(const json_t *job, size_t index)
     return json_string_value(json_object_get(json_object_get(job, "endpoint"), "start_command"));
 }
 
-/* The image a container runtime runs: the job's own, else its built-in
- * environment's. */
-static void worker_image(const json_t *job, char *buf, size_t len)
+/* The image the worker runs: the job's own (environment.image), else the
+ * one `job submit` matched it to (environment.base, environment.c); ""
+ * for a job submitted before environments, which a container cannot run. */
+static const char *worker_image(const json_t *job)
 {
     const json_t *env = json_object_get(job, "environment");
     if (*doc_str(env, "image"))
-        snprintf(buf, len, "%s", doc_str(env, "image"));
-    else
-        snprintf(buf, len, "rigdeck/%s:%s-py%s", *doc_str(env, "framework") ? doc_str(env, "framework") : "base",
-                 *doc_str(env, "framework_version") ? doc_str(env, "framework_version") : "latest",
-                 *doc_str(env, "python") ? doc_str(env, "python") : "3");
+        return doc_str(env, "image");
+    return doc_str(json_object_get(env, "base"), "image");
 }
 
 /* Runs one `job report` (words), fenced with `--node` this node: the store
@@ -296,7 +294,7 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
     runner_status_t st;
     runner_info info = { 0 };
     rd_err err = { 0 };
-    char ts[RDTIME_BUFLEN], gpus[256] = "", image[512];
+    char ts[RDTIME_BUFLEN], gpus[256] = "";
     int fresh = 0;
     if (!w)
         return;
@@ -330,8 +328,8 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
         json_array_foreach(env, i, g)
             if (envv)
                 envv[i] = json_string_value(g);
-        worker_image(job, image, sizeof image);
-        runner_spec spec = { a->runtime, w->dir, id, (int)index, command, image, envv, gpus, NULL, 0, NULL, NULL, 1 };
+        runner_spec spec = { a->runtime, w->dir, id, (int)index, command, worker_image(job), envv, gpus, NULL, 0,
+                             NULL, NULL, 1 };
         rd_code rc = envv ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
         free(envv);
         json_decref(env);

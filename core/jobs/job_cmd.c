@@ -14,6 +14,7 @@
 #include "account.h"
 #include "doc.h"
 #include "docpick.h"
+#include "environment.h"
 #include "fleet.h"
 #include "job.h"
 #include "job_env.h"
@@ -106,6 +107,8 @@ static rd_code job_submit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         json_object_set_new(job, "reason", json_null());
         rc = job_region_pin(ctx, job, err);
     }
+    if (rc == RD_OK)
+        rc = environment_resolve(ctx, job, err);   /* the image it runs: environment.base */
     if (rc == RD_OK)
         rc = job_env_seal(ctx, job, err);   /* the document never holds a value in plain text */
     if (rc == RD_OK) {

@@ -14,6 +14,7 @@
 #include "jobspec_int.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "names.h"
@@ -122,6 +123,19 @@ bad:
     return js_fail_got(err, path, v, "a full image name such as pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime or "
                                      "nvcr.io/nvidia/pytorch:23.10-py3 (lower-case repository, optional :tag or "
                                      "@sha256:digest)");
+}
+
+rd_code jobspec_check_image(const char *field, const char *text, rd_err *err)
+{
+    const char *out;
+    json_t *v = json_string(text ? text : "");
+    rd_code rc = v ? image(err, v, field, &out) : js_nomem(err);
+    json_decref(v);
+    /* a flag's value is the operator's own: say which, not "a string" */
+    size_t n = err ? strlen(err->msg) : 0, k = strlen(", got a string");
+    if (rc == RD_EINVAL && n >= k && strcmp(err->msg + n - k, ", got a string") == 0)
+        snprintf(err->msg + n - k + 6, sizeof err->msg - (n - k + 6), "'%.80s'", text ? text : "");
+    return rc;
 }
 
 /* ---- packages ----------------------------------------------------------------------- */

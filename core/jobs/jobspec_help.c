@@ -84,7 +84,9 @@ const char *const jobspec_help_lines[] = {
     "environment\tmapping",
     "environment.python\t\"3.8\" or \"3.9\" (default \"3.9\")",
     "environment.framework\tdeep_learning (default) | pytorch | tensorflow | mxnet",
-    "environment.framework_version\ta quoted version, \"1.13\" or \"2.11.0\"; not with deep_learning",
+    "environment.framework_version\ta quoted version, \"1.13\" or \"2.11.0\"; not with deep_learning; the "
+        "environment whose version starts with it (absent: the newest of the framework) gives the image "
+        "(environment list)",
     "environment.image\ta customer image [REGISTRY/]REPO[:TAG][@sha256:DIGEST], up to 255 characters, from "
         "Docker Hub, AWS ECR, Azure, Google Artifact Registry or NVIDIA NGC; replaces python, framework and "
         "framework_version",
