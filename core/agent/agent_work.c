@@ -35,6 +35,7 @@
 #include "grow.h"
 #include "job_env.h"
 #include "keyspace.h"
+#include "runner_packages.h"
 
 enum {
     STOP_GRACE_MS = 10000,   /* SIGTERM, then SIGKILL after this */
@@ -320,6 +321,11 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
             fail_start(a, w, id, index, reason, err.msg);
             return;
         }
+        if (!runner_packages_pass_env(env)) {
+            json_decref(env);
+            fail_start(a, w, id, index, "start_failed", "out of memory");
+            return;
+        }
         json_array_foreach(json_object_get(worker, "alloc"), i, g) {
             size_t at = strlen(gpus);
             snprintf(gpus + at, sizeof gpus - at, "%s%lld", at ? "," : "", (long long)doc_int(g, "gpu"));
@@ -328,9 +334,15 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
         json_array_foreach(env, i, g)
             if (envv)
                 envv[i] = json_string_value(g);
-        runner_spec spec = { a->runtime, w->dir, id, (int)index, command, worker_image(job), envv, gpus, NULL, 0,
+        /* the packages first (runner_packages.h): the wrapped command */
+        const json_t *jenv = json_object_get(job, "environment");
+        char *script = runner_packages_script(json_object_get(jenv, "packages"), a->runtime, w->dir,
+                                              worker_image(job), doc_str(jenv, "python"),
+                                              *doc_str(json_object_get(job, "model"), "source") != 0, command);
+        runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, NULL, 0,
                              NULL, NULL, 1 };
-        rd_code rc = envv ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
+        rd_code rc = envv && script ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
+        free(script);
         free(envv);
         json_decref(env);
         if (rc != RD_OK && (info.sys_errno == ENOSPC || info.sys_errno == EDQUOT)) {
@@ -597,6 +609,25 @@ static void push_log(agent_state *a, agent_worker *w, int64_t now, int force)
     free(text);
 }
 
+/* A worker whose package installation failed before its command ran
+ * (runner_packages.h): adds `--reason packages_failed --message LINE`. */
+static void packages_failed(agent_worker *w, const runner_status_t *st, json_t *words)
+{
+    char *text = NULL, msg[400];
+    size_t len = 0;
+    int64_t total = 0;
+    rd_err err = { 0 };
+    if (w->stopping || st->signal || st->exit_code != RUNNER_PACKAGES_EXIT ||
+        runner_log_tail(w->dir, RUNNER_LOG_TAIL_MAX, &text, &len, &total, &err) != RD_OK)
+        return;
+    if (runner_packages_failure(text, len, msg, sizeof msg)) {
+        json_t *more = json_pack("[s, s, s, s]", "--reason", "packages_failed", "--message", msg);
+        json_array_extend(words, more);
+        json_decref(more);
+    }
+    free(text);
+}
+
 /* Reports how worker w ended; 1 when the store took it (or has moved on). */
 static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st)
 {
@@ -613,6 +644,7 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
         snprintf(num, sizeof num, "%d", st->signal ? st->signal : st->exit_code);
         json_array_append_new(words, json_string(st->signal ? "--signal" : "--exit-code"));
         json_array_append_new(words, json_string(num));
+        packages_failed(w, st, words);
     } else {
         json_array_append_new(words, json_string("--reason"));
         json_array_append_new(words, json_string("lost"));
