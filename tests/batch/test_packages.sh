@@ -9,7 +9,11 @@
 # that it runs on the host.  A package that is not there fails the worker
 # `failed`, reason packages_failed, with pip's error line as its message,
 # before the command runs; apt packages cannot go on the host: the same.
-# Runs on SQLite and, again, on etcd.
+# Where podman can run containers, the same prelude in a real container
+# (an image imported offline from a busybox root file system with stand-in
+# installers): apt, conda, pip in that order, each name one word, and a
+# failing installer's error line as the message.  Runs on SQLite and,
+# again, on etcd.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
 
@@ -174,5 +178,68 @@ expect_out "^command-ran$"
 expect_out "runs this worker on the host"
 expect_no_out "installing"
 expect_no_out ".venv"
+
+case_ "in a container (podman): apt, conda, pip run in the image in that order; a failure is packages_failed"
+CONTAINERS_CONF=$TMP/containers.conf
+printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n' >"$CONTAINERS_CONF"
+export CONTAINERS_CONF
+IMG=docker.io/rigdecktest/packages-$$:1
+if ! command -v podman >/dev/null 2>&1 || [ ! -x /bin/busybox ]; then
+    echo "  (podman or busybox-static missing: the container case is left out)" >&2
+else
+    mkdir -p "$TMP/rootfs/bin" "$TMP/rootfs/tmp"
+    cp /bin/busybox "$TMP/rootfs/bin/"
+    for c in sh tee grep tail cat rm echo printf; do ln -s busybox "$TMP/rootfs/bin/$c"; done
+    # stand-in installers: each prints its words, one [..] each; pip fails for nosuch*
+    for tool in apt-get conda python3; do
+        printf '#!/bin/sh\nprintf "fake-%s:"; for a in "$@"; do printf " [%%s]" "$a"; done; echo\n' "$tool" \
+            >"$TMP/rootfs/bin/$tool"
+        chmod 755 "$TMP/rootfs/bin/$tool"
+    done
+    printf 'for a in "$@"; do case $a in nosuch*) echo "ERROR: No matching distribution found for $a" >&2; exit 1;; esac; done\n' \
+        >>"$TMP/rootfs/bin/python3"
+    if ! tar -C "$TMP/rootfs" -c . | podman import - "$IMG" >/dev/null 2>&1 ||
+       ! podman run --rm "$IMG" /bin/sh -c true >/dev/null 2>&1; then
+        echo "  (podman cannot run containers here: the container case is left out)" >&2
+    else
+        rd -c "node add dc c1 --minion m-c1 --inventory $INV/cpu.yaml" -c "node maintenance c1 off" \
+           -c "price set cpu 0.2" -c "node maintenance n1 on"
+        expect_status 0
+        start_agent c1 --inventory $INV/cpu.yaml --runtime podman
+        cat >"$TMP/ctr.yaml" <<EOF
+name: ctr
+type: training
+resources: {gpu_types: [cpu], cpu_count: 4, max_price: 1, disk_size: 20}
+workers: {count: 1, commands: ["echo command-ran-in-container"]}
+environment:
+  image: $IMG
+  packages: {apt: ["libsm6=2:1.2.3"], conda: ["numpy=1.24"], pip: ["uvicorn[standard]", "six>=1.16,<2"]}
+EOF
+        J=$(submit ctr)
+        wait_json 120 "job show $J" state finished
+        rd -c "job logs $J"
+        expect_no_out "runs this worker on the host"
+        expect_out "^fake-apt-get: \[update\]$"
+        expect_out "^fake-apt-get: \[install\] \[-y\] \[--no-install-recommends\] \[libsm6=2:1.2.3\]$"
+        expect_out "^fake-conda: \[install\] \[-y\] \[numpy=1.24\]$"
+        expect_out "^fake-python3: \[-m\] \[pip\] \[install\] \[--disable-pip-version-check\] \[--no-input\] \[uvicorn\[standard\]\] \[six>=1.16,<2\]$"
+        expect_out "^command-ran-in-container$"
+        python3 - "$OUT" <<'PY2' && pass || fail "the container log's order"
+import sys
+t = open(sys.argv[1]).read()
+at = [t.find(m) for m in ("fake-apt-get: [update]", "fake-conda:", "fake-python3:", "packages installed;", "command-ran")]
+assert -1 not in at and at == sorted(at), at
+PY2
+        sed -i 's/six>=1.16,<2/nosuch==1.0/' "$TMP/ctr.yaml"
+        J=$(submit ctr)
+        wait_json 120 "job show $J" state failed
+        rd --output json -c "job show $J"
+        expect_json workers.0.reason packages_failed
+        expect_json workers.0.message "pip: ERROR: No matching distribution found for nosuch==1.0"
+        rd -c "job logs $J"
+        expect_no_out "command-ran-in-container"
+    fi
+    podman rmi -f "$IMG" >/dev/null 2>&1
+fi
 
 finish

@@ -175,7 +175,8 @@ static void test_order_and_quoting_as_the_shell_sees_them(void **state)
     assert_int_not_equal(access(pwned, F_OK), 0);
     const char *text = slurp(out);
     assert_non_null(strstr(text, "progress line from apt-get"));   /* installers' output in the log */
-    assert_non_null(strstr(text, "\nrigdeck: installing pip packages: wandb==0.15.0 a'b $(touch PWNED) x;y `z` \"q\"\n"));
+    assert_non_null(strstr(text, "\nrigdeck: installing pip packages: wandb==0.15.0 a'b $(touch PWNED) "
+                                 "x;y `z` \"q\"\n"));
     const char *ready = strstr(text, RUNNER_PACKAGES_READY "\n");
     assert_non_null(ready);
     assert_non_null(strstr(ready, "command-ran"));
