@@ -56,6 +56,11 @@ static const pane_col project_cols[] = {
     { "ON QUOTA EXHAUSTED", "on_quota_exhausted", 18, 6, 0, 0 }, { "MEMBERS", "members", 30, 8, 1, 0 },
     { "CREATED", "created_at", 20, 10, 2, 0 },
 };
+static const pane_col environment_cols[] = {
+    { "NAME", "name", 20, 8, 0, 0 }, { "FRAMEWORK", "framework", 13, 7, 0, 0 },
+    { "VERSION", "framework_version", 8, 5, 0, 0 }, { "PYTHON", "python", 6, 4, 0, 0 },
+    { "IMAGE", "image", 60, 12, 0, 0 },
+};
 static const pane_col quota_cols[] = {
     { "REGION", "region", 12, 8, 0, 0 }, { "GCP REGION", "gcp_region", 14, 10, 2, 0 },
     { "METRIC", "metric", 22, 12, 0, 0 }, { "USAGE/LIMIT", "@usage", 12, 8, 0, COL_RIGHT },
@@ -142,6 +147,10 @@ static const pane_view job_views[] = {
       "No jobs yet: press a to submit a job spec.", -1, 0, panes_load_jobs, FORM_JOB_SUBMIT, -1, NULL, 0, 0 },
     { "Projects", "project list", COLS(project_cols), "name", "project show", NULL, NULL,
       "No projects you own or share.", -1, 0, NULL, FORM_PROJECT_CREATE, FORM_PROJECT_SET, "owner", '/', 0 },
+    /* what a job without an image runs (environment add/remove: ':') */
+    { "Environments", "environment list", COLS(environment_cols), "name", NULL, "environment remove", "remove",
+      "No environments: a job without an image is refused (':environment add NAME --image IMAGE ...').", -1, 0,
+      NULL, -1, -1, NULL, 0, 0 },
 };
 static const pane_view billing_views[] = {
     { "Wallets", NULL, COLS(wallet_cols), "account", "ledger balance", NULL, NULL,
@@ -214,6 +223,7 @@ static const struct { int pane, view; unsigned kinds, births; } pane_deps[] = {
     { PANE_QUOTAS, 0, LK_QUOTAS | LK_REGIONS | LK_NODES, 0 },
     { PANE_JOBS, 0, LK_JOBS | LK_NODES | LK_PRICES, 0 },
     { PANE_JOBS, 1, LK_PROJECTS, 0 },
+    { PANE_JOBS, 2, LK_ENVIRONMENTS, 0 },
     { PANE_BILLING, 0, LK_LEDGER | LK_ACCOUNTS, 0 },
     { PANE_BILLING, 1, LK_LEDGER, 0 },
     { PANE_BILLING, 2, LK_LEDGER, 0 },
@@ -577,9 +587,9 @@ void panes_names(names_kind kind, void (*add)(const char *name, void *data), voi
         { NAMES_RESERVATION, PANE_STORES, 1 }, { NAMES_CONFIG, PANE_DEVICES, 1 },
         { NAMES_PROJECT, PANE_JOBS, 1 },
     };
-    if (kind == NAMES_MODEL || kind == NAMES_GPU_TYPE) {
-        listed_names(c, kind == NAMES_MODEL ? "device models" : "gpu list",
-                     kind == NAMES_MODEL ? "name" : "id", add, data);
+    if (kind == NAMES_MODEL || kind == NAMES_GPU_TYPE || kind == NAMES_ENVIRONMENT) {
+        listed_names(c, kind == NAMES_MODEL ? "device models" : kind == NAMES_GPU_TYPE ? "gpu list" :
+                     "environment list", kind == NAMES_GPU_TYPE ? "id" : "name", add, data);
         return;
     }
     for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {

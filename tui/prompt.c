@@ -196,6 +196,7 @@ names_kind prompt_names_kind(const char *group, const char *ph)
             { "node", NAMES_NODE }, { "region", NAMES_REGION }, { "device", NAMES_DEVICE },
             { "datastore", NAMES_DATASTORE }, { "reservation", NAMES_RESERVATION },
             { "account", NAMES_ACCOUNT }, { "project", NAMES_PROJECT },
+            { "environment", NAMES_ENVIRONMENT },
         };
         for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
             if (strcmp(group, groups[i].group) == 0)

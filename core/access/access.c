@@ -73,6 +73,8 @@ static const struct {
     { "gpu add", CLASS_ADMIN, "may change the GPU catalog" },
     { "gpu set", CLASS_ADMIN, "may change the GPU catalog" },
     { "gpu remove", CLASS_ADMIN, "may change the GPU catalog" },
+    { "environment add", CLASS_ADMIN, "may change the environments" },
+    { "environment remove", CLASS_ADMIN, "may change the environments" },
     { "store compact", CLASS_ADMIN, "may change the store-wide history policy" },
     { "store secure", CLASS_ADMIN, "may secure the store" },
     { "store credentials", CLASS_ADMIN, "may issue store credentials" },

@@ -35,6 +35,7 @@
 #include "grow.h"
 #include "job_env.h"
 #include "keyspace.h"
+#include "runner_packages.h"
 
 enum {
     STOP_GRACE_MS = 10000,   /* SIGTERM, then SIGKILL after this */
@@ -152,17 +153,15 @@ static const char *worker_command(const json_t *job, size_t index)
     return json_string_value(json_object_get(json_object_get(job, "endpoint"), "start_command"));
 }
 
-/* The image a container runtime runs: the job's own, else its built-in
- * environment's. */
-static void worker_image(const json_t *job, char *buf, size_t len)
+/* The image the worker runs: the job's own (environment.image), else the
+ * one `job submit` matched it to (environment.base, environment.c); ""
+ * for a job submitted before environments, which a container cannot run. */
+static const char *worker_image(const json_t *job)
 {
     const json_t *env = json_object_get(job, "environment");
     if (*doc_str(env, "image"))
-        snprintf(buf, len, "%s", doc_str(env, "image"));
-    else
-        snprintf(buf, len, "rigdeck/%s:%s-py%s", *doc_str(env, "framework") ? doc_str(env, "framework") : "base",
-                 *doc_str(env, "framework_version") ? doc_str(env, "framework_version") : "latest",
-                 *doc_str(env, "python") ? doc_str(env, "python") : "3");
+        return doc_str(env, "image");
+    return doc_str(json_object_get(env, "base"), "image");
 }
 
 /* Runs one `job report` (words), fenced with `--node` this node: the store
@@ -316,7 +315,7 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
     runner_status_t st;
     runner_info info = { 0 };
     rd_err err = { 0 };
-    char ts[RDTIME_BUFLEN], gpus[256] = "", image[512];
+    char ts[RDTIME_BUFLEN], gpus[256] = "";
     int fresh = 0;
     if (!w)
         return;
@@ -342,6 +341,11 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
             fail_start(a, w, id, index, reason, err.msg);
             return;
         }
+        if (!runner_packages_pass_env(env)) {
+            json_decref(env);
+            fail_start(a, w, id, index, "start_failed", "out of memory");
+            return;
+        }
         json_array_foreach(json_object_get(worker, "alloc"), i, g) {
             size_t at = strlen(gpus);
             snprintf(gpus + at, sizeof gpus - at, "%s%lld", at ? "," : "", (long long)doc_int(g, "gpu"));
@@ -350,9 +354,15 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
         json_array_foreach(env, i, g)
             if (envv)
                 envv[i] = json_string_value(g);
-        worker_image(job, image, sizeof image);
-        runner_spec spec = { a->runtime, w->dir, id, (int)index, command, image, envv, gpus, NULL, 0, NULL, NULL, 1 };
-        rd_code rc = envv ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
+        /* the packages first (runner_packages.h): the wrapped command */
+        const json_t *jenv = json_object_get(job, "environment");
+        char *script = runner_packages_script(json_object_get(jenv, "packages"), a->runtime, w->dir,
+                                              worker_image(job), doc_str(jenv, "python"),
+                                              *doc_str(json_object_get(job, "model"), "source") != 0, command);
+        runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, NULL, 0,
+                             NULL, NULL, 1 };
+        rd_code rc = envv && script ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
+        free(script);
         free(envv);
         json_decref(env);
         if (rc != RD_OK && (info.sys_errno == ENOSPC || info.sys_errno == EDQUOT)) {
@@ -619,6 +629,25 @@ static void push_log(agent_state *a, agent_worker *w, int64_t now, int force)
     free(text);
 }
 
+/* A worker whose package installation failed before its command ran
+ * (runner_packages.h): adds `--reason packages_failed --message LINE`. */
+static void packages_failed(agent_worker *w, const runner_status_t *st, json_t *words)
+{
+    char *text = NULL, msg[400];
+    size_t len = 0;
+    int64_t total = 0;
+    rd_err err = { 0 };
+    if (w->stopping || st->signal || st->exit_code != RUNNER_PACKAGES_EXIT ||
+        runner_log_tail(w->dir, RUNNER_LOG_TAIL_MAX, &text, &len, &total, &err) != RD_OK)
+        return;
+    if (runner_packages_failure(text, len, msg, sizeof msg)) {
+        json_t *more = json_pack("[s, s, s, s]", "--reason", "packages_failed", "--message", msg);
+        json_array_extend(words, more);
+        json_decref(more);
+    }
+    free(text);
+}
+
 /* Reports how worker w ended; 1 when the store took it (or has moved on). */
 static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st)
 {
@@ -635,6 +664,7 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
         snprintf(num, sizeof num, "%d", st->signal ? st->signal : st->exit_code);
         json_array_append_new(words, json_string(st->signal ? "--signal" : "--exit-code"));
         json_array_append_new(words, json_string(num));
+        packages_failed(w, st, words);
     } else {
         json_array_append_new(words, json_string("--reason"));
         json_array_append_new(words, json_string("lost"));

@@ -39,6 +39,7 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_RELAY_DONE] = KEY_RELAY_DONE,
     [KEYSPACE_WORK] = KEY_WORK,
     [KEYSPACE_GPUS] = KEY_GPUS,
+    [KEYSPACE_ENVIRONMENTS] = KEY_ENVIRONMENTS,
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

@@ -29,6 +29,8 @@
 #define KEY_PRICES KEY_ROOT "prices/"
 /* GPU types an operator added (`gpu add`, core/fleet/gpu_cmd.c) */
 #define KEY_GPUS KEY_ROOT "gpus/"
+/* Built-in environments (`environment add`, core/jobs/environment.c) */
+#define KEY_ENVIRONMENTS KEY_ROOT "environments/"
 #define KEY_SCHED_CONFIG KEY_ROOT "sched/config"
 #define KEY_SCHED_IDLE KEY_ROOT "sched/idle"
 #define KEY_LEDGER_ACCOUNTS KEY_ROOT "ledger/accounts/"
@@ -96,6 +98,7 @@ typedef enum {
     KEYSPACE_WORK,
     KEYSPACE_RELAY_DONE,
     KEYSPACE_GPUS,
+    KEYSPACE_ENVIRONMENTS,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

@@ -18,6 +18,7 @@ const cmd_def *const cmd_list_tables[] = {
     datastore_cmd_table,
     reservation_cmd_table,
     job_cmd_table,
+    environment_cmd_table,
     job_logs_cmd_table,
     sched_cmd_table,
     price_cmd_table,

@@ -4,7 +4,7 @@
  * together.  A new store gets its meta document and the accounts "default"
  * (team plan, role admin: it administers the store), "platform" (the
  * installation's revenue; role member, it never acts) and the default alert
- * rules in one guarded transaction, so two processes opening a new store at
+ * rules and environments in one guarded transaction, so two processes opening a new store at
  * once initialise it once.  The executor (cmd.c) calls in here
  * with the transaction, the actor and the clock only.
  */
@@ -14,6 +14,7 @@
 
 #include "alerts.h"
 #include "audit_log.h"
+#include "environment.h"
 #include "keyspace.h"
 #include "names.h"
 #include "node_agent.h"
@@ -84,14 +85,18 @@ static rd_code bootstrap_once(rd_tx *tx, rd_time now, rd_err *err)
         return rc;
     }
     rc = tx_put(tx, META_KEY,
-                json_pack("{s:s, s:i, s:s, s:b, s:b}", "name", "rigdeck", "schema", 1, "created_at",
-                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, 1, NODE_AGENT_UPGRADE_MARK, 1), err);
+                json_pack("{s:s, s:i, s:s, s:b, s:b, s:b}", "name", "rigdeck", "schema", 1, "created_at",
+                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, 1, NODE_AGENT_UPGRADE_MARK, 1,
+                          ENVIRONMENT_SEEDED_MARK, 1),
+                err);
     if (rc == RD_OK)
         rc = account_init_stage(tx, ADMIN_ACCOUNT, "team", "admin", now, NULL, err);
     if (rc == RD_OK)
         rc = account_init_stage(tx, "platform", "enterprise", "member", now, NULL, err);
     if (rc == RD_OK)
         rc = alert_rule_stage_defaults(tx, now, err);
+    if (rc == RD_OK)
+        rc = environment_stage_defaults(tx, now, err);
     if (rc == RD_OK)
         rc = audit_log_append(tx, "rigdeck", "(new store initialised)", now, err);
     if (rc == RD_OK)

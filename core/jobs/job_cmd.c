@@ -14,6 +14,7 @@
 #include "account.h"
 #include "doc.h"
 #include "docpick.h"
+#include "environment.h"
 #include "fleet.h"
 #include "job.h"
 #include "job_env.h"
@@ -107,6 +108,8 @@ static rd_code job_submit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         json_object_set_new(job, "reason", json_null());
         rc = job_region_pin(ctx, job, err);
     }
+    if (rc == RD_OK)
+        rc = environment_resolve(ctx, job, err);   /* the image it runs: environment.base */
     if (rc == RD_OK)
         rc = job_env_seal(ctx, job, err);   /* the document never holds a value in plain text */
     if (rc == RD_OK) {
@@ -380,6 +383,8 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
             json_object_set_new(worker, "signal", json_integer(sig));
         if (cmd_opt(a, "reason"))
             json_object_set_new(worker, "reason", json_string(cmd_opt(a, "reason")));
+        if (cmd_opt(a, "message") && strcmp(to, "failed") == 0)
+            json_object_set_new(worker, "message", json_string(cmd_opt(a, "message")));
         rc = job_end_worker_at(ctx, job, (size_t)w, to, at, err);
     }
     if (rc == RD_OK) {
@@ -563,6 +568,7 @@ static const cmd_flag job_report_flags[] = {
     { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, ...), or why its node gave it back (disk_full)" },
     { "node", "NODE", CMD_FLAG_VALUE, "the node the report comes from: refused unless the worker is placed there" },
     { "detail", "TEXT", CMD_FLAG_VALUE, "requeued: what the agent saw (kept as the node's maintenance_detail)" },
+    { "message", "TEXT", CMD_FLAG_VALUE, "failed: the cause's error line (kept as the worker's message)" },
     { 0 }
 };
 

@@ -67,6 +67,12 @@
  * On failure *out is NULL. */
 rd_code jobspec_parse(const char *text, size_t len, const char *source, json_t **out, rd_err *err);
 
+/* Checks an image reference the way environment.image is checked
+ * (seed 001's registry rule: Docker Hub, ECR, Azure, Artifact Registry,
+ * NGC; lower-case repository, optional :tag or @sha256:digest); the
+ * message names field ("--image"). */
+rd_code jobspec_check_image(const char *field, const char *text, rd_err *err);
+
 /* The directory name seed 001 gives a dataset or checkpoint mounted next to
  * others: the name with every space turned into an underscore ("PASCAL VOC"
  * -> "PASCAL_VOC").  Writes at most len bytes (NUL included) into buf and

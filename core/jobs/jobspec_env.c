@@ -14,6 +14,7 @@
 #include "jobspec_int.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "names.h"
@@ -124,7 +125,107 @@ bad:
                                      "@sha256:digest)");
 }
 
+rd_code jobspec_check_image(const char *field, const char *text, rd_err *err)
+{
+    const char *out;
+    json_t *v = json_string(text ? text : "");
+    rd_code rc = v ? image(err, v, field, &out) : js_nomem(err);
+    json_decref(v);
+    /* a flag's value is the operator's own: say which, not "a string" */
+    size_t n = err ? strlen(err->msg) : 0, k = strlen(", got a string");
+    if (rc == RD_EINVAL && n >= k && strcmp(err->msg + n - k, ", got a string") == 0)
+        snprintf(err->msg + n - k + 6, sizeof err->msg - (n - k + 6), "'%.80s'", text ? text : "");
+    return rc;
+}
+
 /* ---- packages ----------------------------------------------------------------------- */
+
+/* Package specs are handed to installers in the worker (runner_packages.c),
+ * so only the shapes seed 001 describes pass: never an option ("-r file",
+ * "--index-url"), a URL, a path or a shell character.  Each returns 1 when
+ * s has its installer's shape. */
+static int span(const char *s, const char *set)
+{
+    size_t n = 0;
+    while (s[n] && (isalnum((unsigned char)s[n]) || strchr(set, s[n])))
+        n++;
+    return (int)n;
+}
+
+/* pip: NAME[EXTRA,...] then comparisons joined by ',' (PEP 440 operators). */
+static int pip_spec(const char *s)
+{
+    static const char *const ops[] = { "===", "==", ">=", "<=", "!=", "~=", ">", "<", NULL };
+    int n = span(s, "._-");
+    if (n == 0 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return 0;
+    s += n;
+    if (*s == '[') {
+        do {
+            s++;
+            n = span(s, "._-");
+            if (n == 0)
+                return 0;
+            s += n;
+        } while (*s == ',');
+        if (*s++ != ']')
+            return 0;
+    }
+    while (*s) {
+        const char *const *op = ops;
+        for (; *op && strncmp(s, *op, strlen(*op)) != 0; op++)
+            ;
+        if (!*op)
+            return 0;
+        s += strlen(*op);
+        if ((n = span(s, ".*+!_-")) == 0)
+            return 0;
+        s += n;
+        if (*s == ',' && s[1])
+            s++;
+        else if (*s)
+            return 0;
+    }
+    return 1;
+}
+
+/* apt: NAME[=VERSION] (Debian: a lower-case name of 2+ characters). */
+static int apt_spec(const char *s)
+{
+    int n = 0;
+    while (s[n] && ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9') || strchr("+.-", s[n])))
+        n++;
+    if (n < 2 || !isalnum((unsigned char)s[0]))
+        return 0;
+    s += n;
+    if (!*s)
+        return 1;
+    return *s == '=' && (n = span(s + 1, ".+~:_-")) > 0 && !s[1 + n];
+}
+
+/* conda: NAME[=VERSION[=BUILD]] or NAME followed by one comparison. */
+static int conda_spec(const char *s)
+{
+    static const char *const ops[] = { "==", ">=", "<=", "!=", "=", ">", "<", NULL };
+    int n = span(s, "._-");
+    if (n == 0 || !isalnum((unsigned char)s[0]))
+        return 0;
+    s += n;
+    if (!*s)
+        return 1;
+    const char *const *op = ops;
+    for (; *op && strncmp(s, *op, strlen(*op)) != 0; op++)
+        ;
+    if (!*op)
+        return 0;
+    s += strlen(*op);
+    if ((n = span(s, ".*+_-")) == 0)
+        return 0;
+    s += n;
+    if (*s == '=' && (n = span(s + 1, "._-")) > 0)
+        s += 1 + n;
+    return *s == '\0';
+}
 
 /* The package a pip/conda spec installs: "Torch==1.12" -> "torch",
  * "tensorflow_gpu>=2" -> "tensorflow-gpu" (names compare like PyPI's). */
@@ -179,6 +280,17 @@ static rd_code packages(js_ctx *c, const json_t *v, json_t **out)
             /* "Each package should be added on its own line." */
             if (strpbrk(s, " \t")) {
                 rc = js_fail_got(c->err, item, e, "one package (name or name=version) without spaces");
+                goto fail;
+            }
+            if (strcmp(*k, "pip") == 0 ? !pip_spec(s) : strcmp(*k, "apt") == 0 ? !apt_spec(s) : !conda_spec(s)) {
+                rc = js_fail_got(c->err, item, e,
+                                 strcmp(*k, "pip") == 0 ? "a pip requirement: NAME, NAME[EXTRA] or NAME==VERSION "
+                                                          "(letters, digits, . _ -; operators == >= <= != ~= > <), "
+                                                          "no option, URL or path" :
+                                 strcmp(*k, "apt") == 0 ? "an apt package: NAME or NAME=VERSION (a lower-case name "
+                                                          "of a-z, 0-9, + . -), no option or path" :
+                                                          "a conda package: NAME, NAME=VERSION or NAME=VERSION=BUILD, "
+                                                          "no option, channel URL or path");
                 goto fail;
             }
             package_name(s, name, sizeof name);

@@ -84,15 +84,20 @@ const char *const jobspec_help_lines[] = {
     "environment\tmapping",
     "environment.python\t\"3.8\" or \"3.9\" (default \"3.9\")",
     "environment.framework\tdeep_learning (default) | pytorch | tensorflow | mxnet",
-    "environment.framework_version\ta quoted version, \"1.13\" or \"2.11.0\"; not with deep_learning",
+    "environment.framework_version\ta quoted version, \"1.13\" or \"2.11.0\"; not with deep_learning; the "
+        "environment whose version starts with it (absent: the newest of the framework) gives the image "
+        "(environment list)",
     "environment.image\ta customer image [REGISTRY/]REPO[:TAG][@sha256:DIGEST], up to 255 characters, from "
         "Docker Hub, AWS ECR, Azure, Google Artifact Registry or NVIDIA NGC; replaces python, framework and "
         "framework_version",
-    "environment.packages\tmapping {apt, conda, pip}: lists of up to 256 packages each, NAME or "
-        "NAME=VERSION without spaces, up to 256 characters; none that would change the framework",
-    "environment.packages.apt\tas environment.packages",
-    "environment.packages.conda\tas environment.packages",
-    "environment.packages.pip\tas environment.packages",
+    "environment.packages\tmapping {apt, conda, pip}: lists of up to 256 packages each, up to 256 characters, "
+        "installed before the command in that order (pip after the model's requirements.txt); none that would "
+        "change the framework",
+    "environment.packages.apt\tNAME or NAME=VERSION, a Debian name (a-z, 0-9, + . -); containers only",
+    "environment.packages.conda\tNAME, NAME=VERSION, NAME=VERSION=BUILD or NAME with one comparison; containers "
+        "only",
+    "environment.packages.pip\tNAME, NAME[EXTRA,...], then comparisons (== >= <= != ~= > <) joined by commas; no "
+        "option, URL or path",
     "environment.env\tmapping of up to 256 variables NAME: \"value\"; names of letters, digits and _ (not "
         "first a digit), up to 128 characters, not RIGDECK_* or " JOBSPEC_ENV_OUTPUT "; values quoted strings up "
         "to 8192 characters",

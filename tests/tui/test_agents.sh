@@ -143,7 +143,7 @@ if json_wait 60 "job show $JOB3" workers.0.state running; then pass; else fail "
 keys /
 type_ "$JOB3"
 keys Enter
-expect_screen 'Projects · 1 of 2'
+expect_screen 'Environments · 1 of 2'
 keys o
 expect_screen "job $JOB3  worker 0 of 1  running" 15
 expect_screen 'following'
@@ -173,10 +173,10 @@ environment:
   framework: pytorch
 EOS
 JOB2=$(rd --output json -c "job submit $TMP/wait.yaml" | python3 tests/jget.py id)
-expect_screen 'Projects · 3 of 3'
+expect_screen 'Environments · 3 of 3'
 type_ "$JOB2"
 keys Enter
-expect_screen 'Projects · 1 of 3'
+expect_screen 'Environments · 1 of 3'
 keys o
 expect_screen '(no output yet)'
 expect_screen "job $JOB2  worker 0 of 2  waiting_gpus"

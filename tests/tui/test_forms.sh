@@ -174,8 +174,13 @@ expect_screen 'mining'
 expect_screen 'Edit an account'
 keys Escape
 
-case_ "Jobs: a submits a job spec file; a missing file is flagged"
+case_ "Jobs: v shows the environments, read only but for d (remove)"
 keys 6 v
+expect_screen 'Jobs: Jobs Projects \[Environments\]'
+expect_screen 'pytorch-1.13-py39 *pytorch *1.13.1 *3.9 *763104351884.dkr.ecr'
+
+case_ "Jobs: a submits a job spec file; a missing file is flagged"
+keys v
 expect_screen 'No jobs yet'
 keys a
 expect_screen 'Submit a job'
@@ -187,7 +192,7 @@ case_ "Jobs: r reads the jobs again (a page at a time, in idle time) and says so
 rd -c "account deposit default 100" -c "job submit tests/specs/sched/a100-1.yaml" >/dev/null
 keys r
 expect_screen 'reloaded Jobs: 1 row' 30
-expect_screen 'Jobs: \[Jobs\] Projects · 1 of 1'
+expect_screen 'Jobs: \[Jobs\] Projects Environments · 1 of 1'
 expect_screen '1 waiting'
 
 case_ "--read-only: no add or edit on the new panes either"

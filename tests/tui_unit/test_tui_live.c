@@ -92,6 +92,16 @@ static void test_follow_marks_only_affected(void **state)
     assert_int_equal(stale_count(c), 3);
     l.kinds = LK_NODES;
 
+    /* An environment added or removed: only the Jobs pane's Environments. */
+    c = fresh();
+    l.kinds = l.births = LK_ENVIRONMENTS;
+    panes_follow(c, &l);
+    assert_true(c->ps[PANE_JOBS][2].stale);
+    assert_int_equal(stale_count(c), 1);
+    assert_int_equal(live_key_kind("/rigdeck/environments/pytorch-1.13-py39"), LK_ENVIRONMENTS);
+    l.kinds = LK_NODES;
+    l.births = 0;
+
     /* A node created: the Regions table counts nodes, so it goes too. */
     c = fresh();
     l.births = LK_NODES;
@@ -108,7 +118,7 @@ static void test_follow_marks_only_affected(void **state)
     c = fresh();
     l.kinds = l.births = LK_ALL;
     panes_follow(c, &l);
-    assert_int_equal(stale_count(c), 17)   /* 14 tables, the Dashboard, two Alerts tables */;
+    assert_int_equal(stale_count(c), 18)   /* 15 tables (Environments too), the Dashboard, two Alerts tables */;
     panes_free(c);
 }
 

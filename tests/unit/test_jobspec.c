@@ -914,6 +914,33 @@ static void test_rule_packages_lists_without_framework_changes(void **state)
     bad(NOTEBOOK "environment: {packages: {pip: [1]}}\n", "environment.packages.pip[0] must be a string, got 1");
 }
 
+/* Package specs reach installers in the worker: only plain shapes pass. */
+static void test_rule_packages_are_plain_names(void **state)
+{
+    (void)state;
+    json_decref(ok(NOTEBOOK "environment: {packages: {pip: ['uvicorn[standard]', 'numpy>=1.20,<2', 'six~=1.16', "
+                            "'a.b_c-d===1.0+local'], apt: ['g++', 'libsm6'], conda: ['numpy=1.24=py39_0', "
+                            "'scipy>=1.9', 'opencv']}}\n"));
+    static const char *const pip_bad[] = { "--index-url=http://evil/", "-rrequirements.txt", "git+https://x/y.git",
+                                           "./local.whl", "/abs/path.whl", "x==1;touch", "x@https://h/x.whl",
+                                           "x==", "x[", "x==$(id)", "x`id`", "'x'", NULL };
+    char buf[512];
+    for (size_t i = 0; pip_bad[i]; i++) {
+        snprintf(buf, sizeof buf, NOTEBOOK "environment: {packages: {pip: [\"%s\"]}}\n", pip_bad[i]);
+        bad(buf, "environment.packages.pip[0] must be a pip requirement");
+    }
+    static const char *const apt_bad[] = { "-oAPT::x=y", "Foo", "x", "../x.deb", "x=$(id)", "x;y", NULL };
+    for (size_t i = 0; apt_bad[i]; i++) {
+        snprintf(buf, sizeof buf, NOTEBOOK "environment: {packages: {apt: [\"%s\"]}}\n", apt_bad[i]);
+        bad(buf, "environment.packages.apt[0] must be an apt package");
+    }
+    static const char *const conda_bad[] = { "conda-forge::numpy", "https://c/x", "-c", "x=1=b=c", "x=;", NULL };
+    for (size_t i = 0; conda_bad[i]; i++) {
+        snprintf(buf, sizeof buf, NOTEBOOK "environment: {packages: {conda: [\"%s\"]}}\n", conda_bad[i]);
+        bad(buf, "environment.packages.conda[0] must be a conda package");
+    }
+}
+
 static void test_rule_env_variable_names(void **state)
 {
     json_t *doc;
@@ -1061,6 +1088,7 @@ int main(void)
         cmocka_unit_test(test_rule_framework_and_version),
         cmocka_unit_test(test_rule_customer_image_from_five_registries),
         cmocka_unit_test(test_rule_packages_lists_without_framework_changes),
+        cmocka_unit_test(test_rule_packages_are_plain_names),
         cmocka_unit_test(test_rule_env_variable_names),
         cmocka_unit_test(test_rule_third_party_keys),
         cmocka_unit_test(test_rule_regional_names),
