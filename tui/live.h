@@ -34,7 +34,8 @@ enum {
     LK_LOGS = 1u << 16,     /* workers' output: the logs view */
     LK_METRICS = 1u << 17,  /* vital stats: the Dashboard */
     LK_ALERTS = 1u << 18,   /* alert rules and firings: the Alerts pane, the header */
-    LK_ALL = (1u << 19) - 1
+    LK_DATA = 1u << 19,     /* keys, datasets, checkpoints, models: the Data/Datastores pane */
+    LK_ALL = (1u << 20) - 1
 };
 
 typedef struct {

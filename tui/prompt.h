@@ -51,7 +51,8 @@ void lhistory_free(lhistory *h);
 typedef enum {
     NAMES_NONE, NAMES_NODE, NAMES_REGION, NAMES_DEVICE, NAMES_JOB, NAMES_ACCOUNT,
     NAMES_DATASTORE, NAMES_RESERVATION, NAMES_PROVIDER, NAMES_FILE, NAMES_CONFIG, NAMES_PROJECT,
-    NAMES_MODEL, NAMES_GPU_TYPE
+    NAMES_MODEL, NAMES_GPU_TYPE,
+    NAMES_DATAKEY, NAMES_DATASET, NAMES_CHECKPOINT, NAMES_DATAMODEL   /* an account's data objects */
 } names_kind;
 
 /* Appends the names of a kind to a list via add(name, data). */

@@ -39,6 +39,10 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_RELAY_DONE] = KEY_RELAY_DONE,
     [KEYSPACE_WORK] = KEY_WORK,
     [KEYSPACE_GPUS] = KEY_GPUS,
+    [KEYSPACE_DATAKEYS] = KEY_DATAKEYS,
+    [KEYSPACE_DATASETS] = KEY_DATASETS,
+    [KEYSPACE_CHECKPOINTS] = KEY_CHECKPOINTS,
+    [KEYSPACE_MODELS] = KEY_MODELS,
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

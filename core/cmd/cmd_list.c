@@ -17,6 +17,8 @@ const cmd_def *const cmd_list_tables[] = {
     device_config_cmd_table,
     datastore_cmd_table,
     reservation_cmd_table,
+    datakey_cmd_table,
+    dataobj_cmd_table,
     job_cmd_table,
     job_logs_cmd_table,
     sched_cmd_table,

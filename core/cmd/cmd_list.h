@@ -31,6 +31,8 @@ extern const cmd_def device_cmd_table[];
 extern const cmd_def device_config_cmd_table[];
 extern const cmd_def datastore_cmd_table[];
 extern const cmd_def reservation_cmd_table[];
+extern const cmd_def datakey_cmd_table[];
+extern const cmd_def dataobj_cmd_table[];
 extern const cmd_def job_cmd_table[];
 extern const cmd_def job_logs_cmd_table[];
 extern const cmd_def sched_cmd_table[];

@@ -12,6 +12,7 @@
 
 #include "access.h"
 #include "account.h"
+#include "data.h"
 #include "doc.h"
 #include "docpick.h"
 #include "fleet.h"
@@ -106,6 +107,8 @@ static rd_code job_submit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         json_object_set_new(job, "reason", json_null());
         rc = job_region_pin(ctx, job, err);
     }
+    if (rc == RD_OK)
+        rc = dataobj_job_resolve(ctx, job, err);   /* every dataset, checkpoint, model and key name */
     if (rc == RD_OK)
         rc = job_env_seal(ctx, job, err);   /* the document never holds a value in plain text */
     if (rc == RD_OK) {

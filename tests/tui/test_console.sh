@@ -187,7 +187,7 @@ fi
 T resize-window -t rd -x 70 -y 20
 expect_screen 'needs at least 80x24'
 T resize-window -t rd -x 200 -y 60
-expect_screen '8 Datastores/Reservations  9 Audit'
+expect_screen '8 Data/Datastores  9 Audit'
 expect_screen 'UTILISATION'
 T resize-window -t rd -x 120 -y 40
 expect_screen 'Nodes · 3 of 3'
