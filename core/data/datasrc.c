@@ -84,6 +84,15 @@ static int scp_like(const char *s)
     return 1;
 }
 
+/* 1 when an ssh:// URL carries a password: "user:pw@" before the host. */
+static int ssh_password(const char *url)
+{
+    const char *auth = strstr(url, "://") + 3;
+    size_t n = strcspn(auth, "/?#");
+    const char *at = memchr(auth, '@', n);
+    return at && memchr(auth, ':', (size_t)(at - auth)) != NULL;
+}
+
 /* datastore:NAME/PATH (PATH may be empty: the whole datastore). */
 static rd_code parse_datastore(const char *field, const char *url, datasrc *out, rd_err *err)
 {
@@ -134,7 +143,9 @@ rd_code datasrc_parse(const char *field, const char *url, datasrc *out, rd_err *
                        field, url);
     if ((rc = urlcheck_parse_any(field, url, &parts, err)) != RD_OK)
         return rc;
-    if (parts.userinfo)
+    /* ssh://git@host/... names the user to log in as (a git key is the
+     * credential); every other user name or password is a credential */
+    if (parts.userinfo && !(strcmp(parts.scheme, "ssh") == 0 && !ssh_password(url)))
         return rd_fail(err, RD_EINVAL, "%s: a user name or password in the URL is not allowed; put credentials in a "
                        "key (key add) and give --key", field);
     for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++)

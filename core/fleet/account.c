@@ -219,12 +219,12 @@ static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     rd_code rc = account_get(ctx, "account", name, &acct, err);
     if (rc == RD_OK && strcmp(name, ctx->actor) != 0 && !account_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "account set: account '%s' may only change itself", ctx->actor);
+    if (rc == RD_OK && !cmd_opt(a, "artifacts") && (cmd_opt(a, "artifacts-key") || cmd_opt(a, "artifacts-endpoint")))
+        rc = rd_fail(err, RD_EUSAGE, "account set: --artifacts-key and --artifacts-endpoint go with --artifacts URL");
     if (rc == RD_OK && !cmd_opt_given(a, "mining-wallet") && !cmd_opt_given(a, "clear-mining-wallets") &&
         !cmd_opt(a, "role") && !cmd_opt(a, "artifacts"))
         rc = rd_fail(err, RD_EUSAGE, "account set: give --role ROLE, --mining-wallet ADDR, --clear-mining-wallets or "
                      "--artifacts URL");
-    if (rc == RD_OK && !cmd_opt(a, "artifacts") && (cmd_opt(a, "artifacts-key") || cmd_opt(a, "artifacts-endpoint")))
-        rc = rd_fail(err, RD_EUSAGE, "account set: --artifacts-key and --artifacts-endpoint go with --artifacts URL");
     if (rc == RD_OK && cmd_opt(a, "artifacts"))
         rc = account_set_artifacts(ctx, acct, a, err);
     if (rc == RD_OK && cmd_opt(a, "role"))
