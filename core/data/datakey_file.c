@@ -115,7 +115,7 @@ static rd_code check_env_lines(const char *type, const char *field, const char *
             for (const char *const *a = aws_names; *a; a++)
                 known |= eq(line, k, *a);
             if (!known)
-                rc = rd_fail(err, RD_EINVAL, "%s line %zu: a %s key takes only AWS_ACCESS_KEY_ID, "
+                rc = rd_fail(err, RD_EINVAL, "%s line %zu: %s keys take only AWS_ACCESS_KEY_ID, "
                              "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION and AWS_DEFAULT_REGION", field,
                              l.no, type);
             else if (n == k + 1)
@@ -132,9 +132,9 @@ static rd_code check_env_lines(const char *type, const char *field, const char *
     if (rc != RD_OK)
         return rc;
     if (aws && !id_line)
-        return rd_fail(err, RD_EINVAL, "%s: a %s key needs an AWS_ACCESS_KEY_ID=... line", field, type);
+        return rd_fail(err, RD_EINVAL, "%s: %s keys need an AWS_ACCESS_KEY_ID=... line", field, type);
     if (aws && !secret_line)
-        return rd_fail(err, RD_EINVAL, "%s: a %s key needs an AWS_SECRET_ACCESS_KEY=... line", field, type);
+        return rd_fail(err, RD_EINVAL, "%s: %s keys need an AWS_SECRET_ACCESS_KEY=... line", field, type);
     if (!seen)
         return rd_fail(err, RD_EINVAL, "%s: an env key needs at least one NAME=VALUE line", field);
     return RD_OK;

@@ -177,7 +177,7 @@ rd_code datasrc_check_key(const datasrc *src, const char *field, const char *key
     for (const char *const *f = key_fits[src->type].fits; *f; f++)
         if (strcmp(*f, key_type) == 0)
             return RD_OK;
-    return rd_fail(err, RD_EINVAL, "%s: key '%s' is of type %s; a %s source takes a key of type %s", field, key_name,
+    return rd_fail(err, RD_EINVAL, "%s: key '%s' is of type %s; %s sources take a key of type %s", field, key_name,
                    key_type, datasrc_type_name(src->type), key_fits[src->type].words);
 }
 

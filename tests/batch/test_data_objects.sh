@@ -105,9 +105,9 @@ while read -r type file msg; do
     expect_refused 1 "$before" "$msg"
     no_secret "refusal of $file"
 done <<'EOF'
-aws b1 needs an AWS_SECRET_ACCESS_KEY=... line
+aws b1 aws keys need an AWS_SECRET_ACCESS_KEY=... line
 wasabi b2 line 2: the value is empty
-aws b3 line 3: a aws key takes only AWS_ACCESS_KEY_ID
+aws b3 line 3: aws keys take only AWS_ACCESS_KEY_ID
 aws b4 line 2: not a NAME=VALUE line
 huggingface b5 line 2: the file must hold the token on one line only
 wandb b6 line 1: the token holds a space or control character at column 8
@@ -202,15 +202,15 @@ dataset add x --source s3://ab/x
 dataset add x --source s3://Bad_Bucket!/x
 --source: a user name or password in the URL is not allowed
 model add x --source ssh://git:pw@example.com/org/repo.git --key deploy
---key: key 'gsa' is of type gcp; a s3 source takes a key of type aws or wasabi
+--key: key 'gsa' is of type gcp; s3 sources take a key of type aws or wasabi
 dataset add x --source s3://voc-bucket/x --key gsa
---key: key 's3k' is of type aws; a gs source takes a key of type gcp
+--key: key 's3k' is of type aws; gs sources take a key of type gcp
 checkpoint add x --source gs://gcs-bucket/x --key s3k
---key: key 'hf' is of type huggingface; a http source takes a key of type none
+--key: key 'hf' is of type huggingface; http sources take a key of type none
 model add x --source http://example.com/m.tar --key hf
---key: key 'deploy' is of type git; a git source takes a key of type huggingface
+--key: key 'deploy' is of type git; git sources take a key of type huggingface
 model add x --source https://github.com/org/repo.git --key deploy
---key: key 'vars' is of type env; a git source takes a key of type git
+--key: key 'vars' is of type env; git sources take a key of type git
 model add x --source git@github.com:org/repo.git --key vars
 --key: account 'alice' has no key 'nokey'
 dataset add x --source s3://voc-bucket/x --key nokey
@@ -282,7 +282,7 @@ before=$(snapshot)
 rd --as alice -c "account set alice --artifacts http://example.com/up"
 expect_refused 1 "$before" "--artifacts must be a place results can be stored"
 rd --as alice -c "account set alice --artifacts gs://art-bucket/x --artifacts-key s3k"
-expect_refused 1 "$before" "--artifacts-key: key 's3k' is of type aws; a gs source takes a key of type gcp"
+expect_refused 1 "$before" "--artifacts-key: key 's3k' is of type aws; gs sources take a key of type gcp"
 rd --as alice -c "account set alice --artifacts-key s3k"
 expect_refused 2 "$before" "--artifacts-key and --artifacts-endpoint go with --artifacts URL"
 rd --as bob -c "account set alice --artifacts s3://art-bucket/x"
