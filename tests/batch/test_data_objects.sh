@@ -361,4 +361,14 @@ expect_json name s3k
 rd --as bob -c "key list"
 expect_no_out "s3k"
 
+case_ "account remove is refused while the account has data objects, naming them"
+rd --as carl -c "key add ck --type wandb --file $F/wandb.token" -c "model add carlm --source https://e.com/m.tar"
+expect_status 0
+before=$(snapshot)
+rd -c "account remove carl"
+expect_refused 1 "$before" "still has 1 key (ck) and 1 model (carlm)"
+rd --as carl -c "model remove carlm" -c "key remove ck"
+rd -c "account remove carl"
+expect_status 0
+
 finish
