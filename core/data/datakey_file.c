@@ -107,6 +107,10 @@ static rd_code check_env_lines(const char *type, const char *field, const char *
         name[k] = '\0';
         if (has_control(eqs + 1, n - k - 1))
             rc = rd_fail(err, RD_EINVAL, "%s line %zu: the value holds a control character", field, l.no);
+        else if (!aws && (strncmp(name, "RIGDECK_", 8) == 0 || (strncmp(name, "ML_", 3) == 0 && k > 8 &&
+                                                               strcmp(name + k - 5, "_PATH") == 0)))
+            rc = rd_fail(err, RD_EINVAL, "%s line %zu: RIGDECK_* and ML_*_PATH variables are rigdeck's own (a "
+                         "worker's name, its data folders)", field, l.no);
         else if (json_object_get(names, name))
             rc = rd_fail(err, RD_EINVAL, "%s line %zu: the variable of line %d is set again", field, l.no,
                          (int)json_integer_value(json_object_get(names, name)));

@@ -171,6 +171,9 @@ static void test_key_files(void **state)
     key_refused("env", "A-B=" SECRET, "line 1: not a NAME=VALUE line");
     key_refused("env", "A=\x01" SECRET, "line 1: the value holds a control character");
     key_refused("env", "# only a comment\n", "at least one NAME=VALUE line");
+    key_refused("env", "A=1\nRIGDECK_JOB_NAME=" SECRET, "line 2: RIGDECK_* and ML_*_PATH variables are rigdeck's own");
+    key_refused("env", "ML_OUTPUT_PATH=/" SECRET, "line 1: RIGDECK_* and ML_*_PATH variables are rigdeck's own");
+    key_ok("env", "ML_FLAG=1\nMY_PATH=/x\n");
     key_refused("git", "ssh-rsa AAAA" SECRET " me@host\n", "line 1: this is a public key");
     key_refused("git", SECRET "\n", "line 1: a git key starts with");
     key_refused("git", "-----BEGIN OPENSSH PRIVATE KEY-----\n" SECRET "\n", "no matching END line");
