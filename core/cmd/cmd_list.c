@@ -43,6 +43,7 @@ const size_t cmd_list_ntables = sizeof cmd_list_tables / sizeof cmd_list_tables[
 const cmd_note *const cmd_list_notes[] = {
     job_cmd_notes,
     report_cmd_notes,
+    dataobj_cmd_notes,
 };
 
 const size_t cmd_list_nnotes = sizeof cmd_list_notes / sizeof cmd_list_notes[0];

@@ -45,6 +45,7 @@ extern const cmd_def report_cmd_table[];
 /* Longer help of some commands (cmd_note; each table ends with {0}). */
 extern const cmd_note job_cmd_notes[];
 extern const cmd_note report_cmd_notes[];
+extern const cmd_note dataobj_cmd_notes[];
 extern const cmd_note *const cmd_list_notes[];
 extern const size_t cmd_list_nnotes;
 

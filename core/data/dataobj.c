@@ -228,6 +228,32 @@ const cmd_flag dataobj_list_flags[] = {
     { 0 }
 };
 
+/* `help dataset add` (and checkpoint, model): the sources and the keys
+ * that fit them, datasrc.c's table in words. */
+static const char *const obj_add_notes[] = {
+    "SOURCE\tKEY TYPES THAT FIT (--key)",
+    "s3://BUCKET/PREFIX\taws, wasabi (wasabi: --endpoint required)",
+    "gs://BUCKET/PREFIX\tgcp",
+    "https://...\tazure, huggingface",
+    "https://...git, http://...git\thuggingface",
+    "ssh://..., user@host:path\tgit",
+    "http://, ftp://, ftps://\tnone (public servers)",
+    "datastore:NAME/PATH\tnone (a datastore you see; PATH confined under its root)",
+    "",
+    "--key names one of your own keys; a user name or password in the URL is refused (an ssh:// user is fine).",
+    "--endpoint, for s3:// only, is the http(s) service URL of an S3-compatible store.",
+    "",
+    "  dataset add 'PASCAL VOC' --source s3://voc-bucket/voc2012/ --key aws",
+    "  model add code --source git@github.com:org/repo.git --key deploy",
+    NULL
+};
+const cmd_note dataobj_cmd_notes[] = {
+    { "dataset add", obj_add_notes },
+    { "checkpoint add", obj_add_notes },
+    { "model add", obj_add_notes },
+    { 0 }
+};
+
 #define OBJ_COLUMNS "owner,name,source_type,source,key,created_at"
 const cmd_def dataobj_cmd_table[] = {
     { "dataset add", "NAME", obj_add_flags, CMD_MUTATES, "add a dataset jobs attach under /opt/ml/input", NULL,

@@ -158,6 +158,14 @@ rd --as alice --output csv -c "model list"
 expect_status 0
 expect_out "alice,private,git,git@github.com:org/private.git,deploy"
 
+case_ "help dataset/checkpoint/model add shows the source and key table"
+for k in dataset checkpoint model; do
+    rd -c "help $k add"
+    expect_status 0
+    expect_out "s3://BUCKET/PREFIX *aws, wasabi"
+    expect_out "ssh://..., user@host:path *git"
+done
+
 case_ "a datastore source: it must exist and be the creator's to see, its path confined under the root"
 rd --as alice -c "provider enable physical" -c "region create home --provider physical --storage local" \
    -c "node add home ws-01 --minion m-ws01 --inventory tests/inventories/rtx3090x2.yaml" \
