@@ -116,6 +116,10 @@ static void complete_names(names_kind kind, void (*add)(const char *name, void *
         { NAMES_MODEL, "device models", "name" },
         { NAMES_GPU_TYPE, "gpu list", "id" },
         { NAMES_ENVIRONMENT, "environment list", "name" },
+        { NAMES_DATAKEY, "key list", "name" },
+        { NAMES_DATASET, "dataset list", "name" },
+        { NAMES_CHECKPOINT, "checkpoint list", "name" },
+        { NAMES_DATAMODEL, "model list", "name" },
     };
     complete_env *env = ctx;
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {

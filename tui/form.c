@@ -123,6 +123,19 @@ static const form_field account_set_fields[] = {
     { "Role", "role", FF_CHOICE, 0, NAMES_NONE, NULL },
 };
 
+static const form_field key_add_fields[] = {
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Type", "type", FF_CHOICE, 1, NAMES_NONE, NULL },
+    { "Key file", "file", FF_TEXT, 1, NAMES_FILE, NULL },
+};
+/* datasets, checkpoints and models take the same flags (core/data/dataobj.c) */
+static const form_field dataobj_add_fields[] = {
+    { "Name", NULL, FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Source URL", "source", FF_TEXT, 1, NAMES_NONE, NULL },
+    { "Key", "key", FF_TEXT, 0, NAMES_DATAKEY, NULL },
+    { "S3 endpoint", "endpoint", FF_TEXT, 0, NAMES_NONE, NULL },
+};
+
 #define FORM(title, cmd, f) { title, cmd, f, sizeof f / sizeof f[0] }
 static const form_def forms[FORM_COUNT] = {
     [FORM_NODE_ADD] = FORM("Add a node", "node add", node_add_fields),
@@ -141,6 +154,10 @@ static const form_def forms[FORM_COUNT] = {
     [FORM_PROJECT_SET] = FORM("Edit a project", "project set", project_set_fields),
     [FORM_ACCOUNT_CREATE] = FORM("Create an account", "account create", account_create_fields),
     [FORM_ACCOUNT_SET] = FORM("Edit an account", "account set", account_set_fields),
+    [FORM_KEY_ADD] = FORM("Add a key", "key add", key_add_fields),
+    [FORM_DATASET_ADD] = FORM("Add a dataset", "dataset add", dataobj_add_fields),
+    [FORM_CHECKPOINT_ADD] = FORM("Add a checkpoint", "checkpoint add", dataobj_add_fields),
+    [FORM_MODEL_ADD] = FORM("Add a model", "model add", dataobj_add_fields),
 };
 
 const form_def *form_get(int id)

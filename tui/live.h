@@ -35,7 +35,8 @@ enum {
     LK_METRICS = 1u << 17,  /* vital stats: the Dashboard */
     LK_ALERTS = 1u << 18,   /* alert rules and firings: the Alerts pane, the header */
     LK_ENVIRONMENTS = 1u << 19, /* built-in environments: the Jobs pane's Environments view */
-    LK_ALL = (1u << 20) - 1
+    LK_DATA = 1u << 20,     /* keys, datasets, checkpoints, models: the Data/Datastores pane */
+    LK_ALL = (1u << 21) - 1
 };
 
 typedef struct {

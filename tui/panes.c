@@ -93,6 +93,15 @@ static const pane_col reservation_cols[] = {
     { "NAME", "name", 14, 8, 0, 0 }, { "REGION", "region", 10, 6, 0, 0 }, { "TYPE", "type", 6, 4, 1, 0 },
     { "HOSTNAME", "hostname", 24, 8, 0, 0 }, { "PORT", "port", 6, 4, 0, COL_RIGHT },
 };
+static const pane_col datakey_cols[] = {
+    { "OWNER", "owner", 12, 6, 1, 0 }, { "NAME", "name", 16, 8, 0, 0 }, { "TYPE", "type", 11, 5, 0, 0 },
+    { "CREATED", "created_at", 20, 10, 2, 0 },
+};
+static const pane_col dataobj_cols[] = {
+    { "OWNER", "owner", 12, 6, 2, 0 }, { "NAME", "name", 18, 8, 0, 0 },
+    { "TYPE", "source_type", 9, 5, 0, 0 }, { "SOURCE", "source", 40, 12, 0, 0 },
+    { "KEY", "key", 12, 5, 1, 0 }, { "CREATED", "created_at", 20, 10, 3, 0 },
+};
 static const pane_col audit_cols[] = {
     { "AT", "at", 20, 10, 0, 0 }, { "ACTOR", "actor", 10, 6, 1, 0 },
     { "COMMAND", "command", 44, 16, 0, 0 }, { "CHANGES", "@changes", 50, 12, 0, 0 },
@@ -165,6 +174,17 @@ static const pane_view store_views[] = {
       "remove", "No datastores yet: press a to add one.", -1, 0, NULL, FORM_DATASTORE_ADD, -1, NULL, 0, 0 },
     { "Reservations", "reservation list", COLS(reservation_cols), "name", "reservation show",
       "reservation remove", "remove", "No reservations yet: press a to add one.", -1, 0, NULL, FORM_RESERVATION_ADD, -1, NULL, 0, 0 },
+    /* an account's data objects (core/data/): named OWNER/NAME, the form that finds another's */
+    { "Keys", "key list", COLS(datakey_cols), "name", "key show", "key remove", "remove",
+      "No keys yet: press a to add one (sealed at rest, never shown).", -1, 0, NULL, FORM_KEY_ADD, -1,
+      "owner", '/', 0 },
+    { "Datasets", "dataset list", COLS(dataobj_cols), "name", "dataset show", "dataset remove", "remove",
+      "No datasets yet: press a to add one.", -1, 0, NULL, FORM_DATASET_ADD, -1, "owner", '/', 0 },
+    { "Checkpoints", "checkpoint list", COLS(dataobj_cols), "name", "checkpoint show", "checkpoint remove",
+      "remove", "No checkpoints yet: press a to add one.", -1, 0, NULL, FORM_CHECKPOINT_ADD, -1, "owner",
+      '/', 0 },
+    { "Models", "model list", COLS(dataobj_cols), "name", "model show", "model remove", "remove",
+      "No models yet: press a to add one.", -1, 0, NULL, FORM_MODEL_ADD, -1, "owner", '/', 0 },
 };
 static const pane_view audit_views[] = {
     { "Audit", "audit list --limit 2000", COLS(audit_cols), "id", NULL, NULL, NULL,
@@ -190,7 +210,7 @@ static const pane_def panes[PANE_COUNT] = {
     { "Quotas", "Quotas", "Quota", COLS(quota_views) },
     { "Jobs", "Jobs", "Jobs", COLS(job_views) },
     { "Billing", "Billing", "Bill", COLS(billing_views) },
-    { "Datastores/Reservations", "Stores", "Store", COLS(store_views) },
+    { "Data/Datastores", "Data", "Data", COLS(store_views) },
     { "Audit", "Audit", "Audit", COLS(audit_views) },
     { "Dashboard", "Dashboard", "Dash", COLS(dash_views) },
     { "Alerts", "Alerts", "Alrt", COLS(alert_views) },
@@ -229,6 +249,10 @@ static const struct { int pane, view; unsigned kinds, births; } pane_deps[] = {
     { PANE_BILLING, 2, LK_LEDGER, 0 },
     { PANE_STORES, 0, LK_DATASTORES, 0 },
     { PANE_STORES, 1, LK_RESERVATIONS, 0 },
+    { PANE_STORES, 2, LK_DATA, 0 },
+    { PANE_STORES, 3, LK_DATA, 0 },
+    { PANE_STORES, 4, LK_DATA, 0 },
+    { PANE_STORES, 5, LK_DATA, 0 },
     { PANE_AUDIT, 0, LK_AUDIT, 0 },
     { PANE_DASHBOARD, 0, LK_METRICS | LK_NODES | LK_ALERTS, 0 },
     { PANE_ALERTS, 0, LK_ALERTS, 0 },
@@ -587,6 +611,12 @@ void panes_names(names_kind kind, void (*add)(const char *name, void *data), voi
         { NAMES_RESERVATION, PANE_STORES, 1 }, { NAMES_CONFIG, PANE_DEVICES, 1 },
         { NAMES_PROJECT, PANE_JOBS, 1 },
     };
+    /* an account's data objects by bare name: what --key K and a job spec take */
+    static const char *const data_lists[] = { "key list", "dataset list", "checkpoint list", "model list" };
+    if (kind >= NAMES_DATAKEY && kind <= NAMES_DATAMODEL) {
+        listed_names(c, data_lists[kind - NAMES_DATAKEY], "name", add, data);
+        return;
+    }
     if (kind == NAMES_MODEL || kind == NAMES_GPU_TYPE || kind == NAMES_ENVIRONMENT) {
         listed_names(c, kind == NAMES_MODEL ? "device models" : kind == NAMES_GPU_TYPE ? "gpu list" :
                      "environment list", kind == NAMES_GPU_TYPE ? "id" : "name", add, data);

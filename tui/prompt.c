@@ -183,6 +183,8 @@ names_kind prompt_names_kind(const char *group, const char *ph)
         return NAMES_FILE;
     if (strcmp(ph, "D") == 0)
         return NAMES_DATASTORE;
+    if (strcmp(ph, "K") == 0)   /* --key K, --artifacts-key K */
+        return NAMES_DATAKEY;
     if (strcmp(ph, "CONFIG") == 0)
         return NAMES_CONFIG;
     if (strcmp(ph, "MODEL") == 0 || (strcmp(ph, "M") == 0 && strcmp(group, "device-config") == 0))
@@ -197,6 +199,8 @@ names_kind prompt_names_kind(const char *group, const char *ph)
             { "datastore", NAMES_DATASTORE }, { "reservation", NAMES_RESERVATION },
             { "account", NAMES_ACCOUNT }, { "project", NAMES_PROJECT },
             { "environment", NAMES_ENVIRONMENT },
+            { "key", NAMES_DATAKEY }, { "dataset", NAMES_DATASET }, { "checkpoint", NAMES_CHECKPOINT },
+            { "model", NAMES_DATAMODEL },
         };
         for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
             if (strcmp(group, groups[i].group) == 0)

@@ -27,7 +27,7 @@
 #include "theme.h"
 
 #define PANE_COUNT 11
-#define PANE_MAX_VIEWS 3
+#define PANE_MAX_VIEWS 6
 #define CONFIRM_MAX_LINES 64
 
 typedef enum {

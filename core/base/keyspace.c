@@ -40,6 +40,10 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_WORK] = KEY_WORK,
     [KEYSPACE_GPUS] = KEY_GPUS,
     [KEYSPACE_ENVIRONMENTS] = KEY_ENVIRONMENTS,
+    [KEYSPACE_DATAKEYS] = KEY_DATAKEYS,
+    [KEYSPACE_DATASETS] = KEY_DATASETS,
+    [KEYSPACE_CHECKPOINTS] = KEY_CHECKPOINTS,
+    [KEYSPACE_MODELS] = KEY_MODELS,
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

@@ -23,6 +23,12 @@
 #define KEY_DEVICE_CONFIGS KEY_ROOT "device-configs/"
 #define KEY_DEVICE_TENURES KEY_ROOT "device-tenures/"
 #define KEY_DATASTORES KEY_ROOT "datastores/"
+/* An account's data objects, <owner>/<name> (core/data/): third-party keys
+ * (the value sealed), datasets, checkpoints and models. */
+#define KEY_DATAKEYS KEY_ROOT "keys/"
+#define KEY_DATASETS KEY_ROOT "datasets/"
+#define KEY_CHECKPOINTS KEY_ROOT "checkpoints/"
+#define KEY_MODELS KEY_ROOT "models/"
 #define KEY_RESERVATIONS KEY_ROOT "reservations/"
 #define KEY_PORTS KEY_ROOT "ports/"
 #define KEY_JOBS KEY_ROOT "jobs/"
@@ -99,6 +105,10 @@ typedef enum {
     KEYSPACE_RELAY_DONE,
     KEYSPACE_GPUS,
     KEYSPACE_ENVIRONMENTS,
+    KEYSPACE_DATAKEYS,
+    KEYSPACE_DATASETS,
+    KEYSPACE_CHECKPOINTS,
+    KEYSPACE_MODELS,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

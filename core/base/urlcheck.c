@@ -29,7 +29,7 @@ static int has_part(CURLU *u, CURLUPart what)
     return has;
 }
 
-rd_code urlcheck_parse(const char *field, const char *url, urlcheck_parts *out, rd_err *err)
+static rd_code parse_with(const char *field, const char *url, unsigned flags, urlcheck_parts *out, rd_err *err)
 {
     memset(out, 0, sizeof *out);
     for (const char *p = url; *p; p++)
@@ -43,7 +43,7 @@ rd_code urlcheck_parse(const char *field, const char *url, urlcheck_parts *out, 
     CURLU *u = curl_url();
     if (!u)
         return rd_fail(err, RD_ENOMEM, "%s: out of memory", field);
-    CURLUcode uc = curl_url_set(u, CURLUPART_URL, url, 0);
+    CURLUcode uc = curl_url_set(u, CURLUPART_URL, url, flags);
     rd_code rc = RD_OK;
     if (uc == CURLUE_NO_HOST)
         rc = rd_fail(err, RD_EINVAL, "%s: names no host: '%.200s'", field, url);
@@ -62,6 +62,16 @@ rd_code urlcheck_parse(const char *field, const char *url, urlcheck_parts *out, 
             *p = (char)(*p - 'A' + 'a');
     curl_url_cleanup(u);
     return rc;
+}
+
+rd_code urlcheck_parse(const char *field, const char *url, urlcheck_parts *out, rd_err *err)
+{
+    return parse_with(field, url, 0, out, err);
+}
+
+rd_code urlcheck_parse_any(const char *field, const char *url, urlcheck_parts *out, rd_err *err)
+{
+    return parse_with(field, url, CURLU_NON_SUPPORT_SCHEME, out, err);
 }
 
 int urlcheck_host_is_loopback(const char *host)

@@ -25,6 +25,10 @@ typedef struct {
  * would take as the host "path"). */
 rd_code urlcheck_parse(const char *field, const char *url, urlcheck_parts *out, rd_err *err);
 
+/* urlcheck_parse for schemes libcurl itself does not speak (s3://, gs://):
+ * the same reading of host and user, any scheme. */
+rd_code urlcheck_parse_any(const char *field, const char *url, urlcheck_parts *out, rd_err *err);
+
 /* 1 when host (urlcheck_parts.host) is this machine as the loopback
  * rules name it: 127.0.0.1, [::1] or localhost (in any case). */
 int urlcheck_host_is_loopback(const char *host);

@@ -180,6 +180,10 @@ const char *cmd_arg(const cmd_args *a, size_t i);
 /* Number of positional arguments given. */
 size_t cmd_arg_count(const cmd_args *a);
 
+/* The command being run: for one handler shared by several commands (the
+ * dataset, checkpoint and model families, core/data/dataobj.c). */
+const cmd_def *cmd_args_def(const cmd_args *a);
+
 /* The (last) value of --name, or NULL when it was not given. */
 const char *cmd_opt(const cmd_args *a, const char *name);
 

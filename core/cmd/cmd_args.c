@@ -47,3 +47,8 @@ const char *cmd_opt_at(const cmd_args *a, const char *name, size_t idx)
     return NULL;
 }
 
+
+const cmd_def *cmd_args_def(const cmd_args *a)
+{
+    return a->def;
+}

@@ -17,6 +17,8 @@ const cmd_def *const cmd_list_tables[] = {
     device_config_cmd_table,
     datastore_cmd_table,
     reservation_cmd_table,
+    datakey_cmd_table,
+    dataobj_cmd_table,
     job_cmd_table,
     environment_cmd_table,
     job_logs_cmd_table,
@@ -43,6 +45,7 @@ const cmd_note *const cmd_list_notes[] = {
     job_cmd_notes,
     report_cmd_notes,
     node_cmd_notes,
+    dataobj_cmd_notes,
 };
 
 const size_t cmd_list_nnotes = sizeof cmd_list_notes / sizeof cmd_list_notes[0];

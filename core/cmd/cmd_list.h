@@ -31,6 +31,8 @@ extern const cmd_def device_cmd_table[];
 extern const cmd_def device_config_cmd_table[];
 extern const cmd_def datastore_cmd_table[];
 extern const cmd_def reservation_cmd_table[];
+extern const cmd_def datakey_cmd_table[];
+extern const cmd_def dataobj_cmd_table[];
 extern const cmd_def job_cmd_table[];
 extern const cmd_def environment_cmd_table[];
 extern const cmd_def job_logs_cmd_table[];
@@ -45,6 +47,7 @@ extern const cmd_def report_cmd_table[];
 extern const cmd_note job_cmd_notes[];
 extern const cmd_note node_cmd_notes[];
 extern const cmd_note report_cmd_notes[];
+extern const cmd_note dataobj_cmd_notes[];
 extern const cmd_note *const cmd_list_notes[];
 extern const size_t cmd_list_nnotes;
 

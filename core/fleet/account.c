@@ -15,6 +15,7 @@
 #include <sys/random.h>
 
 #include "access.h"
+#include "data.h"
 #include "account_init.h"
 #include "doc.h"
 #include "keyspace.h"
@@ -193,6 +194,23 @@ static rd_code account_set_role(cmd_ctx *ctx, json_t *acct, const char *word, rd
     return rc;
 }
 
+/* account set --artifacts: where outputs of type rigdeck are stored (a
+ * location as a dataset's source is, one results can be written to, with
+ * one of the account's own keys). */
+static rd_code account_set_artifacts(cmd_ctx *ctx, json_t *acct, const cmd_args *a, rd_err *err)
+{
+    static const dataobj_fields fields = { "--artifacts", "--artifacts-key", "--artifacts-endpoint" };
+    json_t *loc = json_object();
+    rd_code rc = loc ? dataobj_location(ctx, &fields, json_string_value(json_object_get(acct, "name")),
+                                        cmd_opt(a, "artifacts"), cmd_opt(a, "artifacts-key"),
+                                        cmd_opt(a, "artifacts-endpoint"), 1, loc, err)
+                     : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK)
+        json_object_set(acct, "artifacts", loc);
+    json_decref(loc);
+    return rc;
+}
+
 static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     char key[RD_KEY_MAX];
@@ -201,9 +219,14 @@ static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     rd_code rc = account_get(ctx, "account", name, &acct, err);
     if (rc == RD_OK && strcmp(name, ctx->actor) != 0 && !account_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "account set: account '%s' may only change itself", ctx->actor);
+    if (rc == RD_OK && !cmd_opt(a, "artifacts") && (cmd_opt(a, "artifacts-key") || cmd_opt(a, "artifacts-endpoint")))
+        rc = rd_fail(err, RD_EUSAGE, "account set: --artifacts-key and --artifacts-endpoint go with --artifacts URL");
     if (rc == RD_OK && !cmd_opt_given(a, "mining-wallet") && !cmd_opt_given(a, "clear-mining-wallets") &&
-        !cmd_opt(a, "role"))
-        rc = rd_fail(err, RD_EUSAGE, "account set: give --role ROLE, --mining-wallet ADDR or --clear-mining-wallets");
+        !cmd_opt(a, "role") && !cmd_opt(a, "artifacts"))
+        rc = rd_fail(err, RD_EUSAGE, "account set: give --role ROLE, --mining-wallet ADDR, --clear-mining-wallets or "
+                     "--artifacts URL");
+    if (rc == RD_OK && cmd_opt(a, "artifacts"))
+        rc = account_set_artifacts(ctx, acct, a, err);
     if (rc == RD_OK && cmd_opt(a, "role"))
         rc = account_set_role(ctx, acct, cmd_opt(a, "role"), err);
     if (rc == RD_OK && cmd_opt_given(a, "clear-mining-wallets"))
@@ -407,6 +430,10 @@ static const cmd_flag account_set_flags[] = {
     { "role", "admin|operator|member|viewer", CMD_FLAG_VALUE, "change the account's role (admins only)" },
     { "mining-wallet", "ADDR", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "add a wallet address for mining payouts" },
     { "clear-mining-wallets", NULL, 0, "remove every mining wallet address first" },
+    { "artifacts", "URL", CMD_FLAG_VALUE, "where outputs of type rigdeck are stored: s3://, gs://, https:// or "
+      "datastore:NAME/PATH" },
+    { "artifacts-key", "K", CMD_FLAG_VALUE, "with --artifacts: the account's key that writes there" },
+    { "artifacts-endpoint", "URL", CMD_FLAG_VALUE, "with an s3:// --artifacts: the S3-compatible service URL" },
     { 0 }
 };
 const cmd_def account_cmd_table[] = {
@@ -414,7 +441,7 @@ const cmd_def account_cmd_table[] = {
       "create a tenant account with its 'default' project", NULL, account_create_cmd },
     { "account list", "", NULL, 0, "list accounts", "name,plan,role,created_at", account_list_cmd },
     { "account show", "NAME", NULL, 0, "show an account, its role and its projects", NULL, account_show_cmd },
-    { "account set", "NAME", account_set_flags, CMD_MUTATES, "change an account's role or mining wallet addresses",
+    { "account set", "NAME", account_set_flags, CMD_MUTATES, "change an account's role, mining wallets or artifacts location",
       NULL, account_set_cmd },
     { "account deposit", "NAME AMOUNT", deposit_flags, CMD_MUTATES,
       "add AMOUNT credits (up to 6 decimals) to the account's wallet from outside", NULL, deposit_cmd },

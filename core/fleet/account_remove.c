@@ -101,7 +101,7 @@ static rd_code holding_jobs(cmd_ctx *ctx, const char *name, json_t *parts, rd_er
     return rc;
 }
 
-/* Live fleet objects the account owns (removed ones are history). */
+/* Live fleet and data objects the account owns (removed ones are history). */
 static rd_code holding_fleet(cmd_ctx *ctx, const char *name, json_t *parts, rd_err *err)
 {
     static const struct { const char *prefix, *noun, *nouns; } kinds[] = {
@@ -110,6 +110,11 @@ static rd_code holding_fleet(cmd_ctx *ctx, const char *name, json_t *parts, rd_e
         { KEY_DEVICES, "device", "devices" },
         { KEY_DATASTORES, "datastore", "datastores" },
         { KEY_RESERVATIONS, "reservation", "reservations" },
+        /* data objects (core/data/): a key's sealed value goes only when its owner removes it */
+        { KEY_DATAKEYS, "key", "keys" },
+        { KEY_DATASETS, "dataset", "datasets" },
+        { KEY_CHECKPOINTS, "checkpoint", "checkpoints" },
+        { KEY_MODELS, "model", "models" },
     };
     rd_code rc = RD_OK;
     for (size_t k = 0; rc == RD_OK && k < sizeof kinds / sizeof kinds[0]; k++) {

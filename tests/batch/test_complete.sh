@@ -75,6 +75,27 @@ comp --store="$STORE" --as bob -c "project show "
 expect_line "project show nlp"
 expect_no_out "vision"
 
+case_ "data objects: the --type values, and key, dataset, checkpoint and model names as the account sees them"
+export RIGDECK_MASTER_KEY="$TMP/master.key"
+printf 'hf_token_123\n' >"$TMP/hf.token"
+rd --as alice -c "key add hub --type huggingface --file $TMP/hf.token" \
+   -c "dataset add voc --source https://example.com/voc.tar" -c "checkpoint add ckpt --source https://example.com/c" \
+   -c "model add code --source https://github.com/org/r.git --key hub"
+expect_status 0
+comp -c "key add k --type "
+for t in aws gcp azure wasabi git huggingface wandb env; do expect_line "key add k --type $t"; done
+expect_lines 8
+comp --store "$STORE" --as alice -c "dataset add d --source https://e.com/x --key "
+expect_line "dataset add d --source https://e.com/x --key hub "
+comp --store "$STORE" --as alice -c "account set alice --artifacts s3://b/x --artifacts-key "
+expect_line "account set alice --artifacts s3://b/x --artifacts-key hub "
+for kind in key:hub dataset:voc checkpoint:ckpt model:code; do
+    comp --store "$STORE" --as alice -c "${kind%%:*} remove "
+    expect_line "${kind%%:*} remove ${kind#*:} "
+    comp --store "$STORE" --as bob -c "${kind%%:*} show "
+    expect_lines 0
+done
+
 case_ "global options and their values"
 comp --
 expect_line "--store"

@@ -710,6 +710,16 @@ sed -e 's/^name: resnet50-sweep .*/name: pinned-t4/' -e 's/gpu_types: \[rtx3090,
     -e '/reservation:/d' "$SPEC/example.yaml" >"$SPEC/pinned-t4.yaml"
 rd --as alice --output json -c "datastore add home lab-nfs --type nfs --address nfs.home.local --root /srv" -c "reservation add home inference-port --hostname inference.home.local --port 8080"
 expect_status 0
+# the names it lists are alice's data objects (execution.md §5): job submit checks every one
+before=$(snapshot)
+rd --now 2026-11-02T03:00:00Z --as alice -c "job submit $SPEC/example.yaml"
+expect_refused 1 "$before" "data.datasets\[0\]: dataset 'PASCAL VOC' does not exist"
+printf 'AWS_ACCESS_KEY_ID=AKIDEXAMPLE\nAWS_SECRET_ACCESS_KEY=wJalrEXAMPLEKEY\n' >"$SPEC/aws.env"
+printf 'wandb-token-0123456789\n' >"$SPEC/wandb.token"
+rd --as alice -c "key add aws --type aws --file $SPEC/aws.env" -c "key add wandb --type wandb --file $SPEC/wandb.token" \
+   -c "dataset add 'PASCAL VOC' --source s3://voc-bucket/voc2012/ --key aws" \
+   -c "checkpoint add 'My Checkpoint' --source https://example.com/ckpt.tar.gz"
+expect_status 0
 rd --now 2026-11-02T03:00:00Z --as alice --output json -c "job submit $SPEC/example.yaml" -c "job submit $SPEC/pinned-t4.yaml"
 expect_status 0
 JX=$(jget id 0)

@@ -5,7 +5,8 @@
 # One etcd member, secured; a tenant (alice), the agent of her node n1 and
 # a real controller.  Requests written by hand with etcdctl name files on
 # the controller's own disk (job submit FILE, datastore add --password-file,
-# node report --inventory with the agent's password): each is refused,
+# node report --inventory with the agent's password, key add --file): each
+# is refused,
 # the answer never holds the file's text, and it is word for word the same
 # for a path that exists and one that does not.  A file sent with the
 # request works as before; a request id put again after its answer does
@@ -98,6 +99,26 @@ case_ "node report --inventory with the agent's password naming a controller pat
 ask node:n1 00000000000000c1 '{"words":["node","report","n1","--inventory","'"$SECRET"'"]}'
 ask node:n1 00000000000000c2 '{"words":["node","report","n1","--inventory","'"$MISSING"'"]}'
 refused_alike 00000000000000c1 00000000000000c2
+
+case_ "key add --file naming a controller path: refused alike, no key made of the controller's file"
+# the controller's secret is one line: as a huggingface token it would pass
+ask alice 00000000000000f1 '{"words":["key","add","stolen","--type","huggingface","--file","'"$SECRET"'"]}'
+ask alice 00000000000000f2 '{"words":["key","add","stolen","--type","huggingface","--file='"$MISSING"'"]}'
+sed -i 's|--file=|--file |' "$SEC/answer-00000000000000f2"
+refused_alike 00000000000000f1 00000000000000f2
+as alice --output json -c "key list"
+expect_status 0
+expect_no_out '"stolen"'
+
+case_ "key add --file through the relay reads only the sent text, sealed, never answered back"
+printf 'hf_relayed-token-%s\n' "$$" >"$TMP/hf.token"
+as alice --output json -c "key add hf --type huggingface --file $TMP/hf.token" -c "key list"
+expect_status 0
+expect_json name hf 0
+expect_json items.0.type huggingface 1
+if grep -q "relayed-token" "$OUT" "$ERR"; then fail "the answer holds the key's value"; else pass; fi
+if etcdctl --endpoints "$E" --user root --password "$(cat "$SEC/root.pw")" get --prefix /rigdeck/keys/ |
+    grep -q "relayed-token"; then fail "the store holds the key in clear"; else pass; fi
 
 case_ "a file sent with the request is what the command reads"
 job_spec sent 'echo sent'

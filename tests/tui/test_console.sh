@@ -177,6 +177,27 @@ expect_screen 'gpu-09 .*provisioning'
 expect_screen '^ *gpu-09 .* none *$'   # added by the form: agent-managed, no agent yet
 expect_state gpu-09 provisioning
 
+case_ "pane 8 lists keys, datasets and models as views, live, never a key's value"
+printf 'hf_console-secret-77\n' >"$TMP/hf.token"
+rd -c "key add hf --type huggingface --file $TMP/hf.token" >/dev/null
+rd -c "dataset add 'PASCAL VOC' --source s3://voc-bucket/voc" >/dev/null
+keys 8
+keys v
+keys v
+expect_screen 'Data: Datastores Reservations \[Keys\] Datasets Checkpoints Models · 1 of 1'
+expect_screen 'default *hf *huggingface'
+expect_not_screen 'console-secret'
+keys v
+expect_screen '\[Datasets\]'
+expect_screen 'PASCAL VOC *s3 *s3://voc-bucket/voc'
+keys v
+keys v
+expect_screen '\[Models\]'
+rd -c "model add code --source https://github.com/org/repo.git" >/dev/null
+expect_screen 'code *git *https://github.com/org/repo.git'
+keys 3
+expect_screen 'Nodes · 3 of 3'
+
 case_ "resize to 80x24, below the minimum, and to 200x60"
 T resize-window -t rd -x 80 -y 24
 # Eleven panes: at 80 columns the shortest labels, one blank apart.
@@ -191,7 +212,7 @@ fi
 T resize-window -t rd -x 70 -y 20
 expect_screen 'needs at least 80x24'
 T resize-window -t rd -x 200 -y 60
-expect_screen '8 Datastores/Reservations  9 Audit'
+expect_screen '8 Data/Datastores  9 Audit'
 expect_screen 'UTILISATION'
 T resize-window -t rd -x 120 -y 40
 expect_screen 'Nodes · 3 of 3'

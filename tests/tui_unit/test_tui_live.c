@@ -118,7 +118,18 @@ static void test_follow_marks_only_affected(void **state)
     c = fresh();
     l.kinds = l.births = LK_ALL;
     panes_follow(c, &l);
-    assert_int_equal(stale_count(c), 18)   /* 15 tables (Environments too), the Dashboard, two Alerts tables */;
+    assert_int_equal(stale_count(c), 22)   /* 19 tables (Environments too), the Dashboard, two Alerts tables */;
+
+    /* A key, dataset, checkpoint or model: the four data views of pane 8. */
+    c = fresh();
+    l.overflow = 0;
+    l.kinds = live_key_kind("/rigdeck/datasets/alice/PASCAL VOC");
+    l.births = 0;
+    panes_follow(c, &l);
+    for (int v = 2; v < 6; v++)
+        assert_true(c->ps[PANE_STORES][v].stale);
+    assert_int_equal(stale_count(c), 4);
+    assert_int_equal(live_key_kind("/rigdeck/keys/alice/aws"), LK_DATA);
     panes_free(c);
 }
 

@@ -1,0 +1,148 @@
+/* dataobj_job.c - the data objects a job names (data.h): resolved at
+ * `job submit` into the job's "data_refs", and looked for there before a
+ * dataset, checkpoint, model or key is removed.
+ *
+ * Names in a spec are the creator's own: data.datasets, model.checkpoints,
+ * model.location with model.source rigdeck, and environment.keys.  The
+ * refs copy what staging fetches (source, type, the object's own key by
+ * name, endpoint, datastore) so that an object removed or changed later
+ * cannot change what a placed job reads; a key's value never enters the
+ * job, only its owner, name and type.
+ */
+#include "data.h"
+
+#include <string.h>
+
+#include "doc.h"
+#include "job.h"
+#include "keyspace.h"
+
+/* The object doc of kind k called name in owner's account, or the
+ * refusal naming the spec's field path. */
+static rd_code ref_get(cmd_ctx *ctx, const char *prefix, const char *kind, const char *owner, const char *name,
+                       const char *path, json_t **doc, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    rd_code rc = tx_get(ctx->tx, tx_key(key, "%s%s/%s", prefix, owner, name), doc, err);
+    if (rc == RD_OK && !*doc)
+        rc = rd_fail(err, RD_EINVAL, "%s: %s '%s' does not exist (account '%s' has none by that name)", path, kind,
+                     name, owner);
+    return rc;
+}
+
+/* What staging needs of a dataset, checkpoint or model. */
+static json_t *ref_of(const json_t *doc)
+{
+    static const char *const fields[] = { "owner", "name", "source", "source_type", "key", "key_type", "endpoint",
+                                          "datastore", "region", "path", "server_path", NULL };
+    json_t *ref = json_object();
+    for (const char *const *f = fields; ref && *f; f++)
+        if (json_object_get(doc, *f))
+            json_object_set(ref, *f, json_object_get(doc, *f));
+    return ref;
+}
+
+static rd_code resolve_list(cmd_ctx *ctx, const json_t *names, const char *prefix, const char *kind,
+                            const char *path, int keys, json_t *out, rd_err *err)
+{
+    const json_t *v;
+    size_t i;
+    json_array_foreach(names, i, v) {
+        char item[96];
+        json_t *doc = NULL;
+        snprintf(item, sizeof item, "%s[%zu]", path, i);
+        rd_code rc = ref_get(ctx, prefix, kind, ctx->actor, json_string_value(v), item, &doc, err);
+        if (rc != RD_OK)
+            return rc;
+        json_array_append_new(out, keys ? json_pack("{s:O, s:O, s:O}", "owner", json_object_get(doc, "owner"), "name",
+                                                    json_object_get(doc, "name"), "type", json_object_get(doc, "type"))
+                                        : ref_of(doc));
+        json_decref(doc);
+    }
+    return RD_OK;
+}
+
+rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err)
+{
+    const json_t *data = json_object_get(job, "data"), *model = json_object_get(job, "model");
+    const json_t *env = json_object_get(job, "environment");
+    json_t *refs = json_pack("{s:[], s:[], s:n, s:[]}", "datasets", "checkpoints", "model", "keys");
+    rd_code rc = refs ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK)
+        rc = resolve_list(ctx, json_object_get(data, "datasets"), KEY_DATASETS, "dataset", "data.datasets", 0,
+                          json_object_get(refs, "datasets"), err);
+    if (rc == RD_OK)
+        rc = resolve_list(ctx, json_object_get(model, "checkpoints"), KEY_CHECKPOINTS, "checkpoint",
+                          "model.checkpoints", 0, json_object_get(refs, "checkpoints"), err);
+    if (rc == RD_OK)
+        rc = resolve_list(ctx, json_object_get(env, "keys"), KEY_DATAKEYS, "key", "environment.keys", 1,
+                          json_object_get(refs, "keys"), err);
+    const char *source = json_string_value(json_object_get(model, "source"));
+    if (rc == RD_OK && source && strcmp(source, "rigdeck") == 0) {
+        json_t *doc = NULL;
+        rc = ref_get(ctx, KEY_MODELS, "model", ctx->actor, json_string_value(json_object_get(model, "location")),
+                     "model.location", &doc, err);
+        if (rc == RD_OK)
+            json_object_set_new(refs, "model", ref_of(doc));
+        json_decref(doc);
+    }
+    if (rc == RD_OK)
+        json_object_set(job, "data_refs", refs);
+    json_decref(refs);
+    return rc;
+}
+
+/* 1 when ref (a data_refs entry) is the object owner/name, or (a key)
+ * fetches with it. */
+static int refers(const json_t *ref, const char *owner, const char *name, int key)
+{
+    const char *o = json_string_value(json_object_get(ref, "owner"));
+    if (!o || strcmp(o, owner) != 0)
+        return 0;
+    const char *n = json_string_value(json_object_get(ref, key ? "key" : "name"));
+    return n && strcmp(n, name) == 0;
+}
+
+static int job_refers(const json_t *job, dataobj_kind k, const char *owner, const char *name)
+{
+    static const char *const lists[] = { "datasets", "checkpoints" };
+    const json_t *refs = json_object_get(job, "data_refs"), *r;
+    size_t i;
+    if (k == DATAOBJ_DATASET || k == DATAOBJ_CHECKPOINT) {
+        json_array_foreach(json_object_get(refs, lists[k == DATAOBJ_CHECKPOINT]), i, r)
+            if (refers(r, owner, name, 0))
+                return 1;
+        return 0;
+    }
+    if (k == DATAOBJ_MODEL)
+        return json_is_object(json_object_get(refs, "model")) && refers(json_object_get(refs, "model"), owner, name, 0);
+    /* a key: attached, or the key of an object the job fetches */
+    json_array_foreach(json_object_get(refs, "keys"), i, r)
+        if (refers(r, owner, name, 0))
+            return 1;
+    for (size_t l = 0; l < 2; l++)
+        json_array_foreach(json_object_get(refs, lists[l]), i, r)
+            if (refers(r, owner, name, 1))
+                return 1;
+    return json_is_object(json_object_get(refs, "model")) && refers(json_object_get(refs, "model"), owner, name, 1);
+}
+
+/* (dataobj_kind_name's words: dataobj.c calls this file, not the reverse) */
+static const char *const kind_words[DATAOBJ_NKINDS] = { "dataset", "checkpoint", "model", "key" };
+
+rd_code dataobj_job_check_unused(cmd_ctx *ctx, dataobj_kind k, const json_t *doc, const char *what, rd_err *err)
+{
+    const char *owner = json_string_value(json_object_get(doc, "owner"));
+    const char *name = json_string_value(json_object_get(doc, "name"));
+    json_t *jobs = NULL, *j;
+    size_t i;
+    rd_code rc = tx_list(ctx->tx, KEY_JOBS, &jobs, err);
+    json_array_foreach(jobs, i, j)
+        if (rc == RD_OK && !job_state_ended(doc_str(j, "state")) &&
+            job_refers(j, k, owner, name))
+            rc = rd_fail(err, RD_EINVAL, "%s: job %s (%s) refers to %s '%s'; it may be removed once the job ends",
+                         what, json_string_value(json_object_get(j, "id")),
+                         json_string_value(json_object_get(j, "state")), kind_words[k], name);
+    json_decref(jobs);
+    return rc;
+}
