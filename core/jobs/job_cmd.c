@@ -111,6 +111,7 @@ static rd_code job_submit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     }
     if (rc == RD_OK)
         rc = environment_resolve(ctx, job, err);   /* the image it runs: environment.base */
+    if (rc == RD_OK)
         rc = dataobj_job_resolve(ctx, job, err);   /* every dataset, checkpoint, model and key name */
     if (rc == RD_OK)
         rc = job_env_seal(ctx, job, err);   /* the document never holds a value in plain text */
