@@ -218,10 +218,8 @@ rd_code runner_log_tail(const char *dir, size_t max, char **text, size_t *len, i
  * RUNNING (stop it first); a missing dir is RD_OK. */
 rd_code runner_cleanup(const char *dir, rd_err *err);
 
-/* podman when it is on PATH and `podman info` succeeds, else docker when
- * `docker info` succeeds, else process.  Blocks up to ~15 s per probe
- * (call it once at agent start). */
-runner_kind runner_pick_auto(void);
+/* Which runtime runs here is chosen at agent start by runtime_pick()
+ * (runtime.h): a runtime's check must run a trivial container first. */
 
 /* "auto", "process", "podman", "docker" -> kind; RD_EINVAL otherwise. */
 rd_code runner_kind_parse(const char *text, runner_kind *out, rd_err *err);
