@@ -245,10 +245,20 @@ rd_code runner_plan_build(const runner_spec *spec, runner_plan *plan, rd_err *er
             name = sanitize_name(raw);
         free(raw);
     }
-    runtime_plan_in in = { spec, &vars, ngpu, name };
-    if (!rt->container || name)
+    runtime_plan_in in = { spec, &vars, ngpu, name, NULL };
+    runner_strv pull = { 0 };
+    if (rt->container && asprintf(&plan->ctl, "%s/%s/%s", spec->dir, STATE_DIR, RUNNER_CTL_DIR) < 0)
+        plan->ctl = NULL;
+    in.ctl = plan->ctl;
+    if (!rt->container || (name && plan->ctl))
         rt->plan(rt, &in, &argv, &envp, plan);
-    int oom = vars.oom || (rt->container && !name);
+    /* a client not on PATH: no pull step, its exec fails and says so */
+    if (rt->container && rt->pull && plan->path && strchr(plan->path, '/'))
+        rt->pull(rt, &in, plan->path, &pull);
+    plan->pull_argv = pull.v;
+    if (pull.v)
+        plan->pull_path = strdup(pull.v[0]);
+    int oom = vars.oom || pull.oom || (rt->container && (!name || !plan->ctl || (pull.v && !plan->pull_path)));
     runner_strv_free(&vars);
     free(name);
     if (oom || argv.oom || envp.oom || !argv.v || !envp.v || !plan->path || !plan->record) {
@@ -271,8 +281,14 @@ void runner_plan_free(runner_plan *plan)
         e.n++;
     runner_strv_free(&a);
     runner_strv_free(&e);
+    a = (runner_strv){ plan->pull_argv, 0, 0, 0 };
+    while (a.v && a.v[a.n])
+        a.n++;
+    runner_strv_free(&a);
     free(plan->path);
     free(plan->record);
+    free(plan->pull_path);
+    free(plan->ctl);
     memset(plan, 0, sizeof *plan);
 }
 

@@ -36,7 +36,21 @@ typedef struct {
     char **envp;   /* NULL-terminated */
     char *record;  /* the pid record's lines that do not depend on the fork:
                     * "kind K\n" and, for containers, "client P\nname N\n" */
+    /* Containers only (NULL for process): the pull step the worker runs
+     * before the client (the image made present: pulled only when the
+     * node lacks it), with envp; and the control folder DIR/.rigdeck/ctl
+     * mounted into the container at RUNNER_CTL_MOUNT (runner.h: how the
+     * agent knows the command started). */
+    char *pull_path;
+    char **pull_argv;
+    char *ctl;
 } runner_plan;
+
+/* Where the container sees its control folder, and its files: the entry
+ * writes "started" as its first act; the shim links "go" on the release
+ * (the command then runs) or "abandon" (the entry exits 125 unrun). */
+#define RUNNER_CTL_DIR "ctl"
+#define RUNNER_CTL_MOUNT "/.rigdeck"
 
 /* The hidden folder of a worker's records inside its directory. */
 #define STATE_DIR ".rigdeck"

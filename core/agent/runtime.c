@@ -64,6 +64,16 @@ rd_code runtime_pick(runner_kind asked, const char *scratch, runtime_note_fn not
 
 /* ---- the container argv ------------------------------------------------- */
 
+/* How the agent knows a container's command started (runtime.h).  The
+ * container's first act, before anything of the job, is to write "started"
+ * into the control folder the host mounted: from then on the runtime has
+ * pulled, created and started it, and whatever fails is the job's.  The
+ * command itself waits for "go", which the shim links only once the store
+ * took `running` from this node (the fence, runner.h); an "abandon" (the
+ * agent died, the worker was canceled) makes it exit 125 without running
+ * anything.  A client that exits before "started" exists failed the
+ * platform's part: no started_at, nothing billed. */
+
 void runtime_container_common(const runtime_plan_in *in, runner_strv *argv, runner_strv *envp)
 {
     const runner_spec *spec = in->spec;
@@ -75,8 +85,13 @@ void runtime_container_common(const runtime_plan_in *in, runner_strv *argv, runn
         runner_strv_add(envp, environ[i]);
     runner_strv_add(argv, "--init");
     runner_strv_add(argv, "--sig-proxy=true");
+    /* the pull step made the image present: `run` never pulls, so a run
+     * that fails is the runtime's failure, not the registry's */
+    runner_strv_add(argv, "--pull=never");
     runner_strv_add(argv, "--name");
     runner_strv_add(argv, in->name);
+    runner_strv_add(argv, "-v");
+    runner_strv_addf(argv, "%s:%s:rw", in->ctl, RUNNER_CTL_MOUNT);
     for (size_t i = 0; i < spec->n_mounts; i++) {
         runner_strv_add(argv, "-v");
         runner_strv_addf(argv, "%s:%s:%s", spec->mounts[i].host_path, spec->mounts[i].container_path,
@@ -98,12 +113,22 @@ void runtime_container_common(const runtime_plan_in *in, runner_strv *argv, runn
     }
 }
 
+int runtime_container_started(const char *dir)
+{
+    char path[4300];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s/%s/started", dir, STATE_DIR, RUNNER_CTL_DIR);
+    return stat(path, &st) == 0;
+}
+
 void runtime_container_finish(const runtime_ops *rt, const runtime_plan_in *in, runner_strv *argv,
                               runner_plan *plan)
 {
     runner_strv_add(argv, in->spec->image);
     runner_strv_add(argv, "/bin/sh");
     runner_strv_add(argv, "-c");
+    runner_strv_add(argv, RUNTIME_ENTRY);
+    runner_strv_add(argv, "rigdeck");
     runner_strv_add(argv, in->spec->command);
     plan->path = runner_find_program(rt->client);
     if (!plan->path)
@@ -165,7 +190,7 @@ rd_code runtime_check_rootfs(const char *scratch, char *rootfs, size_t len, rd_e
 /* The runtime's own words in log (NUL-terminated): its last line starting
  * with "Error" (also after a "docker: " or "podman: "), else its last
  * line. */
-static void check_words(const char *log, char *why, size_t len)
+void runtime_error_line(const char *log, char *why, size_t len)
 {
     const char *best = NULL, *last = NULL;
     size_t best_n = 0, last_n = 0;
@@ -249,9 +274,51 @@ int runtime_check_run(const char *scratch, char *const argv[], char *why, size_t
             close(fd);
         }
         text[got] = '\0';
-        check_words(text, why, len);
+        runtime_error_line(text, why, len);
         if (result != 0 && !why[0])
             snprintf(why, len, "%s exited %d", argv[0], result);
     }
     return result;
+}
+
+/* ---- a container that never started --------------------------------------- */
+
+/* What the runtimes say when the image is not on the node and cannot be
+ * had (podman, docker; any case). */
+static const char *const image_missing[] = {
+    "manifest unknown", "pull access denied", "no such image", "image not known", "initializing source",
+    "unable to find image", "repository does not exist", "not found: manifest", "requested access to the resource is denied",
+    NULL
+};
+
+const char *runtime_failure(const char *dir, const runner_status_t *st, char *message, size_t len)
+{
+    char path[4300], step[16] = "";
+    char *text = NULL;
+    size_t n = 0;
+    int64_t total = 0;
+    int fd;
+    snprintf(path, sizeof path, "%s/%s/step", dir, STATE_DIR);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+        ssize_t got = read(fd, step, sizeof step - 1);
+        step[got > 0 ? got : 0] = '\0';
+        step[strcspn(step, "\n")] = '\0';
+        close(fd);
+    }
+    message[0] = '\0';
+    if (runner_log_tail(dir, 16384, &text, &n, &total, NULL) == RD_OK)
+        runtime_error_line(text, message, len);
+    if (!message[0] && st->state == RUNNER_EXITED)
+        snprintf(message, len, "the runtime's client %s %d before the container started",
+                 st->signal ? "was killed by signal" : "exited", st->signal ? st->signal : st->exit_code);
+    else if (!message[0])
+        snprintf(message, len, "the runtime's client vanished before the container started");
+    const char *reason = "runtime_error";
+    if (strcmp(step, "pull") == 0)
+        reason = "image_pull_failed";
+    for (size_t i = 0; text && image_missing[i] && strcmp(reason, "runtime_error") == 0; i++)
+        if (strcasestr(text, image_missing[i]))
+            reason = "image_pull_failed";
+    free(text);
+    return reason;
 }

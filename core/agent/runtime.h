@@ -27,6 +27,7 @@ typedef struct {
     const runner_strv *vars;
     int ngpu;                 /* indices in spec->gpus */
     const char *name;         /* container name; NULL for process */
+    const char *ctl;          /* containers: the control folder on the host, mounted at RUNNER_CTL_MOUNT */
 } runtime_plan_in;
 
 struct runtime_ops {
@@ -47,6 +48,14 @@ struct runtime_ops {
      * Memory failures mark the lists (oom); runner_plan_build checks. */
     void (*plan)(const runtime_ops *rt, const runtime_plan_in *in, runner_strv *argv, runner_strv *envp,
                  runner_plan *plan);
+
+    /* Containers: the pull step's argv (its first word the path to exec),
+     * run before the container with the plan's environment: the image is
+     * pulled only when the node lacks it, so that an image the node holds
+     * runs without a registry, and a pull that fails is told apart from a
+     * container that cannot start (spec/execution.md §4).  client: the
+     * plan's path.  NULL: no pull step. */
+    void (*pull)(const runtime_ops *rt, const runtime_plan_in *in, const char *client, runner_strv *argv);
 
     /* The argv (NULL-terminated, at most 7 words) that kills the worker's
      * container at once, given the client and name from its pid record: a
@@ -79,6 +88,16 @@ rd_code runtime_pick(runner_kind asked, const char *scratch, runtime_note_fn not
  * --workdir.  The caller adds its own flags between `head` and this. */
 void runtime_container_common(const runtime_plan_in *in, runner_strv *argv, runner_strv *envp);
 
+/* The entry a container runs as `/bin/sh -c RUNTIME_ENTRY rigdeck COMMAND`
+ * (runtime.c tells why): "started", then the command once "go" is there. */
+#define RUNTIME_ENTRY                                                                                               \
+    ": >" RUNNER_CTL_MOUNT "/started || exit 1; while [ ! -e " RUNNER_CTL_MOUNT "/go ]; do "                        \
+    "if [ -e " RUNNER_CTL_MOUNT "/abandon ]; then exit 125; fi; sleep 0.05 2>/dev/null || sleep 1; done; "           \
+    "exec /bin/sh -c \"$1\""
+
+/* 1 once the container of the worker in dir wrote "started". */
+int runtime_container_started(const char *dir);
+
 /* The client on PATH (its bare name when missing: the exec then fails,
  * 127) and the pid record for a container runtime. */
 void runtime_container_finish(const runtime_ops *rt, const runtime_plan_in *in, runner_strv *argv,
@@ -96,5 +115,16 @@ rd_code runtime_check_rootfs(const char *scratch, char *rootfs, size_t len, rd_e
  * words into why: the last line starting "Error" (podman, "docker: Error"
  * too), else the last line it printed. */
 int runtime_check_run(const char *scratch, char *const argv[], char *why, size_t len);
+
+/* The runtime's own words in log: its last line starting "Error" (also
+ * after "docker: " or "podman: "), else its last line; "" when none. */
+void runtime_error_line(const char *log, char *why, size_t len);
+
+/* Why the container of the worker in dir never started (its client ended,
+ * or is gone, before the entry wrote "started"): "image_pull_failed" when
+ * the pull step failed or the runtime said the image is not there and
+ * cannot be had, else "runtime_error"; message gets the cause's error line
+ * (the runtime's "Error: ..."), else what the client's exit says. */
+const char *runtime_failure(const char *dir, const runner_status_t *st, char *message, size_t len);
 
 #endif

@@ -48,6 +48,19 @@ static void podman_plan(const runtime_ops *rt, const runtime_plan_in *in, runner
     runtime_container_finish(rt, in, argv, plan);
 }
 
+/* The image, pulled only when this node lacks it (the client and the image
+ * are $1 and $2 of the script, never spliced into it). */
+static void podman_pull(const runtime_ops *rt, const runtime_plan_in *in, const char *client, runner_strv *argv)
+{
+    (void)rt;
+    runner_strv_add(argv, "/bin/sh");
+    runner_strv_add(argv, "-c");
+    runner_strv_add(argv, "\"$1\" image exists \"$2\" || \"$1\" pull \"$2\"");
+    runner_strv_add(argv, "rigdeck-pull");
+    runner_strv_add(argv, client);
+    runner_strv_add(argv, in->spec->image);
+}
+
 static void podman_stop(const char *client, const char *name, char *argv[8])
 {
     argv[0] = (char *)client;
@@ -65,5 +78,6 @@ const runtime_ops runtime_podman = {
     .container = 1,
     .check = podman_check,
     .plan = podman_plan,
+    .pull = podman_pull,
     .stop = podman_stop,
 };

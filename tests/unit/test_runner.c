@@ -817,9 +817,14 @@ static void test_container_command_lines(void **state)
     assert_true(argv_has(p.argv, "--workdir", "/app"));
     for (n = 0; p.argv[n]; n++)
         ;
-    assert_string_equal(p.argv[n - 4], "registry.example/train:1");
-    assert_string_equal(p.argv[n - 3], "/bin/sh");
+    /* the entry writes "started", waits for "go", then runs the command */
+    assert_string_equal(p.argv[n - 6], "registry.example/train:1");
+    assert_string_equal(p.argv[n - 5], "/bin/sh");
+    assert_string_equal(p.argv[n - 3], RUNTIME_ENTRY);
     assert_string_equal(p.argv[n - 1], "python train.py");
+    assert_true(argv_has(p.argv, "--pull=never", NULL));
+    assert_true(argv_has(p.argv, "-v", "/w/j/1/.rigdeck/ctl:/.rigdeck:rw"));
+    assert_string_equal(p.ctl, "/w/j/1/.rigdeck/ctl");
     assert_non_null(strstr(p.record, "kind podman\n"));
     assert_non_null(strstr(p.record, "name rigdeck-job-7-x-1\n"));
     runner_plan_free(&p);
