@@ -11,7 +11,8 @@ PKGS      := $(TUI_PKGS) $(CORE_PKGS)
 TESTPKG := cmocka
 DEBS    := build-essential pkg-config libncurses-dev libcurl4-openssl-dev \
            libjansson-dev libyaml-dev libsqlite3-dev libssl-dev libcmocka-dev \
-           libmicrohttpd-dev sqlite3 tmux valgrind python3 etcd-server etcd-client openssl
+           libmicrohttpd-dev sqlite3 tmux valgrind python3 etcd-server etcd-client openssl \
+           podman runc busybox-static uidmap slirp4netns fuse-overlayfs
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Werror

@@ -48,6 +48,7 @@
 #include "doc.h"
 #include "keyspace.h"
 #include "probe.h"
+#include "runtime.h"
 
 enum {
     RECONCILE_EVERY_MS = 5000,   /* read the node's workers even without a watch event */
@@ -337,6 +338,13 @@ static void wait_changes(agent_state *a, int timeout_ms)
     store_events_free(ev, n);
 }
 
+/* `auto` says why it passed a runtime over. */
+static void note_skipped(void *data, const runtime_ops *rt, const char *why)
+{
+    const agent_opts *o = data;
+    dlog(&o->log, "runtime", NULL, "runtime %s skipped: %s", rt->name, why);
+}
+
 rd_code agent_run(const agent_opts *o, rd_err *err)
 {
     agent_state a;
@@ -356,6 +364,13 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         rc = metrics_http_start(o->metrics_listen, o->node, &a.prom, err);
     if (rc == RD_OK)
         rc = make_dirs(o->work_dir, err);
+    /* The runtime runs a trivial container before it is chosen, and before
+     * the store hears of this agent: a named one that cannot stops it. */
+    if (rc == RD_OK) {
+        char scratch[4200];
+        snprintf(scratch, sizeof scratch, "%s/.runtime-check", o->work_dir);
+        rc = runtime_pick(kind, scratch, note_skipped, (void *)o, &kind, err);
+    }
     if (rc == RD_OK) {
         store_set_notice(dlog_store_notice, (void *)&o->log);  /* a slow first open says why */
         rc = cmd_ctx_open_store(&a.ctx, err);
@@ -368,7 +383,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         cmd_ctx_close(&a.ctx);
         return rc;
     }
-    a.runtime = kind == RUNNER_AUTO ? runner_pick_auto() : kind;
+    a.runtime = kind;
     a.beats = store_identity(a.ctx.store) != NULL;
     dlog(&o->log, "start", NULL, "agent for node %s on %s (runtime %s, work dir %s, heartbeat %lldms)", o->node,
          store_url(a.ctx.store), runner_kind_name(a.runtime), o->work_dir, (long long)o->heartbeat_ms);

@@ -36,6 +36,7 @@
 #include "job_env.h"
 #include "keyspace.h"
 #include "runner_packages.h"
+#include "runtime.h"
 
 enum {
     STOP_GRACE_MS = 10000,   /* SIGTERM, then SIGKILL after this */
@@ -213,12 +214,16 @@ static void ms_format(int64_t ms, char ts[RDTIME_BUFLEN])
 static void fail_start(agent_state *a, agent_worker *w, const char *id, size_t index, const char *reason,
                        const char *why)
 {
-    char idx[24], ts[RDTIME_BUFLEN];
+    char idx[24], ts[RDTIME_BUFLEN], msg[1001];
     rd_err err = { 0 };
     snprintf(idx, sizeof idx, "%zu", index);
-    dlog(&a->o->log, "start", NULL, "%s/%zu could not start: %s; reporting it failed (%s)", id, index, why, reason);
-    report(a, json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx, "--reason",
-                        reason, "--at", rdtime_format(a->o->log.now(), ts)), &err);
+    /* the message is one line: the cause's */
+    snprintf(msg, sizeof msg, "%.*s", (int)strcspn(why, "\n"), why);
+    dlog(&a->o->log, "start", NULL, "%s/%zu could not start: %s; reporting it failed (%s)", id, index, msg, reason);
+    if (report(a, json_pack("[s, s, s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx,
+                            "--reason", reason, "--message", msg, "--at", rdtime_format(a->o->log.now(), ts)),
+               &err) != RD_OK)
+        dlog(&a->o->log, "start", NULL, "%s/%zu: report failed refused: %s", id, index, err.msg);
     untrack(a, w);
 }
 
@@ -303,9 +308,12 @@ static void test_spawn_delay(agent_state *a, const char *id, size_t index)
         ;
 }
 
+static void confirm_start(agent_state *a, agent_worker *w, int64_t started_ms, const char *gpus);
+
 /* Starts worker index of job held (runner.h, the fence), reports it
- * running, and only once the store has taken that word from this node lets
- * it run its command.  An agent killed in between leaves a worker that
+ * running (a container: once its runtime made it, agent_work_tend), and
+ * only once the store has taken that word from this node lets it run its
+ * command.  An agent killed in between leaves a worker that
  * never runs: its shim sees the agent gone and kills it, and the controller
  * may requeue the worker elsewhere without it ever running twice. */
 static void start_worker(agent_state *a, const json_t *job, const json_t *worker, size_t index)
@@ -315,10 +323,10 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
     runner_status_t st;
     runner_info info = { 0 };
     rd_err err = { 0 };
-    char ts[RDTIME_BUFLEN], gpus[256] = "";
+    char gpus[256] = "";
     int fresh = 0;
-    if (!w)
-        return;
+    if (!w || w->launching)
+        return;   /* a container being made is tended (agent_work_tend) */
     int found = runner_status(w->dir, &st, &err) == RD_OK && st.state != RUNNER_NONE;
     if (found && !st.released && !clear_held(a, w, &st))
         return;
@@ -373,13 +381,37 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
             fail_start(a, w, id, index, "start_failed", err.msg);
             return;
         }
-        test_spawn_delay(a, id, index);
-        /* it runs from its release, right after the store's word */
-        info.started_at = a->o->log.now() * 1000;
+        if (runtime_find(a->runtime)->container) {
+            /* reported running once the runtime has made the container
+             * (agent_work_tend, confirm_start) */
+            w->launching = 1;
+            snprintf(w->gpus, sizeof w->gpus, "%s", gpus);
+            dlog(&a->o->log, "start", NULL, "%s/%zu: %s is making its container (image %s)", id, index,
+                 runner_kind_name(a->runtime), worker_image(job));
+            return;
+        }
     }
-    char idx[24];
+    confirm_start(a, w, fresh ? 0 : info.started_at, gpus);
+}
+
+/* Reports worker w running (from started_ms, or now: a fresh start runs
+ * from its release, right after the store's word) and, once the store has
+ * taken it from this node, releases its command. */
+static void confirm_start(agent_state *a, agent_worker *w, int64_t started_ms, const char *gpus)
+{
+    const char *id = w->job;
+    size_t index = (size_t)w->index;
+    int fresh = started_ms == 0;
+    char ts[RDTIME_BUFLEN], idx[24];
+    rd_err err = { 0 };
+    runner_status_t st;
+    if (fresh) {
+        test_spawn_delay(a, id, index);
+        started_ms = a->o->log.now() * 1000;
+    }
+    w->launching = 0;
     snprintf(idx, sizeof idx, "%zu", index);
-    ms_format(info.started_at, ts);
+    ms_format(started_ms, ts);
     if (report(a, json_pack("[s, s, s, s, s, s, s, s]", "job", "report", id, "running", "--worker", idx, "--at", ts),
                &err) != RD_OK) {
         /* canceled or moved while starting: it must never run (a held one
@@ -396,7 +428,7 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
     if (fresh && runner_release(w->dir, &err) != RD_OK)
         dlog(&a->o->log, "start", NULL, "%s/%zu: %s (it is reported when it ends)", id, index, err.msg);
     dlog(&a->o->log, "start", NULL, "%s/%zu running (gpus %s, pid %d, %s)", id, index, *gpus ? gpus : "none",
-         info.worker_pid, runner_kind_name(a->runtime));
+         runner_status(w->dir, &st, &err) == RD_OK ? st.worker_pid : 0, runner_kind_name(a->runtime));
 }
 
 /* ---- reconciling with the store ------------------------------------------ */
@@ -680,6 +712,32 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
     return rc == RD_OK || rc == RD_EINVAL || rc == RD_ENOTFOUND;
 }
 
+/* A container being made (launching): running once its entry wrote
+ * "started"; a client that ended first never ran the command, and the
+ * runtime says why (runtime_failure): the worker fails with that reason and
+ * message, unbilled, and counts against the node (job_platform.c). */
+static void tend_launching(agent_state *a, agent_worker *w, const runner_status_t *st, int64_t now)
+{
+    char message[1024], gpus[sizeof w->gpus];
+    if (runtime_container_started(w->dir) && st->state == RUNNER_RUNNING) {
+        snprintf(gpus, sizeof gpus, "%s", w->gpus);
+        confirm_start(a, w, 0, gpus);
+        return;
+    }
+    if (st->state == RUNNER_RUNNING) {
+        push_log(a, w, now, 0);   /* the pull's progress */
+        return;
+    }
+    push_log(a, w, now, 1);
+    const char *reason = runtime_failure(w->dir, st, message, sizeof message);
+    char job[sizeof w->job], dir[sizeof w->dir];
+    int index = w->index;
+    snprintf(job, sizeof job, "%s", w->job);
+    snprintf(dir, sizeof dir, "%s", w->dir);
+    fail_start(a, w, job, (size_t)index, reason, message);   /* untracks w */
+    cleanup(a, dir);
+}
+
 void agent_work_tend(agent_state *a, int64_t now)
 {
     runner_reap();
@@ -691,6 +749,10 @@ void agent_work_tend(agent_state *a, int64_t now)
          * did (a wiped work dir): lost, like GONE */
         if (runner_status(w->dir, &st, &err) != RD_OK)
             continue;
+        if (w->launching) {
+            tend_launching(a, w, &st, now);
+            continue;
+        }
         if (st.state == RUNNER_RUNNING) {
             if (w->stopping && !w->term_ms) {
                 dlog(&a->o->log, "stop", NULL, "%s/%d: SIGTERM (SIGKILL in %d s)", w->job, w->index,

@@ -21,6 +21,9 @@ typedef struct {
     int killed;              /* SIGKILL went out */
     int64_t log_total;       /* output size last pushed */
     int64_t log_ms;          /* when it was pushed */
+    int launching;           /* a container started held: the runtime is pulling its image and making it;
+                              * reported running once its entry says "started" (agent_work.c) */
+    char gpus[256];          /* the GPUs it was started with (for the log) */
 } agent_worker;
 
 enum { AGENT_GPU_MAX = 64 };

@@ -124,6 +124,7 @@ typedef struct {
     const char *dir;
     char *state, *log_path, *pid_path, *pid_tmp, *exit_path, *exit_tmp;
     char *fate, *fate_go, *fate_abandon;
+    char *ctl_go, *ctl_abandon, *step;   /* containers (plan.ctl): see runner_int.h */
     char boot[64];
     int ready_w;
     int hold;                         /* wait for the fate before exec */
@@ -144,6 +145,34 @@ _Noreturn static void shim_fail(int fd, char stage)
     _exit(1);
 }
 
+/* Creates an empty file (a flag in the control folder). */
+static void touch(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* A container's pull step (plan.pull_argv), its output in the log; the
+ * worker exits with the step's status when it fails. */
+static void worker_pull(const shim_ctx *c)
+{
+    pid_t pid;
+    int status = 0;
+    write_synced(c->step, "pull\n", 5);
+    pid = fork();
+    if (pid < 0)
+        _exit(125);
+    if (pid == 0) {
+        execve(c->plan.pull_path, c->plan.pull_argv, c->plan.envp);
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 125);
+}
+
 /* go_r: the read end of the hold pipe, or -1 when not held. */
 _Noreturn static void worker_exec(const shim_ctx *c, int go_r)
 {
@@ -151,7 +180,12 @@ _Noreturn static void worker_exec(const shim_ctx *c, int go_r)
     close(3); /* the ready pipe: its EOF must not wait for our exec */
     setpgid(0, 0);
     runner_reset_signals();
-    if (go_r >= 0) {
+    if (go_r >= 0 && c->plan.ctl) {
+        /* A container is held inside, by its entry (runtime.c): the client
+         * runs now, so that the agent learns whether the runtime can start
+         * it before it reports the worker running. */
+        close(go_r);
+    } else if (go_r >= 0) {
         /* Held: exec only on the shim's 'g'.  EOF (the shim died) or
          * anything else means the command must never run here. */
         char b = 0;
@@ -166,6 +200,10 @@ _Noreturn static void worker_exec(const shim_ctx *c, int go_r)
         sb_str(&m, "rigdeck: cannot enter ");
         sb_str(&m, c->dir);
     } else {
+        if (c->plan.pull_argv) {
+            worker_pull(c);
+            write_synced(c->step, "run\n", 4);
+        }
         /* A client not found on PATH is a bare name: never look for it in
          * the job's directory. */
         if (strchr(c->plan.path, '/'))
@@ -205,6 +243,8 @@ static int shim_hold(const shim_ctx *c, pid_t pid, int go_w, const sigset_t *wai
         if (sig == SIGTERM || sig == SIGINT || sig == SIGQUIT)
             pending = sig;   /* someone stopping the shim means the worker */
         if (fate == 'g') {
+            if (c->ctl_go)
+                touch(c->ctl_go);   /* the container's entry execs the command */
             write_all(go_w, "g", 1);
             close(go_w);
             if (pending)
@@ -218,6 +258,8 @@ static int shim_hold(const shim_ctx *c, pid_t pid, int go_w, const sigset_t *wai
              * read it at the next tick (it may be a release). */
             if (fate != 'a' && link(c->fate_abandon, c->fate) != 0 && errno == EEXIST && r != pid)
                 continue;
+            if (c->ctl_abandon)
+                touch(c->ctl_abandon);   /* a container made meanwhile exits unrun */
             if (r != pid) {
                 kill(-pid, SIGKILL);
                 while (waitpid(pid, status, 0) < 0 && errno == EINTR)
@@ -462,13 +504,18 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
     c.fate_go = runner_state_path(spec->dir, "fate-go");
     c.fate_abandon = runner_state_path(spec->dir, "fate-abandon");
     c.hold = spec->hold != 0;
+    if (c.plan.ctl) {
+        c.ctl_go = runner_state_path(spec->dir, RUNNER_CTL_DIR "/go");
+        c.ctl_abandon = runner_state_path(spec->dir, RUNNER_CTL_DIR "/abandon");
+        c.step = runner_state_path(spec->dir, "step");
+    }
     c.agent_pid = (int)getpid();
     {
         char st;
         runner_proc_stat(c.agent_pid, &st, &c.agent_start);
     }
     if (!c.state || !c.log_path || !c.pid_path || !c.pid_tmp || !c.exit_path || !c.exit_tmp || !c.fate ||
-        !c.fate_go || !c.fate_abandon) {
+        !c.fate_go || !c.fate_abandon || (c.plan.ctl && (!c.ctl_go || !c.ctl_abandon || !c.step))) {
         rc = rd_fail(err, RD_ENOMEM, "runner: out of memory");
         goto done;
     }
@@ -479,6 +526,24 @@ rd_code runner_start(const runner_spec *spec, runner_info *out, rd_err *err)
         goto done;
     }
     unlink(c.fate);   /* no worker started here: a fate left by a failed start decides nothing */
+    if (c.plan.ctl) {
+        /* the container's control folder, writable by whatever user the
+         * image runs as (the worker's directory above it stays 0700) */
+        char *started = runner_state_path(spec->dir, RUNNER_CTL_DIR "/started");
+        if ((rc = mkdirs(c.plan.ctl, &sys_errno, err)) != RD_OK || chmod(c.plan.ctl, 0777) != 0 || !started) {
+            if (rc == RD_OK)
+                rc = rd_fail(err, RD_ESTORE, "runner: cannot prepare %s", c.plan.ctl);
+            free(started);
+            goto done;
+        }
+        unlink(started);
+        unlink(c.ctl_go);
+        unlink(c.ctl_abandon);
+        unlink(c.step);
+        free(started);
+        if (!c.hold)
+            touch(c.ctl_go);   /* not held: the command runs at once */
+    }
     if (pipe2(fds, O_CLOEXEC) != 0) {
         sys_errno = errno;
         rc = rd_fail(err, RD_ESTORE, "runner: cannot make a pipe: %s", strerror(errno));
@@ -569,6 +634,9 @@ done:
     free(c.fate);
     free(c.fate_go);
     free(c.fate_abandon);
+    free(c.ctl_go);
+    free(c.ctl_abandon);
+    free(c.step);
     free(c.state);
     free(c.log_path);
     free(c.pid_path);

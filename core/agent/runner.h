@@ -7,7 +7,7 @@
  * the nearest subreaper) and never becomes the agent's zombie.  The shim
  * closes every inherited fd, forks the worker (a process-group leader that
  * execs /bin/sh -c COMMAND, or `podman|docker run ... IMAGE /bin/sh -c
- * COMMAND`) with stdout and stderr appended to one log file, records what it
+ * ENTRY rigdeck COMMAND`) with stdout and stderr appended to one log file, records what it
  * started, waits, and records how it ended.  All state lives in files under
  * DIR/.rigdeck/, so any process - the agent that started the worker or one
  * started after it died - reads the same answer from runner_status():
@@ -50,6 +50,15 @@
  * An agent killed in the window therefore leaves a stub that never runs the
  * command and is gone within RUNNER_HOLD_TICK_MS; a held worker that ended
  * this way has an exit record marked "unstarted".
+ *
+ * Containers are held inside (runtime.c tells how): the worker runs the
+ * pull step (DIR/.rigdeck/step "pull"), then the client at once ("run"),
+ * and the container's entry writes DIR/.rigdeck/ctl/started and waits for
+ * ctl/go, which the shim links on the release (ctl/abandon on an
+ * abandonment).  So the agent learns that the runtime pulled and made the
+ * container before it reports the worker running, and a client that ends
+ * before "started" never ran the command: a platform failure
+ * (runtime_failure()), not the job's.
  *
  * Log size: the worker appends to output.log directly (O_APPEND, no pipe
  * through the shim, so the worker never depends on the shim to write).
@@ -218,10 +227,8 @@ rd_code runner_log_tail(const char *dir, size_t max, char **text, size_t *len, i
  * RUNNING (stop it first); a missing dir is RD_OK. */
 rd_code runner_cleanup(const char *dir, rd_err *err);
 
-/* podman when it is on PATH and `podman info` succeeds, else docker when
- * `docker info` succeeds, else process.  Blocks up to ~15 s per probe
- * (call it once at agent start). */
-runner_kind runner_pick_auto(void);
+/* Which runtime runs here is chosen at agent start by runtime_pick()
+ * (runtime.h): a runtime's check must run a trivial container first. */
 
 /* "auto", "process", "podman", "docker" -> kind; RD_EINVAL otherwise. */
 rd_code runner_kind_parse(const char *text, runner_kind *out, rd_err *err);

@@ -1,18 +1,19 @@
-/* runner_exec.c - what a worker execs: the checked argv and environment of
- * each runtime (process, podman, docker), the runtime that `auto` picks,
- * the kind names, and the small fork/exec and /proc helpers that runner.c
- * (the shim) and runner_state.c (the records) share.
+/* runner_exec.c - what a worker execs: its spec checked, its variables
+ * gathered, then its runtime's plan (runtime.h: argv and environment are
+ * each runtime's own file), the kind names, and the small fork/exec and
+ * /proc helpers that runner.c (the shim) and runner_state.c (the records)
+ * share.
  *
  * Everything here that runs before a fork may allocate; the helpers marked
  * async-signal-safe in runner_int.h are the only ones called after one.
  */
 #include "runner_int.h"
+#include "runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +30,7 @@ extern char **environ;
 
 /* ---- a NULL-terminated, growing list of owned strings ------------------ */
 
-typedef struct {
-    char **v;
-    size_t n, cap;
-    int oom;
-} strv;
-
-static void strv_take(strv *s, char *owned)
+void runner_strv_take(runner_strv *s, char *owned)
 {
     if (!owned || s->oom || grow_array(&s->v, &s->cap, s->n + 2, sizeof *s->v) != 0) {
         free(owned);
@@ -46,13 +41,12 @@ static void strv_take(strv *s, char *owned)
     s->v[s->n] = NULL;
 }
 
-static void strv_add(strv *s, const char *text)
+void runner_strv_add(runner_strv *s, const char *text)
 {
-    strv_take(s, strdup(text));
+    runner_strv_take(s, strdup(text));
 }
 
-static void strv_addf(strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void strv_addf(strv *s, const char *fmt, ...)
+void runner_strv_addf(runner_strv *s, const char *fmt, ...)
 {
     va_list ap;
     char *p = NULL;
@@ -60,10 +54,10 @@ static void strv_addf(strv *s, const char *fmt, ...)
     if (vasprintf(&p, fmt, ap) < 0)
         p = NULL;
     va_end(ap);
-    strv_take(s, p);
+    runner_strv_take(s, p);
 }
 
-static void strv_free(strv *s)
+void runner_strv_free(runner_strv *s)
 {
     for (size_t i = 0; i < s->n; i++)
         free(s->v[i]);
@@ -71,29 +65,29 @@ static void strv_free(strv *s)
     memset(s, 0, sizeof *s);
 }
 
-static size_t name_len(const char *kv)
+size_t runner_env_name_len(const char *kv)
 {
     const char *eq = strchr(kv, '=');
     return eq ? (size_t)(eq - kv) : strlen(kv);
 }
 
 /* The index of the entry naming the same variable as kv, or -1. */
-static long env_find(const strv *s, const char *kv)
+long runner_env_find(const runner_strv *s, const char *kv)
 {
-    size_t n = name_len(kv);
+    size_t n = runner_env_name_len(kv);
     for (size_t i = 0; i < s->n; i++)
-        if (name_len(s->v[i]) == n && strncmp(s->v[i], kv, n) == 0)
+        if (runner_env_name_len(s->v[i]) == n && strncmp(s->v[i], kv, n) == 0)
             return (long)i;
     return -1;
 }
 
 /* Sets kv ("K=V") in s: replaces the same name in place, else appends. */
-static void env_set(strv *s, const char *kv)
+void runner_env_set(runner_strv *s, const char *kv)
 {
-    long i = env_find(s, kv);
+    long i = runner_env_find(s, kv);
     char *copy;
     if (i < 0) {
-        strv_add(s, kv);
+        runner_strv_add(s, kv);
         return;
     }
     if (!(copy = strdup(kv))) {
@@ -108,7 +102,7 @@ static void env_set(strv *s, const char *kv)
 
 static int valid_env_entry(const char *kv)
 {
-    size_t n = name_len(kv);
+    size_t n = runner_env_name_len(kv);
     if (n == 0 || kv[n] != '=' || !(kv[0] == '_' || (kv[0] >= 'A' && kv[0] <= 'Z') || (kv[0] >= 'a' && kv[0] <= 'z')))
         return 0;
     for (size_t i = 1; i < n; i++) {
@@ -171,9 +165,9 @@ static rd_code check_spec(const runner_spec *spec, int *ngpu, rd_err *err)
     int container;
     if (!spec)
         return rd_fail(err, RD_EINVAL, "runner: no worker spec");
-    if (spec->kind != RUNNER_PROCESS && spec->kind != RUNNER_PODMAN && spec->kind != RUNNER_DOCKER)
+    if (!runtime_find(spec->kind))
         return rd_fail(err, RD_EINVAL, "runner: runtime must be process, podman or docker (resolve auto first)");
-    container = spec->kind != RUNNER_PROCESS;
+    container = runtime_find(spec->kind)->container;
     if (!spec->dir || spec->dir[0] != '/' || strchr(spec->dir, '\n'))
         return rd_fail(err, RD_EINVAL, "runner: dir must be an absolute path");
     if (!spec->command || !*spec->command)
@@ -202,16 +196,16 @@ static rd_code check_spec(const runner_spec *spec, int *ngpu, rd_err *err)
 /* ---- the plan ---------------------------------------------------------- */
 
 /* The job's variables then the system ones, later names winning. */
-static void job_vars(const runner_spec *spec, int container, int ngpu, strv *vars)
+static void job_vars(const runner_spec *spec, int container, int ngpu, runner_strv *vars)
 {
     for (size_t i = 0; spec->env && spec->env[i]; i++)
-        env_set(vars, spec->env[i]);
+        runner_env_set(vars, spec->env[i]);
     {
-        strv sys = { 0 };
-        strv_addf(&sys, "RIGDECK_JOB_ID=%s", spec->job_id);
-        strv_addf(&sys, "RIGDECK_WORKER_INDEX=%d", spec->worker_index);
+        runner_strv sys = { 0 };
+        runner_strv_addf(&sys, "RIGDECK_JOB_ID=%s", spec->job_id);
+        runner_strv_addf(&sys, "RIGDECK_WORKER_INDEX=%d", spec->worker_index);
         if (!container) {
-            strv_addf(&sys, "CUDA_VISIBLE_DEVICES=%s", spec->gpus ? spec->gpus : "");
+            runner_strv_addf(&sys, "CUDA_VISIBLE_DEVICES=%s", spec->gpus ? spec->gpus : "");
         } else {
             /* Inside the container the allocated GPUs are 0..n-1. */
             size_t cap = (size_t)ngpu * 6 + 32;
@@ -221,124 +215,55 @@ static void job_vars(const runner_spec *spec, int container, int ngpu, strv *var
                 for (int g = 0; g < ngpu; g++)
                     len += (size_t)snprintf(cv + len, cap - len, g ? ",%d" : "%d", g);
             }
-            strv_take(&sys, cv);
+            runner_strv_take(&sys, cv);
         }
         for (size_t i = 0; i < sys.n; i++)
-            env_set(vars, sys.v[i]);
+            runner_env_set(vars, sys.v[i]);
         if (sys.oom)
             vars->oom = 1;
-        strv_free(&sys);
+        runner_strv_free(&sys);
     }
-}
-
-static void process_plan(const runner_spec *spec, const strv *vars, strv *argv, strv *envp, runner_plan *plan)
-{
-    static const char *const keep[] = { "PATH", "HOME", "LANG" };
-    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
-        const char *v = getenv(keep[i]);
-        if (v)
-            strv_addf(envp, "%s=%s", keep[i], v);
-    }
-    if (!getenv("PATH"))
-        strv_add(envp, "PATH=/usr/local/bin:/usr/bin:/bin");
-    for (size_t i = 0; i < vars->n; i++)
-        env_set(envp, vars->v[i]);
-    strv_add(argv, "sh");
-    strv_add(argv, "-c");
-    strv_add(argv, spec->command);
-    plan->path = strdup("/bin/sh");
-    if (asprintf(&plan->record, "kind process\n") < 0)
-        plan->record = NULL;
-}
-
-static void container_plan(const runner_spec *spec, int ngpu, const strv *vars, strv *argv, strv *envp,
-                           runner_plan *plan)
-{
-    const char *prog = spec->kind == RUNNER_PODMAN ? "podman" : "docker";
-    char *name = sanitize_name(spec->name ? spec->name : "");
-    if (!spec->name) {
-        char *raw = NULL;
-        free(name);
-        name = asprintf(&raw, "rigdeck-%s-%d", spec->job_id, spec->worker_index) < 0 ? NULL : sanitize_name(raw);
-        free(raw);
-    }
-    /* The client runs with the agent's environment (podman needs its
-     * XDG_RUNTIME_DIR, docker its DOCKER_HOST...) plus the job's variables,
-     * which it passes on by name (`-e NAME`) so their values stay off the
-     * command line.  A variable the agent already has is passed as
-     * `-e NAME=VALUE` instead, so the client's own setting is untouched. */
-    for (size_t i = 0; environ && environ[i]; i++)
-        strv_add(envp, environ[i]);
-    strv_add(argv, prog);
-    strv_add(argv, "run");
-    strv_add(argv, "--rm");
-    if (spec->kind == RUNNER_PODMAN)
-        strv_add(argv, "--replace");
-    strv_add(argv, "--init");
-    strv_add(argv, "--sig-proxy=true");
-    strv_add(argv, "--name");
-    strv_add(argv, name ? name : "");
-    if (ngpu > 0 && spec->kind == RUNNER_PODMAN) {
-        const char *p = spec->gpus;
-        while (*p) {
-            size_t n = strcspn(p, ",");
-            strv_add(argv, "--device");
-            strv_addf(argv, "nvidia.com/gpu=%.*s", (int)n, p);
-            p += n + (p[n] == ',');
-        }
-    } else if (ngpu > 0) {
-        /* The quotes belong to the value: docker splits --gpus on ','. */
-        strv_add(argv, "--gpus");
-        strv_addf(argv, "\"device=%s\"", spec->gpus);
-    }
-    for (size_t i = 0; i < spec->n_mounts; i++) {
-        strv_add(argv, "-v");
-        strv_addf(argv, "%s:%s:%s", spec->mounts[i].host_path, spec->mounts[i].container_path,
-                  spec->mounts[i].read_only ? "ro" : "rw");
-    }
-    for (size_t i = 0; i < vars->n; i++) {
-        strv_add(argv, "-e");
-        if (env_find(envp, vars->v[i]) >= 0) {
-            strv_add(argv, vars->v[i]);
-        } else {
-            strv_addf(argv, "%.*s", (int)name_len(vars->v[i]), vars->v[i]);
-            strv_add(envp, vars->v[i]);
-        }
-    }
-    if (spec->workdir) {
-        strv_add(argv, "--workdir");
-        strv_add(argv, spec->workdir);
-    }
-    strv_add(argv, spec->image);
-    strv_add(argv, "/bin/sh");
-    strv_add(argv, "-c");
-    strv_add(argv, spec->command);
-    plan->path = runner_find_program(prog);
-    if (!plan->path)
-        plan->path = strdup(prog);
-    if (plan->path && name && asprintf(&plan->record, "kind %s\nclient %s\nname %s\n", prog, plan->path, name) < 0)
-        plan->record = NULL;
-    free(name);
 }
 
 rd_code runner_plan_build(const runner_spec *spec, runner_plan *plan, rd_err *err)
 {
-    strv vars = { 0 }, argv = { 0 }, envp = { 0 };
+    runner_strv vars = { 0 }, argv = { 0 }, envp = { 0 };
     int ngpu = 0;
     rd_code rc;
     memset(plan, 0, sizeof *plan);
     if ((rc = check_spec(spec, &ngpu, err)) != RD_OK)
         return rc;
-    job_vars(spec, spec->kind != RUNNER_PROCESS, ngpu, &vars);
-    if (spec->kind == RUNNER_PROCESS)
-        process_plan(spec, &vars, &argv, &envp, plan);
-    else
-        container_plan(spec, ngpu, &vars, &argv, &envp, plan);
-    int oom = vars.oom;
-    strv_free(&vars);
+    const runtime_ops *rt = runtime_find(spec->kind);
+    char *name = NULL;
+    job_vars(spec, rt->container, ngpu, &vars);
+    if (rt->container) {
+        /* the container's name: the spec's, else rigdeck-<job>-<index> */
+        char *raw = NULL;
+        if (spec->name)
+            name = sanitize_name(spec->name);
+        else if (asprintf(&raw, "rigdeck-%s-%d", spec->job_id, spec->worker_index) >= 0)
+            name = sanitize_name(raw);
+        free(raw);
+    }
+    runtime_plan_in in = { spec, &vars, ngpu, name, NULL };
+    runner_strv pull = { 0 };
+    if (rt->container && asprintf(&plan->ctl, "%s/%s/%s", spec->dir, STATE_DIR, RUNNER_CTL_DIR) < 0)
+        plan->ctl = NULL;
+    in.ctl = plan->ctl;
+    if (!rt->container || (name && plan->ctl))
+        rt->plan(rt, &in, &argv, &envp, plan);
+    /* a client not on PATH: no pull step, its exec fails and says so */
+    if (rt->container && rt->pull && plan->path && strchr(plan->path, '/'))
+        rt->pull(rt, &in, plan->path, &pull);
+    plan->pull_argv = pull.v;
+    if (pull.v)
+        plan->pull_path = strdup(pull.v[0]);
+    int oom = vars.oom || pull.oom || (rt->container && (!name || !plan->ctl || (pull.v && !plan->pull_path)));
+    runner_strv_free(&vars);
+    free(name);
     if (oom || argv.oom || envp.oom || !argv.v || !envp.v || !plan->path || !plan->record) {
-        strv_free(&argv);
-        strv_free(&envp);
+        runner_strv_free(&argv);
+        runner_strv_free(&envp);
         runner_plan_free(plan);
         return rd_fail(err, RD_ENOMEM, "runner: out of memory building the worker's command");
     }
@@ -349,15 +274,21 @@ rd_code runner_plan_build(const runner_spec *spec, runner_plan *plan, rd_err *er
 
 void runner_plan_free(runner_plan *plan)
 {
-    strv a = { plan->argv, 0, 0, 0 }, e = { plan->envp, 0, 0, 0 };
+    runner_strv a = { plan->argv, 0, 0, 0 }, e = { plan->envp, 0, 0, 0 };
     while (a.v && a.v[a.n])
         a.n++;
     while (e.v && e.v[e.n])
         e.n++;
-    strv_free(&a);
-    strv_free(&e);
+    runner_strv_free(&a);
+    runner_strv_free(&e);
+    a = (runner_strv){ plan->pull_argv, 0, 0, 0 };
+    while (a.v && a.v[a.n])
+        a.n++;
+    runner_strv_free(&a);
     free(plan->path);
     free(plan->record);
+    free(plan->pull_path);
+    free(plan->ctl);
     memset(plan, 0, sizeof *plan);
 }
 
@@ -494,64 +425,13 @@ int runner_spawn_detached(const char *path, char *const argv[])
     return r == mid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* Runs `prog info` quietly; 1 when it exits 0 within 15 s. */
-static int runtime_works(const char *prog)
-{
-    char *path = runner_find_program(prog);
-    char *argv[] = { (char *)prog, (char *)"info", NULL };
-    posix_spawn_file_actions_t fa;
-    pid_t pid;
-    int ok = 0, status, rc;
-    struct timespec nap = { 0, 20 * 1000 * 1000 };
-    if (!path)
-        return 0;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-    rc = posix_spawn(&pid, path, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    free(path);
-    if (rc != 0)
-        return 0;
-    for (int waited = 0;; waited += 20) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid) {
-            ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-            break;
-        }
-        if (r < 0 && errno != EINTR)
-            break;
-        if (waited >= 15000) {
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-            break;
-        }
-        nanosleep(&nap, NULL);
-    }
-    return ok;
-}
-
-runner_kind runner_pick_auto(void)
-{
-    if (runtime_works("podman"))
-        return RUNNER_PODMAN;
-    if (runtime_works("docker"))
-        return RUNNER_DOCKER;
-    return RUNNER_PROCESS;
-}
-
 /* ---- names ------------------------------------------------------------- */
-
-static const char *const kind_names[] = { "auto", "process", "podman", "docker" };
 
 rd_code runner_kind_parse(const char *text, runner_kind *out, rd_err *err)
 {
-    for (size_t i = 0; text && i < sizeof kind_names / sizeof kind_names[0]; i++)
-        if (strcmp(text, kind_names[i]) == 0) {
-            *out = (runner_kind)i;
+    for (int k = RUNNER_AUTO; text && k <= RUNNER_DOCKER; k++)
+        if (strcmp(text, runner_kind_name((runner_kind)k)) == 0) {
+            *out = (runner_kind)k;
             return RD_OK;
         }
     return rd_fail(err, RD_EINVAL, "runtime \"%s\" must be auto, process, podman or docker", text ? text : "");
@@ -559,7 +439,8 @@ rd_code runner_kind_parse(const char *text, runner_kind *out, rd_err *err)
 
 const char *runner_kind_name(runner_kind kind)
 {
-    return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : "?";
+    const runtime_ops *rt = runtime_find(kind);
+    return kind == RUNNER_AUTO ? "auto" : rt ? rt->name : "?";
 }
 
 const char *runner_state_name(runner_state state)

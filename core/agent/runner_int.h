@@ -1,11 +1,31 @@
 /* runner_int.h - what runner.c (starting a worker under its shim),
  * runner_state.c (reading its records: status, signals, the fence, log,
- * cleanup) and runner_exec.c (argv and environment per runtime, runtime
- * detection) share. */
+ * cleanup), runner_exec.c (the checked spec, its variables, shared helpers)
+ * and the runtimes (runtime.h: one file each) share. */
 #ifndef RD_RUNNER_INT_H
 #define RD_RUNNER_INT_H
 
 #include "runner.h"
+
+/* A NULL-terminated, growing list of owned strings (argv, environments);
+ * oom is set once an allocation failed, and every later add is dropped. */
+typedef struct {
+    char **v;
+    size_t n, cap;
+    int oom;
+} runner_strv;
+
+void runner_strv_take(runner_strv *s, char *owned);   /* takes owned (NULL: oom) */
+void runner_strv_add(runner_strv *s, const char *text);
+void runner_strv_addf(runner_strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void runner_strv_free(runner_strv *s);
+
+/* "K=V" lists: the length of K; the index of the entry naming the same
+ * variable as kv (-1: none); kv set in place of the same name, else
+ * appended. */
+size_t runner_env_name_len(const char *kv);
+long runner_env_find(const runner_strv *s, const char *kv);
+void runner_env_set(runner_strv *s, const char *kv);
 
 /* Everything the worker execs, built before any fork (malloc is not safe
  * in the child of a threaded process). */
@@ -16,7 +36,21 @@ typedef struct {
     char **envp;   /* NULL-terminated */
     char *record;  /* the pid record's lines that do not depend on the fork:
                     * "kind K\n" and, for containers, "client P\nname N\n" */
+    /* Containers only (NULL for process): the pull step the worker runs
+     * before the client (the image made present: pulled only when the
+     * node lacks it), with envp; and the control folder DIR/.rigdeck/ctl
+     * mounted into the container at RUNNER_CTL_MOUNT (runner.h: how the
+     * agent knows the command started). */
+    char *pull_path;
+    char **pull_argv;
+    char *ctl;
 } runner_plan;
+
+/* Where the container sees its control folder, and its files: the entry
+ * writes "started" as its first act; the shim links "go" on the release
+ * (the command then runs) or "abandon" (the entry exits 125 unrun). */
+#define RUNNER_CTL_DIR "ctl"
+#define RUNNER_CTL_MOUNT "/.rigdeck"
 
 /* The hidden folder of a worker's records inside its directory. */
 #define STATE_DIR ".rigdeck"

@@ -5,6 +5,7 @@
  * workers; runner_exec.c builds what they exec.
  */
 #include "runner_int.h"
+#include "runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -214,9 +215,10 @@ rd_code runner_signal(const char *dir, int sig, rd_err *err)
         return RD_OK;
     if (r.hold)
         runner_abandon(dir, NULL);   /* still held: it must never run now; released: it runs, signal it */
-    if (sig == SIGKILL && r.kind != RUNNER_PROCESS && r.client[0] && r.name[0]) {
+    if (sig == SIGKILL && runtime_find(r.kind) && runtime_find(r.kind)->stop && r.client[0] && r.name[0]) {
         /* A client cannot pass SIGKILL on: the runtime kills the container. */
-        char *argv[] = { r.client, (char *)"kill", (char *)"--signal", (char *)"KILL", r.name, NULL };
+        char *argv[8] = { 0 };
+        runtime_find(r.kind)->stop(r.client, r.name, argv);
         runner_spawn_detached(r.client, argv);
     }
     if (kill(-r.worker_pid, sig) != 0 && errno != ESRCH)

@@ -289,6 +289,13 @@ static rd_code eval_node(eval_state *s, const rule_view *r, const json_t *node, 
     const char *name = doc_str(node, "name");
     if (strcmp(r->metric, ALERT_METRIC_NODE_OFFLINE) == 0)
         return eval_target(s, r, name, -1, 1, strcmp(doc_str(node, "state"), "offline") == 0 ? 1 : 0, err);
+    if (strcmp(r->metric, ALERT_METRIC_NODE_RUNTIME) == 0) {
+        /* out of service (maintenance, or draining its last workers)
+         * because its runtime failed workers in a row */
+        int out = strcmp(doc_str(node, "maintenance_reason"), "runtime") == 0 &&
+                  (strcmp(doc_str(node, "state"), "maintenance") == 0 || strcmp(doc_str(node, "state"), "draining") == 0);
+        return eval_target(s, r, name, -1, 1, out, err);
+    }
     if (strcmp(r->metric, ALERT_METRIC_GPU_UNHEALTHY) == 0) {
         /* every GPU the node has, and any the health list names beyond */
         int64_t count = strcmp(doc_str(node, "gpu_type"), "cpu") == 0 ? 0 : doc_int(node, "gpu_count"), top = count;

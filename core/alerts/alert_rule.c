@@ -37,15 +37,16 @@ int alert_metric_per_gpu(const char *metric)
 static rd_code check_metric(const char *metric, rd_err *err)
 {
     if (!metric || !*metric)
-        return rd_fail(err, RD_EINVAL, "--metric: required (a vital stat, node_offline or gpu_unhealthy)");
+        return rd_fail(err, RD_EINVAL, "--metric: required (a vital stat, node_offline, gpu_unhealthy or node_runtime)");
     if (strcmp(metric, ALERT_METRIC_NODE_OFFLINE) == 0 || strcmp(metric, ALERT_METRIC_GPU_UNHEALTHY) == 0 ||
+        strcmp(metric, ALERT_METRIC_NODE_RUNTIME) == 0 ||
         metrics_stat_find(metric))
         return RD_OK;
     char list[512] = "";
     size_t len = 0;
     for (size_t i = 0; i < metrics_stat_count() && len < sizeof list; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s, ", metrics_stat_at(i)->name);
-    return rd_fail(err, RD_EINVAL, "--metric: unknown metric '%s' (a vital stat: %sor node_offline, gpu_unhealthy)",
+    return rd_fail(err, RD_EINVAL, "--metric: unknown metric '%s' (a vital stat: %sor node_offline, gpu_unhealthy, node_runtime)",
                    metric, list);
 }
 
@@ -158,6 +159,7 @@ rd_code alert_rule_stage_defaults(rd_tx *tx, rd_time now, rd_err *err)
     static const alert_rule_input defaults[] = {
         { .name = "node-offline", .metric = ALERT_METRIC_NODE_OFFLINE, .above = "0", .severity = "critical" },
         { .name = "gpu-unhealthy", .metric = ALERT_METRIC_GPU_UNHEALTHY, .above = "0", .severity = "warning" },
+        { .name = "node-runtime", .metric = ALERT_METRIC_NODE_RUNTIME, .above = "0", .severity = "warning" },
     };
     rd_code rc = RD_OK;
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0] && rc == RD_OK; i++) {

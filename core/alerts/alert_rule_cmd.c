@@ -107,7 +107,7 @@ static rd_code rule_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 }
 
 static const cmd_flag rule_add_flags[] = {
-    { "metric", "M", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "a vital stat (metrics.h), node_offline or gpu_unhealthy" },
+    { "metric", "M", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "a vital stat (metrics.h), node_offline, gpu_unhealthy or node_runtime" },
     { "above", "VALUE", CMD_FLAG_VALUE, "fires while the reading is above VALUE" },
     { "below", "VALUE", CMD_FLAG_VALUE, "fires while the reading is below VALUE" },
     { "for", "D", CMD_FLAG_VALUE, "how long the condition must hold first (default 0: at once)" },

@@ -40,9 +40,13 @@ enum {
     ALERT_URL_MAX = 1024
 };
 
-/* The two pseudo-metrics, beside the vital stats of metrics.h. */
+/* The pseudo-metrics, beside the vital stats of metrics.h: 1 while a node
+ * is offline; per GPU, 1 while it is unhealthy; 1 while a node is out of
+ * service because its runtime failed workers in a row (maintenance_reason
+ * `runtime`, job_platform.c). */
 #define ALERT_METRIC_NODE_OFFLINE "node_offline"
 #define ALERT_METRIC_GPU_UNHEALTHY "gpu_unhealthy"
+#define ALERT_METRIC_NODE_RUNTIME "node_runtime"
 
 /* ---- rules (alert_rule.c) ------------------------------------------------- */
 
@@ -71,7 +75,8 @@ const char *alert_rule_key(char buf[RD_KEY_MAX], const char *name);
 /* Records who made a rule and when. */
 void alert_rule_stamp(json_t *rule, const char *by, rd_time now);
 
-/* Stages the rules every new store has (node-offline, gpu-unhealthy),
+/* Stages the rules every new store has (node-offline, gpu-unhealthy,
+ * node-runtime),
  * skipping any name that exists. */
 rd_code alert_rule_stage_defaults(rd_tx *tx, rd_time now, rd_err *err);
 

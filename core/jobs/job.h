@@ -80,4 +80,15 @@ int job_state_ended(const char *state);
  * owner or an administrator; else RD_EPERM naming `what`. */
 rd_code job_require_actor(cmd_ctx *ctx, const json_t *job, const char *what, rd_err *err);
 
+/* Platform failures (job_platform.c, spec/execution.md §4): the reasons
+ * a worker that never started ends with (image_pull_failed, runtime_error,
+ * staging_failed); one on node_name, counted when the node's side
+ * reported it (its agent, staff), taking the node out of service with
+ * maintenance_reason `runtime` at JOB_PLATFORM_FAILURES_MAX in a row; a
+ * worker that starts there resets the count.  Both stage the node. */
+#define JOB_PLATFORM_FAILURES_MAX 3
+int job_reason_is_platform(const char *reason);
+rd_code job_platform_failed(cmd_ctx *ctx, const char *node_name, const char *message, rd_err *err);
+rd_code job_platform_started(cmd_ctx *ctx, const char *node_name, rd_err *err);
+
 #endif

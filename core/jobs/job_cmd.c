@@ -323,6 +323,13 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = rd_fail(err, RD_EINVAL, "job report: give --exit-code or --signal, not both");
     if (rc == RD_OK && strcmp(to, "finished") == 0 && ((cmd_opt(a, "exit-code") && code != 0) || sig))
         rc = rd_fail(err, RD_EINVAL, "job report: a worker that finished exited 0; a nonzero exit or a signal is 'failed'");
+    const char *reason = cmd_opt(a, "reason"), *message = cmd_opt(a, "message");
+    int platform = job_reason_is_platform(reason);
+    if (rc == RD_OK && message && (strcmp(to, "failed") != 0 || strlen(message) > 1000 || strchr(message, '\n')))
+        rc = rd_fail(err, RD_EINVAL, "job report: --message is one line of at most 1000 bytes, for a worker that failed");
+    if (rc == RD_OK && platform && (strcmp(to, "failed") != 0 || cmd_opt(a, "exit-code") || sig))
+        rc = rd_fail(err, RD_EINVAL, "job report: --reason %s is for a worker that failed before its command started "
+                     "(failed, no --exit-code or --signal)", reason);
     const char *cur = "";
     if (rc == RD_OK)
         rc = job_report_fence(a, json_array_get(json_object_get(job, "workers"), (size_t)w), w, err);
@@ -337,6 +344,10 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         if (!ok)
             rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s, not %s; it cannot turn %s",
                          (long long)w, cmd_arg(a, 0), cur, strcmp(to, "running") == 0 ? "starting" : "running", to);
+        else if (platform && strcmp(cur, "starting") != 0)
+            rc = rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s: its command started, so it cannot "
+                         "fail %s (a platform failure is for a worker that never started)", (long long)w,
+                         cmd_arg(a, 0), cur, reason);
     }
     /* The moment is the node's clock: a start lies between the placement
      * and the report's arrival (the command's clock), an end between the
@@ -379,16 +390,23 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         json_object_set_new(worker, "started_at", json_string(rdtime_format(at, ts)));
         json_object_set_new(worker, "billed_until", json_string(ts));
         json_object_set_new(worker, "run_by_agent", json_true());
+        rc = job_platform_started(ctx, doc_str(worker, "node"), err);   /* a start resets the node's count */
     } else if (rc == RD_OK) {
         if (cmd_opt(a, "exit-code"))
             json_object_set_new(worker, "exit_code", json_integer(code));
         if (sig)
             json_object_set_new(worker, "signal", json_integer(sig));
-        if (cmd_opt(a, "reason"))
-            json_object_set_new(worker, "reason", json_string(cmd_opt(a, "reason")));
-        if (cmd_opt(a, "message") && strcmp(to, "failed") == 0)
-            json_object_set_new(worker, "message", json_string(cmd_opt(a, "message")));
+        if (reason)
+            json_object_set_new(worker, "reason", json_string(reason));
+        if (message)
+            json_object_set_new(worker, "message", json_string(message));
+        char node[128];
+        snprintf(node, sizeof node, "%s", doc_str(worker, "node"));
         rc = job_end_worker_at(ctx, job, (size_t)w, to, at, err);
+        /* never started: nothing is billed (job_end_worker_at); the node's
+         * count of such failures in a row goes up */
+        if (rc == RD_OK && platform && *node)
+            rc = job_platform_failed(ctx, node, message, err);
     }
     if (rc == RD_OK) {
         job_update_state(job);
@@ -568,10 +586,12 @@ static const cmd_flag job_report_flags[] = {
     { "exit-code", "N", CMD_FLAG_VALUE, "the process's exit status, 0..255" },
     { "signal", "N", CMD_FLAG_VALUE, "the signal that ended the process" },
     { "at", "TIME", CMD_FLAG_VALUE, "when it started or ended (RFC 3339; default: now)" },
-    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, ...), or why its node gave it back (disk_full)" },
+    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, ...; image_pull_failed, runtime_error, "
+      "staging_failed: its command never started, not billed), or why its node gave it back (disk_full)" },
+    { "message", "TEXT", CMD_FLAG_VALUE, "failed: the cause's error line (e.g. the runtime's \"Error: ...\"), kept as "
+      "the worker's message" },
     { "node", "NODE", CMD_FLAG_VALUE, "the node the report comes from: refused unless the worker is placed there" },
     { "detail", "TEXT", CMD_FLAG_VALUE, "requeued: what the agent saw (kept as the node's maintenance_detail)" },
-    { "message", "TEXT", CMD_FLAG_VALUE, "failed: the cause's error line (kept as the worker's message)" },
     { 0 }
 };
 

@@ -52,10 +52,10 @@ rd -c "provider enable physical" -c "region create dc --provider physical --stor
    -c "node add dc n2 --minion m-2 --inventory $INV/a100x4.yaml" -c "node maintenance n2 off"
 expect_status 0
 
-case_ "a new store has the rules node-offline and gpu-unhealthy"
+case_ "a new store has the rules node-offline, gpu-unhealthy and node-runtime"
 rd --output json -c "alert rule list"
 expect_status 0
-expect_json items.len 2
+expect_json items.len 3
 expect_json items.0.name gpu-unhealthy
 expect_json items.0.metric gpu_unhealthy
 expect_json items.0.op above
@@ -65,6 +65,9 @@ expect_json items.0.webhook null
 expect_json items.1.name node-offline
 expect_json items.1.metric node_offline
 expect_json items.1.severity critical
+expect_json items.2.name node-runtime
+expect_json items.2.metric node_runtime
+expect_json items.2.severity warning
 rd --output json -c "alert list"
 expect_json items.len 0
 
@@ -116,7 +119,7 @@ rd --output json -c "alert rule add idle --metric cpu_util --below 5 --region dc
 expect_json op below
 expect_json severity warning
 rd --output json -c "alert rule list"
-expect_json items.len 4
+expect_json items.len 5
 rd -c "alert rule remove idle" -c "alert rule remove hot"
 expect_status 0
 
@@ -132,7 +135,7 @@ case_ "a removed default rule stays removed"
 rd -c "alert rule remove gpu-unhealthy" -c "alert eval"
 expect_status 0
 rd --output json -c "alert rule list"
-expect_json items.len 1
+expect_json items.len 2
 expect_json items.0.name node-offline
 
 case_ "node_offline by hand: a killed agent, agent check, alert eval fires; --for waits in a pending record"

@@ -301,7 +301,7 @@ static void test_new_store_rules(void **state)
     store_t *st = open_store("new");
     rd_err err;
     assert_int_equal(account_init_store(st, 1793491200, &err), RD_OK);
-    assert_int_equal(rule_count(st), 2);
+    assert_int_equal(rule_count(st), 3);   /* node-offline, gpu-unhealthy, node-runtime */
     rd_tx *tx = tx_new(st);
     json_t *rule = NULL;
     assert_int_equal(tx_get(tx, KEY_ALERT_RULES "node-offline", &rule, &err), RD_OK);
@@ -325,16 +325,16 @@ static void test_older_store_upgrade(void **state)
     assert_int_equal(rule_count(st), 0);
     rd_tx *tx = tx_new(st);
     assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
-    assert_int_equal(tx_write_count(tx), 3);   /* two rules and the mark */
+    assert_int_equal(tx_write_count(tx), 4);   /* three rules and the mark */
     assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
     tx_reset(tx);
-    assert_int_equal(rule_count(st), 2);
+    assert_int_equal(rule_count(st), 3);
     /* the operator removes one: it stays removed */
     assert_int_equal(store_delete(st, KEY_ALERT_RULES "gpu-unhealthy", &err), RD_OK);
     assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
     assert_int_equal(tx_write_count(tx), 0);
     tx_free(tx);
-    assert_int_equal(rule_count(st), 1);
+    assert_int_equal(rule_count(st), 2);
     store_close(st);
 }
 
