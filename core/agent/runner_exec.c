@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "runner_limits.h"
 
 extern char **environ;
 
@@ -187,6 +188,10 @@ static rd_code check_spec(const runner_spec *spec, int *ngpu, rd_err *err)
     for (size_t i = 0; spec->env && spec->env[i]; i++)
         if (!valid_env_entry(spec->env[i]))
             return rd_fail(err, RD_EINVAL, "runner: environment entry %zu is not NAME=VALUE", i);
+    cpu_set_t pin;
+    if (spec->cpus < 0 || spec->memory_gib < 0 || (spec->cpu_list && *spec->cpu_list &&
+                                                   limits_cpu_list_parse(spec->cpu_list, &pin) != 0))
+        return rd_fail(err, RD_EINVAL, "runner: cpus and memory must be >= 0 and cpu_list a list of CPUs");
     if (!container)
         return RD_OK;
     if (!spec->image || !*spec->image || spec->image[0] == '-')
@@ -247,6 +252,7 @@ static void process_plan(const runner_spec *spec, const strv *vars, strv *argv, 
     strv_add(argv, "-c");
     strv_add(argv, spec->command);
     plan->path = strdup("/bin/sh");
+    plan->pin = spec->cpu_list && *spec->cpu_list && limits_cpu_list_parse(spec->cpu_list, &plan->cpus) == 0;
     if (asprintf(&plan->record, "kind process\n") < 0)
         plan->record = NULL;
 }
@@ -278,6 +284,14 @@ static void container_plan(const runner_spec *spec, int ngpu, const strv *vars, 
     strv_add(argv, "--sig-proxy=true");
     strv_add(argv, "--name");
     strv_add(argv, name ? name : "");
+    if (spec->cpus > 0) {
+        strv_add(argv, "--cpus");
+        strv_addf(argv, "%d", spec->cpus);
+    }
+    if (spec->memory_gib > 0) {
+        strv_add(argv, "--memory");
+        strv_addf(argv, "%dg", spec->memory_gib);
+    }
     if (ngpu > 0 && spec->kind == RUNNER_PODMAN) {
         const char *p = spec->gpus;
         while (*p) {

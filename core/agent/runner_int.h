@@ -5,6 +5,8 @@
 #ifndef RD_RUNNER_INT_H
 #define RD_RUNNER_INT_H
 
+#include <sched.h>
+
 #include "runner.h"
 
 /* Everything the worker execs, built before any fork (malloc is not safe
@@ -16,6 +18,8 @@ typedef struct {
     char **envp;   /* NULL-terminated */
     char *record;  /* the pid record's lines that do not depend on the fork:
                     * "kind K\n" and, for containers, "client P\nname N\n" */
+    int pin;       /* 1: the worker sets its affinity to cpus before exec */
+    cpu_set_t cpus;
 } runner_plan;
 
 /* The hidden folder of a worker's records inside its directory. */
