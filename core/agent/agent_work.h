@@ -21,6 +21,9 @@ typedef struct {
     int killed;              /* SIGKILL went out */
     int64_t log_total;       /* output size last pushed */
     int64_t log_ms;          /* when it was pushed */
+    int64_t disk_limit;      /* bytes its directory may use (disk_size); 0: none */
+    int64_t disk_ms;         /* when it was last measured */
+    int disk_exceeded;       /* stopped for its disk: reported failed, disk_exceeded */
 } agent_worker;
 
 enum { AGENT_GPU_MAX = 64 };
@@ -61,6 +64,7 @@ typedef struct {
     int watching_view;       /* the open watch is on the view */
     agent_worker *workers;
     size_t nworkers, cap;
+    int node_vcpus, node_gpus, gpu_memory_gb;  /* as the last inventory report said (agent_limits.c) */
 } agent_state;
 
 /* Quotes words (a JSON array of strings and integers) into one command
