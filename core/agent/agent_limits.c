@@ -86,8 +86,15 @@ void agent_limits_for(agent_state *a, const json_t *job, const json_t *worker, s
     lim->cpus = out.cpus;
     lim->memory_gib = out.memory_gib;
     snprintf(ref, sizeof ref, "%s/%zu", doc_str(job, "id"), index);
-    if (a->runtime == RUNNER_PROCESS)
+    cpu_set_t online;
+    if (a->runtime == RUNNER_PROCESS) {
         pick_cpus(a, ref, out.cpus, lim);
+    } else if (lim->cpus > 0 && sched_getaffinity(0, sizeof online, &online) == 0 && CPU_COUNT(&online) < lim->cpus) {
+        /* docker refuses --cpus beyond the machine's CPUs */
+        dlog(&a->o->log, "limits", NULL, "%s: asks %d vCPUs but this machine lets the agent use %d: --cpus %d", ref,
+             lim->cpus, CPU_COUNT(&online), CPU_COUNT(&online));
+        lim->cpus = CPU_COUNT(&online);
+    }
     /* a fraction is one allocation on one GPU; in a container it is GPU 0 */
     if (n == 1 && first >= 0)
         limits_mps_env(in.gpus_x100, a->runtime == RUNNER_PROCESS ? first : 0, a->gpu_memory_gb, lim->mps[0],
