@@ -553,7 +553,7 @@ static const cmd_flag job_report_flags[] = {
     { "exit-code", "N", CMD_FLAG_VALUE, "the process's exit status, 0..255" },
     { "signal", "N", CMD_FLAG_VALUE, "the signal that ended the process" },
     { "at", "TIME", CMD_FLAG_VALUE, "when it started or ended (RFC 3339; default: now)" },
-    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, ...), or why its node gave it back (disk_full)" },
+    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, disk_exceeded, ...), or why its node gave it back (disk_full)" },
     { "node", "NODE", CMD_FLAG_VALUE, "the node the report comes from: refused unless the worker is placed there" },
     { "detail", "TEXT", CMD_FLAG_VALUE, "requeued: what the agent saw (kept as the node's maintenance_detail)" },
     { 0 }
