@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "agent_limits.h"
 #include "agent_vitals.h"
 #include "agent_work.h"
 #include "catalog.h"
@@ -49,6 +50,7 @@
 #include "keyspace.h"
 #include "probe.h"
 #include "runtime.h"
+#include "probe_cdi.h"
 
 enum {
     RECONCILE_EVERY_MS = 5000,   /* read the node's workers even without a watch event */
@@ -92,6 +94,33 @@ static rd_code discover(agent_state *a, char *path, size_t len, json_t **problem
         rc = rd_fail(err, RD_EINVAL, "--work-dir: cannot write %s", path);
     json_decref(inv);
     return rc;
+}
+
+/* With podman and GPUs: do the CDI specs name every GPU the runner will
+ * ask for (probe_cdi.h)?  When not, adds --gpu-cdi DETAIL to the report
+ * (words) and what to log to said; 1 then. */
+static int cdi_check(agent_state *a, const char *inventory, json_t *words, char *said, size_t len, int *used)
+{
+    char detail[1024];
+    json_t *bad = NULL, *names, *b;
+    size_t i;
+    int ngpus = a->runtime == RUNNER_PODMAN ? probe_cdi_inventory_gpus(inventory) : 0;
+    if (ngpus <= 0)
+        return 0;
+    names = probe_cdi_names(NULL, &bad);
+    int missing = probe_cdi_check(names, ngpus, NULL, detail, sizeof detail);
+    if (missing) {
+        json_array_append_new(words, json_string("--gpu-cdi"));
+        json_array_append_new(words, json_string(detail));
+        if (*used < (int)len)
+            *used += snprintf(said + *used, len - (size_t)*used, "%s; ", detail);
+        json_array_foreach(bad, i, b)
+            if (*used < (int)len)
+                *used += snprintf(said + *used, len - (size_t)*used, "CDI spec skipped: %s; ", json_string_value(b));
+    }
+    json_decref(names);
+    json_decref(bad);
+    return missing;
 }
 
 /* Reports the machine as `node report NAME --inventory FILE` does.  What
@@ -139,19 +168,23 @@ static rd_code report_inventory(agent_state *a, rd_err *err)
         json_array_append_new(words, json_string("--problem"));
         json_array_append(words, p);
     }
-    a->rediscover = smi_failed || json_array_size(found.unknown) > 0;
+    int cdi_failed = cdi_check(a, path, words, said, sizeof said, &used);
+    a->rediscover = smi_failed || json_array_size(found.unknown) > 0 || cdi_failed;
     int news = strcmp(said, a->report_said) != 0;
     if (news && said[0])
         dlog(&a->o->log, "inventory", NULL, "%sdiscovery runs again every %lld ms", said,
              (long long)a->o->sample_ms);
     else if (news && a->report_said[0])
-        dlog(&a->o->log, "inventory", NULL, "nvidia-smi answers and every GPU is a type of gpu list again");
+        dlog(&a->o->log, "inventory", NULL, "nvidia-smi answers, every GPU is a type of gpu list and has its CDI "
+             "device again");
     rc = agent_work_line(words, line, sizeof line, err);
     json_decref(words);
     if (rc == RD_OK)
         rc = agent_work_exec(a, line, &result, err);
     if (rc == RD_OK && news)
         snprintf(a->report_said, sizeof a->report_said, "%s", said);
+    if (rc == RD_OK)
+        agent_limits_learn(a, result);
     if (rc == RD_OK && (news || !a->rediscovered_ms)) {
         json_t *unmet = json_object_get(result, "unmet");
         dlog(&a->o->log, "inventory", NULL, "reported %s: %lld %s GPU(s), %lld cores, %lld GB; node %s%s",

@@ -22,6 +22,7 @@
  * a worker the job no longer runs here.
  */
 #include "agent_work.h"
+#include "agent_limits.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -322,6 +323,8 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
     agent_worker *w = track(a, id, (int)index);
     runner_status_t st;
     runner_info info = { 0 };
+    if (w)
+        w->disk_limit = agent_limits_disk_bytes(job);
     rd_err err = { 0 };
     char gpus[256] = "";
     int fresh = 0;
@@ -358,17 +361,22 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
             size_t at = strlen(gpus);
             snprintf(gpus + at, sizeof gpus - at, "%s%lld", at ? "," : "", (long long)doc_int(g, "gpu"));
         }
-        const char **envv = calloc(json_array_size(env) + 1, sizeof *envv);
+        agent_limits lim;
+        agent_limits_for(a, job, worker, index, &lim);
+        const char **envv = calloc(json_array_size(env) + 3, sizeof *envv);
         json_array_foreach(env, i, g)
             if (envv)
                 envv[i] = json_string_value(g);
+        for (int m = 0, at = (int)json_array_size(env); envv && m < 2; m++)
+            if (lim.mps[m][0])
+                envv[at++] = lim.mps[m];   /* after the job's: the share wins */
         /* the packages first (runner_packages.h): the wrapped command */
         const json_t *jenv = json_object_get(job, "environment");
         char *script = runner_packages_script(json_object_get(jenv, "packages"), a->runtime, w->dir,
                                               worker_image(job), doc_str(jenv, "python"),
                                               *doc_str(json_object_get(job, "model"), "source") != 0, command);
         runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, NULL, 0,
-                             NULL, NULL, 1 };
+                             NULL, NULL, 1, lim.cpus, lim.memory_gib, lim.cpu_list };
         rd_code rc = envv && script ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
         free(script);
         free(envv);
@@ -517,6 +525,7 @@ static void reconcile_worker(agent_state *a, json_t *active, const json_t *job, 
         rd_err err = { 0 };
         if (!w)
             return;
+        w->disk_limit = agent_limits_disk_bytes(job);
         w->stopping = strcmp(state, "stopping") == 0;
         /* The store took `running` from this node, but the agent that said
          * it died before releasing it: it may run now (unless its shim gave
@@ -688,7 +697,9 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
     /* a held worker that never ran has no exit status of its own: lost */
     int exited = st->state == RUNNER_EXITED && !st->unstarted;
     int ok_exit = exited && st->signal == 0 && st->exit_code == 0;
-    const char *to = w->stopping ? "stopped" : ok_exit ? "finished" : "failed";
+    /* a worker stopped for its disk failed by its own doing: billed to its end */
+    w->disk_exceeded = w->disk_exceeded || agent_limits_disk_marked(w);
+    const char *to = w->disk_exceeded ? "failed" : w->stopping ? "stopped" : ok_exit ? "finished" : "failed";
     snprintf(idx, sizeof idx, "%d", w->index);
     ms_format(st->state == RUNNER_EXITED ? st->ended_at : a->o->log.now() * 1000, ts);
     json_t *words = json_pack("[s, s, s, s, s, s, s, s]", "job", "report", w->job, to, "--worker", idx, "--at", ts);
@@ -696,10 +707,12 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
         snprintf(num, sizeof num, "%d", st->signal ? st->signal : st->exit_code);
         json_array_append_new(words, json_string(st->signal ? "--signal" : "--exit-code"));
         json_array_append_new(words, json_string(num));
-        packages_failed(w, st, words);
-    } else {
+        if (!w->disk_exceeded)
+            packages_failed(w, st, words);
+    }
+    if (!exited || w->disk_exceeded) {
         json_array_append_new(words, json_string("--reason"));
-        json_array_append_new(words, json_string("lost"));
+        json_array_append_new(words, json_string(w->disk_exceeded ? "disk_exceeded" : "lost"));
     }
     rd_code rc = report(a, words, &err);
     if (rc == RD_OK)
@@ -754,12 +767,14 @@ void agent_work_tend(agent_state *a, int64_t now)
             continue;
         }
         if (st.state == RUNNER_RUNNING) {
-            if (w->stopping && !w->term_ms) {
+            if (!w->disk_exceeded && !w->stopping)
+                w->disk_exceeded = agent_limits_disk_check(a, w, now);
+            if ((w->stopping || w->disk_exceeded) && !w->term_ms) {
                 dlog(&a->o->log, "stop", NULL, "%s/%d: SIGTERM (SIGKILL in %d s)", w->job, w->index,
                      STOP_GRACE_MS / 1000);
                 runner_signal(w->dir, SIGTERM, &err);
                 w->term_ms = now;
-            } else if (w->stopping && !w->killed && now - w->term_ms >= STOP_GRACE_MS) {
+            } else if ((w->stopping || w->disk_exceeded) && !w->killed && now - w->term_ms >= STOP_GRACE_MS) {
                 dlog(&a->o->log, "stop", NULL, "%s/%d: still running after %d s; SIGKILL", w->job, w->index,
                      STOP_GRACE_MS / 1000);
                 runner_signal(w->dir, SIGKILL, &err);

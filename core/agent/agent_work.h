@@ -24,6 +24,9 @@ typedef struct {
     int launching;           /* a container started held: the runtime is pulling its image and making it;
                               * reported running once its entry says "started" (agent_work.c) */
     char gpus[256];          /* the GPUs it was started with (for the log) */
+    int64_t disk_limit;      /* bytes its directory may use (disk_size); 0: none */
+    int64_t disk_ms;         /* when it was last measured */
+    int disk_exceeded;       /* stopped for its disk: reported failed, disk_exceeded */
 } agent_worker;
 
 enum { AGENT_GPU_MAX = 64 };
@@ -64,6 +67,7 @@ typedef struct {
     int watching_view;       /* the open watch is on the view */
     agent_worker *workers;
     size_t nworkers, cap;
+    int node_vcpus, node_gpus, gpu_memory_gb;  /* as the last inventory report said (agent_limits.c) */
 } agent_state;
 
 /* Quotes words (a JSON array of strings and integers) into one command

@@ -196,6 +196,8 @@ _Noreturn static void worker_exec(const shim_ctx *c, int go_r)
             _exit(125);
         close(go_r);
     }
+    if (c->plan.pin)   /* the CPUs the agent chose (runner_limits.h) */
+        sched_setaffinity(0, sizeof c->plan.cpus, &c->plan.cpus);
     if (chdir(c->dir) != 0) {
         sb_str(&m, "rigdeck: cannot enter ");
         sb_str(&m, c->dir);

@@ -110,6 +110,10 @@ typedef struct {
     const char *workdir;     /* containers: --workdir; NULL: the image's */
     int hold;                /* 1: the command waits for runner_release()
                               * (the fence, above); 0: it runs at once */
+    int cpus;                /* containers: --cpus N; 0: no limit (runner_limits.h) */
+    int memory_gib;          /* containers: --memory Ng; 0: no limit */
+    const char *cpu_list;    /* process: pinned to these CPUs ("0-3,8",
+                              * sched_setaffinity before exec); NULL or "": not pinned */
 } runner_spec;
 
 /* The process runtime's environment is a clean one: PATH, HOME and LANG

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "grow.h"
+#include "runner_limits.h"
 
 extern char **environ;
 
@@ -181,6 +182,10 @@ static rd_code check_spec(const runner_spec *spec, int *ngpu, rd_err *err)
     for (size_t i = 0; spec->env && spec->env[i]; i++)
         if (!valid_env_entry(spec->env[i]))
             return rd_fail(err, RD_EINVAL, "runner: environment entry %zu is not NAME=VALUE", i);
+    cpu_set_t pin;
+    if (spec->cpus < 0 || spec->memory_gib < 0 || (spec->cpu_list && *spec->cpu_list &&
+                                                   limits_cpu_list_parse(spec->cpu_list, &pin) != 0))
+        return rd_fail(err, RD_EINVAL, "runner: cpus and memory must be >= 0 and cpu_list a list of CPUs");
     if (!container)
         return RD_OK;
     if (!spec->image || !*spec->image || spec->image[0] == '-')

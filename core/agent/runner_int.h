@@ -5,6 +5,8 @@
 #ifndef RD_RUNNER_INT_H
 #define RD_RUNNER_INT_H
 
+#include <sched.h>
+
 #include "runner.h"
 
 /* A NULL-terminated, growing list of owned strings (argv, environments);
@@ -44,6 +46,8 @@ typedef struct {
     char *pull_path;
     char **pull_argv;
     char *ctl;
+    int pin;       /* 1: the worker sets its affinity to cpus before exec */
+    cpu_set_t cpus;
 } runner_plan;
 
 /* Where the container sees its control folder, and its files: the entry

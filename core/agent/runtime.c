@@ -90,6 +90,15 @@ void runtime_container_common(const runtime_plan_in *in, runner_strv *argv, runn
     runner_strv_add(argv, "--pull=never");
     runner_strv_add(argv, "--name");
     runner_strv_add(argv, in->name);
+    /* its share of the node (runner_limits.c): both clients take the same flags */
+    if (spec->cpus > 0) {
+        runner_strv_add(argv, "--cpus");
+        runner_strv_addf(argv, "%d", spec->cpus);
+    }
+    if (spec->memory_gib > 0) {
+        runner_strv_add(argv, "--memory");
+        runner_strv_addf(argv, "%dg", spec->memory_gib);
+    }
     runner_strv_add(argv, "-v");
     runner_strv_addf(argv, "%s:%s:rw", in->ctl, RUNNER_CTL_MOUNT);
     for (size_t i = 0; i < spec->n_mounts; i++) {

@@ -3,6 +3,7 @@
  * check always passes: the host's shell is what every agent already needs.
  */
 #include "runtime.h"
+#include "runner_limits.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ static void process_plan(const runtime_ops *rt, const runtime_plan_in *in, runne
     runner_strv_add(argv, "-c");
     runner_strv_add(argv, in->spec->command);
     plan->path = strdup("/bin/sh");
+    /* pinned to as many CPUs as its share (runner_limits.c), before exec */
+    plan->pin = in->spec->cpu_list && *in->spec->cpu_list && limits_cpu_list_parse(in->spec->cpu_list, &plan->cpus) == 0;
     plan->record = strdup("kind process\n");
 }
 

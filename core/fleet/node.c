@@ -353,6 +353,9 @@ static rd_code node_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
             if (cmd_opt(a, "gpu-discovery"))
                 json_array_append_new(problems, json_pack("{s:s, s:s}", "problem", "gpu_discovery", "detail",
                                                           cmd_opt(a, "gpu-discovery")));
+            if (cmd_opt(a, "gpu-cdi"))
+                json_array_append_new(problems, json_pack("{s:s, s:s}", "problem", "gpu_cdi", "detail",
+                                                          cmd_opt(a, "gpu-cdi")));
             for (size_t i = 0; i < cmd_opt_count(a, "problem"); i++)
                 json_array_append_new(problems, json_pack("{s:s, s:s}", "problem", "inventory", "detail",
                                                           cmd_opt_at(a, "problem", i)));
@@ -707,6 +710,8 @@ static const cmd_flag node_report_flags[] = {
       "a GPU name nvidia-smi printed that no type of gpu list has: the node is rejected (gpu_model_known)" },
     { "gpu-discovery", "DETAIL", CMD_FLAG_VALUE,
       "nvidia-smi failed (its exit status and first line): the node keeps the GPUs it had and says why" },
+    { "gpu-cdi", "DETAIL", CMD_FLAG_VALUE,
+      "the CDI specs do not name every GPU as nvidia.com/gpu=N (podman): which, and how to generate them" },
     { 0 }
 };
 

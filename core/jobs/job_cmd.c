@@ -586,8 +586,9 @@ static const cmd_flag job_report_flags[] = {
     { "exit-code", "N", CMD_FLAG_VALUE, "the process's exit status, 0..255" },
     { "signal", "N", CMD_FLAG_VALUE, "the signal that ended the process" },
     { "at", "TIME", CMD_FLAG_VALUE, "when it started or ended (RFC 3339; default: now)" },
-    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, ...; image_pull_failed, runtime_error, "
-      "staging_failed: its command never started, not billed), or why its node gave it back (disk_full)" },
+    { "reason", "WORD", CMD_FLAG_VALUE, "why it ended (start_failed, disk_exceeded, packages_failed, ...; "
+      "image_pull_failed, runtime_error, staging_failed: its command never started, not billed), or why its node "
+      "gave it back (disk_full)" },
     { "message", "TEXT", CMD_FLAG_VALUE, "failed: the cause's error line (e.g. the runtime's \"Error: ...\"), kept as "
       "the worker's message" },
     { "node", "NODE", CMD_FLAG_VALUE, "the node the report comes from: refused unless the worker is placed there" },

@@ -26,6 +26,7 @@ static json_t *sample_job(void)
         " \"workers_spec\": {\"count\": 3, \"commands\": [\"echo a\", \"echo b\", \"echo c\"]},"
         " \"environment\": {\"image\": \"img\", \"env\": {\"TOKEN\": \"***\"}, \"secret_env\": \"sealed-text\"},"
         " \"system_env\": {\"RIGDECK_JOB\": \"job-1\"}, \"cost_ucr\": 12,"
+        " \"resources\": {\"gpus_x100\": 50, \"cpu_count\": null, \"disk_size\": 20},"
         " \"workers\": ["
         "  {\"state\": \"running\", \"node\": \"n1\", \"alloc\": [{\"gpu\": 2}], \"run_by_agent\": true,"
         "   \"billed_until\": \"2026-01-01T00:00:00Z\", \"host\": \"h1\", \"price_ucr\": 5},"
@@ -63,6 +64,8 @@ static void test_entries_content(void **state)
     assert_string_equal(json_string_value(json_object_get(e1, "id")), "job-1");
     assert_non_null(json_object_get(e1, "workers_spec"));
     assert_non_null(json_object_get(e1, "system_env"));
+    /* the resources the agent limits it to (agent_limits.c) */
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(e1, "resources"), "disk_size")), 20);
     /* nothing of billing or the owner's bookkeeping */
     assert_null(json_object_get(e1, "cost_ucr"));
     assert_null(json_object_get(e1, "owner"));
