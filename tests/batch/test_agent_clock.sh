@@ -18,6 +18,7 @@ FT=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
 
 rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
    -c "price set a100 2.78" -c "account deposit default 1000" \
+   -c "node add dc n0 --agent none --minion m-0 --inventory $INV/a100x4.yaml" -c "node maintenance n0 off" \
    -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
 expect_status 0
 
@@ -39,6 +40,8 @@ expect_json workers.0.state finished
 expect_json workers.0.ended_at "$started"
 
 case_ "the agent's clock steps back five minutes while its worker runs: the end still lands"
+rd -c "node maintenance n0 on"   # n1, whose agent runs, takes the next job
+expect_status 0
 echo "+0" >"$TMP/clock"
 export LD_PRELOAD="$FT" FAKETIME_TIMESTAMP_FILE="$TMP/clock" FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1
 start_agent n1 --inventory "$INV/a100x4.yaml"
