@@ -65,11 +65,12 @@ rd -c "job logs $J1"
 expect_out "^ran-on-n1$"
 
 case_ "node set --agent is refused while workers are placed, for a bad word, and to none with an agent"
+SNAPSHOT=snapshot_books   # the agent writes its stats and the worker's output meanwhile
 job_spec long 'sleep 600'
 JL=$(submit long)
 rd -c "sched run"
 wait_json 60 "job show $JL" workers.0.state running
-S=$(snapshot)
+S=$(snapshot_books)
 rd -c "node set n1 --agent none"
 expect_refused 1 "$S" "node set --agent: node 'n1' holds 1 worker(s)"
 rd -c "node set n1 --agent maybe"
@@ -81,10 +82,11 @@ expect_status 0
 rd -c "job stop $JL"
 wait_json 60 "job show $JL" state stopped
 wait_json 60 "node show n1" gpus_used 0
-S=$(snapshot)
+S=$(snapshot_books)
 rd -c "node set n1 --agent none"
 expect_refused 1 "$S" "node set --agent none: node 'n1' has an agent registered (online); stop it and run agent remove n1 first"
 
+SNAPSHOT=snapshot
 case_ "the agent is killed: once it is lost, a new job waits with agent_offline"
 kill_daemon "$(agent_pid n1)" KILL
 lost () { rd -c "agent check --node-timeout 1h"; json_is "node show n1" agent_online false; }
