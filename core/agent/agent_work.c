@@ -22,6 +22,7 @@
  * a worker the job no longer runs here.
  */
 #include "agent_work.h"
+#include "agent_stage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -217,8 +218,14 @@ static void fail_start(agent_state *a, agent_worker *w, const char *id, size_t i
     rd_err err = { 0 };
     snprintf(idx, sizeof idx, "%zu", index);
     dlog(&a->o->log, "start", NULL, "%s/%zu could not start: %s; reporting it failed (%s)", id, index, why, reason);
-    report(a, json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx, "--reason",
-                        reason, "--at", rdtime_format(a->o->log.now(), ts)), &err);
+    json_t *words = json_pack("[s, s, s, s, s, s, s, s, s, s]", "job", "report", id, "failed", "--worker", idx,
+                              "--reason", reason, "--at", rdtime_format(a->o->log.now(), ts));
+    if (strcmp(reason, "staging_failed") == 0) {   /* the item and its cause (agent_stage.h) */
+        json_array_append_new(words, json_string("--message"));
+        json_array_append_new(words, json_string(why));
+        cleanup(a, w->dir);
+    }
+    report(a, words, &err);
     untrack(a, w);
 }
 
@@ -335,9 +342,23 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
             fail_start(a, w, id, index, "no_command", "it has no command to run");
             return;
         }
+        /* its data first, still `starting` and unbilled (agent_stage.c):
+         * looked at again at the next round until it is there */
+        char smsg[600];
+        stage_state ss = agent_stage_step(a, job, w->dir, index, smsg, sizeof smsg);
+        if (ss == STAGE_BUSY) {
+            untrack(a, w);   /* no process yet: nothing to tend */
+            return;
+        }
+        if (ss == STAGE_FAILED || (worker_env(a, job, &env, &reason, &err) == RD_OK &&
+                                   agent_stage_env(a, job, w->dir, env, smsg, sizeof smsg) != 0)) {
+            json_decref(env);
+            fail_start(a, w, id, index, "staging_failed", smsg);
+            return;
+        }
         /* A value that cannot be opened fails the worker: it never runs
          * with a variable missing or empty. */
-        if (worker_env(a, job, &env, &reason, &err) != RD_OK) {
+        if (!env && worker_env(a, job, &env, &reason, &err) != RD_OK) {
             fail_start(a, w, id, index, reason, err.msg);
             return;
         }
@@ -359,8 +380,11 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
         char *script = runner_packages_script(json_object_get(jenv, "packages"), a->runtime, w->dir,
                                               worker_image(job), doc_str(jenv, "python"),
                                               *doc_str(json_object_get(job, "model"), "source") != 0, command);
-        runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, NULL, 0,
-                             NULL, NULL, 1 };
+        char ml[4200];
+        runner_mount mount;
+        agent_stage_mount(w->dir, ml, sizeof ml, &mount);   /* containers: /opt/ml */
+        runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, &mount,
+                             a->runtime != RUNNER_PROCESS, NULL, NULL, 1 };
         rd_code rc = envv && script ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
         free(script);
         free(envv);

@@ -1,0 +1,131 @@
+#!/bin/sh
+# Staging (execution.md §5): before a worker's command, unbilled, a real
+# agent on the process runtime fetches its data into the worker's /opt/ml
+# tree: two datasets served over HTTP by `python3 -m http.server` on
+# 127.0.0.1 (a .tar.gz and a .zip, extracted into /opt/ml/input/<NAME>), a
+# git model (a bare repository served over the same HTTP server: `git
+# update-server-info`) cloned into /opt/ml/models, and a key of type env
+# handed to the command as variables.  The command lists its input, reads
+# its model's code and prints the key's variable (`job logs`); `job show`
+# said `phase: staging` meanwhile and says `running` after.  A dataset whose
+# source is gone (HTTP 404) fails the worker `staging_failed` naming the
+# dataset and the status line, with no started_at and nothing billed; an
+# archive with a `../` entry is refused the same way and writes nothing
+# outside its folder.  Runs on SQLite and, again, on etcd.
+. tests/batch/lib.sh
+. tests/batch/daemons.sh
+
+command -v git >/dev/null 2>&1 || skip "git is not installed"
+
+W=$TMP/www
+mkdir -p "$W" "$TMP/src/one/a" "$TMP/src/two"
+echo "first dataset" >"$TMP/src/one/a/hello.txt"
+echo "second dataset" >"$TMP/src/two/b.txt"
+tar -C "$TMP/src/one" -czf "$W/one.tar.gz" a
+python3 - "$TMP/src/two/b.txt" "$W/two.zip" "$W/evil.tar.gz" <<'PY' || { echo "could not build the archives" >&2; exit 1; }
+import io, sys, tarfile, zipfile
+with zipfile.ZipFile(sys.argv[2], "w") as z:
+    z.write(sys.argv[1], "b.txt")
+with tarfile.open(sys.argv[3], "w:gz") as t:
+    data = b"escaped\n"
+    info = tarfile.TarInfo("../../evil-escaped.txt")
+    info.size = len(data)
+    t.addfile(info, io.BytesIO(data))
+PY
+# the model: a bare repository served as static files
+git init -q "$TMP/modelsrc"
+echo 'print("model code here")' >"$TMP/modelsrc/train.py"
+git -C "$TMP/modelsrc" add train.py
+git -C "$TMP/modelsrc" -c user.name=t -c user.email=t@example.com commit -q -m model
+git clone -q --bare "$TMP/modelsrc" "$W/model.git"
+git -C "$W/model.git" update-server-info
+
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$W" >"$TMP/http.log" 2>&1 &
+DAEMONS="$DAEMONS $!"
+PORT=""
+end=$(($(date +%s) + 30))
+while [ -z "$PORT" ] && [ "$(date +%s)" -le "$end" ]; do
+    PORT=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$TMP/http.log")
+    [ -n "$PORT" ] || sleep 0.2
+done
+[ -n "$PORT" ] || { echo "the HTTP server did not start: $(cat "$TMP/http.log")" >&2; exit 1; }
+U=http://127.0.0.1:$PORT
+
+printf 'STAGE_TOKEN=sekrit-42\nOTHER_VAR=x y\n' >"$TMP/vars.env"
+rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
+   -c "price set a100 2.78" -c "account deposit default 1000" \
+   -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off" \
+   -c "key add vars --type env --file $TMP/vars.env" \
+   -c "dataset add one --source $U/one.tar.gz" -c "dataset add 'Two Set' --source $U/two.zip" \
+   -c "dataset add gone --source $U/missing.tar.gz" -c "dataset add evil --source $U/evil.tar.gz"
+expect_status 0
+
+# data_job NAME DATASETS COMMAND
+data_job () {
+    cat >"$TMP/$1.yaml" <<EOF
+name: $1
+type: training
+resources: {gpu_types: [a100], gpu_count: 1, max_price: 3, disk_size: 50}
+workers:
+  count: 1
+  commands:
+    - |-
+      : rdtest-worker-$$; $3
+data: {datasets: $2}
+model: {source: git, location: "$U/model.git"}
+environment:
+  python: "3.9"
+  framework: pytorch
+  keys: [vars]
+EOF
+}
+
+case_ "two datasets, a git model and an env key are staged before the command, which sees them"
+start_serve s1 --sched-every 1s
+start_agent n1 --inventory $INV/a100x4.yaml
+data_job ok '[one, "Two Set"]' 'cd "$ML_DATA_PATH" && find . -type f | sort; cat "$ML_MODEL_PATH/train.py"; echo "tok=$STAGE_TOKEN other=$OTHER_VAR"; echo "out=$ML_OUTPUT_PATH"'
+J=$(submit ok)
+wait_json 120 "job show $J" state finished
+rd --output json -c "job show $J"
+expect_json workers.0.exit_code 0
+expect_json workers.0.phase running
+rd -c "job logs $J"
+expect_status 0
+expect_out "^./one/a/hello.txt$"
+expect_out "^./Two_Set/b.txt$"
+expect_out '^print("model code here")$'
+expect_out "^tok=sekrit-42 other=x y$"
+expect_out "^out=.*/$J/0/opt/ml/output$"
+expect_no_out "one.tar.gz"      # the archive itself is gone once extracted
+grep -q "GET /model.git/info/refs" "$TMP/http.log" && pass || fail "git never fetched the model over HTTP"
+grep -q "staging 3 item(s)" "$TMP/agent-n1.log" && pass || fail "the agent did not say it staged"
+rd --output json -c "job show $J"
+if grep -q "sekrit-42" "$OUT" "$TMP/agent-n1.log" "$TMP/s1.log"; then fail "a key's value is in job show or a log"; else pass; fi
+
+case_ "a dataset whose source is gone: failed, staging_failed, naming it, never started, nothing billed"
+data_job gone '[one, gone]' 'echo command-ran'
+J=$(submit gone)
+wait_json 120 "job show $J" state failed
+rd --output json -c "job show $J"
+expect_json workers.0.state failed
+expect_json workers.0.reason staging_failed
+expect_json workers.0.message "dataset 'gone': HTTP 404 File not found"
+expect_json workers.0.started_at null
+rd --output json -c "ledger entries --account default --kind usage_fee"
+billed=$(jget items | python3 -c "import json,sys; print(sum(t['amount_ucr'] for t in json.load(sys.stdin) if '$J' in t['id']))")
+[ "$billed" = 0 ] && pass || fail "a failed staging billed $billed ucr"
+rd -c "job logs $J"
+expect_no_out "command-ran"
+[ ! -d "$TMP/work-n1/$J" ] && pass || fail "the failed worker's directory is left behind"
+
+case_ "an archive entry that would land outside its folder is refused"
+data_job evil '[evil]' 'echo command-ran'
+J=$(submit evil)
+wait_json 120 "job show $J" state failed
+rd --output json -c "job show $J"
+expect_json workers.0.reason staging_failed
+expect_out "dataset 'evil': evil.tar.gz: the entry '../../evil-escaped.txt' would land outside the target folder; refused"
+found=$(find "$TMP" -name evil-escaped.txt | head -1)
+[ -z "$found" ] && pass || fail "the escaping entry was written: $found"
+
+finish
