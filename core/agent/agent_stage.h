@@ -46,7 +46,8 @@ int stage_extract(const char *file, const char *dest, char *why, size_t len);
  * -1 for another kind. */
 int stage_rclone_env(const char *kind, const char *endpoint, const char *key_type, const char *key_value,
                      const char *key_file, char **env, size_t cap);
-/* `rclone copy --config /dev/null SRC DEST` into argv (8 slots), SRC in src. */
+/* `rclone copy --config /dev/null --error-on-no-transfer [--ca-cert
+ * $AWS_CA_BUNDLE] SRC DEST` into argv (12 slots), SRC in src. */
 int stage_rclone_argv(const char *kind, const char *url, const char *dest, char *src, size_t len, const char **argv);
 
 #endif

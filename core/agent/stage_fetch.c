@@ -302,11 +302,16 @@ static int run_tool(stager *s, char *const argv[], const char *const *extra)
     while (extra && extra[m])
         m++;
     char **envp = calloc(n + m + 1, sizeof *envp);
+    size_t k = 0;
     if (!envp)
         return -1;
-    memcpy(envp, environ, n * sizeof *envp);
+    /* rclone 1.60 cannot take AWS_CA_BUNDLE ("unsupported transport"):
+     * stage_rclone_argv passes the same bundle as --ca-cert instead */
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(argv[0], "rclone") != 0 || strncmp(environ[i], "AWS_CA_BUNDLE=", 14) != 0)
+            envp[k++] = environ[i];
     for (size_t i = 0; i < m; i++)
-        envp[n + i] = (char *)extra[i];
+        envp[k++] = (char *)extra[i];
     snprintf(log, sizeof log, "%s/tool.log", s->dir);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -325,6 +330,10 @@ static int run_tool(stager *s, char *const argv[], const char *const *extra)
         ;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
         return 0;
+    if (strcmp(argv[0], "rclone") == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 9) {   /* --error-on-no-transfer */
+        snprintf(s->why, sizeof s->why, "nothing there to copy");
+        return -1;
+    }
     snprintf(s->why, sizeof s->why, "%s failed", argv[0]);
     last_line(log, s->why, sizeof s->why);
     return -1;
@@ -391,10 +400,16 @@ int stage_rclone_argv(const char *kind, const char *url, const char *dest, char 
     else
         snprintf(src, len, ":http:");
     int i = 0;
+    const char *ca = getenv("AWS_CA_BUNDLE");
     argv[i++] = "rclone";
     argv[i++] = "copy";
     argv[i++] = "--config";
     argv[i++] = "/dev/null";
+    argv[i++] = "--error-on-no-transfer";   /* a source that is gone is an error, not an empty folder */
+    if (ca && *ca) {
+        argv[i++] = "--ca-cert";
+        argv[i++] = ca;
+    }
     argv[i++] = src;
     argv[i++] = dest;
     argv[i] = NULL;
@@ -443,7 +458,7 @@ static int stage_item(stager *s, const json_t *it)
             return -1;
     } else {
         char *env[8];
-        const char *argv[8];
+        const char *argv[12];
         if (strcmp(kind, "gs") == 0 && kval) {
             snprintf(keyfile, sizeof keyfile, "%s/gcp_key.json", s->dir);
             put_file(s->dir, "gcp_key.json", kval, 0600);

@@ -11,7 +11,13 @@
 # source is gone (HTTP 404) fails the worker `staging_failed` naming the
 # dataset and the status line, with no started_at and nothing billed; an
 # archive with a `../` entry is refused the same way and writes nothing
-# outside its folder.  Runs on SQLite and, again, on etcd.
+# outside its folder.  S3: a real S3-compatible server, s3rver from the npm
+# registry (installed once into $RIGDECK_TEST_S3RVER_DIR, default
+# /tmp/rigdeck-test-s3rver; the case is left out, saying so, where npm
+# cannot fetch it), on 127.0.0.1, reached through the dataset's --endpoint
+# with a key of type aws: a prefix copied whole and an archive extracted; a
+# prefix that is not there fails staging_failed.  Runs on SQLite and,
+# again, on etcd.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
 
@@ -127,5 +133,53 @@ expect_json workers.0.reason staging_failed
 expect_out "dataset 'evil': evil.tar.gz: the entry '../../evil-escaped.txt' would land outside the target folder; refused"
 found=$(find "$TMP" -name evil-escaped.txt | head -1)
 [ -z "$found" ] && pass || fail "the escaping entry was written: $found"
+
+case_ "S3 through --endpoint (s3rver): a prefix copied whole, an archive extracted, a missing prefix refused"
+S3D=${RIGDECK_TEST_S3RVER_DIR:-/tmp/rigdeck-test-s3rver}
+if [ ! -x "$S3D/node_modules/.bin/s3rver" ] && command -v npm >/dev/null 2>&1; then
+    mkdir -p "$S3D" && (cd "$S3D" && timeout 300 npm install --no-audit --no-fund s3rver@3.7.1 >/dev/null 2>&1)
+fi
+if [ ! -x "$S3D/node_modules/.bin/s3rver" ] || ! command -v rclone >/dev/null 2>&1; then
+    echo "  (s3rver could not be installed from npm, or rclone is missing: the S3 case is left out)" >&2
+else
+    mkdir -p "$TMP/s3data" "$TMP/s3up/pre/sub"
+    "$S3D/node_modules/.bin/s3rver" --address 127.0.0.1 --port 0 --directory "$TMP/s3data" \
+        --configure-bucket bkt >"$TMP/s3rver.log" 2>&1 &
+    DAEMONS="$DAEMONS $!"
+    S3PORT=""
+    end=$(($(date +%s) + 30))
+    while [ -z "$S3PORT" ] && [ "$(date +%s)" -le "$end" ]; do
+        S3PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TMP/s3rver.log")
+        [ -n "$S3PORT" ] || sleep 0.2
+    done
+    echo "object one" >"$TMP/s3up/pre/o1.txt"
+    echo "object two" >"$TMP/s3up/pre/sub/o2.txt"
+    cp "$W/one.tar.gz" "$TMP/s3up/arch.tar.gz"
+    # the test's own upload, with rclone (AWS_CA_BUNDLE upsets rclone 1.60)
+    env -u AWS_CA_BUNDLE RCLONE_S3_PROVIDER=Other RCLONE_S3_ENDPOINT="http://127.0.0.1:$S3PORT" RCLONE_S3_ENV_AUTH=false \
+        RCLONE_S3_ACCESS_KEY_ID=S3RVER RCLONE_S3_SECRET_ACCESS_KEY=S3RVER \
+        rclone copy --config /dev/null "$TMP/s3up" :s3:bkt >"$TMP/s3up.log" 2>&1 && pass || fail "upload: $(cat "$TMP/s3up.log")"
+    printf 'AWS_ACCESS_KEY_ID=S3RVER\nAWS_SECRET_ACCESS_KEY=S3RVER\n' >"$TMP/s3.env"
+    E=http://127.0.0.1:$S3PORT
+    rd -c "key add s3k --type aws --file $TMP/s3.env" \
+       -c "dataset add s3pre --source s3://bkt/pre/ --key s3k --endpoint $E" \
+       -c "dataset add s3arch --source s3://bkt/arch.tar.gz --key s3k --endpoint $E" \
+       -c "dataset add s3gone --source s3://bkt/nothing-here/ --key s3k --endpoint $E"
+    expect_status 0
+    data_job s3 '[s3pre, s3arch]' 'cd "$ML_DATA_PATH" && find . -type f | sort'
+    J=$(submit s3)
+    wait_json 120 "job show $J" state finished
+    rd -c "job logs $J"
+    expect_out "^./s3pre/o1.txt$"
+    expect_out "^./s3pre/sub/o2.txt$"
+    expect_out "^./s3arch/a/hello.txt$"
+    expect_no_out "arch.tar.gz"
+    data_job s3g '[s3gone]' 'echo command-ran'
+    J=$(submit s3g)
+    wait_json 120 "job show $J" state failed
+    rd --output json -c "job show $J"
+    expect_json workers.0.reason staging_failed
+    expect_json workers.0.message "dataset 's3gone': nothing there to copy"
+fi
 
 finish
