@@ -426,7 +426,7 @@ int agent_stage_env(agent_state *a, const json_t *job, const char *dir, json_t *
             vl--;
         int rc = 0;
         if (strcmp(type, "aws") == 0 || strcmp(type, "wasabi") == 0)
-            rc = push_lines(env, v, "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY");
+            rc = push_lines(env, v, NULL, NULL);   /* AWS_* lines only (datakey_file.c) */
         else if (strcmp(type, "env") == 0)
             rc = push_lines(env, v, NULL, NULL);
         else if (strcmp(type, "azure") == 0)

@@ -226,7 +226,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *data)
     return len;
 }
 
-static int fetch_url(stager *s, const char *url, const char *file)
+static int fetch_url(stager *s, const char *url, const char *file, const char *token)
 {
     char part[4400];
     dl d = { s, NULL, "" };
@@ -248,7 +248,16 @@ static int fetch_url(stager *s, const char *url, const char *file)
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
     curl_easy_setopt(c, CURLOPT_USE_SSL, strncmp(url, "ftps:", 5) == 0 ? (long)CURLUSESSL_ALL : (long)CURLUSESSL_NONE);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    struct curl_slist *hdr = NULL;
+    char auth[600];
+    if (token && *token && strncmp(url, "https:", 6) == 0) {   /* a huggingface token: https only */
+        snprintf(auth, sizeof auth, "Authorization: Bearer %.*s", (int)strcspn(token, "\r\n"), token);
+        hdr = curl_slist_append(NULL, auth);
+        explicit_bzero(auth, sizeof auth);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+    }
     CURLcode rc = curl_easy_perform(c);
+    curl_slist_free_all(hdr);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
     curl_easy_cleanup(c);
     fclose(d.f);
@@ -377,6 +386,11 @@ int stage_rclone_env(const char *kind, const char *endpoint, const char *key_typ
         if (creds) {
             env_add(env, cap, "RCLONE_S3_ACCESS_KEY_ID", id);
             env_add(env, cap, "RCLONE_S3_SECRET_ACCESS_KEY", secret);
+            if (key_line(key_value, "AWS_SESSION_TOKEN", secret, sizeof secret))
+                env_add(env, cap, "RCLONE_S3_SESSION_TOKEN", secret);
+            if (key_line(key_value, "AWS_REGION", id, sizeof id) ||
+                key_line(key_value, "AWS_DEFAULT_REGION", id, sizeof id))
+                env_add(env, cap, "RCLONE_S3_REGION", id);
         }
         explicit_bzero(secret, sizeof secret);
         return 0;
@@ -431,21 +445,33 @@ static int stage_item(stager *s, const json_t *it)
     int folder = url[strlen(url) - 1] == '/';
 
     if (strcmp(kind, "git") == 0) {
-        char *env[4] = { 0 };
+        char *env[8] = { 0 };
         if (mkdirs(dest) != 0 && errno != EEXIST)
             return snprintf(s->why, sizeof s->why, "%s: %s", dest, strerror(errno)), -1;
-        env_add(env, 4, "GIT_TERMINAL_PROMPT", "0");
+        env_add(env, 8, "GIT_TERMINAL_PROMPT", "0");
+        if (ktype && strcmp(ktype, "huggingface") == 0 && kval && strncmp(url, "https:", 6) == 0) {
+            /* the token as a header, through git's environment config
+             * (never argv): GIT_CONFIG_COUNT/KEY_0/VALUE_0 */
+            char hv[600];
+            snprintf(hv, sizeof hv, "Authorization: Bearer %.*s", (int)strcspn(kval, "\r\n"), kval);
+            env_add(env, 8, "GIT_CONFIG_COUNT", "1");
+            env_add(env, 8, "GIT_CONFIG_KEY_0", "http.extraHeader");
+            env_add(env, 8, "GIT_CONFIG_VALUE_0", hv);
+            explicit_bzero(hv, sizeof hv);
+        }
         if (ktype && strcmp(ktype, "git") == 0 && kval) {
             char cmd[4400];
             snprintf(keyfile, sizeof keyfile, "%s/git_key", s->dir);
             put_file(s->dir, "git_key", kval, 0600);
             snprintf(cmd, sizeof cmd, "ssh -i '%s' -o IdentitiesOnly=yes -o StrictHostKeyChecking=accept-new", keyfile);
-            env_add(env, 4, "GIT_SSH_COMMAND", cmd);
+            env_add(env, 8, "GIT_SSH_COMMAND", cmd);
         }
         char *argv[] = { "git", "clone", "--quiet", (char *)url, (char *)dest, NULL };
         int rc = run_tool(s, argv, (const char *const *)env);
-        for (char **e = env; *e; e++)
+        for (char **e = env; *e; e++) {
+            explicit_bzero(*e, strlen(*e));
             free(*e);
+        }
         return rc;
     }
     if (mkdirs(dest) != 0) {
@@ -454,7 +480,7 @@ static int stage_item(stager *s, const json_t *it)
     }
     if ((strncmp(kind, "http", 4) == 0 || strncmp(kind, "ftp", 3) == 0) && !folder) {
         snprintf(file, sizeof file, "%s/%s", dest, *base ? base : "download");
-        if (fetch_url(s, url, file) != 0)
+        if (fetch_url(s, url, file, ktype && strcmp(ktype, "huggingface") == 0 ? kval : NULL) != 0)
             return -1;
     } else {
         char *env[8];
@@ -492,6 +518,16 @@ static int stage_item(stager *s, const json_t *it)
     return 0;
 }
 
+/* The key files the fetches needed: gone whatever the outcome. */
+static void forget_keys(const stager *s)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.4000s/git_key", s->dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%.4000s/gcp_key.json", s->dir);
+    unlink(path);
+}
+
 int agent_stage_main(int argc, char **argv)
 {
     stager s = { 0 };
@@ -516,14 +552,14 @@ int agent_stage_main(int argc, char **argv)
             char msg[1024];
             s.why[strcspn(s.why, "\r\n")] = '\0';
             snprintf(msg, sizeof msg, "%s: %s\n", json_string_value(json_object_get(it, "what")), s.why);
+            forget_keys(&s);
             put_file(s.dir, "failed", msg, 0600);
             json_decref(plan);
             return 1;
         }
     }
     json_decref(plan);
-    unlink(strcat(s.dir, "/git_key"));
-    s.dir[strlen(s.dir) - strlen("/git_key")] = '\0';
+    forget_keys(&s);
     put_file(s.dir, "done", "", 0600);
     return 0;
 }
