@@ -286,9 +286,17 @@ static int stager_start(const char *dir, const json_t *items, char *msg, size_t 
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     posix_spawnattr_init(&at);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);   /* not in the agent's terminal's group */
+    /* this very binary, by the name readlink gives (under valgrind, the
+     * program's, not the tool's) */
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0)
+        exe[n] = '\0';
+    else
+        snprintf(exe, sizeof exe, "/proc/self/exe");
     char *argv[] = { "rigdeck", "agent-stage", (char *)dir, NULL };
     pid_t pid;
-    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
+    int rc = posix_spawn(&pid, exe, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     if (rc != 0) {
@@ -326,6 +334,17 @@ static void say_progress(agent_state *a, const json_t *job, const char *sdir, si
         agent_work_exec(a, line, &result, &err);
     json_decref(result);
     json_decref(words);
+}
+
+void agent_stage_abort(const char *dir)
+{
+    char path[4300], text[64];
+    snprintf(path, sizeof path, "%s/.stage/pid", dir);
+    if (read_text(path, text, sizeof text) != 0)
+        return;
+    pid_t pid = (pid_t)atoi(text);
+    if (pid > 0 && stager_alive(pid))
+        kill(-pid, SIGKILL);   /* its session: the stager, rclone, git */
 }
 
 stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir, size_t index, char *msg,

@@ -21,6 +21,10 @@ typedef enum { STAGE_READY, STAGE_BUSY, STAGE_FAILED } stage_state;
 stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir, size_t index, char *msg,
                              size_t len);
 
+/* Kills the stager of the worker in dir, if one runs (the worker ended
+ * while its data was being fetched), before its directory goes. */
+void agent_stage_abort(const char *dir);
+
 /* Appends to env ("K=V" strings) the ML_*_PATH variables (the /opt/ml tree
  * in a container, the same tree under dir on the process runtime) and the
  * variables of the keys the job attaches (execution.md's table; a gcp key

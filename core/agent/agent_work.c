@@ -116,6 +116,7 @@ static void cleanup(agent_state *a, const char *dir)
 {
     rd_err err = { 0 };
     char parent[4096];
+    agent_stage_abort(dir);   /* ended while staging */
     if (runner_cleanup(dir, &err) != RD_OK) {
         dlog(&a->o->log, "cleanup", NULL, "%s: %s", dir, err.msg);
         return;
