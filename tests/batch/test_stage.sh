@@ -11,7 +11,9 @@
 # source is gone (HTTP 404) fails the worker `staging_failed` naming the
 # dataset and the status line, with no started_at and nothing billed; an
 # archive with a `../` entry is refused the same way and writes nothing
-# outside its folder.  S3: a real S3-compatible server, s3rver from the npm
+# outside its folder.  An inference job's data.input: a .zip extracted
+# into /opt/ml/input, a URL ending in `/` (http.server's listing) copied
+# whole with rclone.  S3: a real S3-compatible server, s3rver from the npm
 # registry (installed once into $RIGDECK_TEST_S3RVER_DIR, default
 # /tmp/rigdeck-test-s3rver; the case is left out, saying so, where npm
 # cannot fetch it), on 127.0.0.1, reached through the dataset's --endpoint
@@ -117,12 +119,37 @@ expect_json workers.0.state failed
 expect_json workers.0.reason staging_failed
 expect_json workers.0.message "dataset 'gone': HTTP 404 File not found"
 expect_json workers.0.started_at null
+expect_json workers.0.phase staging     # where it was when it failed
 rd --output json -c "ledger entries --account default --kind usage_fee"
 billed=$(jget items | python3 -c "import json,sys; print(sum(t['amount_ucr'] for t in json.load(sys.stdin) if '$J' in t['id']))")
 [ "$billed" = 0 ] && pass || fail "a failed staging billed $billed ucr"
 rd -c "job logs $J"
 expect_no_out "command-ran"
 [ ! -d "$TMP/work-n1/$J" ] && pass || fail "the failed worker's directory is left behind"
+
+case_ "an inference job's data.input: an archive extracted into /opt/ml/input, a folder URL copied whole"
+cat >"$TMP/inf.yaml" <<EOF
+name: inf
+type: inference
+resources: {gpu_types: [a100], gpu_count: 1, max_price: 3, disk_size: 50}
+workers: {count: 1, commands: [": rdtest-worker-$$; cd \$ML_DATA_PATH && find . -type f | sort"]}
+data: {input: {type: web, path: "$U/two.zip"}}
+environment: {python: "3.9", framework: pytorch}
+EOF
+J=$(submit inf)
+wait_json 120 "job show $J" state finished
+rd -c "job logs $J"
+expect_out "^./b.txt$"
+expect_no_out "two.zip"
+mkdir -p "$W/folder/deep"
+echo f1 >"$W/folder/f1.txt"
+echo f2 >"$W/folder/deep/f2.txt"
+sed -i "s|$U/two.zip|$U/folder/|" "$TMP/inf.yaml"
+J=$(submit inf)
+wait_json 120 "job show $J" state finished
+rd -c "job logs $J"
+expect_out "^./f1.txt$"
+expect_out "^./deep/f2.txt$"
 
 case_ "an archive entry that would land outside its folder is refused"
 data_job evil '[evil]' 'echo command-ran'
