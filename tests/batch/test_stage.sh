@@ -18,8 +18,9 @@
 # /tmp/rigdeck-test-s3rver; the case is left out, saying so, where npm
 # cannot fetch it), on 127.0.0.1, reached through the dataset's --endpoint
 # with a key of type aws: a prefix copied whole and an archive extracted; a
-# prefix that is not there fails staging_failed.  Runs on SQLite and,
-# again, on etcd.
+# prefix that is not there fails staging_failed.  Where podman can run
+# containers, the same data in a container at /opt/ml.  Runs on SQLite
+# and, again, on etcd.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
 
@@ -207,6 +208,45 @@ else
     rd --output json -c "job show $J"
     expect_json workers.0.reason staging_failed
     expect_json workers.0.message "dataset 's3gone': nothing there to copy"
+fi
+
+case_ "in a container (podman): the same tree bind-mounted at /opt/ml, ML_*_PATH naming it"
+CONTAINERS_CONF=$TMP/containers.conf
+printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n' >"$CONTAINERS_CONF"
+export CONTAINERS_CONF
+IMG=docker.io/rigdecktest/stage-$$:1
+if ! command -v podman >/dev/null 2>&1 || [ ! -x /bin/busybox ]; then
+    echo "  (podman or busybox-static missing: the container case is left out)" >&2
+else
+    mkdir -p "$TMP/rootfs/bin" "$TMP/rootfs/tmp"
+    cp /bin/busybox "$TMP/rootfs/bin/"
+    for c in sh cat find sort echo ls; do ln -s busybox "$TMP/rootfs/bin/$c"; done
+    if ! tar -C "$TMP/rootfs" -c . | podman import - "$IMG" >/dev/null 2>&1 ||
+       ! podman run --rm "$IMG" /bin/sh -c true >/dev/null 2>&1; then
+        echo "  (podman cannot run containers here: the container case is left out)" >&2
+    else
+        rd -c "node add dc c1 --minion m-c1 --inventory $INV/cpu.yaml" -c "node maintenance c1 off" \
+           -c "price set cpu 0.2" -c "node maintenance n1 on"
+        expect_status 0
+        start_agent c1 --inventory $INV/cpu.yaml --runtime podman
+        cat >"$TMP/ctr.yaml" <<EOF
+name: ctr
+type: training
+resources: {gpu_types: [cpu], cpu_count: 4, max_price: 1, disk_size: 20}
+workers: {count: 1, commands: ["cd /opt/ml/input && find . -type f | sort; cat /opt/ml/models/train.py; echo data=\$ML_DATA_PATH model=\$ML_MODEL_PATH tok=\$STAGE_TOKEN"]}
+data: {datasets: [one, "Two Set"]}
+model: {source: git, location: "$U/model.git"}
+environment: {image: $IMG, keys: [vars]}
+EOF
+        J=$(submit ctr)
+        wait_json 120 "job show $J" state finished
+        rd -c "job logs $J"
+        expect_out "^./one/a/hello.txt$"
+        expect_out "^./Two_Set/b.txt$"
+        expect_out '^print("model code here")$'
+        expect_out "^data=/opt/ml/input model=/opt/ml/models tok=sekrit-42$"
+    fi
+    podman rmi -f "$IMG" >/dev/null 2>&1
 fi
 
 finish
