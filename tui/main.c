@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent_stage.h"
 #include "batch.h"
 #include "complete.h"
 #include "console.h"
@@ -13,6 +14,8 @@ int main(int argc, char **argv)
     rd_options opt;
     if (argc >= 2 && (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "agent") == 0))
         return daemon_main(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "agent-stage") == 0)   /* the agent's stager (agent_stage.h) */
+        return agent_stage_main(argc - 1, argv + 1);
     int status = options_parse(argc, argv, &opt);
     if (status != 0) {
         options_free(&opt);

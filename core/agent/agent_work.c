@@ -23,6 +23,7 @@
  */
 #include "agent_work.h"
 #include "agent_limits.h"
+#include "agent_stage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -117,6 +118,7 @@ static void cleanup(agent_state *a, const char *dir)
 {
     rd_err err = { 0 };
     char parent[4096];
+    agent_stage_abort(dir);   /* ended while staging */
     if (runner_cleanup(dir, &err) != RD_OK) {
         dlog(&a->o->log, "cleanup", NULL, "%s: %s", dir, err.msg);
         return;
@@ -225,6 +227,8 @@ static void fail_start(agent_state *a, agent_worker *w, const char *id, size_t i
                             "--reason", reason, "--message", msg, "--at", rdtime_format(a->o->log.now(), ts)),
                &err) != RD_OK)
         dlog(&a->o->log, "start", NULL, "%s/%zu: report failed refused: %s", id, index, err.msg);
+    if (strcmp(reason, "staging_failed") == 0)
+        cleanup(a, w->dir);   /* what it fetched goes (agent_stage.h) */
     untrack(a, w);
 }
 
@@ -346,9 +350,23 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
             fail_start(a, w, id, index, "no_command", "it has no command to run");
             return;
         }
+        /* its data first, still `starting` and unbilled (agent_stage.c):
+         * looked at again at the next round until it is there */
+        char smsg[600];
+        stage_state ss = agent_stage_step(a, job, w->dir, index, smsg, sizeof smsg);
+        if (ss == STAGE_BUSY) {
+            untrack(a, w);   /* no process yet: nothing to tend */
+            return;
+        }
+        if (ss == STAGE_FAILED || (worker_env(a, job, &env, &reason, &err) == RD_OK &&
+                                   agent_stage_env(a, job, w->dir, env, smsg, sizeof smsg) != 0)) {
+            json_decref(env);
+            fail_start(a, w, id, index, "staging_failed", smsg);
+            return;
+        }
         /* A value that cannot be opened fails the worker: it never runs
          * with a variable missing or empty. */
-        if (worker_env(a, job, &env, &reason, &err) != RD_OK) {
+        if (!env && worker_env(a, job, &env, &reason, &err) != RD_OK) {
             fail_start(a, w, id, index, reason, err.msg);
             return;
         }
@@ -375,8 +393,11 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
         char *script = runner_packages_script(json_object_get(jenv, "packages"), a->runtime, w->dir,
                                               worker_image(job), doc_str(jenv, "python"),
                                               *doc_str(json_object_get(job, "model"), "source") != 0, command);
-        runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, NULL, 0,
-                             NULL, NULL, 1, lim.cpus, lim.memory_gib, lim.cpu_list };
+        char ml[4200];
+        runner_mount mount;
+        agent_stage_mount(w->dir, ml, sizeof ml, &mount);   /* containers: /opt/ml */
+        runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, &mount,
+                             a->runtime != RUNNER_PROCESS, NULL, NULL, 1, lim.cpus, lim.memory_gib, lim.cpu_list };
         rd_code rc = envv && script ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
         free(script);
         free(envv);

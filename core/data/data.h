@@ -137,7 +137,9 @@ rd_code dataobj_remove(cmd_ctx *ctx, dataobj_kind k, json_t *doc, rd_err *err);
  * not is refused naming the field path ("data.datasets[1]: dataset 'x'
  * does not exist").  Stores job["data_refs"]: for each, the object's
  * owner, name and what staging fetches (source, source_type, key,
- * key_type, endpoint, datastore, path), never a key's value. */
+ * key_type, endpoint, datastore, path) and in "secret_keys" {NAME:
+ * {type, secret_value}} the sealed value of every key they use (attached
+ * or an object's own), for the node's stager; never a value in clear. */
 rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err);
 
 /* RD_OK when no waiting or running job refers to the object; else

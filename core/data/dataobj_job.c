@@ -6,8 +6,9 @@
  * model.location with model.source rigdeck, and environment.keys.  The
  * refs copy what staging fetches (source, type, the object's own key by
  * name, endpoint, datastore) so that an object removed or changed later
- * cannot change what a placed job reads; a key's value never enters the
- * job, only its owner, name and type.
+ * cannot change what a placed job reads; a key's value enters the job
+ * only sealed (data_refs.secret_keys, opened by the node agent with the
+ * master key), never in clear, and no result shows it.
  */
 #include "data.h"
 
@@ -62,6 +63,41 @@ static rd_code resolve_list(cmd_ctx *ctx, const json_t *names, const char *prefi
     return RD_OK;
 }
 
+/* Adds to refs["secret_keys"] the sealed value and type of key name (the
+ * creator's), once: what the node's stager and the worker open with the
+ * master key (agent_stage.c).  A "secret..." field never leaves the store
+ * in a result (cmd.c) and the work view carries it to the node. */
+static rd_code seal_key(cmd_ctx *ctx, json_t *refs, const char *name, rd_err *err)
+{
+    json_t *keys = json_object_get(refs, "secret_keys"), *doc = NULL;
+    if (!name || !*name || json_object_get(keys, name))
+        return RD_OK;
+    char key[RD_KEY_MAX];
+    rd_code rc = tx_get(ctx->tx, tx_key(key, "%s%s/%s", KEY_DATAKEYS, ctx->actor, name), &doc, err);
+    if (rc == RD_OK && doc)
+        json_object_set_new(keys, name, json_pack("{s:O, s:O}", "type", json_object_get(doc, "type"), "secret_value",
+                                                  json_object_get(doc, "secret_value")));
+    json_decref(doc);
+    return rc;
+}
+
+/* The sealed values of every key the job's transfers use: those it
+ * attaches and each object's own. */
+static rd_code seal_keys(cmd_ctx *ctx, json_t *refs, rd_err *err)
+{
+    static const char *const lists[] = { "keys", "datasets", "checkpoints" };
+    const json_t *r;
+    size_t i;
+    rd_code rc = json_object_set_new(refs, "secret_keys", json_object()) == 0 ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
+    for (size_t l = 0; l < 3 && rc == RD_OK; l++)
+        json_array_foreach(json_object_get(refs, lists[l]), i, r)
+            if (rc == RD_OK)
+                rc = seal_key(ctx, refs, json_string_value(json_object_get(r, l == 0 ? "name" : "key")), err);
+    if (rc == RD_OK)
+        rc = seal_key(ctx, refs, json_string_value(json_object_get(json_object_get(refs, "model"), "key")), err);
+    return rc;
+}
+
 rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err)
 {
     const json_t *data = json_object_get(job, "data"), *model = json_object_get(job, "model");
@@ -86,6 +122,8 @@ rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err)
             json_object_set_new(refs, "model", ref_of(doc));
         json_decref(doc);
     }
+    if (rc == RD_OK)
+        rc = seal_keys(ctx, refs, err);
     if (rc == RD_OK)
         json_object_set(job, "data_refs", refs);
     json_decref(refs);

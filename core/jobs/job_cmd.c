@@ -266,6 +266,26 @@ static rd_code job_report_fence(const cmd_args *a, const json_t *worker, int64_t
                    cmd_arg(a, 0), *placed ? "node " : "no node", placed, node);
 }
 
+/* `job report ID staging [--bytes N]`: a `starting` worker's data is being
+ * fetched before its command (agent_stage.c): worker "phase" "staging"
+ * and "bytes_done".  Nothing is billed; the agent says it at most every
+ * few seconds. */
+static rd_code job_report_staging(const cmd_args *a, json_t *job, int64_t w, rd_err *err)
+{
+    json_t *worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
+    int64_t bytes = 0;
+    if (strcmp(doc_str(worker, "state"), "starting") != 0)
+        return rd_fail(err, RD_EINVAL, "job report: worker %lld of job '%s' is %s, not starting; only a starting "
+                       "worker stages its data", (long long)w, doc_str(job, "id"), doc_str(worker, "state"));
+    rd_code rc = cmd_opt(a, "bytes") ? num_parse_int("--bytes", cmd_opt(a, "bytes"), 0, INT64_MAX, &bytes, err) : RD_OK;
+    if (rc != RD_OK)
+        return rc;
+    json_object_set_new(worker, "phase", json_string("staging"));
+    if (cmd_opt(a, "bytes"))
+        json_object_set_new(worker, "bytes_done", json_integer((json_int_t)bytes));
+    return RD_OK;
+}
+
 /* `job report ID requeued --reason R`: the agent gives a `starting` worker
  * back because its node cannot start it (disk_full); the node leaves
  * service with that reason.  Only the node's side may say so (its owner,
@@ -335,6 +355,14 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = job_report_fence(a, json_array_get(json_object_get(job, "workers"), (size_t)w), w, err);
     if (rc == RD_OK && strcmp(to, "requeued") == 0) {
         rc = job_report_requeued(ctx, a, job, w, err);
+    } else if (rc == RD_OK && strcmp(to, "staging") == 0) {
+        rc = job_report_staging(a, job, w, err);
+        if (rc == RD_OK) {
+            *result = json_incref(job);
+            rc = job_put(ctx, job, err);
+        }
+        json_decref(job);
+        return rc;
     } else if (rc == RD_OK) {
         worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
         cur = doc_str(worker, "state");
@@ -391,6 +419,8 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         json_object_set_new(worker, "billed_until", json_string(ts));
         json_object_set_new(worker, "run_by_agent", json_true());
         rc = job_platform_started(ctx, doc_str(worker, "node"), err);   /* a start resets the node's count */
+        json_object_set_new(worker, "phase", json_string("running"));
+        json_object_del(worker, "bytes_done");
     } else if (rc == RD_OK) {
         if (cmd_opt(a, "exit-code"))
             json_object_set_new(worker, "exit_code", json_integer(code));
@@ -593,6 +623,7 @@ static const cmd_flag job_report_flags[] = {
       "the worker's message" },
     { "node", "NODE", CMD_FLAG_VALUE, "the node the report comes from: refused unless the worker is placed there" },
     { "detail", "TEXT", CMD_FLAG_VALUE, "requeued: what the agent saw (kept as the node's maintenance_detail)" },
+    { "bytes", "N", CMD_FLAG_VALUE, "staging: the bytes fetched so far (kept as the worker's bytes_done)" },
     { 0 }
 };
 
@@ -605,8 +636,9 @@ const cmd_def job_cmd_table[] = {
     { "job why", "ID", NULL, 0, "why a job waits: how many nodes each constraint rules out", NULL, job_why_cmd },
     { "job stop", "ID", job_stop_flags, CMD_MUTATES, "stop a job (its waiting workers are canceled)", NULL,
       job_stop_cmd },
-    { "job report", "ID running|finished|failed|stopped|requeued", job_report_flags, CMD_MUTATES,
-      "what an on-node agent sends when a worker's process starts or ends, or its node cannot start it", NULL,
+    { "job report", "ID running|finished|failed|stopped|requeued|staging", job_report_flags, CMD_MUTATES,
+      "what an on-node agent sends when a worker's process starts or ends, its data is being staged, or its node "
+      "cannot start it", NULL,
       job_report_cmd },
     { 0 }
 };

@@ -441,6 +441,21 @@ expect_status 0
 wait_until 90 job_state_is bob "$BL" stopped
 wait_until 30 view_gone "/rigdeck/work/n2/$BL/0"
 
+case_ "a key a job attaches reaches its worker through the node's work view (sealed), opened by the agent"
+printf 'ALICE_TOKEN=alice-sekrit\n' >"$TMP/alice-vars.env"
+as alice -c "key add avars --type env --file $TMP/alice-vars.env"
+expect_status 0
+job_spec akey 'echo tok=$ALICE_TOKEN data=$ML_DATA_PATH'
+printf '  keys: [avars]\n' >>"$TMP/akey.yaml"
+as alice --output json -c "job submit $TMP/akey.yaml"
+expect_status 0
+AK=$(jget id)
+wait_until 90 job_done alice "$AK"
+as alice -c "job logs $AK"
+expect_out "^tok=alice-sekrit data=.*/$AK/0/opt/ml/input$"
+as alice --output json -c "job show $AK"
+expect_no_out "alice-sekrit"
+
 case_ "the ledger is still consistent"
 as root -c "ledger verify"
 expect_status 0

@@ -27,6 +27,9 @@ static json_t *sample_job(void)
         " \"environment\": {\"image\": \"img\", \"env\": {\"TOKEN\": \"***\"}, \"secret_env\": \"sealed-text\"},"
         " \"system_env\": {\"RIGDECK_JOB\": \"job-1\"}, \"cost_ucr\": 12,"
         " \"resources\": {\"gpus_x100\": 50, \"cpu_count\": null, \"disk_size\": 20},"
+        " \"data\": {\"datasets\": [\"d\"], \"input\": null},"
+        " \"data_refs\": {\"datasets\": [{\"name\": \"d\", \"source\": \"s3://b/p\"}],"
+        "   \"secret_keys\": {\"k\": {\"type\": \"aws\", \"secret_value\": \"sealed-k\"}}},"
         " \"workers\": ["
         "  {\"state\": \"running\", \"node\": \"n1\", \"alloc\": [{\"gpu\": 2}], \"run_by_agent\": true,"
         "   \"billed_until\": \"2026-01-01T00:00:00Z\", \"host\": \"h1\", \"price_ucr\": 5},"
@@ -66,6 +69,13 @@ static void test_entries_content(void **state)
     assert_non_null(json_object_get(e1, "system_env"));
     /* the resources the agent limits it to (agent_limits.c) */
     assert_int_equal(json_integer_value(json_object_get(json_object_get(e1, "resources"), "disk_size")), 20);
+    /* what staging needs: the data refs, a key's value only sealed */
+    assert_non_null(json_object_get(json_object_get(e1, "data"), "datasets"));
+    json_t *refs = json_object_get(e1, "data_refs");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(refs, "datasets"), 0),
+                                                          "source")), "s3://b/p");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(refs, "secret_keys"), "k"),
+                                                          "secret_value")), "sealed-k");
     /* nothing of billing or the owner's bookkeeping */
     assert_null(json_object_get(e1, "cost_ucr"));
     assert_null(json_object_get(e1, "owner"));

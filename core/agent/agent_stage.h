@@ -1,0 +1,57 @@
+/* agent_stage.h - a worker's data, staged before its command
+ * (execution.md §5): agent_stage.c plans it and follows the stager,
+ * stage_fetch.c is the stager itself (a child process).
+ */
+#ifndef RD_AGENT_STAGE_H
+#define RD_AGENT_STAGE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent_work.h"
+
+typedef enum { STAGE_READY, STAGE_BUSY, STAGE_FAILED } stage_state;
+
+/* Where worker index of job stands with its data (dir: its directory):
+ * READY (nothing to fetch, or all of it fetched), BUSY (the stager runs;
+ * started here when it was not, and `job report ... staging --bytes N` at
+ * most every few seconds), FAILED with msg "<item>: <cause>" (the worker
+ * ends staging_failed).  Never waits. */
+stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir, size_t index, char *msg,
+                             size_t len);
+
+/* Kills the stager of the worker in dir, if one runs (the worker ended
+ * while its data was being fetched), before its directory goes. */
+void agent_stage_abort(const char *dir);
+
+/* Appends to env ("K=V" strings) the ML_*_PATH variables (the /opt/ml tree
+ * in a container, the same tree under dir on the process runtime) and the
+ * variables of the keys the job attaches (execution.md's table; a gcp key
+ * as a 0600 file).  0, or -1 with msg saying why. */
+int agent_stage_env(agent_state *a, const json_t *job, const char *dir, json_t *env, char *msg, size_t len);
+
+/* The container mount of dir's /opt/ml tree (host path in buf). */
+void agent_stage_mount(const char *dir, char *buf, size_t len, runner_mount *m);
+
+/* `rigdeck agent-stage WORKER_DIR`: the stager (stage_fetch.c). */
+int agent_stage_main(int argc, char **argv);
+
+/* ---- stage_fetch.c's parts, for the unit tests ---- */
+
+/* 1 for names ending .zip .tar .tar.gz .tgz .bz2 */
+int stage_is_archive(const char *name);
+/* 1 when an archive entry path would leave its folder (absolute, a ".." part). */
+int stage_path_escapes(const char *path);
+/* Extracts file into dest; -1 with why on an error or an escaping entry. */
+int stage_extract(const char *file, const char *dest, char *why, size_t len);
+/* The RCLONE_* variables (NULL-ended, cap slots, each malloc'd) that give
+ * an on-the-fly remote of kind "s3" or "gs" its endpoint and credentials;
+ * -1 for another kind. */
+int stage_rclone_env(const char *kind, const char *endpoint, const char *key_type, const char *key_value,
+                     const char *key_file, char **env, size_t cap);
+/* `rclone copy --config /dev/null --error-on-no-transfer [--ca-cert
+ * $AWS_CA_BUNDLE] SRC DEST` into argv (12 slots), SRC in src. */
+int stage_rclone_argv(const char *kind, const char *url, const char *dest, char *src, size_t len, const char **argv);
+
+#endif
