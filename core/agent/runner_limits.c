@@ -159,7 +159,10 @@ static void du_dir(du_walk *w, int fd, int depth, int top)
         w->entries++;
         if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;   /* removed meanwhile */
-        w->total += (int64_t)st.st_blocks * 512;
+        /* the data it keeps: files' blocks, not the folders' own (the
+         * staged /opt/ml tree is a few empty folders before any data) */
+        if (S_ISREG(st.st_mode))
+            w->total += (int64_t)st.st_blocks * 512;
         if (S_ISDIR(st.st_mode) && depth < 64) {
             int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (sub >= 0)
