@@ -5,13 +5,13 @@ DESTDIR ?=
 BUILD   ?= build
 
 CC      ?= cc
-CORE_PKGS := libcurl jansson yaml-0.1 sqlite3 openssl libmicrohttpd
+CORE_PKGS := libcurl jansson yaml-0.1 sqlite3 openssl libmicrohttpd libarchive
 TUI_PKGS  := ncursesw
 PKGS      := $(TUI_PKGS) $(CORE_PKGS)
 TESTPKG := cmocka
 DEBS    := build-essential pkg-config libncurses-dev libcurl4-openssl-dev \
            libjansson-dev libyaml-dev libsqlite3-dev libssl-dev libcmocka-dev \
-           libmicrohttpd-dev sqlite3 tmux valgrind python3 etcd-server etcd-client openssl
+           libmicrohttpd-dev libarchive-dev rclone sqlite3 tmux valgrind python3 etcd-server etcd-client openssl
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Werror

@@ -21,6 +21,8 @@ typedef struct {
     int killed;              /* SIGKILL went out */
     int64_t log_total;       /* output size last pushed */
     int64_t log_ms;          /* when it was pushed */
+    json_t *job_doc;         /* its job as last read (agent_upload.c reads data.output) */
+    struct agent_upload *upload; /* its output's upload, once its command ended (agent_upload.c) */
 } agent_worker;
 
 enum { AGENT_GPU_MAX = 64 };

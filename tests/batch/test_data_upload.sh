@@ -1,0 +1,188 @@
+#!/bin/sh
+# Output after the command (execution.md §5, "After the command";
+# docs/operations.md, "Data"): a real agent on the process runtime runs
+# jobs that write into $ML_OUTPUT_PATH, and a real S3-compatible server
+# (s3rver, from the npm registry, on 127.0.0.1) receives the zip of that
+# folder as "<job name>.zip", or "<job name>_<index>.zip" for each worker
+# of a two-worker job.  While it uploads the worker stays running, phase
+# `uploading` with the archive's size, and is billed to the upload's end;
+# an output to a bucket that does not exist fails the worker `failed`,
+# reason upload_failed, with rclone's error line; type rigdeck stores the
+# zip under the account's artifacts location and registers a dataset
+# named after the job.  Runs on SQLite and, with RIGDECK_TEST_STORE_URL,
+# on etcd.  Skips (saying why) where npm or the registry cannot be reached.
+. tests/batch/lib.sh
+. tests/batch/daemons.sh
+
+command -v rclone >/dev/null 2>&1 || skip "rclone is not installed (Debian: apt-get install rclone)"
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || skip "node and npm are not installed"
+
+# s3rver, installed once per machine under the temp directory's parent
+# (the registry is asked only when the cache lacks it).
+CACHE=$(dirname "$TMP")/rigdeck-test-s3rver
+S3RVER=$CACHE/node_modules/.bin/s3rver
+if [ ! -x "$S3RVER" ]; then
+    mkdir -p "$CACHE"
+    timeout 300 npm install --prefix "$CACHE" --no-audit --no-fund s3rver@3.7.1 >"$TMP/npm.log" 2>&1 ||
+        skip "npm install s3rver failed (no registry here?): $(tail -1 "$TMP/npm.log")"
+fi
+mkdir -p "$TMP/s3"
+"$S3RVER" -d "$TMP/s3" -a 127.0.0.1 -p 0 --configure-bucket results >"$TMP/s3rver.log" 2>&1 &
+DAEMONS="$DAEMONS $!"
+PORT=""
+end=$(($(date +%s) + 60))
+while [ -z "$PORT" ] && [ "$(date +%s)" -le "$end" ]; do
+    PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TMP/s3rver.log")
+    [ -n "$PORT" ] || sleep 0.2
+done
+[ -n "$PORT" ] || { echo "s3rver did not start: $(cat "$TMP/s3rver.log")" >&2; exit 1; }
+EP=http://127.0.0.1:$PORT
+
+# s3 ARGS...: rclone against the server with its default credentials, in a
+# clean environment (none of this machine's AWS_* variables).
+s3 () {
+    env -i PATH="$PATH" HOME="$TMP" RCLONE_CONFIG="$TMP/none.conf" RCLONE_S3_PROVIDER=Other RCLONE_S3_ENDPOINT="$EP" \
+        RCLONE_S3_ACCESS_KEY_ID=S3RVER RCLONE_S3_SECRET_ACCESS_KEY=S3RVER rclone "$@" 2>>"$TMP/rclone.log"
+}
+# zip_has KEY FILE...: the object KEY in bucket results is a zip holding
+# exactly FILE... (each with the content the job wrote: its name).
+zip_has () {
+    key=$1; shift
+    rm -f "$TMP/got.zip"
+    s3 copyto ":s3:results/$key" "$TMP/got.zip" || { fail "no object results/$key"; return; }
+    python3 - "$TMP/got.zip" "$@" <<'PY' && pass || fail "results/$key: $(cat "$TMP/zip.err")"
+import os, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+files = sorted(n for n in z.namelist() if not n.endswith("/"))
+want = sorted(sys.argv[2:])
+bad = "files %s, want %s" % (files, want) if files != want else ""
+for n in files:
+    if not bad and z.read(n).decode().strip() != n.rsplit("/", 1)[-1]:
+        bad = "%s holds %r" % (n, z.read(n))
+open(os.environ["ZIPERR"], "w").write(bad)
+sys.exit(1 if bad else 0)
+PY
+}
+export ZIPERR="$TMP/zip.err"
+
+rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
+   -c "price set a100 2.78" -c "account deposit default 1000" \
+   -c "account create alice --plan team" -c "account deposit alice 100" \
+   -c "account create bob --plan team" -c "account deposit bob 100" \
+   -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
+expect_status 0
+printf 'AWS_ACCESS_KEY_ID=S3RVER\nAWS_SECRET_ACCESS_KEY=S3RVER\n' >"$TMP/s3.env"
+rd --as alice -c "key add s3 --type wasabi --file $TMP/s3.env"
+expect_status 0
+
+# out_job NAME WORKERS OUTPUT: a training job writing two files into its
+# output folder (hello.txt, sub/deep.txt), uploading as OUTPUT says.
+out_job () {
+    cat >"$TMP/$1.yaml" <<EOF
+name: $1
+type: training
+resources: {gpu_types: [a100], gpu_count: 1, max_price: 3, disk_size: 50}
+data:
+  output: $3
+workers:
+  count: $2
+  commands:
+    - |-
+      : rdtest-worker-$$; cd "\$ML_OUTPUT_PATH" && echo hello.txt >hello.txt && mkdir sub && echo deep.txt >sub/deep.txt
+environment: {python: "3.9", framework: pytorch, keys: [s3]}
+EOF
+}
+asub () { rd --as alice --output json -c "job submit $TMP/$1.yaml"; jget id; }
+
+# A stand-in rclone first on the agent's PATH: it waits for $TMP/go (so
+# the test sees the upload in progress), then runs the real one.
+mkdir -p "$TMP/bin"
+cat >"$TMP/bin/rclone" <<EOF
+#!/bin/sh
+while [ ! -e "$TMP/go" ]; do sleep 0.1; done
+exec $(command -v rclone) "\$@"
+EOF
+chmod +x "$TMP/bin/rclone"
+
+start_serve s1 --sched-every 1s
+PATH="$TMP/bin:$PATH" start_agent n1 --inventory $INV/a100x4.yaml
+
+case_ "one worker: the output folder lands in the bucket as <job name>.zip; running, uploading, billed meanwhile"
+out_job first-run 1 "{type: wasabi, path: \"s3://results/out\", endpoint: \"$EP\"}"
+J=$(asub first-run)
+wait_json 120 "job show $J" workers.0.phase uploading
+rd --output json -c "job show $J"
+expect_json workers.0.state running
+wait_until 60 sh -c "$WRAP $BIN --batch --store '$STORE' --output json -c 'job show $J' | python3 tests/jget.py workers.0.phase_bytes | grep -q '^[1-9]'"
+sleep 2   # the upload takes these seconds: they are billed (whole seconds on both sides)
+go_at=$(date -u +%s)
+touch "$TMP/go"
+wait_json 120 "job show $J" state finished
+rd --output json -c "job show $J"
+expect_json workers.0.exit_code 0
+expect_json workers.0.phase ""
+ended=$(jget workers.0.ended_at)
+python3 -c "
+import sys, datetime
+e = datetime.datetime.strptime('$ended', '%Y-%m-%dT%H:%M:%SZ').replace(tzinfo=datetime.timezone.utc).timestamp()
+sys.exit(0 if e >= $go_at else 1)" && pass || fail "ended_at $ended is before the upload ended ($go_at): the upload was not billed"
+zip_has out/first-run.zip hello.txt sub/deep.txt
+grep -q "$J/0: uploading its output to s3://results/out/first-run.zip" "$TMP/agent-n1.log" && pass ||
+    fail "the agent's log lacks the upload"
+grep -q "S3RVER" "$TMP/agent-n1.log" && fail "the agent's log holds the key" || pass
+
+case_ "two workers: <job name>_0.zip and <job name>_1.zip"
+out_job pair 2 "{type: wasabi, path: \"s3://results/pair/\", endpoint: \"$EP\"}"
+J=$(asub pair)
+wait_json 120 "job show $J" state finished
+zip_has pair/pair_0.zip hello.txt sub/deep.txt
+zip_has pair/pair_1.zip hello.txt sub/deep.txt
+
+case_ "a bucket that does not exist: failed, upload_failed, rclone's error line"
+out_job nowhere 1 "{type: wasabi, path: \"s3://no-such-bucket/x\", endpoint: \"$EP\"}"
+J=$(asub nowhere)
+wait_json 120 "job show $J" state failed
+rd --output json -c "job show $J"
+expect_json workers.0.reason upload_failed
+expect_json workers.0.exit_code 0
+msg=$(jget workers.0.message)
+case $msg in *NoSuchBucket*) pass ;; *) fail "message '$msg' lacks NoSuchBucket" ;; esac
+
+case_ "type rigdeck needs the account's artifacts location at submit"
+out_job art 1 "{type: rigdeck, path: dataset}"
+before=$(snapshot)
+rd --as alice -c "job submit $TMP/art.yaml"
+expect_refused 1 "$before" "data.output: type rigdeck stores the results under the account's artifacts location"
+
+case_ "type rigdeck: the zip under the artifacts location, a dataset named after the job for its creator"
+rd --as alice -c "account set alice --artifacts s3://results/art --artifacts-key s3 --artifacts-endpoint $EP"
+expect_status 0
+J=$(asub art)
+wait_json 120 "job show $J" state finished
+rd --output json -c "job show $J"
+expect_json workers.0.output_object.name art
+zip_has "art/$J/art.zip" hello.txt sub/deep.txt
+rd --as alice --output json -c "dataset show art"
+expect_status 0
+expect_json source "s3://results/art/$J/art.zip"
+expect_json key s3
+expect_json endpoint "$EP"
+rd --as alice -c "dataset list"
+expect_out "art"
+rd --as bob -c "dataset list"
+expect_no_out "art"
+
+case_ "a second job of that name: its zip is kept apart, the name taken: upload_failed"
+J2=$(asub art)
+wait_json 120 "job show $J2" state failed
+rd --output json -c "job show $J2"
+expect_json workers.0.reason upload_failed
+msg=$(jget workers.0.message)
+case $msg in *"dataset 'art' of account 'alice' exists already"*) pass ;; *) fail "message '$msg'" ;; esac
+zip_has "art/$J2/art.zip" hello.txt sub/deep.txt
+
+case_ "only the node's side reports a worker uploading; not for a job without output"
+rd --as bob -c "job report $J uploading --worker 0"
+expect_status 1
+
+finish
