@@ -20,6 +20,10 @@
  * job's attached key of the matching type, or for type rigdeck the key of
  * the creator's artifacts location, opened from its sealed value with the
  * master key.
+ *
+ * An agent that stops kills an upload in flight (agent_upload_forget); the
+ * worker's process has exited and its folder stays, so the next agent
+ * finds it ended but unreported and uploads it again from the start.
  */
 #include "agent_upload.h"
 
