@@ -355,26 +355,23 @@ static void fail_now(agent_worker *w, int64_t now_ms, const char *msg)
 }
 
 /* Reports the phase (bytes: -1 unknown); a refusal is only logged. */
-static void say_phase(agent_state *a, agent_worker *w, long long bytes)
+static void say_phase(agent_state *a, agent_worker *w, long long bytes, agent_upload_report_fn report)
 {
-    char idx[24], num[32], line[2048];
-    json_t *res = NULL;
+    char idx[24], num[32];
     rd_err err = { 0 };
     snprintf(idx, sizeof idx, "%d", w->index);
     snprintf(num, sizeof num, "%lld", bytes);
-    json_t *words = json_pack("[s, s, s, s, s, s, s, s]", "job", "report", w->job, "uploading", "--worker", idx,
-                              "--node", a->o->node);
-    if (bytes >= 0) {
+    json_t *words = json_pack("[s, s, s, s, s, s]", "job", "report", w->job, "uploading", "--worker", idx);
+    if (words && bytes >= 0) {
         json_array_append_new(words, json_string("--bytes"));
         json_array_append_new(words, json_string(num));
     }
-    if (agent_work_line(words, line, sizeof line, &err) != RD_OK || agent_work_exec(a, line, &res, &err) != RD_OK)
-        dlog(&a->o->log, "upload", NULL, "%s/%d: the store refused the uploading phase: %s", w->job, w->index, err.msg);
-    json_decref(res);
-    json_decref(words);
+    if (!words || report(a, words, &err) != RD_OK)
+        dlog(&a->o->log, "upload", NULL, "%s/%d: the store refused the uploading phase: %s", w->job, w->index,
+             words ? err.msg : "out of memory");
 }
 
-static void start(agent_state *a, agent_worker *w, int64_t now_ms)
+static void start(agent_state *a, agent_worker *w, int64_t now_ms, agent_upload_report_fn report)
 {
     const char *type = doc_str(json_object_get(json_object_get(w->job_doc, "data"), "output"), "type");
     char remote[4300], zip[4400], zipname[300], msg[400] = "";
@@ -409,7 +406,7 @@ static void start(agent_state *a, agent_worker *w, int64_t now_ms)
             w->upload->state = UP_RUNNING;
             w->upload->pid = pid;
             dlog(&a->o->log, "upload", NULL, "%s/%d: uploading its output to %s", w->job, w->index, url);
-            say_phase(a, w, -1);
+            say_phase(a, w, -1, report);
         }
     } else {
         fail_now(w, now_ms, msg);
@@ -423,7 +420,7 @@ static void start(agent_state *a, agent_worker *w, int64_t now_ms)
     free(url);
 }
 
-int agent_upload_tend(agent_state *a, agent_worker *w, const runner_status_t *st)
+int agent_upload_tend(agent_state *a, agent_worker *w, const runner_status_t *st, agent_upload_report_fn report)
 {
     int64_t now_ms = a->o->log.now() * 1000;
     if (!w->upload) {
@@ -441,7 +438,7 @@ int agent_upload_tend(agent_state *a, agent_worker *w, const runner_status_t *st
             fail_now(w, now_ms, "data.output type local: uploading to a connected computer is not supported; use "
                      "aws, azure, gcp, wasabi or rigdeck");
         else
-            start(a, w, now_ms);
+            start(a, w, now_ms, report);
     }
     struct agent_upload *u = w->upload;
     if (u->state != UP_RUNNING)
@@ -456,7 +453,7 @@ int agent_upload_tend(agent_state *a, agent_worker *w, const runner_status_t *st
         snprintf(path, sizeof path, "%s/upload.size", w->dir);
         FILE *f = u->bytes_said ? NULL : fopen(path, "r");
         if (f && fscanf(f, "%lld", &size) == 1 && size >= 0) {
-            say_phase(a, w, size);
+            say_phase(a, w, size, report);
             u->bytes_said = 1;
         }
         if (f)

@@ -19,7 +19,12 @@ int agent_upload_prepare(agent_state *a, agent_worker *w, json_t *env, runner_mo
  * process, reports the `uploading` phase, and polls the child.  1 when
  * the end may be reported now (nothing to upload, or the upload is over),
  * 0 while it uploads. */
-int agent_upload_tend(agent_state *a, agent_worker *w, const runner_status_t *st);
+/* How agent_work.c sends a `job report` (words, which it takes; it adds
+ * the --node fence): passed in, so that this file never calls back into
+ * agent_work.c (core/ calls one way, scripts/callgraph.py). */
+typedef rd_code (*agent_upload_report_fn)(agent_state *a, json_t *words, rd_err *err);
+
+int agent_upload_tend(agent_state *a, agent_worker *w, const runner_status_t *st, agent_upload_report_fn report);
 
 /* How the upload changes the end report: a failed upload turns `finished`
  * into `failed` and adds --reason upload_failed --message LINE; a rigdeck

@@ -727,7 +727,7 @@ void agent_work_tend(agent_state *a, int64_t now)
             continue;
         }
         push_log(a, w, now, 1);
-        if (!agent_upload_tend(a, w, &st))
+        if (!agent_upload_tend(a, w, &st, report))
             continue;   /* its output is being uploaded: still running, and billed */
         if (report_end(a, w, &st)) {
             cleanup(a, w->dir);
