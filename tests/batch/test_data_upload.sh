@@ -9,7 +9,8 @@
 # an output to a bucket that does not exist fails the worker `failed`,
 # reason upload_failed, with rclone's error line; type rigdeck stores the
 # zip under the account's artifacts location and registers a dataset
-# named after the job.  Runs on SQLite and, with RIGDECK_TEST_STORE_URL,
+# named after the job; a job stopped while it uploads ends the upload and
+# uploads nothing.  Runs on SQLite and, with RIGDECK_TEST_STORE_URL,
 # on etcd.  Skips (saying why) where npm or the registry cannot be reached.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
@@ -139,5 +140,18 @@ expect_err "account 'bob' may report only on its own jobs"
 rd -c "job report $J uploading --worker 0"
 expect_status 1
 expect_err "is finished, not running; it cannot be uploading"
+
+case_ "a job stopped while its worker uploads: the upload ends, the worker is stopped, nothing lands"
+rm -f "$TMP/go"
+out_job halted 1 "{type: wasabi, path: \"s3://results/halted\", endpoint: \"$EP\"}"
+J=$(asub halted)
+wait_json 120 "job show $J" workers.0.phase uploading
+rd --as alice -c "job stop $J"
+expect_status 0
+wait_json 120 "job show $J" workers.0.state stopped
+# the upload's process is gone (the stand-in waits while it lives)
+wait_until 30 sh -c "! pgrep -f '$TMP/bin/rclon[e]'"
+s3 lsf -R :s3:results/ >"$TMP/ls.txt"
+grep -q halted "$TMP/ls.txt" && fail "the stopped worker's output was uploaded" || pass
 
 finish
