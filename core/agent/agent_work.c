@@ -24,6 +24,7 @@
 #include "agent_work.h"
 #include "agent_limits.h"
 #include "agent_stage.h"
+#include "agent_upload.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -110,6 +111,7 @@ static agent_worker *track(agent_state *a, const char *job, int index)
 static void untrack(agent_state *a, agent_worker *w)
 {
     size_t i = (size_t)(w - a->workers);
+    agent_upload_forget(w);
     a->workers[i] = a->workers[--a->nworkers];
 }
 
@@ -329,11 +331,16 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
     runner_info info = { 0 };
     if (w)
         w->disk_limit = agent_limits_disk_bytes(job);
+    runner_mount out_mount = { 0 };
+    size_t nmounts = 0;
+    char out_dir[4200];
     rd_err err = { 0 };
     char gpus[256] = "";
     int fresh = 0;
     if (!w || w->launching)
         return;   /* a container being made is tended (agent_work_tend) */
+    json_decref(w->job_doc);
+    w->job_doc = json_incref((json_t *)job);   /* its output is uploaded after the command (agent_upload.c) */
     int found = runner_status(w->dir, &st, &err) == RD_OK && st.state != RUNNER_NONE;
     if (found && !st.released && !clear_held(a, w, &st))
         return;
@@ -370,6 +377,11 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
             fail_start(a, w, id, index, reason, err.msg);
             return;
         }
+        if (!agent_upload_prepare(a, w, env, &out_mount, &nmounts, out_dir, sizeof out_dir, &err)) {
+            json_decref(env);
+            fail_start(a, w, id, index, "start_failed", err.msg);
+            return;
+        }
         if (!runner_packages_pass_env(env)) {
             json_decref(env);
             fail_start(a, w, id, index, "start_failed", "out of memory");
@@ -393,9 +405,13 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
         char *script = runner_packages_script(json_object_get(jenv, "packages"), a->runtime, w->dir,
                                               worker_image(job), doc_str(jenv, "python"),
                                               *doc_str(json_object_get(job, "model"), "source") != 0, command);
+        /* containers: the whole /opt/ml tree staged under the worker's folder
+         * (its output folder, made by agent_upload_prepare, inside it) */
         char ml[4200];
         runner_mount mount;
-        agent_stage_mount(w->dir, ml, sizeof ml, &mount);   /* containers: /opt/ml */
+        agent_stage_mount(w->dir, ml, sizeof ml, &mount);
+        (void)out_mount;
+        (void)nmounts;
         runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, &mount,
                              a->runtime != RUNNER_PROCESS, NULL, NULL, 1, lim.cpus, lim.memory_gib, lim.cpu_list };
         rd_code rc = envv && script ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
@@ -547,6 +563,8 @@ static void reconcile_worker(agent_state *a, json_t *active, const json_t *job, 
         if (!w)
             return;
         w->disk_limit = agent_limits_disk_bytes(job);
+        json_decref(w->job_doc);
+        w->job_doc = json_incref((json_t *)job);
         w->stopping = strcmp(state, "stopping") == 0;
         /* The store took `running` from this node, but the agent that said
          * it died before releasing it: it may run now (unless its shim gave
@@ -721,15 +739,20 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
     /* a worker stopped for its disk failed by its own doing: billed to its end */
     w->disk_exceeded = w->disk_exceeded || agent_limits_disk_marked(w);
     const char *to = w->disk_exceeded ? "failed" : w->stopping ? "stopped" : ok_exit ? "finished" : "failed";
+    int64_t end_ms = st->state == RUNNER_EXITED ? st->ended_at : a->o->log.now() * 1000;
+    if (!w->disk_exceeded)
+        agent_upload_outcome(w, &to, &end_ms);   /* billed to the upload's end; a failed one fails it */
     snprintf(idx, sizeof idx, "%d", w->index);
-    ms_format(st->state == RUNNER_EXITED ? st->ended_at : a->o->log.now() * 1000, ts);
+    ms_format(end_ms, ts);
     json_t *words = json_pack("[s, s, s, s, s, s, s, s]", "job", "report", w->job, to, "--worker", idx, "--at", ts);
     if (exited) {
         snprintf(num, sizeof num, "%d", st->signal ? st->signal : st->exit_code);
         json_array_append_new(words, json_string(st->signal ? "--signal" : "--exit-code"));
         json_array_append_new(words, json_string(num));
-        if (!w->disk_exceeded)
+        if (!w->disk_exceeded) {
             packages_failed(w, st, words);
+            agent_upload_words(w, words);
+        }
     }
     if (!exited || w->disk_exceeded) {
         json_array_append_new(words, json_string("--reason"));
@@ -742,6 +765,9 @@ static int report_end(agent_state *a, agent_worker *w, const runner_status_t *st
              st->signal ? st->signal : st->exit_code);
     else
         dlog(&a->o->log, "end", NULL, "%s/%d: report %s refused: %s", w->job, w->index, to, err.msg);
+    /* the output's name is taken: the end is said again, upload_failed */
+    if (rc == RD_EEXISTS && agent_upload_refused(w, err.msg))
+        return 0;
     /* a refusal by the rules means the store has ended it already */
     return rc == RD_OK || rc == RD_EINVAL || rc == RD_ENOTFOUND;
 }
@@ -805,6 +831,8 @@ void agent_work_tend(agent_state *a, int64_t now)
             continue;
         }
         push_log(a, w, now, 1);
+        if (!agent_upload_tend(a, w, &st, report))
+            continue;   /* its output is being uploaded: still running, and billed */
         if (report_end(a, w, &st)) {
             cleanup(a, w->dir);
             untrack(a, w);
@@ -825,6 +853,8 @@ size_t agent_work_running(agent_state *a)
 
 void agent_work_free(agent_state *a)
 {
+    for (size_t k = 0; k < a->nworkers; k++)
+        agent_upload_forget(&a->workers[k]);
     free(a->workers);
     a->workers = NULL;
     a->nworkers = a->cap = 0;

@@ -27,6 +27,8 @@ typedef struct {
     int64_t disk_limit;      /* bytes its directory may use (disk_size); 0: none */
     int64_t disk_ms;         /* when it was last measured */
     int disk_exceeded;       /* stopped for its disk: reported failed, disk_exceeded */
+    json_t *job_doc;         /* its job as last read (agent_upload.c reads data.output) */
+    struct agent_upload *upload; /* its output's upload, once its command ended (agent_upload.c) */
 } agent_worker;
 
 enum { AGENT_GPU_MAX = 64 };

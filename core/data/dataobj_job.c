@@ -98,6 +98,32 @@ static rd_code seal_keys(cmd_ctx *ctx, json_t *refs, rd_err *err)
     return rc;
 }
 
+/* data.output of type rigdeck: the creator's `--artifacts` location, copied
+ * into refs["output"] now, so that what the agent uploads to and what
+ * `job report ... --register` records cannot drift apart later (agent_upload.c,
+ * job_output.c).  A creator without one is refused at submit, not after the
+ * job has run. */
+static rd_code resolve_output(cmd_ctx *ctx, const json_t *output, json_t *refs, rd_err *err)
+{
+    char key[RD_KEY_MAX];
+    json_t *acct = NULL, *art;
+    if (strcmp(doc_str(output, "type"), "rigdeck") != 0)
+        return RD_OK;
+    rd_code rc = tx_get(ctx->tx, tx_key(key, KEY_ACCOUNTS "%s", ctx->actor), &acct, err);
+    art = json_object_get(acct, "artifacts");
+    if (rc == RD_OK && !json_is_object(art))
+        rc = rd_fail(err, RD_EINVAL, "data.output: type rigdeck stores the results under the account's artifacts "
+                     "location, and account '%s' has none (account set %s --artifacts URL)", ctx->actor, ctx->actor);
+    if (rc == RD_OK) {
+        json_t *ref = ref_of(art);
+        json_object_set_new(ref, "owner", json_string(ctx->actor));
+        json_object_set_new(ref, "kind", json_string(doc_str(output, "path")));
+        json_object_set_new(refs, "output", ref);
+    }
+    json_decref(acct);
+    return rc;
+}
+
 rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err)
 {
     const json_t *data = json_object_get(job, "data"), *model = json_object_get(job, "model");
@@ -122,6 +148,8 @@ rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err)
             json_object_set_new(refs, "model", ref_of(doc));
         json_decref(doc);
     }
+    if (rc == RD_OK)
+        rc = resolve_output(ctx, json_object_get(data, "output"), refs, err);
     if (rc == RD_OK)
         rc = seal_keys(ctx, refs, err);
     if (rc == RD_OK)

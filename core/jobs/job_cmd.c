@@ -18,6 +18,7 @@
 #include "environment.h"
 #include "fleet.h"
 #include "job.h"
+#include "job_output.h"
 #include "job_env.h"
 #include "job_why.h"
 #include "node.h"
@@ -353,6 +354,10 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
     const char *cur = "";
     if (rc == RD_OK)
         rc = job_report_fence(a, json_array_get(json_object_get(job, "workers"), (size_t)w), w, err);
+    if (rc == RD_OK && strcmp(to, "uploading") == 0)
+        return job_output_uploading(ctx, a, job, w, result, err);   /* job_output.c; takes job */
+    if (rc == RD_OK && cmd_opt_given(a, "register") && strcmp(to, "finished") != 0)
+        rc = rd_fail(err, RD_EINVAL, "job report: --register goes with finished (the upload is done)");
     if (rc == RD_OK && strcmp(to, "requeued") == 0) {
         rc = job_report_requeued(ctx, a, job, w, err);
     } else if (rc == RD_OK && strcmp(to, "staging") == 0) {
@@ -430,9 +435,15 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
             json_object_set_new(worker, "reason", json_string(reason));
         if (message)
             json_object_set_new(worker, "message", json_string(message));
+        json_object_del(worker, "phase");   /* an ended worker does nothing more */
+        json_object_del(worker, "phase_bytes");
+        json_object_del(worker, "bytes_done");
         char node[128];
         snprintf(node, sizeof node, "%s", doc_str(worker, "node"));
-        rc = job_end_worker_at(ctx, job, (size_t)w, to, at, err);
+        if (cmd_opt_given(a, "register"))
+            rc = job_output_register(ctx, job, (size_t)w, err);
+        if (rc == RD_OK)
+            rc = job_end_worker_at(ctx, job, (size_t)w, to, at, err);
         /* never started: nothing is billed (job_end_worker_at); the node's
          * count of such failures in a row goes up */
         if (rc == RD_OK && platform && *node)
@@ -623,7 +634,10 @@ static const cmd_flag job_report_flags[] = {
       "the worker's message" },
     { "node", "NODE", CMD_FLAG_VALUE, "the node the report comes from: refused unless the worker is placed there" },
     { "detail", "TEXT", CMD_FLAG_VALUE, "requeued: what the agent saw (kept as the node's maintenance_detail)" },
-    { "bytes", "N", CMD_FLAG_VALUE, "staging: the bytes fetched so far (kept as the worker's bytes_done)" },
+    { "bytes", "N", CMD_FLAG_VALUE, "staging: the bytes fetched so far (kept as bytes_done); uploading: the size of "
+      "the archive being uploaded (kept as phase_bytes)" },
+    { "register", NULL, 0, "finished: record the uploaded output (data.output type rigdeck) as the creator's "
+      "dataset, model or checkpoint named after the job" },
     { 0 }
 };
 
@@ -636,9 +650,9 @@ const cmd_def job_cmd_table[] = {
     { "job why", "ID", NULL, 0, "why a job waits: how many nodes each constraint rules out", NULL, job_why_cmd },
     { "job stop", "ID", job_stop_flags, CMD_MUTATES, "stop a job (its waiting workers are canceled)", NULL,
       job_stop_cmd },
-    { "job report", "ID running|finished|failed|stopped|requeued|staging", job_report_flags, CMD_MUTATES,
-      "what an on-node agent sends when a worker's process starts or ends, its data is being staged, or its node "
-      "cannot start it", NULL,
+    { "job report", "ID running|uploading|finished|failed|stopped|requeued|staging", job_report_flags, CMD_MUTATES,
+      "what an on-node agent sends when a worker's process starts, its data is being staged, it uploads its output "
+      "or ends, or its node cannot start it", NULL,
       job_report_cmd },
     { 0 }
 };

@@ -1,0 +1,95 @@
+#!/bin/sh
+# test_secure_upload.sh - a worker's output on a secured store (execution.md
+# §5, "After the command"; docs/security.md).
+#
+# One etcd member, secured; alice submits jobs to a node of the platform's
+# public region, whose agent logs in as node:n1 and reaches the store only
+# through its work view and the request relay.  Its reports `uploading` and
+# `finished --register` go through the relay: the zip lands in a real
+# S3-compatible server (s3rver on 127.0.0.1) and type rigdeck registers a
+# dataset for alice, named after the job, at her artifacts location, though
+# the agent acts for the node's owner.  alice may not report her worker
+# uploading herself on a node an agent runs, and node:n1's etcd user can
+# neither read nor write the datasets.
+# Prints "batch-summary: passed=N failed=M" like the batch scenarios.
+set -u
+. tests/etcd/lib.sh
+SEC=$(mktemp -d "${TMPDIR:-/tmp}/rdsecup.XXXXXX")
+etcd_single "$SEC/etcd" >/dev/null || { echo "batch-skip: etcd did not start"; exit 0; }
+export RIGDECK_TEST_STORE_URL="$ETCD_URL"
+. tests/batch/lib.sh
+. tests/batch/daemons.sh
+trap 'daemons_cleanup; etcd_stop_all; rm -rf "$SEC"' EXIT
+export RIGDECK_MASTER_KEY="$SEC/master.key"
+E=$ETCD_ENDPOINTS
+. tests/batch/s3rver.sh
+
+as () {
+    u=$1; shift
+    $WRAP "$BIN" --batch --store "$STORE" --etcd-user "$u" --etcd-password-file "$SEC/$u.pw" "$@" >"$OUT" 2>"$ERR"
+    RC=$?
+}
+as_json () { $WRAP "$BIN" --batch --store "$STORE" --etcd-user "$1" --etcd-password-file "$SEC/$1.pw" --output json -c "$2" 2>/dev/null; }
+field_is () { got=$(as_json root "$1" | python3 tests/jget.py "$2"); [ "$got" = "$3" ]; }
+
+case_ "a public region's node, alice with artifacts in the S3-compatible store, then the store secured"
+rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
+   -c "price set a100 2.78" -c "account create alice --plan team" -c "account deposit alice 100" \
+   -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
+expect_status 0
+rd --as alice -c "account set alice --artifacts s3://results/art --artifacts-endpoint $EP"
+expect_status 0
+rd -c "store secure --root-password-file $SEC/root.pw"
+expect_status 0
+for u in alice node:n1; do
+    as root -c "store credentials $u --password-file $SEC/$u.pw"
+    expect_status 0
+done
+RIGDECK_ETCD_USER=root RIGDECK_ETCD_PASSWORD_FILE="$SEC/root.pw" start_serve s1 --sched-every 1s
+RIGDECK_ETCD_USER=node:n1 RIGDECK_ETCD_PASSWORD_FILE="$SEC/node:n1.pw" start_agent n1 --inventory $INV/a100x4.yaml
+
+out_job () {
+    cat >"$SEC/$1.yaml" <<YAML
+name: $1
+type: training
+resources: {gpu_types: [a100], gpu_count: 1, max_price: 3, disk_size: 50}
+data:
+  output: $2
+workers:
+  count: 1
+  commands:
+    - |-
+      : rdtest-worker-$$; cd "\$ML_OUTPUT_PATH" && echo hello.txt >hello.txt && mkdir sub && echo deep.txt >sub/deep.txt
+environment: {python: "3.9", framework: pytorch}
+YAML
+    as alice --output json -c "job submit $SEC/$1.yaml"
+    J=$(jget id)
+}
+
+case_ "an output to the S3-compatible store, reported through the relay"
+out_job plain "{type: wasabi, path: \"s3://results/plain\", endpoint: \"$EP\"}"
+wait_until 120 field_is "job show $J" state finished
+zip_has plain/plain.zip hello.txt sub/deep.txt
+
+case_ "type rigdeck: the agent's --register makes alice's dataset, named after the job"
+out_job sweep "{type: rigdeck, path: dataset}"
+wait_until 120 field_is "job show $J" state finished
+zip_has "art/$J/sweep.zip" hello.txt sub/deep.txt
+as alice --output json -c "dataset show sweep"
+expect_status 0
+expect_json owner alice
+expect_json source "s3://results/art/$J/sweep.zip"
+grep -q "$J/0: output uploaded" "$TMP/agent-n1.log" && pass || fail "the agent's log lacks the upload"
+
+case_ "alice may not say her worker uploads on a node an agent runs; node:n1 cannot touch the datasets"
+as alice -c "job report $J uploading --worker 0"
+expect_status 1
+expect_err "which an agent runs: only that agent"
+etcdctl --endpoints "$E" --user node:n1 --password "$(cat "$SEC/node:n1.pw")" get /rigdeck/datasets/ --prefix \
+    >"$OUT" 2>"$ERR"
+[ $? != 0 ] && grep -q "permission denied" "$ERR" && pass || fail "node:n1 reads the datasets"
+etcdctl --endpoints "$E" --user node:n1 --password "$(cat "$SEC/node:n1.pw")" put /rigdeck/datasets/alice/x '{}' \
+    >"$OUT" 2>"$ERR"
+[ $? != 0 ] && grep -q "permission denied" "$ERR" && pass || fail "node:n1 writes the datasets"
+
+finish
