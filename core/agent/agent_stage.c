@@ -310,9 +310,10 @@ static int stager_start(const char *dir, const json_t *items, char *msg, size_t 
 }
 
 /* `job report ID staging --worker N --bytes B`, at most every few seconds. */
-static void say_progress(agent_state *a, const json_t *job, const char *sdir, size_t index)
+static void say_progress(agent_state *a, const json_t *job, const char *sdir, size_t index,
+                         agent_stage_report_fn report)
 {
-    char path[4300], bytes[32] = "", idx[24], line[1024];
+    char path[4300], bytes[32] = "", idx[24];
     struct stat sb;
     int64_t now = a->o->log.now();
     snprintf(path, sizeof path, "%s/said", sdir);
@@ -323,17 +324,14 @@ static void say_progress(agent_state *a, const json_t *job, const char *sdir, si
     read_text(path, bytes, sizeof bytes);
     bytes[strcspn(bytes, "\n")] = '\0';
     snprintf(idx, sizeof idx, "%zu", index);
-    json_t *words = json_pack("[s, s, s, s, s, s, s, s]", "job", "report", doc_str(job, "id"), "staging", "--worker",
-                              idx, "--node", a->o->node), *result = NULL;
+    json_t *words = json_pack("[s, s, s, s, s, s]", "job", "report", doc_str(job, "id"), "staging", "--worker", idx);
     if (*bytes) {
         json_array_append_new(words, json_string("--bytes"));
         json_array_append_new(words, json_string(bytes));
     }
     rd_err err = { 0 };
-    if (agent_work_line(words, line, sizeof line, &err) == RD_OK)
-        agent_work_exec(a, line, &result, &err);
-    json_decref(result);
-    json_decref(words);
+    if (words)
+        report(a, words, &err);   /* takes words */
 }
 
 void agent_stage_abort(const char *dir)
@@ -348,7 +346,7 @@ void agent_stage_abort(const char *dir)
 }
 
 stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir, size_t index, char *msg,
-                             size_t len)
+                             size_t len, agent_stage_report_fn report)
 {
     char sdir[4200], path[4300], text[1024];
     snprintf(sdir, sizeof sdir, "%s/.stage", dir);
@@ -366,7 +364,7 @@ stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir,
         if (pass == 0 && read_text(path, text, sizeof text) == 0) {
             pid_t pid = (pid_t)atoi(text);
             if (pid > 0 && stager_alive(pid)) {
-                say_progress(a, job, sdir, index);
+                say_progress(a, job, sdir, index, report);
                 return STAGE_BUSY;
             }
             continue;   /* it ended: look at its word again (it may have just written it) */
@@ -386,7 +384,7 @@ stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir,
         if (rc != 0)
             return STAGE_FAILED;
         dlog(&a->o->log, "stage", NULL, "%s/%zu: staging %zu item(s) before its command", doc_str(job, "id"), index, n);
-        say_progress(a, job, sdir, index);
+        say_progress(a, job, sdir, index, report);
         return STAGE_BUSY;
     }
     return STAGE_BUSY;

@@ -18,8 +18,12 @@ typedef enum { STAGE_READY, STAGE_BUSY, STAGE_FAILED } stage_state;
  * started here when it was not, and `job report ... staging --bytes N` at
  * most every few seconds), FAILED with msg "<item>: <cause>" (the worker
  * ends staging_failed).  Never waits. */
+/* How a progress report reaches the store: agent_work.c's report (it adds
+ * --node), passed in so that this file never calls back into its caller. */
+typedef rd_code (*agent_stage_report_fn)(agent_state *a, json_t *words, rd_err *err);
+
 stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir, size_t index, char *msg,
-                             size_t len);
+                             size_t len, agent_stage_report_fn report);
 
 /* Kills the stager of the worker in dir, if one runs (the worker ended
  * while its data was being fetched), before its directory goes. */

@@ -360,7 +360,7 @@ static void start_worker(agent_state *a, const json_t *job, const json_t *worker
         /* its data first, still `starting` and unbilled (agent_stage.c):
          * looked at again at the next round until it is there */
         char smsg[600];
-        stage_state ss = agent_stage_step(a, job, w->dir, index, smsg, sizeof smsg);
+        stage_state ss = agent_stage_step(a, job, w->dir, index, smsg, sizeof smsg, report);
         if (ss == STAGE_BUSY) {
             untrack(a, w);   /* no process yet: nothing to tend */
             return;

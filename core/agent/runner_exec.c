@@ -31,76 +31,6 @@ extern char **environ;
 
 /* ---- a NULL-terminated, growing list of owned strings ------------------ */
 
-void runner_strv_take(runner_strv *s, char *owned)
-{
-    if (!owned || s->oom || grow_array(&s->v, &s->cap, s->n + 2, sizeof *s->v) != 0) {
-        free(owned);
-        s->oom = 1;
-        return;
-    }
-    s->v[s->n++] = owned;
-    s->v[s->n] = NULL;
-}
-
-void runner_strv_add(runner_strv *s, const char *text)
-{
-    runner_strv_take(s, strdup(text));
-}
-
-void runner_strv_addf(runner_strv *s, const char *fmt, ...)
-{
-    va_list ap;
-    char *p = NULL;
-    va_start(ap, fmt);
-    if (vasprintf(&p, fmt, ap) < 0)
-        p = NULL;
-    va_end(ap);
-    runner_strv_take(s, p);
-}
-
-void runner_strv_free(runner_strv *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
-size_t runner_env_name_len(const char *kv)
-{
-    const char *eq = strchr(kv, '=');
-    return eq ? (size_t)(eq - kv) : strlen(kv);
-}
-
-/* The index of the entry naming the same variable as kv, or -1. */
-long runner_env_find(const runner_strv *s, const char *kv)
-{
-    size_t n = runner_env_name_len(kv);
-    for (size_t i = 0; i < s->n; i++)
-        if (runner_env_name_len(s->v[i]) == n && strncmp(s->v[i], kv, n) == 0)
-            return (long)i;
-    return -1;
-}
-
-/* Sets kv ("K=V") in s: replaces the same name in place, else appends. */
-void runner_env_set(runner_strv *s, const char *kv)
-{
-    long i = runner_env_find(s, kv);
-    char *copy;
-    if (i < 0) {
-        runner_strv_add(s, kv);
-        return;
-    }
-    if (!(copy = strdup(kv))) {
-        s->oom = 1;
-        return;
-    }
-    free(s->v[i]);
-    s->v[i] = copy;
-}
-
-/* ---- checks ------------------------------------------------------------ */
-
 static int valid_env_entry(const char *kv)
 {
     size_t n = runner_env_name_len(kv);
@@ -298,28 +228,6 @@ void runner_plan_free(runner_plan *plan)
 }
 
 /* ---- programs and processes -------------------------------------------- */
-
-char *runner_find_program(const char *name)
-{
-    const char *path = getenv("PATH"), *p;
-    if (strchr(name, '/'))
-        return access(name, X_OK) == 0 ? strdup(name) : NULL;
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (p = path;;) {
-        size_t n = strcspn(p, ":");
-        char *cand = NULL;
-        struct stat st;
-        if (n > 0 && asprintf(&cand, "%.*s/%s", (int)n, p, name) >= 0) {
-            if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
-                return cand;
-            free(cand);
-        }
-        if (!p[n])
-            return NULL;
-        p += n + 1;
-    }
-}
 
 int runner_proc_stat(int pid, char *state, unsigned long long *start)
 {

@@ -435,7 +435,10 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
             json_object_set_new(worker, "reason", json_string(reason));
         if (message)
             json_object_set_new(worker, "message", json_string(message));
-        json_object_del(worker, "phase");   /* an ended worker does nothing more */
+        /* An ended worker does nothing more: no phase, unless it never
+         * started, where its phase says how far it got (staging). */
+        if (strcmp(cur, "starting") != 0)
+            json_object_del(worker, "phase");
         json_object_del(worker, "phase_bytes");
         json_object_del(worker, "bytes_done");
         char node[128];

@@ -7,7 +7,7 @@
 # update-server-info`) cloned into /opt/ml/models, and a key of type env
 # handed to the command as variables.  The command lists its input, reads
 # its model's code and prints the key's variable (`job logs`); `job show`
-# said `phase: staging` meanwhile and says `running` after.  A dataset whose
+# said `phase: staging` meanwhile, `running` after (none once it ended).  A dataset whose
 # source is gone (HTTP 404) fails the worker `staging_failed` naming the
 # dataset and the status line, with no started_at and nothing billed; an
 # archive with a `../` entry is refused the same way and writes nothing
@@ -97,7 +97,7 @@ J=$(submit ok)
 wait_json 120 "job show $J" state finished
 rd --output json -c "job show $J"
 expect_json workers.0.exit_code 0
-expect_json workers.0.phase running
+expect_json workers.0.phase ""   # it said staging, then running; an ended worker has none
 rd -c "job logs $J"
 expect_status 0
 expect_out "^./one/a/hello.txt$"
