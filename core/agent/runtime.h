@@ -103,6 +103,15 @@ int runtime_container_started(const char *dir);
 void runtime_container_finish(const runtime_ops *rt, const runtime_plan_in *in, runner_strv *argv,
                               runner_plan *plan);
 
+/* The pull step's argv: /bin/sh -c SCRIPT with the client and the image as
+ * $1 and $2 (never spliced into the script).  SCRIPT pulls only when the
+ * node lacks the image. */
+void runtime_pull_argv(const runtime_plan_in *in, const char *client, const char *script, runner_strv *argv);
+
+/* A container's stop: `CLIENT kill --signal KILL NAME` (podman and docker
+ * alike), into argv (NULL-terminated; room for 8). */
+void runtime_stop_kill(const char *client, const char *name, char *argv[8]);
+
 /* Makes scratch/rootfs: a static busybox (RIGDECK_BUSYBOX, else busybox on
  * PATH, /bin/busybox) with /bin/sh linked to it.  RD_EINVAL when there is
  * no busybox to copy. */

@@ -251,3 +251,23 @@ int runtime_check_run(const char *scratch, char *const argv[], char *why, size_t
 }
 
 /* ---- a container that never started --------------------------------------- */
+
+void runtime_pull_argv(const runtime_plan_in *in, const char *client, const char *script, runner_strv *argv)
+{
+    runner_strv_add(argv, "/bin/sh");
+    runner_strv_add(argv, "-c");
+    runner_strv_add(argv, script);
+    runner_strv_add(argv, "rigdeck-pull");
+    runner_strv_add(argv, client);
+    runner_strv_add(argv, in->spec->image);
+}
+
+void runtime_stop_kill(const char *client, const char *name, char *argv[8])
+{
+    argv[0] = (char *)client;
+    argv[1] = (char *)"kill";
+    argv[2] = (char *)"--signal";
+    argv[3] = (char *)"KILL";
+    argv[4] = (char *)name;
+    argv[5] = NULL;
+}

@@ -52,27 +52,11 @@ static void docker_plan(const runtime_ops *rt, const runtime_plan_in *in, runner
     runtime_container_finish(rt, in, argv, plan);
 }
 
-/* The image, pulled only when this node lacks it (the client and the image
- * are $1 and $2 of the script, never spliced into it). */
+/* The image, pulled only when this node lacks it (runtime_pull_argv). */
 static void docker_pull(const runtime_ops *rt, const runtime_plan_in *in, const char *client, runner_strv *argv)
 {
     (void)rt;
-    runner_strv_add(argv, "/bin/sh");
-    runner_strv_add(argv, "-c");
-    runner_strv_add(argv, "\"$1\" image inspect \"$2\" >/dev/null 2>&1 || \"$1\" pull \"$2\"");
-    runner_strv_add(argv, "rigdeck-pull");
-    runner_strv_add(argv, client);
-    runner_strv_add(argv, in->spec->image);
-}
-
-static void docker_stop(const char *client, const char *name, char *argv[8])
-{
-    argv[0] = (char *)client;
-    argv[1] = (char *)"kill";
-    argv[2] = (char *)"--signal";
-    argv[3] = (char *)"KILL";
-    argv[4] = (char *)name;
-    argv[5] = NULL;
+    runtime_pull_argv(in, client, "\"$1\" image inspect \"$2\" >/dev/null 2>&1 || \"$1\" pull \"$2\"", argv);
 }
 
 const runtime_ops runtime_docker = {
@@ -83,5 +67,5 @@ const runtime_ops runtime_docker = {
     .check = docker_check,
     .plan = docker_plan,
     .pull = docker_pull,
-    .stop = docker_stop,
+    .stop = runtime_stop_kill,
 };
