@@ -5,7 +5,9 @@
 # runtime runs a trivial container before it is chosen (a named podman that
 # cannot stops the agent with podman's own words; auto falls back to
 # process and says why); a job with environment.image runs in that image
-# with its variables, exit code, logs and exact billing; a job naming an
+# with its variables, exit code, logs and exact billing, and one naming only
+# its framework, version and python runs in the matching environment's
+# image (an operator's `environment add` on the offline image); a job naming an
 # image that is nowhere fails image_pull_failed with podman's message, no
 # started_at and no charge; three such failures in a row put the node in
 # maintenance (reason runtime) and raise the node-runtime alert; a worker
@@ -168,6 +170,28 @@ J3=$(cpu_job ok "$IMG" 'echo fine')
 wait_json 120 "job show $J3" state finished
 rd --output json -c "node show n1"
 expect_json runtime_failures 0
+
+case_ "a job naming only its framework, version and python runs in the matching environment's image"
+# An operator's environment on the offline image (job-spec.md's example
+# names pytorch 1.13; this one is its own version, so it is the match).
+rd -c "environment add rdtest-torch --image $IMG --framework pytorch --framework-version 9.9 --python 3.9"
+expect_status 0
+cat >"$TMP/envjob.yaml" <<EOF
+name: envjob
+type: training
+resources: {gpu_types: [cpu], cpu_count: 4, disk_size: 20}
+workers: {count: 1, commands: ['echo "in \$RIGDECK_JOB_ID"; test -x /bin/busybox && echo in-busybox; sleep 2; exit 0']}
+environment: {framework: pytorch, framework_version: "9.9", python: "3.9"}
+EOF
+rd --as alice --output json -c "job submit $TMP/envjob.yaml"
+expect_status 0
+JE=$(jget id)
+expect_json environment.base.name rdtest-torch
+expect_json environment.base.image "$IMG"
+wait_json 120 "job show $JE" state finished
+rd -c "job logs $JE"
+expect_out "in-busybox"
+[ "$(billed "$JE")" -gt 0 ] && pass || fail "a job that ran was not billed"
 
 case_ "three platform failures in a row put the node in maintenance (reason runtime) and raise node-runtime"
 for k in 1 2 3; do
