@@ -86,3 +86,32 @@ int urlcheck_is_loopback_http(const char *url)
     return urlcheck_parse("url", url, &p, &err) == RD_OK && strcmp(p.scheme, "http") == 0 &&
            urlcheck_host_is_loopback(p.host);
 }
+
+/* A letter, digit, or one of extra. */
+static int scp_char(char ch, const char *extra)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (ch && strchr(extra, ch));
+}
+
+/* "git@github.com:org/repo.git", the scp-like form GitHub shows for SSH:
+ * user@host:path, the path not starting with '/' or '-' (never an option
+ * to ssh or git). */
+int urlcheck_scp_like(const char *s)
+{
+    const char *p = s;
+    if (!scp_char(*p, ""))
+        return 0;
+    while (scp_char(*p, "._-"))
+        p++;
+    if (*p++ != '@' || !scp_char(*p, ""))
+        return 0;
+    while (scp_char(*p, ".-"))
+        p++;
+    if (*p != ':' || p[1] == '\0' || p[1] == '-' || p[1] == '/')
+        return 0;
+    for (p++; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '\\')
+            return 0;
+    return 1;
+}

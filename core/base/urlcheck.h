@@ -37,4 +37,9 @@ int urlcheck_host_is_loopback(const char *host);
  * straight there, never through a proxy from the environment. */
 int urlcheck_is_loopback_http(const char *url);
 
+/* 1 for the scp-like form git takes for SSH ("git@github.com:org/repo.git"):
+ * user@host:path, the path starting with neither '/' nor '-' (never an
+ * option to ssh or git), no blanks, control characters or backslashes. */
+int urlcheck_scp_like(const char *s);
+
 #endif

@@ -56,34 +56,6 @@ static int ends(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static int name_char(char ch, const char *extra)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           (ch && strchr(extra, ch));
-}
-
-/* "git@github.com:org/repo.git", the scp-like form GitHub shows for SSH:
- * user@host:path, the path not starting with '/' or '-' (never an option
- * to ssh or git). */
-static int scp_like(const char *s)
-{
-    const char *p = s;
-    if (!name_char(*p, ""))
-        return 0;
-    while (name_char(*p, "._-"))
-        p++;
-    if (*p++ != '@' || !name_char(*p, ""))
-        return 0;
-    while (name_char(*p, ".-"))
-        p++;
-    if (*p != ':' || p[1] == '\0' || p[1] == '-' || p[1] == '/')
-        return 0;
-    for (p++; *p; p++)
-        if ((unsigned char)*p <= ' ' || *p == 0x7f || *p == '\\')
-            return 0;
-    return 1;
-}
-
 /* 1 when an ssh:// URL carries a password: "user:pw@" before the host. */
 static int ssh_password(const char *url)
 {
@@ -133,7 +105,7 @@ rd_code datasrc_parse(const char *field, const char *url, datasrc *out, rd_err *
         out->type = DATASRC_DATASTORE;
         return parse_datastore(field, url, out, err);
     }
-    if (!strstr(url, "://") && scp_like(url)) {
+    if (!strstr(url, "://") && urlcheck_scp_like(url)) {
         out->type = DATASRC_GIT_SSH;
         return RD_OK;
     }

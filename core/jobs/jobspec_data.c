@@ -11,6 +11,7 @@
  */
 #include "jobspec.h"
 #include "jobspec_int.h"
+#include "urlcheck.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,30 +61,12 @@ static int local_path(const char *s)
     return (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_';
 }
 
-static int name_char(char ch, const char *extra)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           (ch && strchr(extra, ch));
-}
-
 /* "The HTTP(S) or SSH git clone url": https://, http://, ssh://, or the
  * scp-like form user@host:path that GitHub shows for SSH. */
 static int git_url(const char *s)
 {
     static const char *const schemes[] = { "https://", "http://", "ssh://", NULL };
-    const char *p = s;
-
-    if (url_with(s, schemes))
-        return 1;
-    if (!name_char(*p, ""))
-        return 0;
-    while (name_char(*p, "._-"))
-        p++;
-    if (*p++ != '@' || !name_char(*p, ""))
-        return 0;
-    while (name_char(*p, ".-"))
-        p++;
-    return *p == ':' && p[1] != '\0';
+    return url_with(s, schemes) || urlcheck_scp_like(s);
 }
 
 /* Checks location s of storage type type in slot; path names the field. */
