@@ -100,4 +100,18 @@ size_t agent_work_running(agent_state *a);
 /* Frees the worker list (the processes keep running). */
 void agent_work_free(agent_state *a);
 
+/* ---- shared by agent_work.c and agent_reconcile.c ---------------------- */
+
+/* The record of worker index of job (NULL: none), or a new one (NULL: out
+ * of memory); untrack forgets one. */
+agent_worker *agent_work_find(agent_state *a, const char *job, int index);
+agent_worker *agent_work_track(agent_state *a, const char *job, int index);
+void agent_work_untrack(agent_state *a, agent_worker *w);
+
+/* Kills what still runs in a worker's folder dir and removes it. */
+void agent_work_cleanup(agent_state *a, const char *dir);
+
+/* Starts (or adopts) worker index of job, placed here and `starting`. */
+void agent_work_start(agent_state *a, const json_t *job, const json_t *worker, size_t index);
+
 #endif
