@@ -154,20 +154,25 @@ void alert_rule_stamp(json_t *rule, const char *by, rd_time now)
     json_object_set_new(rule, "created_at", json_string(rdtime_format(now, ts)));
 }
 
-rd_code alert_rule_stage_defaults(rd_tx *tx, rd_time now, rd_err *err)
+rd_code alert_rule_stage_defaults(rd_tx *tx, int since, rd_time now, rd_err *err)
 {
-    static const alert_rule_input defaults[] = {
-        { .name = "node-offline", .metric = ALERT_METRIC_NODE_OFFLINE, .above = "0", .severity = "critical" },
-        { .name = "gpu-unhealthy", .metric = ALERT_METRIC_GPU_UNHEALTHY, .above = "0", .severity = "warning" },
-        { .name = "node-runtime", .metric = ALERT_METRIC_NODE_RUNTIME, .above = "0", .severity = "warning" },
+    static const struct {
+        int generation;
+        alert_rule_input rule;
+    } defaults[] = {
+        { 1, { .name = "node-offline", .metric = ALERT_METRIC_NODE_OFFLINE, .above = "0", .severity = "critical" } },
+        { 1, { .name = "gpu-unhealthy", .metric = ALERT_METRIC_GPU_UNHEALTHY, .above = "0", .severity = "warning" } },
+        { 2, { .name = "node-runtime", .metric = ALERT_METRIC_NODE_RUNTIME, .above = "0", .severity = "warning" } },
     };
     rd_code rc = RD_OK;
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0] && rc == RD_OK; i++) {
         char key[RD_KEY_MAX];
         json_t *old = NULL, *rule = NULL;
-        rc = tx_get(tx, alert_rule_key(key, defaults[i].name), &old, err);
+        if (defaults[i].generation <= since)
+            continue;
+        rc = tx_get(tx, alert_rule_key(key, defaults[i].rule.name), &old, err);
         if (rc == RD_OK && !old)
-            rc = alert_rule_build(&defaults[i], &rule, err);
+            rc = alert_rule_build(&defaults[i].rule, &rule, err);
         if (rc == RD_OK && rule) {
             alert_rule_stamp(rule, "rigdeck", now);
             rc = tx_put(tx, key, rule, err);

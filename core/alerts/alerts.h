@@ -75,10 +75,15 @@ const char *alert_rule_key(char buf[RD_KEY_MAX], const char *name);
 /* Records who made a rule and when. */
 void alert_rule_stamp(json_t *rule, const char *by, rd_time now);
 
-/* Stages the rules every new store has (node-offline, gpu-unhealthy,
- * node-runtime),
+/* The default rules come in generations: 1 node-offline and gpu-unhealthy,
+ * 2 node-runtime.  A store records the generation it has had, so an upgrade
+ * adds only the rules born after it (a rule the operator removed stays
+ * removed). */
+#define ALERT_RULE_GENERATION 2
+
+/* Stages the default rules of generations after `since` (0: all of them),
  * skipping any name that exists. */
-rd_code alert_rule_stage_defaults(rd_tx *tx, rd_time now, rd_err *err);
+rd_code alert_rule_stage_defaults(rd_tx *tx, int since, rd_time now, rd_err *err);
 
 /* ---- the state machine (alert_eval.c) ------------------------------------ */
 

@@ -85,8 +85,8 @@ static rd_code bootstrap_once(rd_tx *tx, rd_time now, rd_err *err)
         return rc;
     }
     rc = tx_put(tx, META_KEY,
-                json_pack("{s:s, s:i, s:s, s:b, s:b, s:b}", "name", "rigdeck", "schema", 1, "created_at",
-                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, 1, NODE_AGENT_UPGRADE_MARK, 1,
+                json_pack("{s:s, s:i, s:s, s:i, s:b, s:b}", "name", "rigdeck", "schema", 1, "created_at",
+                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, ALERT_RULE_GENERATION, NODE_AGENT_UPGRADE_MARK, 1,
                           ENVIRONMENT_SEEDED_MARK, 1),
                 err);
     if (rc == RD_OK)
@@ -94,7 +94,7 @@ static rd_code bootstrap_once(rd_tx *tx, rd_time now, rd_err *err)
     if (rc == RD_OK)
         rc = account_init_stage(tx, "platform", "enterprise", "member", now, NULL, err);
     if (rc == RD_OK)
-        rc = alert_rule_stage_defaults(tx, now, err);
+        rc = alert_rule_stage_defaults(tx, 0, now, err);
     if (rc == RD_OK)
         rc = environment_stage_defaults(tx, now, err);
     if (rc == RD_OK)
@@ -135,13 +135,23 @@ rd_code account_init_check_actor(rd_tx *tx, const char *actor, rd_err *err)
     return rc;
 }
 
+/* The generation of default rules a store has had: the mark was `true`
+ * before rules had generations (that was generation 1). */
+static int account_init_rule_generation(const json_t *meta)
+{
+    const json_t *mark = json_object_get(meta, ACCOUNT_INIT_ALERT_RULES_MARK);
+    if (json_is_integer(mark))
+        return (int)json_integer_value(mark);
+    return json_is_true(mark) ? 1 : 0;
+}
+
 rd_code account_init_upgrade_alert_rules(rd_tx *tx, rd_time now, rd_err *err)
 {
     json_t *meta = NULL;
     rd_code rc = tx_get(tx, META_KEY, &meta, err);
-    if (rc == RD_OK && meta && !json_is_true(json_object_get(meta, ACCOUNT_INIT_ALERT_RULES_MARK))) {
-        rc = alert_rule_stage_defaults(tx, now, err);
-        json_object_set_new(meta, ACCOUNT_INIT_ALERT_RULES_MARK, json_true());
+    if (rc == RD_OK && meta && account_init_rule_generation(meta) < ALERT_RULE_GENERATION) {
+        rc = alert_rule_stage_defaults(tx, account_init_rule_generation(meta), now, err);
+        json_object_set_new(meta, ACCOUNT_INIT_ALERT_RULES_MARK, json_integer(ALERT_RULE_GENERATION));
         if (rc == RD_OK)
             rc = tx_put(tx, META_KEY, json_incref(meta), err);
     }

@@ -30,12 +30,15 @@ rd_code account_init_stage(rd_tx *tx, const char *name, const char *plan, const 
  * when the store is initialised already.  Safe with concurrent callers. */
 rd_code account_init_store(store_t *st, rd_time now, rd_err *err);
 
-/* The meta document's field saying the store has had its default alert
- * rules (so a rule the operator removed is never added again). */
+/* The meta document's field saying which generation of default alert rules
+ * the store has had (ALERT_RULE_GENERATION; `true` in stores from before
+ * generations, meaning 1), so a rule the operator removed is never added
+ * again and a rule born later still reaches an older store. */
 #define ACCOUNT_INIT_ALERT_RULES_MARK "alert_rules_seeded"
 
-/* A store made before alerts existed gets the default alert rules, once:
- * stages them and the mark in tx when the meta document lacks the mark
+/* A store made before alerts existed, or before a newer generation of
+ * default rules, gets the rules it lacks, once: stages them and the mark in
+ * tx when the meta document's mark is older than ALERT_RULE_GENERATION
  * (alert eval calls this; opening a store never writes to an old one). */
 rd_code account_init_upgrade_alert_rules(rd_tx *tx, rd_time now, rd_err *err);
 

@@ -338,6 +338,34 @@ static void test_older_store_upgrade(void **state)
     store_close(st);
 }
 
+/* A store marked before rules had generations (`true`: node-offline and
+ * gpu-unhealthy) gets node-runtime, and only it, once. */
+static void test_generation_one_store_upgrade(void **state)
+{
+    (void)state;
+    store_t *st = open_store("gen1");
+    rd_err err;
+    const char *meta = "{\"name\":\"rigdeck\",\"schema\":1,\"created_at\":\"2026-01-01T00:00:00Z\","
+                       "\"alert_rules_seeded\":true}";
+    assert_int_equal(store_put(st, KEY_META_STORE, meta, strlen(meta), 0, &err), RD_OK);
+    assert_int_equal(account_init_store(st, 1793491200, &err), RD_OK);
+    rd_tx *tx = tx_new(st);
+    assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
+    assert_int_equal(tx_write_count(tx), 2);   /* node-runtime and the mark */
+    assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
+    tx_reset(tx);
+    assert_int_equal(rule_count(st), 1);
+    json_t *rule = NULL;
+    assert_int_equal(tx_get(tx, KEY_ALERT_RULES "node-runtime", &rule, &err), RD_OK);
+    assert_non_null(rule);
+    json_decref(rule);
+    tx_reset(tx);
+    assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
+    assert_int_equal(tx_write_count(tx), 0);
+    tx_free(tx);
+    store_close(st);
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
@@ -354,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_delivery_gives_up),
         cmocka_unit_test(test_new_store_rules),
         cmocka_unit_test(test_older_store_upgrade),
+        cmocka_unit_test(test_generation_one_store_upgrade),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
