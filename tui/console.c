@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "copy.h"
 #include "draw.h"
 #include "form.h"
 #include "keys.h"
@@ -299,6 +300,7 @@ static void console_teardown(session *c)
     lhistory_free(&c->history);
     compl_list_free(&c->compl);
     form_close(c->form);
+    free(c->clip_pending);
     for (size_t i = 0; i < c->confirm_count; i++)
         free(c->confirm_lines[i]);
     theme_free(&c->th);
@@ -422,6 +424,8 @@ static void loop_once(session *c)
         c->dirty = 0;
         timing_frame(&c->timing, session_now_ms(), table_shown(session_current_table(c)));
     }
+    /* a copy asked for by the last key: the frame is out, the escape follows */
+    copy_flush(c);
     /* The frame is out: parse the column the first sort key will want,
      * once a load (keys come too close together for a quiet moment). */
     if (table_shown(session_current_table(c)))

@@ -365,6 +365,8 @@ static void draw_footer(session *c, lay_rect r)
     size_t n = 0;
     static const char *const view_k[] = { "Up/Down", "Left/Right", "q" };
     static const char *const view_l[] = { "scroll", "pan", "close" };
+    static const char *const details_k[] = { "Up/Down", "Left/Right", "y", "q" };
+    static const char *const details_l[] = { "scroll", "pan", "copy", "close" };
     static const char *const logs_k[] = { "Up/Down", "[ ]", "0-9", "End", "r", "q" };
     static const char *const logs_l[] = { "scroll", "worker", "worker N", "follow", "reread", "close" };
     static const char *const prompt_k[] = { "Enter", "Tab", "Up/Down", "Esc" };
@@ -377,7 +379,14 @@ static void draw_footer(session *c, lay_rect r)
     static const char *const form_l[] = { "next field", "choices", "submit", "cancel" };
     const char *const *fk = NULL, *const *fl = NULL;
     switch (c->mode) {
-    case MODE_VIEW: case MODE_HELP: fk = view_k; fl = view_l; n = 3; break;
+    case MODE_VIEW:
+        if (c->view_key[0]) {   /* a row's details: y copies it */
+            fk = details_k; fl = details_l; n = 4;
+        } else {
+            fk = view_k; fl = view_l; n = 3;
+        }
+        break;
+    case MODE_HELP: fk = view_k; fl = view_l; n = 3; break;
     case MODE_LOGS: fk = logs_k; fl = logs_l; n = 6; break;
     case MODE_PROMPT: fk = prompt_k; fl = prompt_l; n = 4; break;
     case MODE_FILTER: fk = filter_k; fl = filter_l; n = 3; break;

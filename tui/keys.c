@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "copy.h"
 #include "dash.h"
 #include "form.h"
 #include "layout.h"
@@ -304,6 +305,10 @@ static void open_details(session *c)
     }
     textview_clear(&c->view_text);
     snprintf(c->view_text.title, sizeof c->view_text.title, "%s %s", v->title, r->key);
+    /* y in the view copies this row (copy.c), whatever the table does meanwhile */
+    snprintf(c->view_key, sizeof c->view_key, "%s", r->key);
+    c->view_pane = c->pane;
+    c->view_view = c->view[c->pane];
     if (v->show_cmd) {
         char line[512];
         snprintf(line, sizeof line, "%s ", v->show_cmd);
@@ -396,6 +401,13 @@ static act_result act_sync(session *c, int key)
     return ACT_REDRAW;
 }
 
+/* y: the selected row's id or name into the operator's clipboard (OSC 52). */
+static act_result act_copy(session *c, int key)
+{
+    (void)key;
+    return copy_selected(c);
+}
+
 static act_result act_quit(session *c, int key)
 {
     (void)key;
@@ -463,6 +475,9 @@ static const key_binding bindings[] = {
     { K('S'), act_sync, ALL_PANES, KB_MUTATES | KB_FOOTER,
       "S", "sync", "run one round of 'cloud sync' for the GCP regions now, in the background "
       "(it also runs every minute)" },
+    { K('y'), act_copy, ALL_PANES, KB_FOOTER,
+      "y", "copy", "copy the selected row's id or name (Dashboard: its node; in a job's details a running "
+      "notebook's or endpoint's URL) into your own clipboard through the terminal, over SSH too (OSC 52)" },
     { K('q', CK_FN(KEY_F(10))), act_quit, ALL_PANES, KB_FOOTER,
       "q F10", "quit", "quit and restore the terminal" },
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy.h"
 #include "form.h"
 #include "keys.h"
 #include "logs.h"
@@ -72,6 +73,7 @@ static act_result prompt_run(session *c)
     session_set_status(c, "ran: %s", line);
     if (res) {
         textview_clear(&c->view_text);
+        c->view_key[0] = '\0';   /* a result, no row: y has nothing to copy */
         snprintf(c->view_text.title, sizeof c->view_text.title, ":%.250s", line);
         textview_add_result(&c->view_text, res, NULL);
         c->view_text.open = 1;
@@ -139,6 +141,10 @@ static act_result key_view(session *c, textview *tv, int key)
     case CK_FN(KEY_END): case 'G': textview_scroll(tv, (long)tv->count, page); break;
     case CK_FN(KEY_LEFT): case 'h': textview_pan(tv, -8); break;
     case CK_FN(KEY_RIGHT): case 'l': textview_pan(tv, 8); break;
+    case 'y':
+        if (c->mode == MODE_VIEW)
+            return copy_details(c);
+        break;
     case '?': case CK_FN(KEY_F(1)):
         if (c->mode == MODE_VIEW) {
             keys_help(c, &c->help);

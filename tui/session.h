@@ -98,6 +98,8 @@ typedef struct session {
     compl_list compl;                       /* candidates of the last Tab */
     char filter_before[GRID_FILTER_MAX];    /* restored when a filter is cancelled */
     textview view_text;                     /* details and ':' results */
+    char view_key[256];                     /* the row view_text details ("" for a ':' result) */
+    int view_pane, view_view;               /* and its table */
     textview help;
     logview logs;                           /* MODE_LOGS */
 
@@ -108,6 +110,7 @@ typedef struct session {
 
     char status[512];
     int status_error;
+    char *clip_pending;                     /* text to copy once the frame is out (copy.c) */
     char alerts[256];
     header_ctl ctl;                         /* `serve status`, for the header */
     long long firing;                       /* firing alerts, for the header; -1: unknown */
