@@ -190,6 +190,31 @@ def param_field(name, i, p):
 
 # ---- loading the model's functions ----------------------------------------
 
+def module_name(code, path, n):
+    """FILE's module name: the one its own code would import it by
+    (serve.py is `serve`, sub/serve.py `sub.serve`), so that the model's
+    `import serve` or its pickled classes find this copy instead of loading
+    a second one.  A name that something outside DIR already holds (json.py,
+    email/x.py) would shadow it, so that file gets a private name."""
+    dotted = os.path.relpath(path, code)[:-3].replace(os.sep, ".")
+    parts = dotted.split(".")
+
+    def taken(name):
+        m = sys.modules.get(name)
+        if m is None:
+            return False
+        where = list(getattr(m, "__path__", None) or []) + [getattr(m, "__file__", None) or ""]
+        return not any(w and os.path.realpath(w).startswith(code + os.sep) for w in where)
+
+    if dotted in sys.modules:
+        # The model's code imported it already: that copy is the one.
+        same = getattr(sys.modules[dotted], "__file__", None)
+        return dotted if same and os.path.realpath(same) == path else f"_rigdeck_route_{n}"
+    if not all(part.isidentifier() for part in parts) or taken(parts[0]):
+        return f"_rigdeck_route_{n}"
+    return dotted
+
+
 def load_module(code, rel, name, modules):
     """The module of FILE, imported once however many routes name it."""
     path = os.path.realpath(os.path.join(code, rel))
@@ -199,13 +224,10 @@ def load_module(code, rel, name, modules):
         return modules[path]
     if not path.endswith(".py") or not os.path.isfile(path):
         die(f"{name}: file {rel!r}: no such Python file in the model code {code}")
-    # Import it under the name its own code would use (serve.py is `serve`,
-    # sub/serve.py `sub.serve`), so that the model's `import serve` or
-    # pickled classes find this copy instead of loading a second one; a
-    # name something already imported (json.py) gets a private one.
-    dotted = os.path.relpath(path, code)[:-3].replace(os.sep, ".")
-    if not all(part.isidentifier() for part in dotted.split(".")) or dotted in sys.modules:
-        dotted = f"_rigdeck_route_{len(modules)}"
+    dotted = module_name(code, path, len(modules))
+    if dotted in sys.modules:
+        modules[path] = sys.modules[dotted]
+        return modules[path]
     spec = importlib.util.spec_from_file_location(dotted, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[dotted] = module

@@ -56,7 +56,16 @@ def greet(name):
 def boom(msg):
     raise ValueError("bad input: " + msg)
 EOF
-echo 'UNIT = "m"' >"$CODE/helper.py"
+cat >"$CODE/helper.py" <<'EOF'
+# Counts its imports: a route naming this file must reuse the copy
+# predict.py imported, not load a second one.
+import builtins
+builtins.helper_loads = getattr(builtins, "helper_loads", 0) + 1
+UNIT = "m"
+
+def loads():
+    return builtins.helper_loads
+EOF
 cat >"$CODE/sub/deep.py" <<'EOF'
 from . import util
 
@@ -76,6 +85,7 @@ cat >"$TMP/routes.json" <<'EOF'
   "params": [{"name": "name", "type": "string", "optional": false, "default": null}]},
  {"verb": "POST", "path": "/boom", "file": "predict.py", "function": "boom", "positional": false,
   "params": [{"name": "msg", "type": "string", "optional": false, "default": null}]},
+ {"verb": "POST", "path": "/loads", "file": "helper.py", "function": "loads", "params": []},
  {"verb": "POST", "path": "/v1/flag", "file": "sub/deep.py", "function": "flag", "positional": false,
   "params": [{"name": "v", "type": "boolean", "optional": true, "default": "True"}]}]
 EOF
@@ -126,7 +136,7 @@ while [ "$(date +%s)" -lt "$deadline" ]; do
     sleep 0.2
 done
 if [ "$up" = 1 ]; then pass; else
-    fail "the server did not answer within 90 s: $(tail -5 "$TMP/server.err")"
+    fail "the server exited or did not answer within 90 s: $(tail -5 "$TMP/server.err")"
     finish; exit 1
 fi
 
@@ -142,13 +152,15 @@ expect_answer 200 '["first", [1, 2], null]'
 post /ordered '{"b": "B", "a": [], "c": {"k": 1}}'
 expect_answer 200 '["B", [], {"k": 1}]'
 
-case_ "a string value; a file in a subdirectory importing its sibling; no body at all when every param is optional"
+case_ "a string value; a file in a subdirectory importing its sibling; no body at all when every param is optional; a module imported once"
 post /greet '{"name": "ada"}'
 expect_answer 200 '"hello ada"'
 post /v1/flag
 expect_answer 200 '{"flag": true}'
 post /v1/flag '{"v": false}'
 expect_answer 200 '{"flag": false}'
+post /loads
+expect_answer 200 1
 
 case_ "a missing, mistyped or undeclared param is 422 with FastAPI's detail"
 post /predict '{}'
