@@ -160,6 +160,7 @@ install: $(BIN)
 	install -m 0644 scripts/rigdeck.bash-completion \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rigdeck
 	for t in themes/*.yaml; do [ -e "$$t" ] && install -m 0644 $$t $(DESTDIR)$(PREFIX)/share/rigdeck/themes/ || true; done
+	install -m 0755 scripts/route_server.py $(DESTDIR)$(PREFIX)/share/rigdeck/route_server.py
 
 clean:
 	rm -rf build build-asan build-vg build-bench
