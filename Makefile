@@ -57,7 +57,7 @@ help:
 	@echo "make asan       the same tests under AddressSanitizer + UBSan"
 	@echo "make valgrind   the same tests under valgrind (zero leaks, zero errors)"
 	@echo "make bench      optimised build, print benchmark figures"
-	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes, bash completion"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes, bash completion, route server"
 	@echo "make deps       install the Debian packages (as root) or print the command"
 
 $(BUILD)/obj/core/%.o: core/%.c $(wildcard core/*/*.h)
