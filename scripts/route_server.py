@@ -46,12 +46,19 @@ from typing import Any, List, Optional
 
 try:
     import pydantic
+    # Its types and errors are pydantic 1's (Debian's python3-fastapi, and
+    # FastAPI before 0.100); pydantic 2 would fail at the first route, so
+    # say what is wrong instead.
+    if not pydantic.VERSION.startswith("1."):
+        print(f"route_server: pydantic {pydantic.VERSION}: the route server needs pydantic 1.x "
+              "(with FastAPI before 0.100) in the worker's Python", file=sys.stderr)
+        sys.exit(2)
     import uvicorn
     from fastapi import Body, FastAPI
     from fastapi.encoders import jsonable_encoder
     from fastapi.responses import JSONResponse
 except ImportError as e:
-    print(f"route_server: {e.name or e}: the route server needs fastapi, pydantic and uvicorn "
+    print(f"route_server: {e.name or e}: the route server needs fastapi, pydantic 1.x and uvicorn "
           "in the worker's Python", file=sys.stderr)
     sys.exit(2)
 

@@ -9,8 +9,9 @@
 # traceback only in the server's stderr), one access line per request on
 # stdout, and SIGTERM stops it.  Start-up refusals (a missing function or
 # file, a file outside the code, bad JSON, a default of the wrong type) are
-# exit 2 with one stderr line naming the route.  Needs no store: it runs on
-# the SQLite pass only, and skips where no python3 has fastapi and uvicorn.
+# exit 2 with one stderr line naming the route, and so is a Python with
+# pydantic 2 or without fastapi.  Needs no store: it runs on the SQLite
+# pass only, and skips where no python3 has fastapi, pydantic 1 and uvicorn.
 . tests/batch/lib.sh
 
 SERVER=scripts/route_server.py
@@ -24,9 +25,10 @@ command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 # which a python3 earlier on PATH (pyenv, a venv) may not see.
 PY=""
 for p in ${RIGDECK_TEST_PYTHON:-} python3 /usr/bin/python3; do
-    if "$p" -c 'import fastapi, pydantic, uvicorn' >/dev/null 2>&1; then PY=$p; break; fi
+    if "$p" -c 'import sys, fastapi, pydantic, uvicorn; sys.exit(not pydantic.VERSION.startswith("1."))' \
+        >/dev/null 2>&1; then PY=$p; break; fi
 done
-[ -n "$PY" ] || skip "no python3 here imports fastapi, pydantic and uvicorn (Debian: python3-fastapi python3-uvicorn)"
+[ -n "$PY" ] || skip "no python3 here imports fastapi, pydantic 1.x and uvicorn (Debian: python3-fastapi python3-uvicorn)"
 
 SPID=""
 stop_server () {
@@ -241,5 +243,25 @@ refused '[{"path": "/p", "file": "predict.py", "function": "predict",
 case_ "start-up: a function that cannot take the declared params"
 refused '[{"path": "/p", "file": "predict.py", "function": "predict", "params": [{"name": "z", "type": "float"}]}]' \
         "predict(x: float, scale: int = 2) cannot take the params (z) as keywords"
+
+# A worker's Python without what the server needs: one line, exit 2.
+# Stand-in packages earlier on PYTHONPATH play pydantic 2 and a missing
+# fastapi.
+case_ "start-up: pydantic 2 or no fastapi is one line naming what is needed"
+mkdir -p "$TMP/pd2/pydantic" "$TMP/nofa/fastapi"
+echo 'VERSION = "2.7.1"' >"$TMP/pd2/pydantic/__init__.py"
+echo 'raise ImportError("No module named fastapi", name="fastapi")' >"$TMP/nofa/fastapi/__init__.py"
+PYTHONPATH=$TMP/pd2 timeout 60 "$PY" "$SERVER" --routes "$TMP/routes.json" --code "$CODE" --host 127.0.0.1 \
+    --port "$(free_port)" >"$OUT" 2>"$ERR"
+RC=$?
+expect_status 2
+expect_err "pydantic 2.7.1: the route server needs pydantic 1.x"
+expect_err_lines 1
+PYTHONPATH=$TMP/nofa timeout 60 "$PY" "$SERVER" --routes "$TMP/routes.json" --code "$CODE" --host 127.0.0.1 \
+    --port "$(free_port)" >"$OUT" 2>"$ERR"
+RC=$?
+expect_status 2
+expect_err "fastapi: the route server needs fastapi, pydantic 1.x and uvicorn"
+expect_err_lines 1
 
 finish
