@@ -309,7 +309,7 @@ def make_handler(where, fn, body_model, names, positional, body_required):
     def arguments(body):
         if body is None:  # no body at all, and every param is optional
             body = body_model()
-        values = body.dict()
+        values = body.dict(by_alias=True)
         if positional:
             return [values[n] for n in names], {}
         return [], values
@@ -338,12 +338,17 @@ def build_app(routes, code):
     for i, r in enumerate(routes):
         name = route_name(i, r)
         params = r.get("params", [])
-        fields = {}
+        fields, names, required = {}, [], False
         for j, p in enumerate(params):
-            field = param_field(name, j, p)
-            if p["name"] in fields:
+            t, default = param_field(name, j, p)
+            if p["name"] in names:
                 die(f"{name}: params[{j}]: name {p['name']!r} is used twice")
-            fields[p["name"]] = field
+            # The model's fields are p0, p1... with the param's name as
+            # alias: a param may be called json, dict or _x, which pydantic
+            # refuses or ignores as a field's own name.
+            fields[f"p{j}"] = (t, pydantic.Field(default, alias=p["name"]))
+            names.append(p["name"])
+            required = required or default is ...
         module = load_module(code, r["file"], name, modules)
         fn = getattr(module, r["function"], None)
         if fn is None:
@@ -353,9 +358,8 @@ def build_app(routes, code):
         positional = r.get("positional", False)
         check_signature(name, fn, r["function"], params, positional)
         model = pydantic.create_model(f"Route{i}Body", __base__=RouteBody, **fields)
-        required = any(default is ... for _, default in fields.values())
         where = f"POST {r['path']} ({r['file']}:{r['function']})"
-        app.add_api_route(r["path"], make_handler(where, fn, model, list(fields), positional, required),
+        app.add_api_route(r["path"], make_handler(where, fn, model, names, positional, required),
                           methods=["POST"], name=f"route{i}")
     return app
 

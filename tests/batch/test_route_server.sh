@@ -55,6 +55,9 @@ def ordered(a, b, c=None):
 def greet(name):
     return "hello " + name
 
+def names(json, _private=0):
+    return [json, _private]
+
 def boom(msg):
     raise ValueError("bad input: " + msg)
 EOF
@@ -87,6 +90,9 @@ cat >"$TMP/routes.json" <<'EOF'
   "params": [{"name": "name", "type": "string", "optional": false, "default": null}]},
  {"verb": "POST", "path": "/boom", "file": "predict.py", "function": "boom", "positional": false,
   "params": [{"name": "msg", "type": "string", "optional": false, "default": null}]},
+ {"verb": "POST", "path": "/names", "file": "predict.py", "function": "names", "positional": false,
+  "params": [{"name": "json", "type": "object", "optional": false, "default": null},
+             {"name": "_private", "type": "float", "optional": true, "default": "2"}]},
  {"verb": "POST", "path": "/loads", "file": "helper.py", "function": "loads", "params": []},
  {"verb": "POST", "path": "/v1/flag", "file": "sub/deep.py", "function": "flag", "positional": false,
   "params": [{"name": "v", "type": "boolean", "optional": true, "default": "True"}]}]
@@ -147,6 +153,14 @@ post /predict '{"x": 2}'
 expect_answer 200 '{"y": 6.0, "types": ["float", "int"], "unit": "m"}'
 post /predict '{"x": 1.5, "scale": 4}'
 expect_answer 200 '{"y": 6.0, "types": ["float", "int"], "unit": "m"}'
+
+case_ "params named like pydantic's own attributes (json) or private ones (_private) are params too"
+post /names '{"json": {"a": 1}}'
+expect_answer 200 '[{"a": 1}, 2.0]'
+post /names '{"json": {}, "_private": 7}'
+expect_answer 200 '[{}, 7.0]'
+post /names '{"_private": 7}'
+expect_422 json value_error.missing
 
 case_ "positional route: the params in declared order, not the function's names"
 post /ordered '{"a": [1, 2], "b": "first"}'
