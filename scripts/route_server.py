@@ -289,7 +289,7 @@ def answer(where, run):
         return JSONResponse(jsonable_encoder(plain(result)))
     except (Exception, SystemExit) as e:
         # Not the function's raise: say so, instead of the encoder's riddle.
-        print(f"{PROG}: {where} returned a {type(result).__name__}: {e}", file=sys.stderr)
+        print(f"{PROG}: {where} returned a {type(result).__name__}: {e}", file=sys.stderr, flush=True)
         return JSONResponse({"detail": f"the return value ({type(result).__name__}) cannot be sent as JSON"},
                             status_code=500)
 
@@ -371,6 +371,9 @@ def main():
     ap.add_argument("--host", required=True, help="address to listen on")
     ap.add_argument("--port", required=True, type=int, help="port to listen on")
     a = ap.parse_args()
+    # The worker's log is a file: line by line, so that the model's own
+    # prints and the access lines arrive when they happen, in order.
+    sys.stdout.reconfigure(line_buffering=True)
     if not 1 <= a.port <= 65535:
         die(f"--port {a.port}: must be 1-65535")
     code = os.path.realpath(a.code)

@@ -46,6 +46,8 @@ mkdir -p "$CODE/sub"
 cat >"$CODE/predict.py" <<'EOF'
 import helper   # the model's own module, found in its code directory
 
+print("predict.py loaded")
+
 def predict(x: float, scale: int = 2):
     return {"y": x * scale, "types": [type(x).__name__, type(scale).__name__], "unit": helper.UNIT}
 
@@ -131,22 +133,28 @@ sys.exit(not any(e["loc"] == loc and e["type"] == sys.argv[3] for e in d))' "$BO
 # ---- serving -----------------------------------------------------------------
 case_ "the server starts on a free loopback port and answers"
 PORT=$(free_port)
-"$PY" "$SERVER" --routes "$TMP/routes.json" --code "$CODE" --host 127.0.0.1 --port "$PORT" \
+# (without PYTHONUNBUFFERED, which an agent does not set either)
+env -u PYTHONUNBUFFERED "$PY" "$SERVER" --routes "$TMP/routes.json" --code "$CODE" --host 127.0.0.1 --port "$PORT" \
     >"$TMP/server.out" 2>"$TMP/server.err" &
 SPID=$!
-# Poll (a busy machine imports FastAPI slowly): any HTTP answer means it listens.
+# Poll (a busy machine imports FastAPI slowly) for uvicorn's line saying it
+# listens, sending no request yet: the next check reads stdout before any
+# access line could have flushed it.
 deadline=$(($(date +%s) + 90))
 up=0
 while [ "$(date +%s)" -lt "$deadline" ]; do
     if ! kill -0 "$SPID" 2>/dev/null; then break; fi
-    c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PORT/" 2>/dev/null)
-    if [ "$c" = 404 ]; then up=1; break; fi
+    if grep -q "Uvicorn running on http://127.0.0.1:$PORT" "$TMP/server.err"; then up=1; break; fi
     sleep 0.2
 done
 if [ "$up" = 1 ]; then pass; else
-    fail "the server exited or did not answer within 90 s: $(tail -5 "$TMP/server.err")"
+    fail "the server exited or did not listen within 90 s: $(tail -5 "$TMP/server.err")"
     finish; exit 1
 fi
+case_ "the model's own prints reach the log when they happen, not at exit"
+grep -q '^predict.py loaded$' "$TMP/server.out" && pass || fail "the import-time print is not in stdout yet"
+c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 60 "http://127.0.0.1:$PORT/")
+[ "$c" = 404 ] && pass || fail "GET / answers '$c', not 404"
 
 case_ "keyword route: 200 with the value as JSON, the optional param's default, types as declared"
 post /predict '{"x": 2}'
