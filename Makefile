@@ -57,7 +57,7 @@ help:
 	@echo "make asan       the same tests under AddressSanitizer + UBSan"
 	@echo "make valgrind   the same tests under valgrind (zero leaks, zero errors)"
 	@echo "make bench      optimised build, print benchmark figures"
-	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes, bash completion"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=: binary, man page, themes, bash completion, route server"
 	@echo "make deps       install the Debian packages (as root) or print the command"
 
 $(BUILD)/obj/core/%.o: core/%.c $(wildcard core/*/*.h)
@@ -160,6 +160,7 @@ install: $(BIN)
 	install -m 0644 scripts/rigdeck.bash-completion \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/rigdeck
 	for t in themes/*.yaml; do [ -e "$$t" ] && install -m 0644 $$t $(DESTDIR)$(PREFIX)/share/rigdeck/themes/ || true; done
+	install -m 0755 scripts/route_server.py $(DESTDIR)$(PREFIX)/share/rigdeck/route_server.py
 
 clean:
 	rm -rf build build-asan build-vg build-bench

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The man page keeps in step with the command table: every command that
 # `help` lists appears in docs/rigdeck.1; `make install` installs it with
-# the binary and the bash completion; the demo script answers --help.
+# the binary, the bash completion and the route server; the demo script
+# answers --help.
 . tests/batch/lib.sh
 
 case_ "every command of the table is in the man page"
@@ -16,7 +17,7 @@ while [ "$i" -lt "$n" ]; do
     i=$((i + 1))
 done
 
-case_ "make install puts the binary, the man page and the bash completion in place"
+case_ "make install puts the binary, the man page, the bash completion and the route server in place"
 # A make of its own: not the jobserver of a `make -j test` that runs this.
 root=$TMP/root
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install BUILD="$BUILD" PREFIX=/usr DESTDIR="$root" \
@@ -27,6 +28,9 @@ for f in bin/rigdeck share/man/man1/rigdeck.1 share/bash-completion/completions/
 done
 if cmp -s scripts/rigdeck.bash-completion "$root/usr/share/bash-completion/completions/rigdeck"; then
     pass; else fail "the installed completion differs from scripts/rigdeck.bash-completion"; fi
+# The route server endpoint workers run (execution.md section 6).
+if cmp -s scripts/route_server.py "$root/usr/share/rigdeck/route_server.py"; then
+    pass; else fail "make install did not install scripts/route_server.py as usr/share/rigdeck/route_server.py"; fi
 if command -v bash >/dev/null 2>&1; then
     bash -c '. "$1" && complete -p rigdeck' sh "$root/usr/share/bash-completion/completions/rigdeck" >"$OUT" 2>"$ERR"
     RC=$?
