@@ -180,11 +180,13 @@ static int run_wait(const char *const *argv, const char *log)
 }
 
 /* 1 while pid (a mount process this agent, or the one before it,
- * started) lives; reaps it when it is our child and has ended. */
-static int proc_alive(pid_t pid)
+ * started for the worker in dir) lives; reaps it when it is our child and
+ * has ended.  Not our child: its command line must name dir, or the pid
+ * now belongs to another process (another worker's rclone among them). */
+static int proc_alive(pid_t pid, const char *dir)
 {
     int st;
-    char path[64], text[512] = "";
+    char path[64], text[8192];
     pid_t r = waitpid(pid, &st, WNOHANG);
     if (r == 0)
         return 1;
@@ -196,8 +198,20 @@ static int proc_alive(pid_t pid)
     const char *close = strrchr(text, ')');
     if (!close || close[1] != ' ' || close[2] == 'Z')
         return 0;
-    /* the pid was reused when it is neither rclone nor mount */
-    return strstr(text, "(rclone)") || strstr(text, "(mount") ? 1 : 0;
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "re");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    for (size_t i = 0; i < n; i++)
+        if (!text[i])
+            text[i] = ' ';
+    text[n] = '\0';
+    size_t dl = strlen(dir);
+    for (const char *p = strstr(text, dir); p; p = strstr(p + 1, dir))
+        if (p[dl] == '/')
+            return 1;
+    return 0;
 }
 
 /* The first line of file (a mount's output), or dflt. */
@@ -478,7 +492,7 @@ static int item_state(agent_state *a, const mount_item *it, size_t i, const char
         return ITEM_UNSTARTED;
     long long pid = 0, at = 0;
     sscanf(text, "%lld %lld", &pid, &at);
-    if (pid > 0 && proc_alive((pid_t)pid)) {
+    if (pid > 0 && proc_alive((pid_t)pid, dir)) {
         if (a->o->log.now() - at <= MOUNT_WAIT_S)
             return STAGE_BUSY;
         kill(-(pid_t)pid, SIGKILL);
@@ -582,7 +596,7 @@ int agent_mount_release(agent_state *a, const char *dir)
         if (read_text(pidf, text, sizeof text) != 0)
             break;
         pid_t pid = (pid_t)atoi(text);
-        for (int tries = 0; pid > 0 && proc_alive(pid) && tries < 50; tries++) {
+        for (int tries = 0; pid > 0 && proc_alive(pid, dir) && tries < 50; tries++) {
             kill(-pid, tries < 25 ? SIGTERM : SIGKILL);
             sleep_ms(40);
         }
