@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "agent_limits.h"
+#include "agent_mount.h"
 #include "agent_vitals.h"
 #include "agent_work.h"
 #include "catalog.h"
@@ -432,6 +433,7 @@ rd_code agent_run(const agent_opts *o, rd_err *err)
         return rc;
     }
     agent_vitals_start(&a);
+    agent_mount_sweep(&a);   /* datastores an earlier agent left mounted for workers that ended */
     a.use_view = -1;   /* the first reconcile finds out */
     watch_reopen(&a);
     int64_t last_reconcile = 0;

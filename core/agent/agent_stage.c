@@ -140,7 +140,7 @@ static int plan_add(agent_state *a, const json_t *job, json_t *items, const char
     int datastore = src.type == DATASRC_DATASTORE;
     datasrc_free(&src);
     if (datastore)
-        return 0;   /* mounted, not copied (the datastore mounts) */
+        return 0;   /* mounted, not copied (agent_mount.c) */
     json_t *it = json_pack("{s:s, s:s, s:s, s:s}", "what", what, "kind", kind, "url", url, "dest", dest);
     if (endpoint && *endpoint)
         json_object_set_new(it, "endpoint", json_string(endpoint));
@@ -162,8 +162,7 @@ static int plan_add(agent_state *a, const json_t *job, json_t *items, const char
     return 0;
 }
 
-/* The folder of one of n objects: base, or base/<NAME, spaces as _>. */
-static void object_dest(char *out, size_t len, const char *base, size_t n, const char *name)
+void agent_stage_object_dest(char *out, size_t len, const char *base, size_t n, const char *name)
 {
     if (n == 1) {
         snprintf(out, len, "%s", base);
@@ -183,7 +182,7 @@ static int plan_objects(agent_state *a, const json_t *job, json_t *items, const 
     json_array_foreach(refs, i, r) {
         char what[300], dest[4600];
         snprintf(what, sizeof what, "%s '%s'", word, doc_str(r, "name"));
-        object_dest(dest, sizeof dest, base, json_array_size(refs), doc_str(r, "name"));
+        agent_stage_object_dest(dest, sizeof dest, base, json_array_size(refs), doc_str(r, "name"));
         if (plan_add(a, job, items, what, doc_str(r, "source"), 0, doc_str(r, "endpoint"), doc_str(r, "key"), NULL,
                      dest, msg, len) != 0)
             return -1;

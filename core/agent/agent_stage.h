@@ -35,6 +35,10 @@ void agent_stage_abort(const char *dir);
  * as a 0600 file).  0, or -1 with msg saying why. */
 int agent_stage_env(agent_state *a, const json_t *job, const char *dir, json_t *env, char *msg, size_t len);
 
+/* The folder of one of n objects (datasets, checkpoints) under base:
+ * base itself, or base/<NAME, spaces as _> (execution.md §5's table). */
+void agent_stage_object_dest(char *out, size_t len, const char *base, size_t n, const char *name);
+
 /* The container mount of dir's /opt/ml tree (host path in buf). */
 void agent_stage_mount(const char *dir, char *buf, size_t len, runner_mount *m);
 

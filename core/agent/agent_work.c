@@ -23,6 +23,7 @@
  */
 #include "agent_work.h"
 #include "agent_limits.h"
+#include "agent_mount.h"
 #include "agent_stage.h"
 #include "agent_upload.h"
 
@@ -121,6 +122,11 @@ void agent_work_cleanup(agent_state *a, const char *dir)
     rd_err err = { 0 };
     char parent[4096];
     agent_stage_abort(dir);   /* ended while staging */
+    /* a datastore still mounted keeps its folder: removing it would reach into the share */
+    if (agent_mount_release(a, dir) != 0) {
+        dlog(&a->o->log, "cleanup", NULL, "%s: a datastore is still mounted there; kept", dir);
+        return;
+    }
     if (runner_cleanup(dir, &err) != RD_OK) {
         dlog(&a->o->log, "cleanup", NULL, "%s: %s", dir, err.msg);
         return;
@@ -229,6 +235,7 @@ static void fail_start(agent_state *a, agent_worker *w, const char *id, size_t i
                             "--reason", reason, "--message", msg, "--at", rdtime_format(a->o->log.now(), ts)),
                &err) != RD_OK)
         dlog(&a->o->log, "start", NULL, "%s/%zu: report failed refused: %s", id, index, err.msg);
+    agent_mount_release(a, w->dir);   /* its datastores, whatever failed */
     if (strcmp(reason, "staging_failed") == 0)
         agent_work_cleanup(a, w->dir);   /* what it fetched goes (agent_stage.h) */
     agent_work_untrack(a, w);
@@ -361,6 +368,8 @@ void agent_work_start(agent_state *a, const json_t *job, const json_t *worker, s
          * looked at again at the next round until it is there */
         char smsg[600];
         stage_state ss = agent_stage_step(a, job, w->dir, index, smsg, sizeof smsg, report);
+        if (ss == STAGE_READY)
+            ss = agent_mount_step(a, job, w->dir, smsg, sizeof smsg);   /* then its datastores */
         if (ss == STAGE_BUSY) {
             agent_work_untrack(a, w);   /* no process yet: nothing to tend */
             return;
@@ -627,6 +636,7 @@ void agent_work_tend(agent_state *a, int64_t now)
             continue;
         }
         push_log(a, w, now, 1);
+        agent_mount_release(a, w->dir);   /* its datastores go with its process, before its end is said */
         if (!agent_upload_tend(a, w, &st, report))
             continue;   /* its output is being uploaded: still running, and billed */
         if (report_end(a, w, &st)) {

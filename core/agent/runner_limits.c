@@ -134,6 +134,7 @@ int limits_cpu_list_parse(const char *text, cpu_set_t *set)
 typedef struct {
     int64_t total, stop_at;
     long entries, max_entries;
+    dev_t dev;   /* the folder's file system: a datastore mounted inside is not its disk */
 } du_walk;
 
 static int du_done(const du_walk *w)
@@ -163,7 +164,7 @@ static void du_dir(du_walk *w, int fd, int depth, int top)
          * staged /opt/ml tree is a few empty folders before any data) */
         if (S_ISREG(st.st_mode))
             w->total += (int64_t)st.st_blocks * 512;
-        if (S_ISDIR(st.st_mode) && depth < 64) {
+        if (S_ISDIR(st.st_mode) && depth < 64 && st.st_dev == w->dev) {
             int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (sub >= 0)
                 du_dir(w, sub, depth + 1, 0);
@@ -174,10 +175,13 @@ static void du_dir(du_walk *w, int fd, int depth, int top)
 
 int64_t limits_disk_used(const char *dir, int64_t stop_at, long max_entries)
 {
-    du_walk w = { 0, stop_at, 0, max_entries > 0 ? max_entries : 1 };
+    du_walk w = { 0, stop_at, 0, max_entries > 0 ? max_entries : 1, 0 };
+    struct stat top;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -1;
+    if (fstat(fd, &top) == 0)
+        w.dev = top.st_dev;
     du_dir(&w, fd, 0, 1);
     return w.total;
 }

@@ -361,7 +361,9 @@ rd_code runner_cleanup(const char *dir, rd_err *err)
     /* A damaged record must not make the directory unremovable. */
     if (runner_status(dir, &st, &ignored) == RD_OK && st.state == RUNNER_RUNNING)
         return rd_fail(err, RD_ECONFLICT, "runner: the worker in %s is still running", dir);
-    if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+    /* FTW_MOUNT: never into a file system mounted inside (a datastore,
+     * agent_mount.c): its files are the share's, not the worker's */
+    if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
         return rd_fail(err, RD_ESTORE, "runner: cannot remove %s: %s", dir, strerror(errno));
     return RD_OK;
 }

@@ -139,7 +139,11 @@ rd_code dataobj_remove(cmd_ctx *ctx, dataobj_kind k, json_t *doc, rd_err *err);
  * owner, name and what staging fetches (source, source_type, key,
  * key_type, endpoint, datastore, path) and in "secret_keys" {NAME:
  * {type, secret_value}} the sealed value of every key they use (attached
- * or an object's own), for the node's stager; never a value in clear. */
+ * or an object's own), for the node's stager; never a value in clear.
+ * In "datastores" {NAME: {name, type, address, root, username,
+ * secret_password}} each datastore the node mounts (regional.datastore,
+ * named again in "regional_datastore", and the datastores objects are
+ * read from), for agent_mount.c. */
 rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err);
 
 /* RD_OK when no waiting or running job refers to the object; else

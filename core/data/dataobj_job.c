@@ -6,7 +6,8 @@
  * model.location with model.source rigdeck, and environment.keys.  The
  * refs copy what staging fetches (source, type, the object's own key by
  * name, endpoint, datastore) so that an object removed or changed later
- * cannot change what a placed job reads; a key's value enters the job
+ * cannot change what a placed job reads (the datastores it mounts are
+ * copied the same way); a key's value enters the job
  * only sealed (data_refs.secret_keys, opened by the node agent with the
  * master key), never in clear, and no result shows it.
  */
@@ -124,6 +125,58 @@ static rd_code resolve_output(cmd_ctx *ctx, const json_t *output, json_t *refs, 
     return rc;
 }
 
+/* Adds to refs["datastores"] what the node mounts of datastore name (its
+ * type, address, root and, for SMB, the user and the sealed password: a
+ * "secret..." field, never in a result) unless it is there already.  A
+ * copy, as for the objects: a datastore changed or removed later cannot
+ * change what a placed job mounts.  where names the spec's field. */
+static rd_code add_datastore(cmd_ctx *ctx, json_t *refs, const char *name, const char *where, rd_err *err)
+{
+    static const char *const fields[] = { "name", "type", "address", "root", "username", "secret_password", NULL };
+    json_t *all = json_object_get(refs, "datastores"), *doc = NULL;
+    char key[RD_KEY_MAX];
+    if (!name || !*name || json_object_get(all, name))
+        return RD_OK;
+    rd_code rc = tx_get(ctx->tx, tx_key(key, KEY_DATASTORES "%s", name), &doc, err);
+    if (rc == RD_OK && !doc)
+        rc = rd_fail(err, RD_EINVAL, "%s: datastore '%s' does not exist", where, name);
+    if (rc == RD_OK) {
+        json_t *copy = json_object();
+        for (const char *const *f = fields; copy && *f; f++)
+            if (json_object_get(doc, *f))
+                json_object_set(copy, *f, json_object_get(doc, *f));
+        json_object_set_new(all, name, copy);
+    }
+    json_decref(doc);
+    return rc;
+}
+
+/* The datastores the job mounts (agent_mount.c): regional.datastore (its
+ * data.input and data.output of type regional) and those datastore:NAME/
+ * PATH objects read from. */
+static rd_code resolve_datastores(cmd_ctx *ctx, const json_t *job, json_t *refs, rd_err *err)
+{
+    static const char *const lists[] = { "datasets", "checkpoints" };
+    const char *regional = json_string_value(json_object_get(json_object_get(job, "regional"), "datastore"));
+    const json_t *r;
+    size_t i;
+    rd_code rc = json_object_set_new(refs, "datastores", json_object()) == 0 ? RD_OK
+                                                                             : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK && regional) {
+        json_object_set_new(refs, "regional_datastore", json_string(regional));
+        rc = add_datastore(ctx, refs, regional, "regional.datastore", err);
+    }
+    for (size_t l = 0; l < 2 && rc == RD_OK; l++)
+        json_array_foreach(json_object_get(refs, lists[l]), i, r)
+            if (rc == RD_OK)
+                rc = add_datastore(ctx, refs, json_string_value(json_object_get(r, "datastore")), doc_str(r, "source"),
+                                   err);
+    if (rc == RD_OK)
+        rc = add_datastore(ctx, refs, json_string_value(json_object_get(json_object_get(refs, "model"), "datastore")),
+                           "model.location", err);
+    return rc;
+}
+
 rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err)
 {
     const json_t *data = json_object_get(job, "data"), *model = json_object_get(job, "model");
@@ -152,6 +205,8 @@ rd_code dataobj_job_resolve(cmd_ctx *ctx, json_t *job, rd_err *err)
         rc = resolve_output(ctx, json_object_get(data, "output"), refs, err);
     if (rc == RD_OK)
         rc = seal_keys(ctx, refs, err);
+    if (rc == RD_OK)
+        rc = resolve_datastores(ctx, job, refs, err);
     if (rc == RD_OK)
         json_object_set(job, "data_refs", refs);
     json_decref(refs);
