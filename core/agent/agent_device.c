@@ -302,6 +302,8 @@ static void run_begin(dev_agent *d, const json_t *dep, const char *region)
     store_kv kv;
     int found = 0;
     rd_err err = { 0 };
+    if (d->dir[0])
+        run_clear(d, d->dir, 0);   /* the last run's folder (kept for a look after its end) */
     json_decref(d->dep);
     json_decref(d->cfg);
     d->dep = json_deep_copy(dep);

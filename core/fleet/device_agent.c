@@ -23,6 +23,8 @@
 
 #include <string.h>
 
+#include "agent_view.h"
+
 #include "doc.h"
 #include "fleet.h"
 #include "keyspace.h"
@@ -231,13 +233,20 @@ out:
 
 rd_code device_agent_check(cmd_ctx *ctx, int64_t timeout, json_t *events, int64_t *next_in, rd_err *err)
 {
-    json_t *agents = NULL, *ag;
+    json_t *agents = NULL, *alive = NULL, *ag;
     size_t i;
-    rd_code rc = tx_list(ctx->tx, KEY_DEVICE_AGENTS, &agents, err);
+    /* one listing and one range: most agents are plainly alive (agent.c) */
+    rd_code rc = agent_view_alive_at(ctx->tx, KEY_DEVICE_ALIVE, &alive, err);
+    if (rc == RD_OK)
+        rc = tx_list(ctx->tx, KEY_DEVICE_AGENTS, &agents, err);
     json_array_foreach(agents, i, ag) {
         if (rc != RD_OK)
             break;
-        if (strcmp(doc_str(ag, "state"), "lost") == 0 && json_is_true(json_object_get(ag, "offline_done")))
+        const char *state = doc_str(ag, "state");
+        const json_t *entry = json_object_get(alive, doc_str(ag, "device"));
+        if (strcmp(state, "online") == 0 && entry && doc_int(entry, "lease") == doc_int(ag, "lease"))
+            continue;
+        if (strcmp(state, "lost") == 0 && json_is_true(json_object_get(ag, "offline_done")))
             continue;
         char name[256];
         snprintf(name, sizeof name, "%s", doc_str(ag, "device"));
@@ -245,6 +254,7 @@ rd_code device_agent_check(cmd_ctx *ctx, int64_t timeout, json_t *events, int64_
         rc = check_one(ctx, name, timeout, events, next_in, err);
     }
     json_decref(agents);
+    json_decref(alive);
     return rc;
 }
 
