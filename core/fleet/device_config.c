@@ -179,8 +179,6 @@ static rd_code config_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 
 /* ---- sealing an older store's values ------------------------------------ */
 
-#define DEVICE_ENV_SEALED_MARK "device_env_sealed"
-
 /* Seals the plain env of the configuration at key, unless someone did
  * meanwhile; one step each. */
 static rd_code upgrade_one(cmd_ctx *ctx, const char *key, int *sealed, rd_err *err)
