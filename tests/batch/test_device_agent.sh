@@ -142,11 +142,17 @@ expect_json deployment.config long
 expect_json previous_deployment.state stopped
 sleeping () { pgrep -f "sleep 299.$$" >/dev/null; }
 wait_until 60 sleeping
+not_sleeping () { ! sleeping; }
+# stopping the agent stops what runs; it runs again with the agent
+kill_daemon "$PID_dev" TERM
+[ "$DSTATUS" = 0 ] && pass || fail "the agent exited $DSTATUS on SIGTERM"
+wait_until 60 not_sleeping
+start_device
+wait_until 60 sleeping
 rd -c "device remove cam-1"
 expect_status 0
 rd --output json -c "device show cam-1"
 expect_json deployment.state stopped
-not_sleeping () { ! sleeping; }
 wait_until 60 not_sleeping
 
 finish
