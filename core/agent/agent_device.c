@@ -471,7 +471,10 @@ static void tend(dev_agent *d, int64_t now)
         fail_start(d, reason, msg);
         return;
     }
-    /* its command ended: reported once, and not started again */
+    /* its command ended: reported once, and not started again (a
+     * container whose command ended within one round ran all the same) */
+    if (d->phase == RUN_LAUNCHING)
+        report(d, "running", NULL);
     d->phase = RUN_NONE;
     if (st.state == RUNNER_EXITED) {
         int code = st.exit_code >= 0 ? st.exit_code : 128 + st.signal;
