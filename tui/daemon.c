@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_device.h"
 #include "agent_loop.h"
 #include "options.h"
 #include "serve.h"
@@ -61,6 +62,17 @@ static void usage(FILE *out, int agent)
               "serves the vital stats for Prometheus at /metrics.\n"
               "--master-key FILE [RIGDECK_MASTER_KEY] must be a copy of the admin hosts' key (mode 0600): it\n"
               "opens the jobs' sealed environment values; a worker whose values it cannot open fails.\n"
+              "\n"
+              "       rigdeck agent --device NAME [GLOBAL OPTIONS] [--work-dir DIR] [--heartbeat D]\n"
+              "                     [--runtime auto|process|podman|docker] [--log-format text|json]\n"
+              "\n"
+              "Runs on an edge device: registers (the device turns active), renews its heartbeat lease (a\n"
+              "silent device turns offline), and runs the device's deployed configuration: stages its model\n"
+              "and checkpoints, sets its env and keys, and runs its command in the foreground (a container\n"
+              "gets the accelerator and every /dev/video* with --device).  It reports running, then failed\n"
+              "with the exit status when the command exits; the command is not restarted, but runs again\n"
+              "whenever the agent starts (as after a reboot).  WORK_DIR defaults to\n"
+              "~/.local/state/rigdeck/agent/device-NAME.  $RIGDECK_DEV_DIR overrides /dev.\n"
               "D is a duration: 500ms, 10s, 2m, 1h.  Global options as for rigdeck --help.\n",
               out);
     else
@@ -78,14 +90,14 @@ static void usage(FILE *out, int agent)
 
 enum {
     D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_EUSER, D_EPASS, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
-    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN
+    D_TIMEOUT, D_NODE, D_DEVICE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN
 };
 
 typedef struct {
     const char *store, *actor, *master, *cacert, *cert, *key, *etcd_user, *etcd_password_file, *logfmt;
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
-    const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
+    const char *node, *device, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
                 *metrics_listen;   /* agent */
 } daemon_args;
 
@@ -103,7 +115,8 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "once", no_argument, NULL, D_ONCE }, { "help", no_argument, NULL, 'h' },
         { "sched-every", required_argument, NULL, D_SCHED }, { "bill-every", required_argument, NULL, D_BILL },
         { "sync-every", required_argument, NULL, D_SYNC }, { "node-timeout", required_argument, NULL, D_TIMEOUT },
-        { "node", required_argument, NULL, D_NODE }, { "work-dir", required_argument, NULL, D_WORKDIR },
+        { "node", required_argument, NULL, D_NODE }, { "device", required_argument, NULL, D_DEVICE },
+        { "work-dir", required_argument, NULL, D_WORKDIR },
         { "heartbeat", required_argument, NULL, D_HEARTBEAT }, { "sample", required_argument, NULL, D_SAMPLE },
         { "runtime", required_argument, NULL, D_RUNTIME }, { "inventory", required_argument, NULL, D_INVENTORY },
         { "gpu-temp-max", required_argument, NULL, D_TEMPMAX },
@@ -139,6 +152,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         case D_SYNC: d->sync = optarg; break;
         case D_TIMEOUT: d->timeout = optarg; break;
         case D_NODE: d->node = optarg; break;
+        case D_DEVICE: d->device = optarg; break;
         case D_WORKDIR: d->workdir = optarg; break;
         case D_HEARTBEAT: d->heartbeat = optarg; break;
         case D_SAMPLE: d->sample = optarg; break;
@@ -163,8 +177,14 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         fprintf(stderr, "rigdeck %s: --log-format must be text or json, got '%s'\n", who, d->logfmt);
         return 2;
     }
-    if (agent && !d->node) {
-        fprintf(stderr, "rigdeck agent: --node NAME is required (the node this machine is)\n");
+    if (agent && !d->node == !d->device) {
+        fprintf(stderr, "rigdeck agent: one of --node NAME (the node this machine is) or --device NAME (the edge "
+                "device it is) is required\n");
+        return 2;
+    }
+    if (d->device && (d->sample || d->inventory || d->temp_max || d->metrics_listen)) {
+        fprintf(stderr, "rigdeck agent: --device takes no --sample, --inventory, --gpu-temp-max or "
+                "--metrics-listen (those are a node's)\n");
         return 2;
     }
     return 0;
@@ -228,14 +248,15 @@ int daemon_main(int argc, char **argv)
     rd_err err = { 0 };
     rd_code rc;
     if (agent) {
-        char workdir[4096];
+        char workdir[4096], leaf[300];
         const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+        snprintf(leaf, sizeof leaf, "%s%s", d.device ? "device-" : "", d.device ? d.device : d.node);
         if (d.workdir)
             snprintf(workdir, sizeof workdir, "%s", d.workdir);
         else if (state && *state)
-            snprintf(workdir, sizeof workdir, "%s/rigdeck/agent/%s", state, d.node);
+            snprintf(workdir, sizeof workdir, "%s/rigdeck/agent/%s", state, leaf);
         else
-            snprintf(workdir, sizeof workdir, "%s/.local/state/rigdeck/agent/%s", home && *home ? home : "/tmp", d.node);
+            snprintf(workdir, sizeof workdir, "%s/.local/state/rigdeck/agent/%s", home && *home ? home : "/tmp", leaf);
         if (workdir[0] != '/') {   /* the runner needs absolute paths */
             char cwd[2048], abs[8192];
             snprintf(abs, sizeof abs, "%s/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", workdir);
@@ -248,7 +269,7 @@ int daemon_main(int argc, char **argv)
         }
         agent_opts o = { .store_url = store, .store_opts = &sopts,
                          .actor = d.actor && *d.actor ? d.actor : "default", .master_key_path = d.master,
-                         .node = d.node, .work_dir = workdir,
+                         .node = d.node, .device = d.device, .work_dir = workdir,
                          .heartbeat_ms = duration(who, "--heartbeat", d.heartbeat, 5000),
                          .sample_ms = duration(who, "--sample", d.sample, 10000),
                          .gpu_temp_max = temp_max(d.temp_max), .runtime = d.runtime, .inventory_file = d.inventory,
@@ -258,7 +279,7 @@ int daemon_main(int argc, char **argv)
             free(store);
             return 2;
         }
-        rc = agent_run(&o, &err);
+        rc = d.device ? agent_device_run(&o, &err) : agent_run(&o, &err);
     } else {
         serve_opts o = { store, &sopts, d.actor && *d.actor ? d.actor : "default", d.master,
                          duration(who, "--sched-every", d.sched, 10000), duration(who, "--bill-every", d.bill, 3600000),

@@ -42,7 +42,7 @@ static const pane_col node_cols[] = {
 static const pane_col device_cols[] = {
     { "NAME", "name", 14, 8, 0, 0 }, { "REGION", "region", 10, 6, 0, 0 },
     { "MODEL", "model", 17, 8, 0, 0 }, { "STATE", "state", 12, 8, 0, COL_STATE },
-    { "CONFIG", "config", 12, 6, 1, 0 }, { "DEPLOYMENT", "deployment", 10, 8, 0, COL_STATE },
+    { "CONFIG", "config", 12, 6, 1, 0 }, { "DEPLOYMENT", "@deployment", 10, 8, 0, COL_STATE },
     { "LAST DEPLOYED", "last_deployed_at", 20, 10, 2, 0 },
 };
 static const pane_col config_cols[] = {

@@ -144,6 +144,10 @@ static void computed_text(const json_t *item, const char *field, char *out, size
             snprintf(out, len, "manual");
         else
             panes_agent_text(json_object_get(item, "agent"), out, len);
+    } else if (strcmp(field, "@deployment") == 0) {
+        /* a device's deployment is an object; older answers a word */
+        const json_t *d = json_object_get(item, "deployment");
+        panes_value_text(json_is_object(d) ? json_object_get(d, "state") : d, "", out, len);
     } else if (strcmp(field, "@workers") == 0) {
         snprintf(out, len, "%lld/%lld", (long long)number_of(item, "workers_running"),
                  (long long)number_of(item, "workers_total"));

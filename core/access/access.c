@@ -48,6 +48,7 @@ static const struct {
     { "device deploy", CLASS_FLEET, NULL },
     { "device remove", CLASS_FLEET, NULL },
     { "device report", CLASS_FLEET, NULL },
+    { "device register", CLASS_FLEET, NULL },
     { "device-config create", CLASS_FLEET, NULL },
     { "device-config remove", CLASS_FLEET, NULL },
     { "agent register", CLASS_FLEET, NULL },

@@ -14,6 +14,7 @@ typedef struct {
     const char *actor;
     const char *master_key_path;
     const char *node;                  /* --node */
+    const char *device;                /* --device: the agent of an edge device instead (agent_device.c) */
     const char *work_dir;              /* --work-dir (created) */
     int64_t heartbeat_ms;              /* --heartbeat */
     int64_t sample_ms;                 /* --sample */

@@ -422,7 +422,7 @@ void agent_work_start(agent_state *a, const json_t *job, const json_t *worker, s
         (void)out_mount;
         (void)nmounts;
         runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, &mount,
-                             a->runtime != RUNNER_PROCESS, NULL, NULL, 1, lim.cpus, lim.memory_gib, lim.cpu_list };
+                             a->runtime != RUNNER_PROCESS, NULL, NULL, 1, lim.cpus, lim.memory_gib, lim.cpu_list, NULL };
         rd_code rc = envv && script ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
         free(script);
         free(envv);

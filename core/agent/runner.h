@@ -114,6 +114,10 @@ typedef struct {
     int memory_gib;          /* containers: --memory Ng; 0: no limit */
     const char *cpu_list;    /* process: pinned to these CPUs ("0-3,8",
                               * sched_setaffinity before exec); NULL or "": not pinned */
+    const char *const *devices; /* containers: NULL-terminated, each passed as `--device D` (a
+                              * host device node such as /dev/video0, or a CDI name such as
+                              * nvidia.com/gpu=all); NULL: none.  The process runtime's
+                              * command sees the host's /dev as it is (agent_device.c) */
 } runner_spec;
 
 /* The process runtime's environment is a clean one: PATH, HOME and LANG

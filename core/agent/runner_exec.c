@@ -116,6 +116,10 @@ static rd_code check_spec(const runner_spec *spec, int *ngpu, rd_err *err)
     if (spec->cpus < 0 || spec->memory_gib < 0 || (spec->cpu_list && *spec->cpu_list &&
                                                    limits_cpu_list_parse(spec->cpu_list, &pin) != 0))
         return rd_fail(err, RD_EINVAL, "runner: cpus and memory must be >= 0 and cpu_list a list of CPUs");
+    for (size_t i = 0; spec->devices && spec->devices[i]; i++)
+        if (spec->devices[i][0] != '/' && !strchr(spec->devices[i], '='))
+            return rd_fail(err, RD_EINVAL, "runner: device '%s' must be an absolute path or a CDI name (vendor.com/class=name)",
+                           spec->devices[i]);
     if (!container)
         return RD_OK;
     if (!spec->image || !*spec->image || spec->image[0] == '-')

@@ -76,6 +76,11 @@ void runtime_container_common(const runtime_plan_in *in, runner_strv *argv, runn
             runner_strv_add(envp, kv);
         }
     }
+    /* an edge device's accelerator and cameras (agent_device.c) */
+    for (size_t i = 0; spec->devices && spec->devices[i]; i++) {
+        runner_strv_add(argv, "--device");
+        runner_strv_add(argv, spec->devices[i]);
+    }
     if (spec->workdir) {
         runner_strv_add(argv, "--workdir");
         runner_strv_add(argv, spec->workdir);

@@ -44,6 +44,8 @@ static const char *const prefixes[KEYSPACE_OTHER] = {
     [KEYSPACE_DATASETS] = KEY_DATASETS,
     [KEYSPACE_CHECKPOINTS] = KEY_CHECKPOINTS,
     [KEYSPACE_MODELS] = KEY_MODELS,
+    [KEYSPACE_DEVICE_AGENTS] = KEY_DEVICE_AGENTS,
+    [KEYSPACE_DEVICE_ALIVE] = KEY_DEVICE_ALIVE,
 };
 
 keyspace_kind keyspace_kind_of(const char *key)

@@ -46,6 +46,10 @@
 #define KEY_AUDIT KEY_ROOT "audit/"
 #define KEY_AGENTS KEY_ROOT "agents/"
 #define KEY_AGENT_ALIVE KEY_ROOT "agent-alive/"
+/* A device's agent (`rigdeck agent --device`, core/fleet/device_agent.c):
+ * its document, and its alive key under the lease it renews. */
+#define KEY_DEVICE_AGENTS KEY_ROOT "device-agents/"
+#define KEY_DEVICE_ALIVE KEY_ROOT "device-alive/"
 #define KEY_LOGS KEY_ROOT "logs/"
 #define KEY_SERVE_LEADER KEY_ROOT "serve/leader"
 #define KEY_SERVE_STANDBY KEY_ROOT "serve/standby/"
@@ -109,6 +113,8 @@ typedef enum {
     KEYSPACE_DATASETS,
     KEYSPACE_CHECKPOINTS,
     KEYSPACE_MODELS,
+    KEYSPACE_DEVICE_AGENTS,
+    KEYSPACE_DEVICE_ALIVE,
     KEYSPACE_OTHER   /* outside the layout: another program's, or the store's own */
 } keyspace_kind;
 

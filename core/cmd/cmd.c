@@ -19,6 +19,7 @@
 
 #include "access.h"
 #include "account_init.h"
+#include "device_config.h"
 #include "node_agent.h"
 #include "cmd_args_int.h"
 #include "cmd_list.h"
@@ -491,6 +492,9 @@ void cmd_ctx_upgrade(cmd_ctx *ctx)
         store_notice(1, "store: upgraded to agent modes: %zu node(s) that have had an agent are agent_mode required "
                      "(work only while their agent is online), %zu without one are none (manual: placement is the "
                      "start, as before)", required, none);
+    int sealed = 0, waiting = 0;
+    if (device_config_upgrade(ctx, &sealed, &waiting, &ignored) == RD_OK && sealed)
+        store_notice(1, "store: sealed the env values of %d device configuration(s) stored in plain text", sealed);
 }
 
 void cmd_ctx_close(cmd_ctx *ctx)

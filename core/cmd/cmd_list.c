@@ -14,6 +14,7 @@ const cmd_def *const cmd_list_tables[] = {
     node_cmd_table,
     node_health_cmd_table,
     device_cmd_table,
+    device_agent_cmd_table,
     device_config_cmd_table,
     datastore_cmd_table,
     reservation_cmd_table,

@@ -28,6 +28,7 @@ extern const cmd_def cloud_cmd_table[];
 extern const cmd_def node_cmd_table[];
 extern const cmd_def node_health_cmd_table[];
 extern const cmd_def device_cmd_table[];
+extern const cmd_def device_agent_cmd_table[];
 extern const cmd_def device_config_cmd_table[];
 extern const cmd_def datastore_cmd_table[];
 extern const cmd_def reservation_cmd_table[];

@@ -14,6 +14,7 @@
 
 #include "alerts.h"
 #include "audit_log.h"
+#include "device_config.h"
 #include "environment.h"
 #include "keyspace.h"
 #include "names.h"
@@ -85,9 +86,9 @@ static rd_code bootstrap_once(rd_tx *tx, rd_time now, rd_err *err)
         return rc;
     }
     rc = tx_put(tx, META_KEY,
-                json_pack("{s:s, s:i, s:s, s:i, s:b, s:b}", "name", "rigdeck", "schema", 1, "created_at",
-                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, ALERT_RULE_GENERATION, NODE_AGENT_UPGRADE_MARK, 1,
-                          ENVIRONMENT_SEEDED_MARK, 1),
+                json_pack("{s:s, s:i, s:s, s:i, s:b, s:b, s:b}", "name", "rigdeck", "schema", 1, "created_at",
+                          rdtime_format(now, ts), ACCOUNT_INIT_ALERT_RULES_MARK, ALERT_RULE_GENERATION,
+                          NODE_AGENT_UPGRADE_MARK, 1, ENVIRONMENT_SEEDED_MARK, 1, DEVICE_ENV_SEALED_MARK, 1),
                 err);
     if (rc == RD_OK)
         rc = account_init_stage(tx, ADMIN_ACCOUNT, "team", "admin", now, NULL, err);

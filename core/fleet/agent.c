@@ -15,7 +15,9 @@
  *                             silent for the node timeout turns `offline`,
  *                             its running workers `failed` (node_lost,
  *                             billed to the last heartbeat) and those not yet
- *                             started go back to the queue
+ *                             started go back to the queue; a device
+ *                             whose agent is silent turns `offline` the
+ *                             same way (device_agent.c)
  *
  * A node that went offline this way returns to the state it had before when
  * its agent registers again.  Register and the loss also keep the node's
@@ -39,6 +41,7 @@
 
 #include "access_view.h"
 #include "agent_view.h"
+#include "device_agent.h"
 #include "doc.h"
 #include "fleet.h"
 #include "job.h"
@@ -483,6 +486,8 @@ static rd_code agent_check_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     }
     json_decref(agents);
     json_decref(alive);
+    if (rc == RD_OK)   /* devices' agents, by the same rule (device_agent.c) */
+        rc = device_agent_check(ctx, timeout, events, &next_in, err);
     if (rc == RD_OK)
         *result = json_pack("{s:I, s:O, s:o}", "changed", (json_int_t)json_array_size(events), "items", events,
                             "next_offline_in_s", next_in >= 0 ? json_integer(next_in) : json_null());

@@ -86,19 +86,24 @@ rd_code agent_view_for_node(rd_tx *tx, const char *node, rd_time now, json_t **o
 
 rd_code agent_view_alive(rd_tx *tx, json_t **alive, rd_err *err)
 {
+    return agent_view_alive_at(tx, KEY_AGENT_ALIVE, alive, err);
+}
+
+rd_code agent_view_alive_at(rd_tx *tx, const char *prefix, json_t **alive, rd_err *err)
+{
     store_range_result r = { 0 };
     const char *after = NULL;
     char last[RD_KEY_MAX];
     *alive = json_object();
     for (;;) {
-        rd_code rc = store_range(tx_store(tx), KEY_AGENT_ALIVE, after, 1000, r.revision, &r, err);
+        rd_code rc = store_range(tx_store(tx), prefix, after, 1000, r.revision, &r, err);
         if (rc != RD_OK) {
             json_decref(*alive);
             *alive = NULL;
             return rc;
         }
         for (size_t i = 0; i < r.count; i++)
-            json_object_set_new(*alive, r.kvs[i].key + strlen(KEY_AGENT_ALIVE),
+            json_object_set_new(*alive, r.kvs[i].key + strlen(prefix),
                                 json_pack("{s:I, s:I}", "lease", (json_int_t)r.kvs[i].lease, "rev",
                                           (json_int_t)r.kvs[i].mod_revision));
         int more = r.more && r.count > 0;

@@ -23,4 +23,8 @@ rd_code agent_view_for_node(rd_tx *tx, const char *node, rd_time now, json_t **o
  * under, "rev": its mod_revision}. */
 rd_code agent_view_alive(rd_tx *tx, json_t **alive, rd_err *err);
 
+/* The same for the alive keys under prefix (KEY_DEVICE_ALIVE: devices'
+ * agents), named by what follows it. */
+rd_code agent_view_alive_at(rd_tx *tx, const char *prefix, json_t **alive, rd_err *err);
+
 #endif

@@ -1,11 +1,16 @@
 /* device.c - edge devices: the `device` commands.
  *
  * Devices (Jetson modules) live only in physical regions with central
- * storage whose storage node exists.  A device is `provisioning` until it
- * reports ready, then `active`; `removed` when removed.  A device runs one
- * configuration at a time: `device set-config` chooses it, `device deploy`
- * sends it (deployment `deploying`), and the device reports `running` or
- * `failed`.  Every stay of a device in the fleet is kept as a tenure record
+ * storage whose storage node exists.  A device is `provisioning` until its
+ * agent registers (or it reports ready), then `active`; `offline` while its
+ * agent is silent (device_agent.c); `removed` when removed.  A device runs
+ * one configuration at a time: `device set-config` chooses it, `device
+ * deploy` sends it (its "deployment" object: config, state `deploying`,
+ * exit_code, deployed_at, started_at, ended_at, and a serial the agent
+ * names in its reports), and the device's agent reports `running`, then
+ * `failed` with the exit status once the command ends.  A new deploy or
+ * the device's removal stops what runs: the deployment it replaces is
+ * `stopped`.  Every stay of a device in the fleet is kept as a tenure record
  * (/rigdeck/device-tenures/<owner>/<added_at>-<name>) so the daily device fee
  * can count devices present at the start of a day plus every addition.
  * What a device runs is a configuration (device_config.c).
@@ -15,11 +20,14 @@
 
 #include "access_view.h"
 #include "catalog.h"
+#include "data.h"
+#include "device_agent.h"
 #include "device_config.h"
 #include "doc.h"
 #include "fleet.h"
 #include "keyspace.h"
 #include "names.h"
+#include "num.h"
 
 static const char *device_key(char buf[RD_KEY_MAX], const char *name)
 {
@@ -28,7 +36,10 @@ static const char *device_key(char buf[RD_KEY_MAX], const char *name)
 
 static rd_code device_get(cmd_ctx *ctx, const char *name, json_t **dev, rd_err *err)
 {
-    return fleet_get_live(ctx, "device", name, dev, err);
+    rd_code rc = fleet_get_live(ctx, "device", name, dev, err);
+    if (rc == RD_OK)
+        device_deployment_normalize(*dev);
+    return rc;
 }
 
 static rd_code device_put(cmd_ctx *ctx, json_t *dev, json_t **result, rd_err *err)
@@ -89,9 +100,9 @@ static rd_code device_add_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = fleet_claim_minion(ctx, cmd_opt(a, "minion"), tx_key(object, "device/%s", name), err);
     if (rc == RD_OK) {
         rdtime_format(ctx->now, ts);
-        dev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:s, s:n, s:s, s:s}", "name", name, "region", rname,
+        dev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:n, s:n, s:n, s:n, s:s, s:s}", "name", name, "region", rname,
                         "owner", doc_str(region, "owner"), "minion_id", cmd_opt(a, "minion"), "model",
-                        cmd_opt(a, "model"), "state", "provisioning", "config", "deployed_config", "deployment", "none",
+                        cmd_opt(a, "model"), "state", "provisioning", "config", "deployed_config", "deployment",
                         "last_deployed_at", "added_at", ts, "state_changed_at", ts);
         rc = dev ? tenure_update(ctx, dev, 0, err) : rd_fail(err, RD_ENOMEM, "out of memory");
     }
@@ -124,6 +135,32 @@ static rd_code device_set_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **r
     return rc;
 }
 
+/* What the agent stages for cfg, frozen now as a job's data is at submit
+ * (dataobj_job_resolve): the model, the checkpoints, the keys with their
+ * values sealed.  *refs is that object, or, when an object named is not
+ * there (yet), a string saying so: the deploy stands and the agent reports
+ * the deployment failed with it (a configuration may name a model before
+ * it is registered). */
+static rd_code deploy_data(cmd_ctx *ctx, const json_t *cfg, json_t **refs, rd_err *err)
+{
+    json_t *job = json_pack("{s:s, s:{s:s, s:s, s:O}, s:{s:O}, s:{}}", "id", doc_str(cfg, "name"), "model", "source",
+                            "rigdeck", "location", doc_str(cfg, "model"), "checkpoints",
+                            json_object_get(cfg, "checkpoints"), "environment", "keys", json_object_get(cfg, "keys"),
+                            "data");
+    rd_err why = { 0 };
+    if (!job)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    rd_code rc = dataobj_job_resolve(ctx, job, &why);
+    if (rc == RD_OK)
+        *refs = json_incref(json_object_get(job, "data_refs"));
+    else if (rc == RD_EINVAL)
+        *refs = json_string(why.msg);
+    else
+        rd_fail(err, rc, "%s", why.msg);
+    json_decref(job);
+    return rc == RD_EINVAL ? RD_OK : rc;
+}
+
 static rd_code device_deploy_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     json_t *dev = NULL, *region = NULL, *cfg = NULL;
@@ -138,41 +175,105 @@ static rd_code device_deploy_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
                      cmd_arg(a, 0), cmd_arg(a, 0));
     if (rc == RD_OK)   /* the configuration may have been removed since */
         rc = device_config_get(ctx, doc_str(dev, "region"), doc_str(dev, "config"), &cfg, err);
+    json_t *refs = NULL;
+    if (rc == RD_OK)
+        rc = deploy_data(ctx, cfg, &refs, err);
     if (rc == RD_OK) {
+        char ts[RDTIME_BUFLEN];
+        json_t *old = json_object_get(dev, "deployment");
+        int64_t serial = json_is_object(old) ? doc_int(old, "serial") + 1 : 1;
+        rdtime_format(ctx->now, ts);
+        if (device_deployment_live(old)) {   /* what ran is stopped: the agent ends it */
+            json_t *prev = json_deep_copy(old);
+            json_object_set_new(prev, "state", json_string("stopped"));
+            json_object_set_new(prev, "ended_at", json_string(ts));
+            json_object_set_new(dev, "previous_deployment", prev);
+        }
+        json_t *d = json_pack("{s:s, s:s, s:n, s:s, s:n, s:n, s:I}", "config", doc_str(dev, "config"), "state",
+                              "deploying", "exit_code", "deployed_at", ts, "started_at", "ended_at", "serial",
+                              (json_int_t)serial);
+        if (d && json_is_object(refs))
+            json_object_set(d, "data_refs", refs);
+        else if (d && json_is_string(refs))
+            json_object_set(d, "data_error", refs);
         json_object_set_new(dev, "deployed_config", json_string(doc_str(dev, "config")));
-        json_object_set_new(dev, "deployment", json_string("deploying"));
+        json_object_set_new(dev, "deployment", d);
         rc = device_put(ctx, dev, result, err);
         dev = NULL;
     }
+    json_decref(refs);
     json_decref(cfg);
     json_decref(region);
     json_decref(dev);
     return rc;
 }
 
+/* What a device (its agent) sends: ready (provisioned), or how its
+ * deployment goes: running (its command started; again after the agent
+ * restarted, whatever the last run's end), failed (it ended: --exit-code
+ * its status, or --reason and --message when it could not start).  Named
+ * by --deployment SERIAL, a report about a deployment since replaced is
+ * refused; a run ends once: failed is taken only from running or
+ * deploying. */
 static rd_code device_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     const char *status = cmd_opt(a, "status");
     char ts[RDTIME_BUFLEN];
-    json_t *dev = NULL;
+    json_t *dev = NULL, *region = NULL;
+    int64_t serial = 0, code = -1;
     rd_code rc = device_get(ctx, cmd_arg(a, 0), &dev, err);
-    if (rc != RD_OK)
+    if (rc == RD_OK)
+        rc = device_region(ctx, dev, "device report", &region, err);
+    json_decref(region);
+    if (rc == RD_OK && cmd_opt(a, "deployment"))
+        rc = num_parse_int("--deployment", cmd_opt(a, "deployment"), 1, INT64_MAX, &serial, err);
+    if (rc == RD_OK && cmd_opt(a, "exit-code"))
+        rc = num_parse_int("--exit-code", cmd_opt(a, "exit-code"), 0, 255, &code, err);
+    if (rc == RD_OK && cmd_opt(a, "exit-code") && strcmp(status, "failed") != 0)
+        rc = rd_fail(err, RD_EINVAL, "--exit-code goes with --status failed only");
+    if (rc != RD_OK) {
+        json_decref(dev);
         return rc;
+    }
     rdtime_format(ctx->now, ts);
+    json_t *d = json_object_get(dev, "deployment");
+    const char *dstate = doc_str(d, "state");
     if (strcmp(status, "ready") == 0) {
         if (strcmp(doc_str(dev, "state"), "active") != 0) {
             json_object_set_new(dev, "state", json_string("active"));
             json_object_set_new(dev, "state_changed_at", json_string(ts));
         }
-    } else if (strcmp(doc_str(dev, "state"), "active") != 0 || !*doc_str(dev, "deployed_config")) {
+    } else if (strcmp(doc_str(dev, "state"), "active") != 0 || !json_is_object(d)) {
         rc = rd_fail(err, RD_EINVAL, "device report: device '%s' cannot be %s: it is %s with %s", cmd_arg(a, 0), status,
-                     doc_str(dev, "state"), *doc_str(dev, "deployed_config") ? "a deployment" : "nothing deployed");
+                     doc_str(dev, "state"), json_is_object(d) ? "a deployment" : "nothing deployed");
+    } else if (serial && serial != doc_int(d, "serial")) {
+        rc = rd_fail(err, RD_ECONFLICT, "device report: deployment %lld of device '%s' was replaced by deployment %lld",
+                     (long long)serial, cmd_arg(a, 0), (long long)doc_int(d, "serial"));
+    } else if (strcmp(dstate, "stopped") == 0 ||
+               (strcmp(status, "failed") == 0 && strcmp(dstate, "running") != 0 && strcmp(dstate, "deploying") != 0)) {
+        rc = rd_fail(err, RD_ECONFLICT, "device report: the deployment of device '%s' is %s; it cannot turn %s",
+                     cmd_arg(a, 0), dstate, status);
+    } else {
+        json_object_set_new(d, "state", json_string(status));
+        json_object_del(d, "reason");
+        json_object_del(d, "message");
+        if (strcmp(status, "running") == 0) {
+            json_object_set_new(d, "started_at", json_string(ts));
+            json_object_set_new(d, "ended_at", json_null());
+            json_object_set_new(d, "exit_code", json_null());
+            json_object_set_new(dev, "last_deployed_at", json_string(ts));
+        } else {
+            json_object_set_new(d, "ended_at", json_string(ts));
+            json_object_set_new(d, "exit_code", code >= 0 ? json_integer(code) : json_null());
+            if (cmd_opt(a, "reason"))
+                json_object_set_new(d, "reason", json_string(cmd_opt(a, "reason")));
+            if (cmd_opt(a, "message"))
+                json_object_set_new(d, "message", json_string(cmd_opt(a, "message")));
+        }
+    }
+    if (rc != RD_OK) {
         json_decref(dev);
         return rc;
-    } else {
-        json_object_set_new(dev, "deployment", json_string(status));
-        if (strcmp(status, "running") == 0)
-            json_object_set_new(dev, "last_deployed_at", json_string(ts));
     }
     json_object_set_new(dev, "reported_at", json_string(ts));
     return device_put(ctx, dev, result, err);
@@ -194,6 +295,11 @@ static rd_code device_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         json_object_set_new(dev, "state", json_string("removed"));
         json_object_set_new(dev, "state_changed_at", json_string(ts));
         json_object_set_new(dev, "removed_at", json_string(ts));
+        json_t *d = json_object_get(dev, "deployment");
+        if (device_deployment_live(d)) {   /* its agent ends the command */
+            json_object_set_new(d, "state", json_string("stopped"));
+            json_object_set_new(d, "ended_at", json_string(ts));
+        }
         rc = device_put(ctx, dev, result, err);
         dev = NULL;
     }
@@ -217,6 +323,10 @@ static rd_code device_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     fleet_filter(items, "state", cmd_opt(a, "state"));
     if (!cmd_opt(a, "state") && !cmd_opt_given(a, "all"))
         fleet_drop_removed(items);
+    size_t i;
+    json_t *d;
+    json_array_foreach(items, i, d)
+        device_deployment_normalize(d);
     *result = json_pack("{s:o}", "items", items);
     return RD_OK;
 }
@@ -236,6 +346,10 @@ static rd_code device_show_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     access_view_close(&view);
     if (rc == RD_OK && !*result)
         rc = access_view_missing(err, "device", cmd_arg(a, 0));
+    if (rc == RD_OK) {
+        device_deployment_normalize(*result);
+        json_object_set_new(*result, "agent", device_agent_describe(ctx->tx, cmd_arg(a, 0), ctx->now));
+    }
     return rc;
 }
 
@@ -258,19 +372,23 @@ static const cmd_flag device_add_flags[] = {
 };
 static const cmd_flag device_list_flags[] = {
     { "region", "R", CMD_FLAG_VALUE, "only devices of this region" },
-    { "state", "provisioning|active|removed", CMD_FLAG_VALUE, "only devices in this state" },
+    { "state", "provisioning|active|offline|removed", CMD_FLAG_VALUE, "only devices in this state" },
     { "all", NULL, 0, "include removed devices" },
     { 0 }
 };
 static const cmd_flag device_report_flags[] = {
     { "status", "ready|running|failed", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "provisioned, or the deployment's outcome" },
+    { "deployment", "SERIAL", CMD_FLAG_VALUE, "the deployment reported on (refused once another replaced it)" },
+    { "exit-code", "N", CMD_FLAG_VALUE, "failed: the command's exit status" },
+    { "reason", "WORD", CMD_FLAG_VALUE, "failed: why it could not start (staging_failed, start_failed ...)" },
+    { "message", "TEXT", CMD_FLAG_VALUE, "failed: the cause in words" },
     { 0 }
 };
 const cmd_def device_cmd_table[] = {
     { "device add", "REGION NAME", device_add_flags, CMD_MUTATES, "add an edge device to a central-storage region",
       NULL, device_add_cmd },
     { "device list", "", device_list_flags, 0, "list devices",
-      "name,region,model,state,config,deployed_config,deployment,last_deployed_at", device_list_cmd },
+      "name,region,model,state,config,deployed_config,deployment.state,last_deployed_at", device_list_cmd },
     { "device show", "NAME", NULL, 0, "show a device", NULL, device_show_cmd },
     { "device set-config", "DEVICE CONFIG", NULL, CMD_MUTATES, "choose the configuration a device runs", NULL,
       device_set_config_cmd },

@@ -5,6 +5,13 @@
  * the same region to mount.  Configurations are named uniquely within a
  * region (/rigdeck/device-configs/<region>/<name>); one in use by a device
  * cannot be removed.
+ *
+ * Its env values may be tokens: `device-config create` seals them as `job
+ * submit` seals a job's (job_env.h) into "secret_env" and keeps each name
+ * with the value "***"; the device's agent opens them with its copy of the
+ * master key.  A store from before that holds plain values: the first
+ * command on a host holding the master key seals them
+ * (device_config_upgrade), and until then every answer redacts them.
  */
 #include "device_config.h"
 
@@ -16,6 +23,7 @@
 #include "doc.h"
 #include "dspath.h"
 #include "fleet.h"
+#include "job_env.h"
 #include "keyspace.h"
 #include "names.h"
 
@@ -107,6 +115,8 @@ static rd_code config_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
     for (size_t i = 0; rc == RD_OK && i < cmd_opt_count(a, "key"); i++)
         if ((rc = names_check("--key", cmd_opt_at(a, "key", i), err)) == RD_OK)
             json_array_append_new(json_object_get(cfg, "keys"), json_string(cmd_opt_at(a, "key", i)));
+    if (rc == RD_OK)
+        rc = job_env_seal_in(ctx, cfg, "--env", err);   /* the document never holds a value in plain text */
     if (rc == RD_OK) {
         *result = json_incref(cfg);
         rc = tx_put(ctx->tx, key, cfg, err);
@@ -131,6 +141,10 @@ static rd_code config_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     if (rc != RD_OK)
         return rc;
     fleet_filter(items, "region", cmd_opt(a, "region"));
+    size_t i;
+    json_t *c;
+    json_array_foreach(items, i, c)
+        job_env_redact_in(c);   /* names only, also of configurations stored before values were sealed */
     *result = json_pack("{s:o}", "items", items);
     return RD_OK;
 }
@@ -154,11 +168,87 @@ static rd_code config_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
                          cmd_arg(a, 1));
     if (rc == RD_OK) {
         rc = tx_delete(ctx->tx, tx_key(key, KEY_DEVICE_CONFIGS "%s/%s", cmd_arg(a, 0), cmd_arg(a, 1)), err);
+        job_env_redact_in(cfg);
         *result = json_incref(cfg);
     }
     json_decref(devs);
     json_decref(cfg);
     json_decref(region);
+    return rc;
+}
+
+/* ---- sealing an older store's values ------------------------------------ */
+
+/* Seals the plain env of the configuration at key, unless someone did
+ * meanwhile; one step each. */
+static rd_code upgrade_one(cmd_ctx *ctx, const char *key, int *sealed, rd_err *err)
+{
+    json_t *cfg = NULL;
+    tx_reset(ctx->tx);
+    rd_code rc = tx_get(ctx->tx, key, &cfg, err);
+    if (rc == RD_OK && cfg && !json_object_get(cfg, "secret_env") && json_object_size(json_object_get(cfg, "env"))) {
+        rc = job_env_seal_in(ctx, cfg, "env", err);
+        if (rc == RD_OK)
+            rc = tx_put(ctx->tx, key, json_incref(cfg), err);
+        if (rc == RD_OK)
+            rc = tx_commit(ctx->tx, NULL, err);
+        if (rc == RD_OK)
+            (*sealed)++;
+    }
+    json_decref(cfg);
+    return rc;
+}
+
+rd_code device_config_upgrade(cmd_ctx *ctx, int *sealed, int *waiting, rd_err *err)
+{
+    json_t *meta = NULL, *items = NULL, *c;
+    size_t i;
+    char key[RD_KEY_MAX], path[4096];
+    unsigned char mk[SECRET_KEY_LEN];
+    *sealed = *waiting = 0;
+    rd_tx *saved = ctx->tx, *tx = tx_new(ctx->store);
+    if (!tx)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    ctx->tx = tx;
+    rd_code rc = tx_get(tx, KEY_META_STORE, &meta, err);
+    if (rc != RD_OK || !meta || json_is_true(json_object_get(meta, DEVICE_ENV_SEALED_MARK)))
+        goto out;
+    rc = tx_list(tx, KEY_DEVICE_CONFIGS, &items, err);
+    json_array_foreach(items, i, c)
+        *waiting += !json_object_get(c, "secret_env") && json_object_size(json_object_get(c, "env")) > 0;
+    /* Only a host that already holds the master key seals: making a key
+     * here would leave values that the admin hosts and the devices
+     * cannot open.  Elsewhere the values wait (redacted in every answer). */
+    if (rc == RD_OK && *waiting &&
+        (secret_master_key_path(ctx->master_key_path, path, sizeof path, NULL) != RD_OK ||
+         secret_master_key_load(path, 0, mk, NULL) != RD_OK))
+        goto out;
+    explicit_bzero(mk, sizeof mk);
+    json_array_foreach(items, i, c)
+        if (rc == RD_OK && !json_object_get(c, "secret_env") && json_object_size(json_object_get(c, "env")) > 0)
+            rc = upgrade_one(ctx, tx_key(key, KEY_DEVICE_CONFIGS "%s/%s", doc_str(c, "region"), doc_str(c, "name")),
+                             sealed, err);
+    *waiting = 0;
+    for (int attempt = 0; rc == RD_OK && attempt < 5; attempt++) {
+        json_decref(meta);
+        meta = NULL;
+        tx_reset(tx);
+        rc = tx_get(tx, KEY_META_STORE, &meta, err);
+        if (rc != RD_OK || !meta || json_is_true(json_object_get(meta, DEVICE_ENV_SEALED_MARK)))
+            break;
+        json_object_set_new(meta, DEVICE_ENV_SEALED_MARK, json_true());
+        rc = tx_put(tx, KEY_META_STORE, json_incref(meta), err);
+        if (rc == RD_OK)
+            rc = tx_commit(tx, NULL, err);
+        if (rc != RD_ECONFLICT)
+            break;
+        rc = RD_OK;
+    }
+out:
+    json_decref(items);
+    json_decref(meta);
+    ctx->tx = saved;
+    tx_free(tx);
     return rc;
 }
 
@@ -169,7 +259,7 @@ static const cmd_flag config_create_flags[] = {
     { "checkpoint", "C", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "a checkpoint the code needs" },
     { "datastore", "D", CMD_FLAG_VALUE, "a datastore of the region, mounted at the output path" },
     { "datastore-path", "P", CMD_FLAG_VALUE, "the subdirectory of the datastore to mount" },
-    { "env", "K=V", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "an environment variable" },
+    { "env", "K=V", CMD_FLAG_VALUE | CMD_FLAG_REPEAT | CMD_FLAG_SECRET, "an environment variable (sealed at rest; the audit trail shows ***)" },
     { "key", "K", CMD_FLAG_VALUE | CMD_FLAG_REPEAT, "a third-party key to attach" },
     { 0 }
 };

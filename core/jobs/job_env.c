@@ -7,7 +7,9 @@
  * worker start opens one text and fails for one reason, and the document
  * carries one nonce and tag instead of up to 256.  The names stay visible
  * in environment.env (each value JOB_ENV_REDACTED) so `job show` and the
- * console still say which variables a job sets.
+ * console still say which variables a job sets.  A device configuration's
+ * "env" is sealed the same way into its "secret_env" (the *_in forms take
+ * the object holding "env").
  *
  * Old stores: documents written before this change have no secret_env and
  * plain values in environment.env.  The agent runs them with those values
@@ -23,15 +25,14 @@
 #include "fleet.h"
 #include "secret.h"
 
-/* The object under environment that holds the variables. */
-static json_t *env_object(const json_t *job)
-{
-    return json_object_get(json_object_get(job, "environment"), "env");
-}
-
 rd_code job_env_seal(cmd_ctx *ctx, json_t *job, rd_err *err)
 {
-    json_t *env = env_object(job);
+    return job_env_seal_in(ctx, json_object_get(job, "environment"), "environment.env", err);
+}
+
+rd_code job_env_seal_in(cmd_ctx *ctx, json_t *holder, const char *field, rd_err *err)
+{
+    json_t *env = json_object_get(holder, "env");
     char *plain, *sealed = NULL;
     size_t len;
     rd_code rc;
@@ -42,7 +43,7 @@ rd_code job_env_seal(cmd_ctx *ctx, json_t *job, rd_err *err)
         return rd_fail(err, RD_ENOMEM, "out of memory");
     len = strlen(plain);
     if (len > SECRET_MAX_PLAIN)
-        rc = rd_fail(err, RD_EINVAL, "environment.env: the variables take %zu bytes; at most %d can be sealed", len,
+        rc = rd_fail(err, RD_EINVAL, "%s: the variables take %zu bytes; at most %d can be sealed", field, len,
                      SECRET_MAX_PLAIN);
     else
         rc = fleet_seal(ctx, plain, len, &sealed, err);
@@ -50,18 +51,23 @@ rd_code job_env_seal(cmd_ctx *ctx, json_t *job, rd_err *err)
     free(plain);
     if (rc != RD_OK)
         return rc;
-    if (json_object_set_new(json_object_get(job, "environment"), "secret_env", json_string(sealed)) != 0) {
+    if (json_object_set_new(holder, "secret_env", json_string(sealed)) != 0) {
         free(sealed);
         return rd_fail(err, RD_ENOMEM, "out of memory");
     }
     free(sealed);
-    job_env_redact(job);
+    job_env_redact_in(holder);
     return RD_OK;
 }
 
 void job_env_redact(json_t *job)
 {
-    json_t *env = env_object(job), *v;
+    job_env_redact_in(json_object_get(job, "environment"));
+}
+
+void job_env_redact_in(json_t *holder)
+{
+    json_t *env = json_object_get(holder, "env"), *v;
     const char *k;
     /* replacing the value of a key keeps the iteration valid */
     json_object_foreach(env, k, v)
@@ -99,7 +105,15 @@ static rd_code parse_vars(const char *plain, size_t len, json_t **vars, rd_err *
 rd_code job_env_open(const char *master_key_path, const json_t *job, json_t **vars, const char **reason,
                      rd_err *err)
 {
-    const json_t *sealed = json_object_get(json_object_get(job, "environment"), "secret_env");
+    char what[200];
+    snprintf(what, sizeof what, "job %s", doc_str(job, "id"));
+    return job_env_open_in(master_key_path, json_object_get(job, "environment"), what, vars, reason, err);
+}
+
+rd_code job_env_open_in(const char *master_key_path, const json_t *holder, const char *what, json_t **vars,
+                        const char **reason, rd_err *err)
+{
+    const json_t *sealed = json_object_get(holder, "secret_env");
     unsigned char key[SECRET_KEY_LEN];
     char *plain = NULL;
     size_t len = 0;
@@ -110,18 +124,18 @@ rd_code job_env_open(const char *master_key_path, const json_t *job, json_t **va
     *reason = NULL;
     if (!sealed) {
         /* written before values were sealed: they are plain, use them */
-        json_t *env = env_object(job);
+        json_t *env = json_object_get(holder, "env");
         *vars = json_is_object(env) ? json_deep_copy(env) : json_object();
         return *vars ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
     }
     if (!json_is_string(sealed)) {
         *reason = "env_damaged";
-        return rd_fail(err, RD_ECORRUPT, "job %s: environment.secret_env is not a sealed text", doc_str(job, "id"));
+        return rd_fail(err, RD_ECORRUPT, "%s: secret_env is not a sealed text", what);
     }
     if ((rc = load_key(master_key_path, key, &why)) != RD_OK) {
         *reason = "env_no_master_key";
-        return rd_fail(err, rc, "job %s: its environment variables are sealed and this host has no usable master "
-                                "key: %s", doc_str(job, "id"), why.msg);
+        return rd_fail(err, rc, "%s: its environment variables are sealed and this host has no usable master "
+                                "key: %s", what, why.msg);
     }
     rc = secret_open(key, json_string_value(sealed), &plain, &len, &why);
     explicit_bzero(key, sizeof key);
@@ -133,8 +147,7 @@ rd_code job_env_open(const char *master_key_path, const json_t *job, json_t **va
     if (rc != RD_OK) {
         /* secret_open: a different key is EINVAL, damage is ECORRUPT */
         *reason = rc == RD_EINVAL ? "env_wrong_master_key" : rc == RD_ENOMEM ? "start_failed" : "env_damaged";
-        return rd_fail(err, rc, "job %s: cannot open its sealed environment variables: %s", doc_str(job, "id"),
-                       why.msg);
+        return rd_fail(err, rc, "%s: cannot open its sealed environment variables: %s", what, why.msg);
     }
     return RD_OK;
 }

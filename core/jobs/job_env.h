@@ -41,4 +41,13 @@ void job_env_redact(json_t *job);
 rd_code job_env_open(const char *master_key_path, const json_t *job, json_t **vars, const char **reason,
                      rd_err *err);
 
+/* The same on any object holder with an "env" of names to values (a
+ * device configuration; a job's is its "environment"): seals them into
+ * holder's "secret_env" (field names them in a refusal), redacts them, or
+ * opens them (what names the owner in messages, e.g. "device config x"). */
+rd_code job_env_seal_in(cmd_ctx *ctx, json_t *holder, const char *field, rd_err *err);
+void job_env_redact_in(json_t *holder);
+rd_code job_env_open_in(const char *master_key_path, const json_t *holder, const char *what, json_t **vars,
+                        const char **reason, rd_err *err);
+
 #endif

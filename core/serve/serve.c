@@ -111,7 +111,10 @@ static void do_check(serve_state *s, int64_t now)
     json_t *next = json_object_get(r, "next_offline_in_s");
     s->next_check = json_is_integer(next) ? now + json_integer_value(next) * 1000 + 1000 : 0;
     json_array_foreach(json_object_get(r, "items"), i, e) {
-        if (strcmp(doc_str(e, "event"), "agent_lost") == 0)
+        if (*doc_str(e, "device"))   /* a device's agent (device_agent.c) */
+            dlog(&s->o->log, doc_str(e, "event"), e, "device %s: %s (agent silent since %s)", doc_str(e, "device"),
+                 strcmp(doc_str(e, "event"), "offline") == 0 ? "offline" : "agent lost", doc_str(e, "last_heartbeat"));
+        else if (strcmp(doc_str(e, "event"), "agent_lost") == 0)
             dlog(&s->o->log, "agent_lost", e, "node %s: agent silent since %s%s", doc_str(e, "node"),
                  doc_str(e, "last_heartbeat"),
                  strcmp(doc_str(e, "cause"), "beat_stalled") == 0
@@ -237,7 +240,7 @@ static void wait_changes(serve_state *s, int timeout_ms)
     }
     for (size_t i = 0; i < n; i++) {
         keyspace_kind k = keyspace_kind_of(ev[i].kv.key);
-        s->check_due |= k == KEYSPACE_AGENT_ALIVE && ev[i].type == STORE_EVENT_DELETE;   /* a lease ran out */
+        s->check_due |= (k == KEYSPACE_AGENT_ALIVE || k == KEYSPACE_DEVICE_ALIVE) && ev[i].type == STORE_EVENT_DELETE;   /* a lease ran out */
         /* the work view follows the jobs: writing it changes nothing a pass reads */
         s->dirty |= sched_idle_key_matters(ev[i].kv.key) && k != KEYSPACE_WORK;
         s->relay_due |= k == KEYSPACE_RELAY && ev[i].type == STORE_EVENT_PUT && strstr(ev[i].kv.key, "/req/");

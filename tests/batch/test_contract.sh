@@ -29,7 +29,7 @@ def conventions(doc):
         if k is None: continue
         if k.endswith('_ucr') and v is not None: assert is_int(v), f'{k}={v!r} is not an integer'
         if k.endswith('_at') and v is not None: assert is_time(v), f'{k}={v!r} is not RFC 3339 UTC'
-        if k in ('state', 'kind', 'role', 'plan', 'deployment') and v is not None:
+        if k in ('state', 'kind', 'role', 'plan', 'deployment') and v is not None and not isinstance(v, dict):
             assert isinstance(v, str) and re.match(r'^[a-z][a-z0-9_]*$', v), f'{k}={v!r} is not a lower-case word'
         if isinstance(v, str) and re.match(r'^\d{4}-\d\d-\d\dT', v): assert is_time(v), f'{k}={v!r} is not RFC 3339 UTC'
 exec(sys.argv[2])
@@ -453,7 +453,8 @@ expect_status 0
 expect_json name detect
 check "quoting reached the config" 'ss = strings(d)
 assert "python serve.py --tag \"x y\" '"'"'z w'"'"'" in ss, ss
-assert any("hello world" in s for s in ss), ss'
+assert d["env"] == {"MSG": "***", "K": "***"}, d["env"]   # sealed in the store, names only in answers
+assert not any("hello world" in s for s in ss), ss'
 rd --output json -c "device report cam-01 --status ready" -c "device set-config cam-01 detect" -c "device deploy cam-01" -c "device report cam-01 --status running" -c "device list"
 expect_status 0
 check "device answers" 'for x in docs[:4]: assert x["name"] == "cam-01", x

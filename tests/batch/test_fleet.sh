@@ -326,7 +326,7 @@ expect_refused 1 "$before" "jetson-agx-xavier"
 case_ "rule: a device is provisioning until ready, then active; it deploys one config"
 rd --as alice --output json -c "device add core cam-01 --minion d-1 --model jetson-orin-nano"
 expect_json state provisioning
-expect_json deployment none
+expect_json deployment null
 before=$(snapshot)
 rd --as alice -c "device set-config cam-01 detect"
 expect_refused 1 "$before" "device config 'detect' does not exist in region 'core'"
@@ -341,10 +341,12 @@ rd -c "device report cam-01 --status running"
 expect_refused 1 "$before" "device 'cam-01' cannot be running: it is provisioning with nothing deployed"
 rd -c "device report cam-01 --status ready"
 rd --as alice --output json -c "device deploy cam-01"
-expect_json deployment deploying
+expect_json deployment.state deploying
+expect_json deployment.config detect
 expect_json deployed_config detect
 rd --now 2026-11-01T08:00:00Z --output json -c "device report cam-01 --status running"
-expect_json deployment running
+expect_json deployment.state running
+expect_json deployment.started_at 2026-11-01T08:00:00Z
 expect_json last_deployed_at 2026-11-01T08:00:00Z
 
 case_ "rule: device config names are unique within a region, reusable across regions"

@@ -33,7 +33,7 @@ rd --output json -c "region show dc-east"
 expect_json compute_nodes 5
 expect_json public true
 rd --output json -c "device show cam-01"
-expect_json deployment running
+expect_json deployment.state running
 expect_json deployed_config detect
 rd --output json -c "device-config list --region lab"
 expect_json items.0.datastore_path /cameras

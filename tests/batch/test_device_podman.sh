@@ -1,0 +1,78 @@
+#!/bin/sh
+# An edge device's agent under real podman (spec/execution.md §7): the
+# deployed configuration's image (an offline busybox image imported under a
+# registry-qualified local name, as in test_runtime_podman.sh) runs with the
+# staged model under /opt/ml, its env, and every /dev/video* of the device
+# passed through with --device ($RIGDECK_DEV_DIR stands for /dev: a video0
+# made with mknod as a copy of /dev/null).  It is reported running, then
+# failed with the container's exit status.  Skips where podman cannot run a
+# container or mknod is not allowed.
+. tests/batch/lib.sh
+. tests/batch/daemons.sh
+
+command -v podman >/dev/null 2>&1 || skip "podman is not installed"
+BB=$(command -v busybox 2>/dev/null || echo /bin/busybox)
+[ -x "$BB" ] || skip "no busybox to build an offline image from"
+mkdir -p "$TMP/pm" "$TMP/rootfs/bin" "$TMP/dev"
+cat >"$TMP/pm/containers.conf" <<EOF
+[containers]
+default_ulimits = []
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+EOF
+export CONTAINERS_CONF=$TMP/pm/containers.conf
+cp "$BB" "$TMP/rootfs/bin/busybox"
+for c in sh echo cat test ls; do ln -s busybox "$TMP/rootfs/bin/$c"; done
+podman run --rm --rootfs "$TMP/rootfs" /bin/sh -c true >"$TMP/pmcheck" 2>&1 ||
+    skip "podman cannot run a container here even with $CONTAINERS_CONF: $(tail -1 "$TMP/pmcheck")"
+mknod "$TMP/dev/video0" c 1 3 2>/dev/null || skip "mknod is not allowed here (no stand-in camera)"
+IMG=docker.io/rdtest/device-busybox-$$:1
+tar -C "$TMP/rootfs" -c . | podman import - "$IMG" >/dev/null 2>"$TMP/pmcheck" ||
+    skip "podman import failed: $(tail -1 "$TMP/pmcheck")"
+cleanup_image () { podman rmi -f "$IMG" >/dev/null 2>&1; daemons_cleanup; }
+trap cleanup_image EXIT
+export RIGDECK_DEV_DIR=$TMP/dev
+
+W=$TMP/www
+mkdir -p "$W" "$TMP/model"
+echo 'echo "video=$(test -c '"$TMP"'/dev/video0 && echo yes) code=$(cat code.txt) tag=$TAG" >/opt/ml/output/marker; exit 5' \
+    >"$TMP/model/run.sh"
+echo here >"$TMP/model/code.txt"
+tar -C "$TMP/model" -czf "$W/model.tar.gz" run.sh code.txt
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$W" >"$TMP/http.log" 2>&1 &
+DAEMONS="$DAEMONS $!"
+PORT=""
+end=$(($(date +%s) + 30))
+while [ -z "$PORT" ] && [ "$(date +%s)" -le "$end" ]; do
+    PORT=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$TMP/http.log")
+    [ -n "$PORT" ] || sleep 0.2
+done
+[ -n "$PORT" ] || { echo "the HTTP server did not start: $(cat "$TMP/http.log")" >&2; exit 1; }
+
+rd -c "provider enable physical" -c "region create edge --provider physical --storage central" \
+   -c "node add edge st-1 --agent none --minion m-st --role storage --inventory $INV/storage.yaml" \
+   -c "device add edge cam-$$ --minion j-1 --model jetson-orin-nano" \
+   -c "model add yolo --source http://127.0.0.1:$PORT/model.tar.gz" \
+   -c "device-config create edge detect --image $IMG --model yolo --command 'sh run.sh' --env TAG=podman-tag" \
+   -c "device set-config cam-$$ detect"
+expect_status 0
+
+case_ "the deployed image runs with the device's camera passed through; its exit status is reported"
+mkdir -p "$TMP/work-dev"
+$WRAP "$BIN" agent --store "$STORE" --device cam-$$ --work-dir "$TMP/work-dev" --heartbeat 1s --runtime podman \
+    2>>"$TMP/agent-dev.log" &
+DAEMONS="$DAEMONS $!"
+wait_json 60 "device show cam-$$" state active
+rd -c "device deploy cam-$$"
+expect_status 0
+wait_json 120 "device show cam-$$" deployment.state failed
+rd --output json -c "device show cam-$$"
+expect_json deployment.exit_code 5
+expect_json agent.runtime podman
+M=$(find "$TMP/work-dev/runs" -name marker 2>/dev/null | head -1)
+[ -n "$M" ] && grep -q "^video=yes code=here tag=podman-tag$" "$M" && pass ||
+    fail "marker: $(cat "$M" 2>/dev/null); agent: $(tail -n 5 "$TMP/agent-dev.log")"
+grep -q "1 device(s) passed through" "$TMP/agent-dev.log" && pass || fail "agent: $(cat "$TMP/agent-dev.log")"
+
+finish
