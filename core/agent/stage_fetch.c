@@ -397,6 +397,10 @@ static int stage_item(stager *s, const json_t *it)
         snprintf(s->why, sizeof s->why, "%s: %s", dest, strerror(errno));
         return -1;
     }
+    /* an Azure Blob URL with an azure key: rclone's azureblob backend signs
+     * the requests (libcurl would fetch it anonymously) */
+    if (strcmp(kind, "https") == 0 && ktype && strcmp(ktype, "azure") == 0 && stage_azure_blob(url))
+        kind = "azureblob";
     if ((strncmp(kind, "http", 4) == 0 || strncmp(kind, "ftp", 3) == 0) && !folder) {
         snprintf(file, sizeof file, "%s/%s", dest, *base ? base : "download");
         if (fetch_url(s, url, file, ktype && strcmp(ktype, "huggingface") == 0 ? kval : NULL) != 0)

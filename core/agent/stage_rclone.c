@@ -1,7 +1,8 @@
 /* stage_rclone.c - how the stager (stage_fetch.c) asks rclone for a folder
  * or an object: the command line and the RCLONE_* variables of an
- * on-the-fly remote (":s3:bucket/path", ":gcs:bucket/path", ":ftp:/path")
- * for s3://, gs://, ftp:// and ftps:// sources (execution.md §5).
+ * on-the-fly remote (":s3:bucket/path", ":gcs:bucket/path", ":ftp:/path",
+ * ":azureblob:container/path") for s3://, gs://, ftp:// and ftps://
+ * sources and Azure Blob URLs fetched with an azure key (execution.md §5).
  *
  * Every option, credentials included, goes in the child's environment and
  * never its argv (which any local user reads in /proc) or a config file:
@@ -76,7 +77,7 @@ int stage_rclone_obscure(const char *plain, const unsigned char iv_in[16], char 
     return 0;
 }
 
-/* ftp://HOST[:PORT]/PATH: the host (no brackets), the port ("" when none)
+/* ftp://HOST[:PORT]/PATH (or any URL of that shape): the host (no brackets), the port ("" when none)
  * and the path, percent-decoded, into the three buffers. */
 static int ftp_parts(const char *url, char *host, size_t hlen, char *port, size_t plen, char *path, size_t len)
 {
@@ -110,6 +111,26 @@ static int ftp_parts(const char *url, char *host, size_t hlen, char *port, size_
     return *host ? 0 : -1;
 }
 
+int stage_azure_blob(const char *url)
+{
+    /* https://ACCOUNT.blob.core.windows.net/CONTAINER/... */
+    const char *h = strncmp(url, "https://", 8) == 0 ? url + 8 : NULL;
+    const char *suffix = h ? strstr(h, ".blob.core.windows.net/") : NULL;
+    return suffix && suffix > h && !memchr(h, '/', (size_t)(suffix - h)) && suffix[23] && suffix[23] != '/';
+}
+
+/* The value of "Name=value;" in an Azure connection string; "" if absent. */
+static void conn_field(const char *text, const char *name, char *out, size_t len)
+{
+    size_t n = strlen(name);
+    out[0] = '\0';
+    for (const char *p = text; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL)
+        if (strncmp(p, name, n) == 0 && p[n] == '=') {
+            snprintf(out, len, "%.*s", (int)strcspn(p + n + 1, ";\r\n"), p + n + 1);
+            return;
+        }
+}
+
 int stage_rclone_env(const char *kind, const char *url, const char *endpoint, const char *key_type,
                      const char *key_value, const char *key_file, char **env, size_t cap)
 {
@@ -139,6 +160,29 @@ int stage_rclone_env(const char *kind, const char *url, const char *endpoint, co
             stage_env_add(env, cap, "RCLONE_GCS_SERVICE_ACCOUNT_FILE", key_file);
         else
             stage_env_add(env, cap, "RCLONE_GCS_ANONYMOUS", "true");
+        return 0;
+    }
+    if (strcmp(kind, "azureblob") == 0) {
+        /* an account key as the account and its key; a SAS-only connection
+         * string as a container SAS URL (what rclone takes for one) */
+        char host[256], port[16], path[2048], v[1024], *sas;
+        if (!url || !stage_azure_blob(url) || ftp_parts(url, host, sizeof host, port, sizeof port, path, sizeof path))
+            return -1;
+        host[strcspn(host, ".")] = '\0';
+        conn_field(key_value ? key_value : "", "AccountKey", v, sizeof v);
+        if (*v) {
+            stage_env_add(env, cap, "RCLONE_AZUREBLOB_ACCOUNT", host);
+            stage_env_add(env, cap, "RCLONE_AZUREBLOB_KEY", v);
+        } else {
+            conn_field(key_value ? key_value : "", "SharedAccessSignature", v, sizeof v);
+            if (*v && asprintf(&sas, "https://%s.blob.core.windows.net/%.*s?%s", host,
+                               (int)strcspn(path + 1, "/"), path + 1, v) >= 0) {
+                stage_env_add(env, cap, "RCLONE_AZUREBLOB_SAS_URL", sas);
+                explicit_bzero(sas, strlen(sas));
+                free(sas);
+            }
+        }
+        explicit_bzero(v, sizeof v);
         return 0;
     }
     if (strcmp(kind, "ftp") == 0 || strcmp(kind, "ftps") == 0) {
@@ -173,6 +217,8 @@ int stage_rclone_argv(const char *kind, const char *url, const char *dest, char 
     else if ((strcmp(kind, "ftp") == 0 || strcmp(kind, "ftps") == 0) &&
              ftp_parts(url, host, sizeof host, port, sizeof port, path, sizeof path) == 0)
         snprintf(src, len, ":ftp:%s", path);
+    else if (strcmp(kind, "azureblob") == 0 && ftp_parts(url, host, sizeof host, port, sizeof port, path, sizeof path) == 0)
+        snprintf(src, len, ":azureblob:%s", path + 1);   /* CONTAINER/PATH */
     else
         snprintf(src, len, ":http:");
     int i = 0;

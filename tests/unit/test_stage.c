@@ -224,6 +224,42 @@ static void test_rclone_ftp(void **state)
     assert_int_equal(stage_rclone_env("ftp", "ftp:///nohost/", NULL, NULL, NULL, NULL, env, 8), -1);
 }
 
+/* an Azure Blob URL with an azure key: account and key, or a SAS-only
+ * connection string as the container's SAS URL; CONTAINER/PATH as the
+ * remote's path */
+static void test_rclone_azureblob(void **state)
+{
+    char *env[8], src[256];
+    const char *argv[12];
+    const char *url = "https://acct1.blob.core.windows.net/data/voc/train.tar.gz";
+    (void)state;
+    unsetenv("AWS_CA_BUNDLE");
+    assert_true(stage_azure_blob(url));
+    assert_true(stage_azure_blob("https://acct1.blob.core.windows.net/data/"));
+    assert_false(stage_azure_blob("https://acct1.blob.core.windows.net/"));
+    assert_false(stage_azure_blob("https://example.com/x.blob.core.windows.net/data/f"));
+    assert_false(stage_azure_blob("http://acct1.blob.core.windows.net/data/f"));
+    assert_int_equal(stage_rclone_env("azureblob", url, NULL, "azure",
+                                      "DefaultEndpointsProtocol=https;AccountName=acct1;AccountKey=a2V5==;"
+                                      "EndpointSuffix=core.windows.net", NULL, env, 8), 0);
+    assert_string_equal(env[0], "RCLONE_AZUREBLOB_ACCOUNT=acct1");
+    assert_string_equal(env[1], "RCLONE_AZUREBLOB_KEY=a2V5==");
+    assert_null(env[2]);
+    for (int i = 0; env[i]; i++)
+        free(env[i]);
+    assert_int_equal(stage_rclone_env("azureblob", url, NULL, "azure",
+                                      "BlobEndpoint=https://acct1.blob.core.windows.net/;SharedAccessSignature=sv=2022&sig=S1G",
+                                      NULL, env, 8), 0);
+    assert_string_equal(env[0], "RCLONE_AZUREBLOB_SAS_URL=https://acct1.blob.core.windows.net/data?sv=2022&sig=S1G");
+    assert_null(env[1]);
+    free(env[0]);
+    int n = stage_rclone_argv("azureblob", url, "/d", src, sizeof src, argv);
+    assert_int_equal(n, 7);
+    assert_string_equal(argv[5], ":azureblob:data/voc/train.tar.gz");
+    for (int i = 0; argv[i]; i++)   /* never a secret on the command line */
+        assert_null(strstr(argv[i], "a2V5"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_rclone_gcs),
         cmocka_unit_test(test_rclone_obscure),
         cmocka_unit_test(test_rclone_ftp),
+        cmocka_unit_test(test_rclone_azureblob),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
