@@ -6,11 +6,11 @@
  * opened key values the fetches need), deletes it at once, and fetches each
  * item into its folder under WORKER_DIR/opt/ml: one file over http(s)/ftp(s)
  * with libcurl (the status line of a refusal becomes the message), a folder
- * (a URL ending in '/': http(s), ftp(s)) and s3:// and gs:// sources with
- * rclone, whose on-the-fly remotes (":s3:bucket/path", stage_rclone.c)
- * take every option, credentials included, from RCLONE_* variables, never
- * from argv; a git URL with
- * `git clone` (an SSH key as GIT_SSH_COMMAND's identity file, 0600).
+ * (a URL ending in '/': http(s), ftp(s)), s3:// and gs:// sources and an
+ * Azure Blob URL with an azure key with rclone, whose on-the-fly remotes
+ * (":s3:bucket/path", stage_rclone.c) take every option, credentials
+ * included, from RCLONE_* variables, never from argv; a git URL with `git
+ * clone` (an SSH key as GIT_SSH_COMMAND's identity file, 0600).
  * Archives (.zip .tar .tar.gz .tgz .bz2) are extracted with libarchive,
  * refusing any entry that would land outside the target folder.
  *
