@@ -10,7 +10,8 @@
 # that are not on the server fail `staging_failed` naming the dataset.
 # Then a job attaching keys of type azure, gcp, huggingface and wandb sees
 # AZURE_STORAGE_CONNECTION_STRING, GOOGLE_APPLICATION_CREDENTIALS (a 0600
-# file holding the service-account JSON), HF_TOKEN and WANDB_API_KEY.
+# file holding the service-account JSON), HF_TOKEN and WANDB_API_KEY, and
+# an inference job's azure data.input is fetched with the azure key.
 # Runs on SQLite and, with RIGDECK_TEST_STORE_URL, on etcd.  Skips, saying
 # why, where pyftpdlib or rclone is missing.
 . tests/batch/lib.sh
@@ -113,5 +114,27 @@ expect_out "^az=DefaultEndpointsProtocol=https;AccountName=acct1;AccountKey=a2V5
 expect_out "^hf=hf_token_123 wb=wandb_key_456$"
 expect_out "^mode=600$"
 expect_out "^email=sa@p1.iam.gserviceaccount.com$"
+
+case_ "an inference job's data.input of type azure is fetched, with the attached azure key (rclone's azureblob)"
+# No Azure account answers here: an account name that does not exist makes
+# the fetch fail, by rclone (with the key: "no such host"), not libcurl
+# ("Could not resolve host", anonymous); before, an azure input was never
+# fetched at all and the command ran without it.
+cat >"$TMP/azin.yaml" <<EOF
+name: azin
+type: inference
+resources: {gpu_types: [a100], gpu_count: 1, max_price: 3, disk_size: 50}
+workers: {count: 1, commands: [": rdtest-worker-$$; echo command-ran"]}
+data: {input: {type: azure, path: "https://rdtestnoacct1.blob.core.windows.net/c/x.zip"}}
+environment: {python: "3.9", framework: pytorch, keys: [az]}
+EOF
+J=$(submit azin)
+wait_json 300 "job show $J" state failed
+rd --output json -c "job show $J"
+expect_json workers.0.reason staging_failed
+expect_json workers.0.started_at null
+msg=$(jget workers.0.message)
+case $msg in "data.input: "*rdtestnoacct1.blob.core.windows.net*) pass ;; *) fail "message '$msg'" ;; esac
+case $msg in *"Could not resolve host"*) fail "fetched anonymously by libcurl, not with the key: '$msg'" ;; *) pass ;; esac
 
 finish
