@@ -105,7 +105,8 @@ static char *key_open(agent_state *a, const json_t *job, const char *name, const
     return plain;   /* NUL-terminated by secret_open */
 }
 
-/* The first key the job attaches whose type fits kind ("s3", "gs", "git"). */
+/* The first key the job attaches whose type fits kind ("s3", "gs", "git",
+ * or "https" for a spec's azure source). */
 static const char *attached_key_for(const json_t *job, const char *kind, const char *source_type)
 {
     const json_t *r;
@@ -114,10 +115,22 @@ static const char *attached_key_for(const json_t *job, const char *kind, const c
         const char *t = doc_str(r, "type");
         if ((strcmp(kind, "s3") == 0 && (source_type && strcmp(source_type, "wasabi") == 0 ? strcmp(t, "wasabi") == 0
                                                                                           : strcmp(t, "aws") == 0)) ||
-            (strcmp(kind, "gs") == 0 && strcmp(t, "gcp") == 0) || (strcmp(kind, "git") == 0 && strcmp(t, "git") == 0))
+            (strcmp(kind, "gs") == 0 && strcmp(t, "gcp") == 0) || (strcmp(kind, "git") == 0 && strcmp(t, "git") == 0) ||
+            (strcmp(kind, "https") == 0 && source_type && strcmp(source_type, "azure") == 0 && strcmp(t, "azure") == 0))
             return doc_str(r, "name");
     }
     return NULL;
+}
+
+/* The spec's storage types staging copies (data.input, model.source): not
+ * local (the customer's computer), regional (mounted) or rigdeck (a ref). */
+static int fetched_type(const char *type)
+{
+    static const char *const types[] = { "aws", "azure", "gcp", "git", "wasabi", "web", NULL };
+    for (const char *const *t = types; *t; t++)
+        if (strcmp(type, *t) == 0)
+            return 1;
+    return 0;
 }
 
 /* ---- the plan -------------------------------------------------------------- */
@@ -212,8 +225,7 @@ static json_t *plan_build(agent_state *a, const json_t *job, const char *dir, ch
         if (plan_add(a, job, items, what, doc_str(mref, "source"), 0, doc_str(mref, "endpoint"), doc_str(mref, "key"),
                      NULL, dest, msg, len) != 0)
             goto fail;
-    } else if (strcmp(msrc, "git") == 0 || strcmp(msrc, "web") == 0 || strcmp(msrc, "aws") == 0 ||
-               strcmp(msrc, "wasabi") == 0 || strcmp(msrc, "gcp") == 0) {
+    } else if (fetched_type(msrc)) {
         if (plan_add(a, job, items, "model.location", doc_str(model, "location"), strcmp(msrc, "git") == 0,
                      doc_str(model, "endpoint"), NULL, msrc, dest, msg, len) != 0)
             goto fail;
@@ -221,8 +233,7 @@ static json_t *plan_build(agent_state *a, const json_t *job, const char *dir, ch
     const json_t *input = json_object_get(json_object_get(job, "data"), "input");
     const char *itype = doc_str(input, "type");
     snprintf(dest, sizeof dest, "%s/input", tree);
-    if ((strcmp(itype, "web") == 0 || strcmp(itype, "aws") == 0 || strcmp(itype, "wasabi") == 0 ||
-         strcmp(itype, "gcp") == 0) &&
+    if (fetched_type(itype) &&
         plan_add(a, job, items, "data.input", doc_str(input, "path"), 0, doc_str(input, "endpoint"), NULL, itype, dest,
                  msg, len) != 0)
         goto fail;

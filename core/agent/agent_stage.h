@@ -53,11 +53,23 @@ int stage_is_archive(const char *name);
 int stage_path_escapes(const char *path);
 /* Extracts file into dest; -1 with why on an error or an escaping entry. */
 int stage_extract(const char *file, const char *dest, char *why, size_t len);
+
+/* ---- stage_rclone.c ---- */
+
+/* Adds "K=V" to env (at most cap - 1 entries, NULL-ended, each malloc'd). */
+void stage_env_add(char **env, size_t cap, const char *k, const char *v);
 /* The RCLONE_* variables (NULL-ended, cap slots, each malloc'd) that give
- * an on-the-fly remote of kind "s3" or "gs" its endpoint and credentials;
- * -1 for another kind. */
-int stage_rclone_env(const char *kind, const char *endpoint, const char *key_type, const char *key_value,
-                     const char *key_file, char **env, size_t cap);
+ * an on-the-fly remote of kind "s3", "gs", "ftp", "ftps" or "azureblob"
+ * (for url) its endpoint, host and credentials; -1 for another kind or a
+ * URL it cannot read. */
+int stage_rclone_env(const char *kind, const char *url, const char *endpoint, const char *key_type,
+                     const char *key_value, const char *key_file, char **env, size_t cap);
+/* 1 for an Azure Blob URL, https://ACCOUNT.blob.core.windows.net/CONTAINER/...
+ * (with an azure key the stager copies it with rclone's azureblob kind). */
+int stage_azure_blob(const char *url);
+/* rclone's obscured form of plain (`rclone obscure`; iv NULL: a random
+ * one) into out; -1 when it does not fit. */
+int stage_rclone_obscure(const char *plain, const unsigned char iv[16], char *out, size_t len);
 /* `rclone copy --config /dev/null --error-on-no-transfer [--ca-cert
  * $AWS_CA_BUNDLE] SRC DEST` into argv (12 slots), SRC in src. */
 int stage_rclone_argv(const char *kind, const char *url, const char *dest, char *src, size_t len, const char **argv);

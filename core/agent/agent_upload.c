@@ -18,8 +18,9 @@
  * waits on a transfer.  Credentials reach rclone only through the child's
  * environment (RCLONE_<BACKEND>_* variables), never its argv or a log: the
  * job's attached key of the matching type, or for type rigdeck the key of
- * the creator's artifacts location, opened from its sealed value with the
- * master key.
+ * the creator's artifacts location, opened with the master key from the
+ * sealed copy the job carries (data_refs.secret_keys, as staging does):
+ * on a secured store the agent cannot read the account's keys themselves.
  *
  * An agent that stops kills an upload in flight (agent_upload_forget); the
  * worker's process has exited and its folder stays, so the next agent
@@ -42,7 +43,6 @@
 #include "doc.h"
 #include "fleet.h"
 #include "job_output.h"
-#include "keyspace.h"
 #include "runner_packages.h"
 
 enum { UP_RUNNING = 1, UP_OK, UP_FAILED };
@@ -89,24 +89,23 @@ int agent_upload_prepare(agent_state *a, agent_worker *w, json_t *env, runner_mo
 
 /* ---- credentials --------------------------------------------------------- */
 
-/* The plain text of key name of owner, or NULL (err says why). */
-static char *key_text(agent_state *a, const char *owner, const char *name, rd_err *err)
+/* The plain text of the job's key name, opened from the sealed copy the
+ * job carries (data_refs.secret_keys, sealed at submit, as staging opens
+ * it: agent_stage.c), or NULL (err says why).  Never the account's key
+ * object itself: a secured agent's etcd user cannot read the keys, only
+ * its work view. */
+static char *key_text(agent_state *a, const json_t *job, const char *name, rd_err *err)
 {
-    char key[RD_KEY_MAX], *plain = NULL;
+    const json_t *k = json_object_get(json_object_get(json_object_get(job, "data_refs"), "secret_keys"), name);
+    const char *sealed = json_string_value(json_object_get(k, "secret_value"));
+    char *plain = NULL;
     size_t len = 0;
-    store_kv kv;
-    int found = 0;
-    if (store_get(a->ctx.store, tx_key(key, KEY_DATAKEYS "%s/%s", owner, name), &kv, &found, NULL, err) != RD_OK)
-        return NULL;
-    if (!found) {
-        rd_fail(err, RD_ENOTFOUND, "key '%s' of account '%s' is gone", name, owner);
+    if (!sealed) {
+        rd_fail(err, RD_ENOTFOUND, "the job carries no value for it (submitted before outputs sealed their key)");
         return NULL;
     }
-    json_t *doc = json_loadb(kv.value, kv.value_len, 0, NULL);
-    store_kv_free(&kv);
-    if (fleet_unseal(&a->ctx, doc_str(doc, "secret_value"), &plain, &len, err) != RD_OK)
+    if (fleet_unseal(&a->ctx, sealed, &plain, &len, err) != RD_OK)
         plain = NULL;
-    json_decref(doc);
     return plain;
 }
 
@@ -134,14 +133,12 @@ static int put_env(json_t *env, const char *name, const char *value)
 
 /* The key that writes to the output: for type rigdeck the artifacts key;
  * else the first attached key (environment.keys) of a type in types. */
-static int pick_key(const json_t *job, const char *const *types, const char **owner, const char **name,
-                    const char **type)
+static int pick_key(const json_t *job, const char *const *types, const char **name, const char **type)
 {
     const json_t *refs = json_object_get(job, "data_refs"), *k;
     size_t i;
     if (strcmp(doc_str(json_object_get(json_object_get(job, "data"), "output"), "type"), "rigdeck") == 0) {
         const json_t *ref = json_object_get(refs, "output");
-        *owner = doc_str(ref, "owner");
         *name = doc_str(ref, "key");
         *type = doc_str(ref, "key_type");
         return **name != 0;
@@ -149,7 +146,6 @@ static int pick_key(const json_t *job, const char *const *types, const char **ow
     for (const char *const *t = types; *t; t++)
         json_array_foreach(json_object_get(refs, "keys"), i, k)
             if (strcmp(doc_str(k, "type"), *t) == 0) {
-                *owner = doc_str(k, "owner");
                 *name = doc_str(k, "name");
                 *type = *t;
                 return 1;
@@ -157,35 +153,38 @@ static int pick_key(const json_t *job, const char *const *types, const char **ow
     return 0;
 }
 
-/* rclone's remote for url and the variables that configure it (env);
- * 0 with msg when this output cannot be uploaded. */
-static int remote_for(agent_state *a, const json_t *job, const char *url, char *remote, size_t rlen, json_t *env,
-                      char *msg, size_t mlen)
+/* The key types that may write to url, best first; NULL: not an output. */
+static const char *const *key_types_for(const char *url)
 {
     static const char *const s3_keys[] = { "wasabi", "aws", NULL }, *const gcs_keys[] = { "gcp", NULL },
                              *const az_keys[] = { "azure", NULL };
-    const json_t *out = json_object_get(json_object_get(job, "data"), "output");
-    const json_t *ref = json_object_get(json_object_get(job, "data_refs"), "output");
-    const char *endpoint = strcmp(doc_str(out, "type"), "rigdeck") == 0 ? doc_str(ref, "endpoint")
-                                                                         : doc_str(out, "endpoint");
-    const char *const *types;
-    const char *owner = "", *name = "", *type = "";
+    if (strncmp(url, "s3://", 5) == 0)
+        return s3_keys;
+    if (strncmp(url, "gs://", 5) == 0)
+        return gcs_keys;
+    if (strncmp(url, "https://", 8) == 0 && strstr(url, ".blob.core.windows.net/"))
+        return az_keys;
+    return NULL;
+}
+
+int agent_upload_remote(const char *url, const char *endpoint, const char *key_type, const char *key_text,
+                        char *remote, size_t rlen, json_t *env, char *msg, size_t mlen)
+{
     char v1[1024], v2[1024];
     int ok = 1;
+    if (!endpoint)
+        endpoint = "";
     if (strncmp(url, "s3://", 5) == 0) {
-        types = s3_keys;
         snprintf(remote, rlen, ":s3:%s", url + 5);
         /* never create a bucket in the customer's account: a missing one
          * is an error the customer must see */
         ok = put_env(env, "RCLONE_S3_PROVIDER", *endpoint ? "Other" : "AWS") &&
              put_env(env, "RCLONE_S3_ENDPOINT", endpoint) && put_env(env, "RCLONE_S3_NO_CHECK_BUCKET", "true");
     } else if (strncmp(url, "gs://", 5) == 0) {
-        types = gcs_keys;
         snprintf(remote, rlen, ":gcs:%s", url + 5);
         ok = put_env(env, "RCLONE_GCS_BUCKET_POLICY_ONLY", "true");
-    } else if (strncmp(url, "https://", 8) == 0 && strstr(url, ".blob.core.windows.net/")) {
+    } else if (key_types_for(url)) {
         /* https://ACCOUNT.blob.core.windows.net/CONTAINER/PATH */
-        types = az_keys;
         const char *host = url + 8, *dot = strchr(host, '.'), *path = strstr(url, ".blob.core.windows.net/") + 23;
         snprintf(v1, sizeof v1, "%.*s", (int)(dot - host), host);
         snprintf(remote, rlen, ":azureblob:%s", path);
@@ -195,36 +194,53 @@ static int remote_for(agent_state *a, const json_t *job, const char *url, char *
                  "ACCOUNT.blob.core.windows.net/...)", url);
         return 0;
     }
-    if (!ok) {
-        snprintf(msg, mlen, "out of memory");
-        return 0;
+    if (ok && key_type && key_text) {
+        if (strcmp(key_type, "aws") == 0 || strcmp(key_type, "wasabi") == 0) {
+            field_of(key_text, "AWS_ACCESS_KEY_ID", '\n', v1, sizeof v1);
+            field_of(key_text, "AWS_SECRET_ACCESS_KEY", '\n', v2, sizeof v2);
+            ok = put_env(env, "RCLONE_S3_ACCESS_KEY_ID", v1) && put_env(env, "RCLONE_S3_SECRET_ACCESS_KEY", v2);
+            field_of(key_text, "AWS_SESSION_TOKEN", '\n', v2, sizeof v2);
+            ok = ok && put_env(env, "RCLONE_S3_SESSION_TOKEN", v2);
+        } else if (strcmp(key_type, "gcp") == 0) {
+            ok = put_env(env, "RCLONE_GCS_SERVICE_ACCOUNT_CREDENTIALS", key_text);
+        } else if (strcmp(key_type, "azure") == 0) {
+            /* an account key; a SAS-only connection string is not enough for
+             * rclone's on-the-fly remote (it wants a container SAS URL) */
+            field_of(key_text, "AccountKey", ';', v2, sizeof v2);
+            ok = put_env(env, "RCLONE_AZUREBLOB_KEY", v2);
+        }
     }
-    if (!pick_key(job, types, &owner, &name, &type))
-        return 1;   /* no key attached: rclone goes anonymous (a public bucket), or the store refuses */
+    explicit_bzero(v1, sizeof v1);
+    explicit_bzero(v2, sizeof v2);
+    if (!ok)
+        snprintf(msg, mlen, "out of memory");
+    return ok;
+}
+
+/* rclone's remote for the job's output url and the variables that
+ * configure it (env), with the key that writes there; 0 with msg when
+ * this output cannot be uploaded. */
+static int remote_for(agent_state *a, const json_t *job, const char *url, char *remote, size_t rlen, json_t *env,
+                      char *msg, size_t mlen)
+{
+    const json_t *out = json_object_get(json_object_get(job, "data"), "output");
+    const json_t *ref = json_object_get(json_object_get(job, "data_refs"), "output");
+    const char *endpoint = strcmp(doc_str(out, "type"), "rigdeck") == 0 ? doc_str(ref, "endpoint")
+                                                                         : doc_str(out, "endpoint");
+    const char *const *types = key_types_for(url);
+    const char *name = "", *type = NULL;
+    char *text = NULL;
     rd_err err = { 0 };
-    char *text = key_text(a, owner, name, &err);
-    if (!text) {
+    /* no key attached: rclone goes anonymous (a public bucket), or the store refuses */
+    if (types && pick_key(job, types, &name, &type) && !(text = key_text(a, job, name, &err))) {
         snprintf(msg, mlen, "key '%.80s': %.300s", name, err.msg);
         return 0;
     }
-    if (strcmp(type, "aws") == 0 || strcmp(type, "wasabi") == 0) {
-        field_of(text, "AWS_ACCESS_KEY_ID", '\n', v1, sizeof v1);
-        field_of(text, "AWS_SECRET_ACCESS_KEY", '\n', v2, sizeof v2);
-        ok = put_env(env, "RCLONE_S3_ACCESS_KEY_ID", v1) && put_env(env, "RCLONE_S3_SECRET_ACCESS_KEY", v2);
-    } else if (strcmp(type, "gcp") == 0) {
-        ok = put_env(env, "RCLONE_GCS_SERVICE_ACCOUNT_CREDENTIALS", text);
-    } else if (strcmp(type, "azure") == 0) {
-        /* an account key; a SAS-only connection string is not enough for
-         * rclone's on-the-fly remote (it wants a container SAS URL) */
-        field_of(text, "AccountKey", ';', v2, sizeof v2);
-        ok = put_env(env, "RCLONE_AZUREBLOB_KEY", v2);
+    int ok = agent_upload_remote(url, endpoint, text ? type : NULL, text, remote, rlen, env, msg, mlen);
+    if (text) {
+        explicit_bzero(text, strlen(text));
+        free(text);
     }
-    explicit_bzero(text, strlen(text));
-    explicit_bzero(v1, sizeof v1);
-    explicit_bzero(v2, sizeof v2);
-    free(text);
-    if (!ok)
-        snprintf(msg, mlen, "out of memory");
     return ok;
 }
 

@@ -39,6 +39,14 @@ void agent_upload_words(const agent_worker *w, json_t *words);
  * nothing. */
 int agent_upload_refused(agent_worker *w, const char *msg);
 
+/* rclone's on-the-fly remote for an output url (s3://, gs://, Azure Blob
+ * https://ACCOUNT.blob.core.windows.net/...) into remote, and the
+ * RCLONE_* variables ("K=V" strings) that configure it, the key's values
+ * among them (key_type NULL: none, anonymous), appended to env.  0 with
+ * msg for any other url.  (For the unit tests; the upload calls it.) */
+int agent_upload_remote(const char *url, const char *endpoint, const char *key_type, const char *key_text,
+                        char *remote, size_t rlen, json_t *env, char *msg, size_t mlen);
+
 /* Forgets w's upload (kills a child still running, as the worker is
  * dropped) and its job. */
 void agent_upload_forget(agent_worker *w);

@@ -6,10 +6,11 @@
  * opened key values the fetches need), deletes it at once, and fetches each
  * item into its folder under WORKER_DIR/opt/ml: one file over http(s)/ftp(s)
  * with libcurl (the status line of a refusal becomes the message), a folder
- * (a URL ending in '/') and s3:// and gs:// sources with rclone, whose
- * on-the-fly remotes (":s3:bucket/path") take every option, credentials
- * included, from RCLONE_* variables, never from argv; a git URL with
- * `git clone` (an SSH key as GIT_SSH_COMMAND's identity file, 0600).
+ * (a URL ending in '/': http(s), ftp(s)), s3:// and gs:// sources and an
+ * Azure Blob URL with an azure key with rclone, whose on-the-fly remotes
+ * (":s3:bucket/path", stage_rclone.c) take every option, credentials
+ * included, from RCLONE_* variables, never from argv; a git URL with `git
+ * clone` (an SSH key as GIT_SSH_COMMAND's identity file, 0600).
  * Archives (.zip .tar .tar.gz .tgz .bz2) are extracted with libarchive,
  * refusing any entry that would land outside the target folder.
  *
@@ -348,88 +349,6 @@ static int run_tool(stager *s, char *const argv[], const char *const *extra)
     return -1;
 }
 
-/* Adds "K=V" to env (at most cap - 1 entries, NULL-ended). */
-static void env_add(char **env, size_t cap, const char *k, const char *v)
-{
-    size_t i = 0;
-    while (env[i])
-        i++;
-    if (i + 1 < cap && v && asprintf(&env[i], "%s=%s", k, v) < 0)
-        env[i] = NULL;
-}
-
-/* The value of line "NAME=..." in text, into out. */
-static int key_line(const char *text, const char *name, char *out, size_t len)
-{
-    size_t n = strlen(name);
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (strncmp(p, name, n) == 0 && p[n] == '=') {
-            size_t l = strcspn(p + n + 1, "\r\n");
-            snprintf(out, len, "%.*s", (int)l, p + n + 1);
-            return 1;
-        }
-    return 0;
-}
-
-int stage_rclone_env(const char *kind, const char *endpoint, const char *key_type, const char *key_value,
-                     const char *key_file, char **env, size_t cap)
-{
-    char id[512] = "", secret[512] = "";
-    memset(env, 0, cap * sizeof *env);
-    if (strcmp(kind, "s3") == 0) {
-        int creds = key_value && key_line(key_value, "AWS_ACCESS_KEY_ID", id, sizeof id) &&
-                    key_line(key_value, "AWS_SECRET_ACCESS_KEY", secret, sizeof secret);
-        env_add(env, cap, "RCLONE_S3_PROVIDER", endpoint ? "Other" : "AWS");
-        if (endpoint)
-            env_add(env, cap, "RCLONE_S3_ENDPOINT", endpoint);
-        env_add(env, cap, "RCLONE_S3_ENV_AUTH", "false");
-        if (creds) {
-            env_add(env, cap, "RCLONE_S3_ACCESS_KEY_ID", id);
-            env_add(env, cap, "RCLONE_S3_SECRET_ACCESS_KEY", secret);
-            if (key_line(key_value, "AWS_SESSION_TOKEN", secret, sizeof secret))
-                env_add(env, cap, "RCLONE_S3_SESSION_TOKEN", secret);
-            if (key_line(key_value, "AWS_REGION", id, sizeof id) ||
-                key_line(key_value, "AWS_DEFAULT_REGION", id, sizeof id))
-                env_add(env, cap, "RCLONE_S3_REGION", id);
-        }
-        explicit_bzero(secret, sizeof secret);
-        return 0;
-    }
-    if (strcmp(kind, "gs") == 0) {
-        if (key_type && strcmp(key_type, "gcp") == 0 && key_file)
-            env_add(env, cap, "RCLONE_GCS_SERVICE_ACCOUNT_FILE", key_file);
-        else
-            env_add(env, cap, "RCLONE_GCS_ANONYMOUS", "true");
-        return 0;
-    }
-    return -1;
-}
-
-int stage_rclone_argv(const char *kind, const char *url, const char *dest, char *src, size_t len, const char **argv)
-{
-    /* s3://bucket/path -> :s3:bucket/path; http(s) folder -> :http: with
-     * RCLONE_HTTP_URL (the caller adds it) */
-    if (strcmp(kind, "s3") == 0 || strcmp(kind, "gs") == 0)
-        snprintf(src, len, ":%s:%s", strcmp(kind, "s3") == 0 ? "s3" : "gcs", url + 5);
-    else
-        snprintf(src, len, ":http:");
-    int i = 0;
-    const char *ca = getenv("AWS_CA_BUNDLE");
-    argv[i++] = "rclone";
-    argv[i++] = "copy";
-    argv[i++] = "--config";
-    argv[i++] = "/dev/null";
-    argv[i++] = "--error-on-no-transfer";   /* a source that is gone is an error, not an empty folder */
-    if (ca && *ca) {
-        argv[i++] = "--ca-cert";
-        argv[i++] = ca;
-    }
-    argv[i++] = src;
-    argv[i++] = dest;
-    argv[i] = NULL;
-    return i;
-}
-
 /* ---- one item ---------------------------------------------------------------- */
 
 static int stage_item(stager *s, const json_t *it)
@@ -448,15 +367,15 @@ static int stage_item(stager *s, const json_t *it)
         char *env[8] = { 0 };
         if (mkdirs(dest) != 0 && errno != EEXIST)
             return snprintf(s->why, sizeof s->why, "%s: %s", dest, strerror(errno)), -1;
-        env_add(env, 8, "GIT_TERMINAL_PROMPT", "0");
+        stage_env_add(env, 8, "GIT_TERMINAL_PROMPT", "0");
         if (ktype && strcmp(ktype, "huggingface") == 0 && kval && strncmp(url, "https:", 6) == 0) {
             /* the token as a header, through git's environment config
              * (never argv): GIT_CONFIG_COUNT/KEY_0/VALUE_0 */
             char hv[600];
             snprintf(hv, sizeof hv, "Authorization: Bearer %.*s", (int)strcspn(kval, "\r\n"), kval);
-            env_add(env, 8, "GIT_CONFIG_COUNT", "1");
-            env_add(env, 8, "GIT_CONFIG_KEY_0", "http.extraHeader");
-            env_add(env, 8, "GIT_CONFIG_VALUE_0", hv);
+            stage_env_add(env, 8, "GIT_CONFIG_COUNT", "1");
+            stage_env_add(env, 8, "GIT_CONFIG_KEY_0", "http.extraHeader");
+            stage_env_add(env, 8, "GIT_CONFIG_VALUE_0", hv);
             explicit_bzero(hv, sizeof hv);
         }
         if (ktype && strcmp(ktype, "git") == 0 && kval) {
@@ -464,7 +383,7 @@ static int stage_item(stager *s, const json_t *it)
             snprintf(keyfile, sizeof keyfile, "%s/git_key", s->dir);
             put_file(s->dir, "git_key", kval, 0600);
             snprintf(cmd, sizeof cmd, "ssh -i '%s' -o IdentitiesOnly=yes -o StrictHostKeyChecking=accept-new", keyfile);
-            env_add(env, 8, "GIT_SSH_COMMAND", cmd);
+            stage_env_add(env, 8, "GIT_SSH_COMMAND", cmd);
         }
         char *argv[] = { "git", "clone", "--quiet", (char *)url, (char *)dest, NULL };
         int rc = run_tool(s, argv, (const char *const *)env);
@@ -478,6 +397,10 @@ static int stage_item(stager *s, const json_t *it)
         snprintf(s->why, sizeof s->why, "%s: %s", dest, strerror(errno));
         return -1;
     }
+    /* an Azure Blob URL with an azure key: rclone's azureblob backend signs
+     * the requests (libcurl would fetch it anonymously) */
+    if (strcmp(kind, "https") == 0 && ktype && strcmp(ktype, "azure") == 0 && stage_azure_blob(url))
+        kind = "azureblob";
     if ((strncmp(kind, "http", 4) == 0 || strncmp(kind, "ftp", 3) == 0) && !folder) {
         snprintf(file, sizeof file, "%s/%s", dest, *base ? base : "download");
         if (fetch_url(s, url, file, ktype && strcmp(ktype, "huggingface") == 0 ? kval : NULL) != 0)
@@ -491,8 +414,8 @@ static int stage_item(stager *s, const json_t *it)
         }
         if (strncmp(kind, "http", 4) == 0) {
             memset(env, 0, sizeof env);
-            env_add(env, 8, "RCLONE_HTTP_URL", url);
-        } else if (stage_rclone_env(kind, endpoint, ktype, kval, keyfile, env, 8) != 0) {
+            stage_env_add(env, 8, "RCLONE_HTTP_URL", url);
+        } else if (stage_rclone_env(kind, url, endpoint, ktype, kval, keyfile, env, 8) != 0) {
             snprintf(s->why, sizeof s->why, "copying a %s folder is not supported", kind);
             return -1;
         }

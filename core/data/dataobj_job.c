@@ -83,7 +83,7 @@ static rd_code seal_key(cmd_ctx *ctx, json_t *refs, const char *name, rd_err *er
 }
 
 /* The sealed values of every key the job's transfers use: those it
- * attaches and each object's own. */
+ * attaches, each object's own and the artifacts location's. */
 static rd_code seal_keys(cmd_ctx *ctx, json_t *refs, rd_err *err)
 {
     static const char *const lists[] = { "keys", "datasets", "checkpoints" };
@@ -96,6 +96,9 @@ static rd_code seal_keys(cmd_ctx *ctx, json_t *refs, rd_err *err)
                 rc = seal_key(ctx, refs, json_string_value(json_object_get(r, l == 0 ? "name" : "key")), err);
     if (rc == RD_OK)
         rc = seal_key(ctx, refs, json_string_value(json_object_get(json_object_get(refs, "model"), "key")), err);
+    /* the artifacts location's key (type rigdeck): the agent uploads with it */
+    if (rc == RD_OK)
+        rc = seal_key(ctx, refs, json_string_value(json_object_get(json_object_get(refs, "output"), "key")), err);
     return rc;
 }
 

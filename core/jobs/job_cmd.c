@@ -362,12 +362,12 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = job_report_requeued(ctx, a, job, w, err);
     } else if (rc == RD_OK && strcmp(to, "staging") == 0) {
         rc = job_report_staging(a, job, w, err);
-        if (rc == RD_OK) {
-            *result = json_incref(job);
-            rc = job_put(ctx, job, err);
+        if (rc != RD_OK) {
+            json_decref(job);
+            return rc;
         }
-        json_decref(job);
-        return rc;
+        *result = json_incref(job);
+        return job_put(ctx, job, err);   /* takes job: the caller's result keeps its own reference */
     } else if (rc == RD_OK) {
         worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
         cur = doc_str(worker, "state");

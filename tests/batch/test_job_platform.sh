@@ -62,6 +62,17 @@ expect_err "only that agent (the node's owner) or fleet staff"
 rd --output json -c "node show n1"
 expect_json runtime_failures 0
 
+case_ "the agent says a starting worker stages its data: phase staging and bytes_done, in its answer and the store"
+# (the answer is the job the store kept: under ASan or valgrind this fails
+# if the command hands back a document the transaction already freed)
+rd --output json -c "job report $J3 staging --worker 0 --node n1 --bytes 4096"
+expect_status 0
+expect_json workers.0.phase staging
+expect_json workers.0.bytes_done 4096
+rd --output json -c "job show $J3"
+expect_json workers.0.state starting
+expect_json workers.0.bytes_done 4096
+
 case_ "three in a row put the node in maintenance, reason runtime, and raise node-runtime"
 rd -c "job report $J3 failed --worker 0 --node n1 --reason runtime_error --message 'Error: crun: cgroups in hybrid mode not supported'"
 expect_status 0

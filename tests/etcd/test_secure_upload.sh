@@ -37,7 +37,10 @@ rd -c "provider enable physical" -c "region create dc --provider physical --stor
    -c "price set a100 2.78" -c "account create alice --plan team" -c "account deposit alice 100" \
    -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
 expect_status 0
-rd --as alice -c "account set alice --artifacts s3://results/art --artifacts-endpoint $EP"
+printf 'AWS_ACCESS_KEY_ID=S3RVER\nAWS_SECRET_ACCESS_KEY=S3RVER\n' >"$SEC/s3.env"
+printf 'AWS_ACCESS_KEY_ID=NOBODY-KNOWN\nAWS_SECRET_ACCESS_KEY=not-the-secret\n' >"$SEC/bad.env"
+rd --as alice -c "key add s3 --type wasabi --file $SEC/s3.env" -c "key add bad --type wasabi --file $SEC/bad.env" \
+   -c "account set alice --artifacts s3://results/art --artifacts-key s3 --artifacts-endpoint $EP"
 expect_status 0
 rd -c "store secure --root-password-file $SEC/root.pw"
 expect_status 0
@@ -48,6 +51,8 @@ done
 RIGDECK_ETCD_USER=root RIGDECK_ETCD_PASSWORD_FILE="$SEC/root.pw" start_serve s1 --sched-every 1s
 RIGDECK_ETCD_USER=node:n1 RIGDECK_ETCD_PASSWORD_FILE="$SEC/node:n1.pw" start_agent n1 --inventory $INV/a100x4.yaml
 
+# out_job NAME OUTPUT [KEYS]: a job writing two files, uploading as OUTPUT
+# says with the keys KEYS attached (environment.keys).
 out_job () {
     cat >"$SEC/$1.yaml" <<YAML
 name: $1
@@ -60,18 +65,29 @@ workers:
   commands:
     - |-
       : rdtest-worker-$$; cd "\$ML_OUTPUT_PATH" && echo hello.txt >hello.txt && mkdir sub && echo deep.txt >sub/deep.txt
-environment: {python: "3.9", framework: pytorch}
+environment: {python: "3.9", framework: pytorch, keys: [${3:-}]}
 YAML
     as alice --output json -c "job submit $SEC/$1.yaml"
     J=$(jget id)
 }
 
-case_ "an output to the S3-compatible store, reported through the relay"
-out_job plain "{type: wasabi, path: \"s3://results/plain\", endpoint: \"$EP\"}"
+case_ "an output to the S3-compatible store with an attached key, opened from the job's sealed copy"
+out_job plain "{type: wasabi, path: \"s3://results/plain\", endpoint: \"$EP\"}" s3
 wait_until 120 field_is "job show $J" state finished
+as_json root "job show $J" >"$OUT"
+expect_json workers.0.reason ""
 zip_has plain/plain.zip hello.txt sub/deep.txt
 
-case_ "type rigdeck: the agent's --register makes alice's dataset, named after the job"
+case_ "a key the store does not know: refused (the upload used the key), upload_failed"
+out_job wrong "{type: wasabi, path: \"s3://results/wrong\", endpoint: \"$EP\"}" bad
+wait_until 120 field_is "job show $J" state failed
+as_json root "job show $J" >"$OUT"
+expect_json workers.0.reason upload_failed
+msg=$(jget workers.0.message)
+case $msg in *InvalidAccessKeyId*|*Forbidden*) pass ;; *) fail "message '$msg' is not the store's refusal of the key" ;; esac
+grep -q "not-the-secret" "$TMP/agent-n1.log" && fail "the agent's log holds the key" || pass
+
+case_ "type rigdeck: uploaded with the artifacts key; the agent's --register makes alice's dataset"
 out_job sweep "{type: rigdeck, path: dataset}"
 wait_until 120 field_is "job show $J" state finished
 zip_has "art/$J/sweep.zip" hello.txt sub/deep.txt

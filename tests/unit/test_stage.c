@@ -107,7 +107,7 @@ static void test_rclone_s3(void **state)
     const char *argv[12];
     (void)state;
     unsetenv("AWS_CA_BUNDLE");
-    assert_int_equal(stage_rclone_env("s3", "http://127.0.0.1:9000", "aws",
+    assert_int_equal(stage_rclone_env("s3", "s3://bkt/pre/", "http://127.0.0.1:9000", "aws",
                                       "AWS_ACCESS_KEY_ID=AKID\nAWS_SECRET_ACCESS_KEY=SECRET\n", NULL, env, 8), 0);
     const char *want[] = { "RCLONE_S3_PROVIDER=Other", "RCLONE_S3_ENDPOINT=http://127.0.0.1:9000",
                            "RCLONE_S3_ENV_AUTH=false", "RCLONE_S3_ACCESS_KEY_ID=AKID",
@@ -128,7 +128,7 @@ static void test_rclone_s3(void **state)
         assert_null(strstr(argv[i], "SECRET"));
 
     /* no endpoint: AWS itself; no key: anonymous */
-    assert_int_equal(stage_rclone_env("s3", NULL, NULL, NULL, NULL, env, 8), 0);
+    assert_int_equal(stage_rclone_env("s3", "s3://bkt/pre/", NULL, NULL, NULL, NULL, env, 8), 0);
     assert_string_equal(env[0], "RCLONE_S3_PROVIDER=AWS");
     assert_string_equal(env[1], "RCLONE_S3_ENV_AUTH=false");
     assert_null(env[2]);
@@ -149,15 +149,115 @@ static void test_rclone_gcs(void **state)
     char *env[8], src[256];
     const char *argv[12];
     (void)state;
-    assert_int_equal(stage_rclone_env("gs", NULL, "gcp", "{}", "/w/.stage/gcp_key.json", env, 8), 0);
+    assert_int_equal(stage_rclone_env("gs", "gs://b/p", NULL, "gcp", "{}", "/w/.stage/gcp_key.json", env, 8), 0);
     assert_string_equal(env[0], "RCLONE_GCS_SERVICE_ACCOUNT_FILE=/w/.stage/gcp_key.json");
     free(env[0]);
-    assert_int_equal(stage_rclone_env("gs", NULL, NULL, NULL, NULL, env, 8), 0);
+    assert_int_equal(stage_rclone_env("gs", "gs://b/p", NULL, NULL, NULL, NULL, env, 8), 0);
     assert_string_equal(env[0], "RCLONE_GCS_ANONYMOUS=true");
     free(env[0]);
     stage_rclone_argv("gs", "gs://b/p", "/d", src, sizeof src, argv);
     assert_string_equal(src, ":gcs:b/p");
-    assert_int_equal(stage_rclone_env("ftp", NULL, NULL, NULL, NULL, env, 8), -1);
+    /* no key file for a gcp key, or another kind of key: anonymous */
+    assert_int_equal(stage_rclone_env("gs", "gs://b/p", NULL, "aws", "x", NULL, env, 8), 0);
+    assert_string_equal(env[0], "RCLONE_GCS_ANONYMOUS=true");
+    assert_null(env[1]);
+    free(env[0]);
+    const char *line[] = { "rclone", "copy", "--config", "/dev/null", "--error-on-no-transfer", ":gcs:b/p", "/d", NULL };
+    for (int i = 0; line[i]; i++)
+        assert_string_equal(argv[i], line[i]);
+    assert_null(argv[7]);
+    assert_int_equal(stage_rclone_env("webdav", "x://y", NULL, NULL, NULL, NULL, env, 8), -1);
+}
+
+/* rclone's obscured password: what `rclone reveal` reads back (this vector,
+ * IV 00..0f, was checked with `rclone reveal`). */
+static void test_rclone_obscure(void **state)
+{
+    unsigned char iv[16];
+    char out[128], again[128];
+    (void)state;
+    for (int i = 0; i < 16; i++)
+        iv[i] = (unsigned char)i;
+    assert_int_equal(stage_rclone_obscure("anonymous", iv, out, sizeof out), 0);
+    assert_string_equal(out, "AAECAwQFBgcICQoLDA0OD2DxCEt-vy__vg");
+    assert_int_equal(stage_rclone_obscure("anonymous", NULL, out, sizeof out), 0);   /* a random IV each time */
+    assert_int_equal(stage_rclone_obscure("anonymous", NULL, again, sizeof again), 0);
+    assert_string_not_equal(out, again);
+    assert_int_equal(stage_rclone_obscure("anonymous", iv, out, 10), -1);   /* does not fit */
+}
+
+/* ftp:// and ftps:// folders: host, port and an anonymous login in the
+ * environment, the decoded path as the remote's */
+static void test_rclone_ftp(void **state)
+{
+    char *env[8], src[256];
+    const char *argv[12];
+    (void)state;
+    unsetenv("AWS_CA_BUNDLE");
+    assert_int_equal(stage_rclone_env("ftp", "ftp://127.0.0.1:2121/pub/my%20data/", NULL, NULL, NULL, NULL, env, 8), 0);
+    assert_string_equal(env[0], "RCLONE_FTP_HOST=127.0.0.1");
+    assert_string_equal(env[1], "RCLONE_FTP_PORT=2121");
+    assert_string_equal(env[2], "RCLONE_FTP_USER=anonymous");
+    assert_true(strncmp(env[3], "RCLONE_FTP_PASS=", 16) == 0);
+    assert_string_not_equal(env[3] + 16, "anonymous");   /* obscured, as rclone wants it */
+    assert_null(env[4]);
+    for (int i = 0; env[i]; i++)
+        free(env[i]);
+    int n = stage_rclone_argv("ftp", "ftp://127.0.0.1:2121/pub/my%20data/", "/w/opt/ml/input", src, sizeof src, argv);
+    const char *line[] = { "rclone", "copy", "--config", "/dev/null", "--error-on-no-transfer", ":ftp:/pub/my data/",
+                           "/w/opt/ml/input", NULL };
+    assert_int_equal(n, 7);
+    for (int i = 0; line[i]; i++)
+        assert_string_equal(argv[i], line[i]);
+
+    /* ftps: implicit TLS (as libcurl reads ftps:// for one file); no port:
+     * rclone's default; an IPv6 literal without its brackets */
+    assert_int_equal(stage_rclone_env("ftps", "ftps://[::1]/d/", NULL, NULL, NULL, NULL, env, 8), 0);
+    assert_string_equal(env[0], "RCLONE_FTP_HOST=::1");
+    assert_string_equal(env[1], "RCLONE_FTP_USER=anonymous");
+    assert_string_equal(env[3], "RCLONE_FTP_TLS=true");
+    assert_null(env[4]);
+    for (int i = 0; env[i]; i++)
+        free(env[i]);
+    stage_rclone_argv("ftps", "ftps://[::1]/d/", "/d", src, sizeof src, argv);
+    assert_string_equal(src, ":ftp:/d/");
+    assert_int_equal(stage_rclone_env("ftp", "ftp:///nohost/", NULL, NULL, NULL, NULL, env, 8), -1);
+}
+
+/* an Azure Blob URL with an azure key: account and key, or a SAS-only
+ * connection string as the container's SAS URL; CONTAINER/PATH as the
+ * remote's path */
+static void test_rclone_azureblob(void **state)
+{
+    char *env[8], src[256];
+    const char *argv[12];
+    const char *url = "https://acct1.blob.core.windows.net/data/voc/train.tar.gz";
+    (void)state;
+    unsetenv("AWS_CA_BUNDLE");
+    assert_true(stage_azure_blob(url));
+    assert_true(stage_azure_blob("https://acct1.blob.core.windows.net/data/"));
+    assert_false(stage_azure_blob("https://acct1.blob.core.windows.net/"));
+    assert_false(stage_azure_blob("https://example.com/x.blob.core.windows.net/data/f"));
+    assert_false(stage_azure_blob("http://acct1.blob.core.windows.net/data/f"));
+    assert_int_equal(stage_rclone_env("azureblob", url, NULL, "azure",
+                                      "DefaultEndpointsProtocol=https;AccountName=acct1;AccountKey=a2V5==;"
+                                      "EndpointSuffix=core.windows.net", NULL, env, 8), 0);
+    assert_string_equal(env[0], "RCLONE_AZUREBLOB_ACCOUNT=acct1");
+    assert_string_equal(env[1], "RCLONE_AZUREBLOB_KEY=a2V5==");
+    assert_null(env[2]);
+    for (int i = 0; env[i]; i++)
+        free(env[i]);
+    assert_int_equal(stage_rclone_env("azureblob", url, NULL, "azure",
+                                      "BlobEndpoint=https://acct1.blob.core.windows.net/;SharedAccessSignature=sv=2022&sig=S1G",
+                                      NULL, env, 8), 0);
+    assert_string_equal(env[0], "RCLONE_AZUREBLOB_SAS_URL=https://acct1.blob.core.windows.net/data?sv=2022&sig=S1G");
+    assert_null(env[1]);
+    free(env[0]);
+    int n = stage_rclone_argv("azureblob", url, "/d", src, sizeof src, argv);
+    assert_int_equal(n, 7);
+    assert_string_equal(argv[5], ":azureblob:data/voc/train.tar.gz");
+    for (int i = 0; argv[i]; i++)   /* never a secret on the command line */
+        assert_null(strstr(argv[i], "a2V5"));
 }
 
 int main(void)
@@ -168,6 +268,9 @@ int main(void)
         cmocka_unit_test(test_extract_refuses_escapes),
         cmocka_unit_test(test_rclone_s3),
         cmocka_unit_test(test_rclone_gcs),
+        cmocka_unit_test(test_rclone_obscure),
+        cmocka_unit_test(test_rclone_ftp),
+        cmocka_unit_test(test_rclone_azureblob),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
