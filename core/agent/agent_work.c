@@ -23,6 +23,7 @@
  */
 #include "agent_work.h"
 #include "agent_limits.h"
+#include "agent_mdns.h"
 #include "agent_stage.h"
 #include "agent_upload.h"
 
@@ -121,6 +122,7 @@ void agent_work_cleanup(agent_state *a, const char *dir)
     rd_err err = { 0 };
     char parent[4096];
     agent_stage_abort(dir);   /* ended while staging */
+    agent_mdns_withdraw(a, dir);   /* its reservation's hostname, if published */
     if (runner_cleanup(dir, &err) != RD_OK) {
         dlog(&a->o->log, "cleanup", NULL, "%s: %s", dir, err.msg);
         return;
@@ -382,7 +384,8 @@ void agent_work_start(agent_state *a, const json_t *job, const json_t *worker, s
             fail_start(a, w, id, index, "start_failed", err.msg);
             return;
         }
-        if (!runner_packages_pass_env(env)) {
+        /* a reservation's port and hostname (agent_mdns.c) */
+        if (!runner_packages_pass_env(env) || !agent_mdns_env(job, env)) {
             json_decref(env);
             fail_start(a, w, id, index, "start_failed", "out of memory");
             return;
@@ -609,6 +612,8 @@ void agent_work_tend(agent_state *a, int64_t now)
             tend_launching(a, w, &st, now);
             continue;
         }
+        /* published while its command runs, withdrawn once it ended */
+        agent_mdns_tend(a, w, st.state == RUNNER_RUNNING && st.released, now);
         if (st.state == RUNNER_RUNNING) {
             if (!w->disk_exceeded && !w->stopping)
                 w->disk_exceeded = agent_limits_disk_check(a, w, now);
