@@ -9,6 +9,7 @@
  */
 #include "daemon.h"
 
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,7 +48,7 @@ static void usage(FILE *out, int agent)
     if (agent)
         fputs("usage: rigdeck agent --node NAME [GLOBAL OPTIONS] [--work-dir DIR] [--heartbeat D] [--sample D]\n"
               "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--gpu-temp-max C]\n"
-              "                     [--metrics-listen HOST:PORT]\n"
+              "                     [--metrics-listen HOST:PORT] [--mdns-address IP]\n"
               "                     [--log-format text|json] [--once]\n"
               "\n"
               "Runs on a node: reports its hardware (discovered, or --inventory FILE), renews its heartbeat\n"
@@ -60,6 +61,8 @@ static void usage(FILE *out, int agent)
               "the next agent.  GPUs come from nvidia-smi ($RIGDECK_NVIDIA_SMI overrides the program).\n"
               "--metrics-listen HOST:PORT (127.0.0.1:9400, [::1]:9400, :9400 for every IPv4 interface) also\n"
               "serves the vital stats for Prometheus at /metrics.\n"
+              "--mdns-address IP is the address a reserved job's hostname resolves to by mDNS while its\n"
+              "worker runs (default: this machine's first non-loopback IPv4 address).\n"
               "--master-key FILE [RIGDECK_MASTER_KEY] must be a copy of the admin hosts' key (mode 0600): it\n"
               "opens the jobs' sealed environment values; a worker whose values it cannot open fails.\n"
               "\n"
@@ -90,7 +93,8 @@ static void usage(FILE *out, int agent)
 
 enum {
     D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_EUSER, D_EPASS, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
-    D_TIMEOUT, D_NODE, D_DEVICE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN
+    D_TIMEOUT, D_NODE, D_DEVICE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN,
+    D_MDNS_ADDRESS
 };
 
 typedef struct {
@@ -98,7 +102,7 @@ typedef struct {
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
     const char *node, *device, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
-                *metrics_listen;   /* agent */
+                *metrics_listen, *mdns_address;   /* agent */
 } daemon_args;
 
 /* Parses argv (after the word serve or agent); 0 to go on, else the exit
@@ -120,7 +124,8 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "heartbeat", required_argument, NULL, D_HEARTBEAT }, { "sample", required_argument, NULL, D_SAMPLE },
         { "runtime", required_argument, NULL, D_RUNTIME }, { "inventory", required_argument, NULL, D_INVENTORY },
         { "gpu-temp-max", required_argument, NULL, D_TEMPMAX },
-        { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN }, { 0, 0, 0, 0 }
+        { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN },
+        { "mdns-address", required_argument, NULL, D_MDNS_ADDRESS }, { 0, 0, 0, 0 }
     };
     const char *who = agent ? "agent" : "serve";
     int c, longidx = 0;
@@ -128,7 +133,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", common, &longidx)) != -1) {
         int serve_only = c == D_SCHED || c == D_BILL || c == D_SYNC || c == D_TIMEOUT;
-        int agent_only = c >= D_NODE && c <= D_METRICS_LISTEN;
+        int agent_only = c >= D_NODE && c <= D_MDNS_ADDRESS;
         if ((agent && serve_only) || (!agent && agent_only)) {
             /* by name: argv[optind - 1] may be the option's value */
             fprintf(stderr, "rigdeck %s: unknown option --%s (see 'rigdeck %s --help')\n", who, common[longidx].name,
@@ -160,6 +165,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         case D_INVENTORY: d->inventory = optarg; break;
         case D_TEMPMAX: d->temp_max = optarg; break;
         case D_METRICS_LISTEN: d->metrics_listen = optarg; break;
+        case D_MDNS_ADDRESS: d->mdns_address = optarg; break;
         case 'h': usage(stdout, agent); return -1;
         case ':':
             fprintf(stderr, "rigdeck %s: option %s needs a value\n", who, argv[optind - 1]);
@@ -177,14 +183,19 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         fprintf(stderr, "rigdeck %s: --log-format must be text or json, got '%s'\n", who, d->logfmt);
         return 2;
     }
+    unsigned char ip[sizeof(struct in6_addr)];
+    if (d->mdns_address && inet_pton(AF_INET, d->mdns_address, ip) != 1 && inet_pton(AF_INET6, d->mdns_address, ip) != 1) {
+        fprintf(stderr, "rigdeck agent: --mdns-address must be an IPv4 or IPv6 address, got '%s'\n", d->mdns_address);
+        return 2;
+    }
     if (agent && !d->node == !d->device) {
         fprintf(stderr, "rigdeck agent: one of --node NAME (the node this machine is) or --device NAME (the edge "
                 "device it is) is required\n");
         return 2;
     }
-    if (d->device && (d->sample || d->inventory || d->temp_max || d->metrics_listen)) {
-        fprintf(stderr, "rigdeck agent: --device takes no --sample, --inventory, --gpu-temp-max or "
-                "--metrics-listen (those are a node's)\n");
+    if (d->device && (d->sample || d->inventory || d->temp_max || d->metrics_listen || d->mdns_address)) {
+        fprintf(stderr, "rigdeck agent: --device takes no --sample, --inventory, --gpu-temp-max, --metrics-listen or "
+                "--mdns-address (those are a node's)\n");
         return 2;
     }
     return 0;
@@ -274,7 +285,8 @@ int daemon_main(int argc, char **argv)
                          .sample_ms = duration(who, "--sample", d.sample, 10000),
                          .gpu_temp_max = temp_max(d.temp_max), .runtime = d.runtime, .inventory_file = d.inventory,
                          .once = d.once, .host = host, .version = RIGDECK_VERSION, .pid = (long)getpid(), .log = log,
-                         .stop = &stop_flag, .metrics_listen = d.metrics_listen };
+                         .stop = &stop_flag, .metrics_listen = d.metrics_listen,
+                         .mdns_address = d.mdns_address };
         if (!o.heartbeat_ms || !o.sample_ms || !o.gpu_temp_max) {
             free(store);
             return 2;

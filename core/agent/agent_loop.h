@@ -28,6 +28,8 @@ typedef struct {
     dlog_sink log;
     volatile sig_atomic_t *stop;
     const char *metrics_listen;        /* --metrics-listen HOST:PORT, or NULL: no /metrics */
+    const char *mdns_address;          /* --mdns-address IP: what reservations' hostnames resolve to; NULL: the
+                                        * first non-loopback IPv4 address (agent_mdns.c) */
 } agent_opts;
 
 /* Runs the agent until *stop (or one round with once): reports the

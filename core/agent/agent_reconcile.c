@@ -8,6 +8,7 @@
  */
 #include "agent_work.h"
 #include "agent_limits.h"
+#include "agent_mdns.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,6 +41,7 @@ static void drop_local(agent_state *a, const char *job, int index, const char *w
     runner_status_t st;
     rd_err err = { 0 };
     snprintf(dir, sizeof dir, "%s/%s/%d", a->o->work_dir, job, index);
+    agent_mdns_withdraw(a, dir);   /* at once, not when its process has gone */
     if (runner_status(dir, &st, &err) == RD_OK && st.state == RUNNER_RUNNING) {
         dlog(&a->o->log, "kill", NULL, "%s/%d: %s; killing its process", job, index, why);
         runner_signal(dir, SIGKILL, &err);

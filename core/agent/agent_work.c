@@ -24,6 +24,7 @@
 #include "agent_work.h"
 #include "agent_limits.h"
 #include "agent_mount.h"
+#include "agent_mdns.h"
 #include "agent_stage.h"
 #include "agent_upload.h"
 
@@ -122,6 +123,7 @@ void agent_work_cleanup(agent_state *a, const char *dir)
     rd_err err = { 0 };
     char parent[4096];
     agent_stage_abort(dir);   /* ended while staging */
+    agent_mdns_withdraw(a, dir);   /* its reservation's hostname, if published */
     /* a datastore still mounted keeps its folder: removing it would reach into the share */
     if (agent_mount_release(a, dir) != 0) {
         dlog(&a->o->log, "cleanup", NULL, "%s: a datastore is still mounted there; kept", dir);
@@ -391,7 +393,8 @@ void agent_work_start(agent_state *a, const json_t *job, const json_t *worker, s
             fail_start(a, w, id, index, "start_failed", err.msg);
             return;
         }
-        if (!runner_packages_pass_env(env)) {
+        /* a reservation's port and hostname (agent_mdns.c) */
+        if (!runner_packages_pass_env(env) || !agent_mdns_env(job, env)) {
             json_decref(env);
             fail_start(a, w, id, index, "start_failed", "out of memory");
             return;
@@ -618,6 +621,8 @@ void agent_work_tend(agent_state *a, int64_t now)
             tend_launching(a, w, &st, now);
             continue;
         }
+        /* published while its command runs, withdrawn once it ended */
+        agent_mdns_tend(a, w, st.state == RUNNER_RUNNING && st.released, now);
         if (st.state == RUNNER_RUNNING) {
             if (!w->disk_exceeded && !w->stopping)
                 w->disk_exceeded = agent_limits_disk_check(a, w, now);

@@ -29,6 +29,8 @@ typedef struct {
     int disk_exceeded;       /* stopped for its disk: reported failed, disk_exceeded */
     json_t *job_doc;         /* its job as last read (agent_upload.c reads data.output) */
     struct agent_upload *upload; /* its output's upload, once its command ended (agent_upload.c) */
+    int64_t mdns_retry_ms;   /* its reservation's publisher is started again no sooner (agent_mdns.c) */
+    int mdns_state;          /* 0: not yet; 1: published (said); 2: failed (warned once) */
 } agent_worker;
 
 enum { AGENT_GPU_MAX = 64 };

@@ -62,6 +62,13 @@ static rd_code job_region_pin(cmd_ctx *ctx, json_t *job, rd_err *err)
                          pin, doc_str(res, "region"));
         snprintf(pin_buf, sizeof pin_buf, "%s", doc_str(res, "region"));
         pin = pin_buf;
+        /* what its workers listen on and publish (agent_mdns.c), copied:
+         * a node's agent may not read the reservations */
+        if (rc == RD_OK && k == 1 &&
+            json_object_set_new(job, "reservation",
+                                json_pack("{s:s, s:s, s:O}", "name", name, "hostname", doc_str(res, "hostname"),
+                                          "port", json_object_get(res, "port"))) != 0)
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
         json_decref(res);
         if (rc != RD_OK)
             return rc;
@@ -524,7 +531,7 @@ static int job_page_add(json_t *job, const char *key, void *data)
 static const char *const job_fields[] = {
     "id", "name", "type", "state", "project", "project_owner", "creator", "priority", "submitted_at", "reason",
     "workers", "workers_running", "workers_total", "node", "resources", "data", "model", "workers_spec", "endpoint",
-    "environment", "regional", "region_pin", "env_job_name", "system_env", "mounts", "stop_requested_at", NULL
+    "environment", "regional", "region_pin", "reservation", "env_job_name", "system_env", "mounts", "stop_requested_at", NULL
 };
 
 /* `job list --fields/--after/--limit`: the jobs read one at a time, each

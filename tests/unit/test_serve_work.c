@@ -28,6 +28,7 @@ static json_t *sample_job(void)
         " \"system_env\": {\"RIGDECK_JOB\": \"job-1\"}, \"cost_ucr\": 12,"
         " \"resources\": {\"gpus_x100\": 50, \"cpu_count\": null, \"disk_size\": 20},"
         " \"data\": {\"datasets\": [\"d\"], \"input\": null},"
+        " \"reservation\": {\"name\": \"web\", \"hostname\": \"web.local\", \"port\": 8080},"
         " \"data_refs\": {\"datasets\": [{\"name\": \"d\", \"source\": \"s3://b/p\"}],"
         "   \"secret_keys\": {\"k\": {\"type\": \"aws\", \"secret_value\": \"sealed-k\"}}},"
         " \"workers\": ["
@@ -76,6 +77,9 @@ static void test_entries_content(void **state)
                                                           "source")), "s3://b/p");
     assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(refs, "secret_keys"), "k"),
                                                           "secret_value")), "sealed-k");
+    /* a reservation's port and hostname (agent_mdns.c) */
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(e1, "reservation"), "port")), 8080);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(e1, "reservation"), "hostname")), "web.local");
     /* nothing of billing or the owner's bookkeeping */
     assert_null(json_object_get(e1, "cost_ucr"));
     assert_null(json_object_get(e1, "owner"));
