@@ -13,7 +13,7 @@ DEBS    := build-essential pkg-config libncurses-dev libcurl4-openssl-dev \
            libjansson-dev libyaml-dev libsqlite3-dev libssl-dev libcmocka-dev \
            libmicrohttpd-dev libarchive-dev libarchive-tools rclone git sqlite3 tmux valgrind python3 \
            etcd-server etcd-client openssl podman runc busybox-static uidmap slirp4netns fuse-overlayfs \
-           faketime prometheus samba fuse3 python3-fastapi python3-uvicorn curl python3-pyftpdlib
+           faketime prometheus samba fuse3 python3-fastapi python3-uvicorn curl python3-pyftpdlib avahi-daemon avahi-utils dbus iproute2
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Werror
