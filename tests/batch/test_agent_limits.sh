@@ -104,22 +104,10 @@ rd -c "job logs $JD"
 expect_out wrote
 
 # ---- podman: limits in a real container, and the CDI check --------------
-if ! command -v podman >/dev/null 2>&1; then
-    echo "note: podman is not installed: container limits and the CDI check not run"
-    finish
-    exit
-fi
-mkdir -p "$TMP/pm/rootfs/bin"
-printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n' \
-    >"$TMP/pm/containers.conf"
-export CONTAINERS_CONF="$TMP/pm/containers.conf"
+. tests/batch/podman.sh
 IMG=docker.io/rdtest/limits-$$:1   # Docker Hub by name (the registry rule), imported here: never pulled
-if ! cp "$(command -v busybox)" "$TMP/pm/rootfs/bin/" 2>/dev/null ||
-   ! ln -s busybox "$TMP/pm/rootfs/bin/sh" || ! ln -s busybox "$TMP/pm/rootfs/bin/cat" ||
-   ! tar -C "$TMP/pm/rootfs" -c . | timeout 120 podman import - "$IMG" >/dev/null 2>&1 ||
-   ! timeout 120 podman run --rm "$IMG" /bin/sh -c true >/dev/null 2>&1; then
-    podman rmi -f "$IMG" >/dev/null 2>&1
-    echo "note: podman cannot run a container here: container limits and the CDI check not run"
+if ! podman_conf || ! podman_rootfs "$TMP/pm/rootfs" sh cat || ! podman_image "$TMP/pm/rootfs" "$IMG"; then
+    echo "note: $PODMAN_WHY: container limits and the CDI check not run"
     finish
     exit
 fi

@@ -10,26 +10,13 @@
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
 
-command -v podman >/dev/null 2>&1 || skip "podman is not installed"
-BB=$(command -v busybox 2>/dev/null || echo /bin/busybox)
-[ -x "$BB" ] || skip "no busybox to build an offline image from"
-mkdir -p "$TMP/pm" "$TMP/rootfs/bin" "$TMP/dev"
-cat >"$TMP/pm/containers.conf" <<EOF
-[containers]
-default_ulimits = []
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-EOF
-export CONTAINERS_CONF=$TMP/pm/containers.conf
-cp "$BB" "$TMP/rootfs/bin/busybox"
-for c in sh echo cat test ls; do ln -s busybox "$TMP/rootfs/bin/$c"; done
-podman run --rm --rootfs "$TMP/rootfs" /bin/sh -c true >"$TMP/pmcheck" 2>&1 ||
-    skip "podman cannot run a container here even with $CONTAINERS_CONF: $(tail -1 "$TMP/pmcheck")"
+. tests/batch/podman.sh
+podman_conf || skip "$PODMAN_WHY"
+podman_rootfs "$TMP/rootfs" sh echo cat test ls || skip "$PODMAN_WHY"
+mkdir -p "$TMP/dev"
 mknod "$TMP/dev/video0" c 1 3 2>/dev/null || skip "mknod is not allowed here (no stand-in camera)"
 IMG=docker.io/rdtest/device-busybox-$$:1
-tar -C "$TMP/rootfs" -c . | podman import - "$IMG" >/dev/null 2>"$TMP/pmcheck" ||
-    skip "podman import failed: $(tail -1 "$TMP/pmcheck")"
+podman_image "$TMP/rootfs" "$IMG" || skip "$PODMAN_WHY"
 cleanup_image () { podman rmi -f "$IMG" >/dev/null 2>&1; daemons_cleanup; }
 trap cleanup_image EXIT
 export RIGDECK_DEV_DIR=$TMP/dev

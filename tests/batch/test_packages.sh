@@ -180,16 +180,11 @@ expect_no_out "installing"
 expect_no_out ".venv"
 
 case_ "in a container (podman): apt, conda, pip run in the image in that order; a failure is packages_failed"
-CONTAINERS_CONF=$TMP/containers.conf
-printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n' >"$CONTAINERS_CONF"
-export CONTAINERS_CONF
+. tests/batch/podman.sh
 IMG=docker.io/rigdecktest/packages-$$:1
-if ! command -v podman >/dev/null 2>&1 || [ ! -x /bin/busybox ]; then
-    echo "  (podman or busybox-static missing: the container case is left out)" >&2
+if ! podman_conf || ! podman_rootfs "$TMP/rootfs" sh tee grep tail cat rm echo printf; then
+    echo "  ($PODMAN_WHY: the container case is left out)" >&2
 else
-    mkdir -p "$TMP/rootfs/bin" "$TMP/rootfs/tmp"
-    cp /bin/busybox "$TMP/rootfs/bin/"
-    for c in sh tee grep tail cat rm echo printf; do ln -s busybox "$TMP/rootfs/bin/$c"; done
     # stand-in installers: each prints its words, one [..] each; pip fails for nosuch*
     for tool in apt-get conda python3; do
         printf '#!/bin/sh\nprintf "fake-%s:"; for a in "$@"; do printf " [%%s]" "$a"; done; echo\n' "$tool" \
@@ -198,9 +193,8 @@ else
     done
     printf 'for a in "$@"; do case $a in nosuch*) echo "ERROR: No matching distribution found for $a" >&2; exit 1;; esac; done\n' \
         >>"$TMP/rootfs/bin/python3"
-    if ! tar -C "$TMP/rootfs" -c . | podman import - "$IMG" >/dev/null 2>&1 ||
-       ! podman run --rm "$IMG" /bin/sh -c true >/dev/null 2>&1; then
-        echo "  (podman cannot run containers here: the container case is left out)" >&2
+    if ! podman_image "$TMP/rootfs" "$IMG"; then
+        echo "  ($PODMAN_WHY: the container case is left out)" >&2
     else
         rd -c "node add dc c1 --minion m-c1 --inventory $INV/cpu.yaml" -c "node maintenance c1 off" \
            -c "price set cpu 0.2" -c "node maintenance n1 on"

@@ -19,31 +19,18 @@
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
 
-command -v podman >/dev/null 2>&1 || skip "podman is not installed"
-BB=$(command -v busybox 2>/dev/null || echo /bin/busybox)
-[ -x "$BB" ] || skip "no busybox to build an offline image from"
-
-mkdir -p "$TMP/pm" "$TMP/rootfs/bin"
-cat >"$TMP/pm/containers.conf" <<EOF
-[containers]
-default_ulimits = []
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-EOF
+. tests/batch/podman.sh
+podman_conf || skip "$PODMAN_WHY"
+GOOD=$CONTAINERS_CONF
 # an OCI runtime that exists nowhere: podman answers `info` but cannot run
 printf '[engine]\nruntime = "/nonexistent/rigdeck-oci-%s"\n' $$ >"$TMP/pm/broken.conf"
-GOOD=$TMP/pm/containers.conf
 BROKEN=$TMP/pm/broken.conf
-cp "$BB" "$TMP/rootfs/bin/busybox"
-for c in sh echo cat sleep ls env test; do ln -s busybox "$TMP/rootfs/bin/$c"; done
-CONTAINERS_CONF=$GOOD podman run --rm --rootfs "$TMP/rootfs" /bin/sh -c true >"$TMP/pmcheck" 2>&1 ||
-    skip "podman cannot run a container here even with $GOOD: $(tail -1 "$TMP/pmcheck")"
+podman_rootfs "$TMP/rootfs" sh echo cat sleep ls env test || skip "$PODMAN_WHY"
 # environment.image follows the registry rule: a Docker Hub name, held
 # locally, so it runs without a pull
 IMG=docker.io/rdtest/busybox:1
-tar -C "$TMP/rootfs" -c . | CONTAINERS_CONF=$GOOD podman import - "$IMG" >/dev/null 2>"$TMP/pmcheck" ||
-    skip "podman import failed: $(tail -1 "$TMP/pmcheck")"
+podman_image "$TMP/rootfs" "$IMG" || skip "$PODMAN_WHY"
+unset CONTAINERS_CONF   # each case below names the containers.conf it runs with
 MISSING=docker.io/rdtest/nowhere-$$:1
 
 rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \

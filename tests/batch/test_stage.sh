@@ -211,19 +211,13 @@ else
 fi
 
 case_ "in a container (podman): the same tree bind-mounted at /opt/ml, ML_*_PATH naming it"
-CONTAINERS_CONF=$TMP/containers.conf
-printf '[containers]\ndefault_ulimits = []\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\n' >"$CONTAINERS_CONF"
-export CONTAINERS_CONF
+. tests/batch/podman.sh
 IMG=docker.io/rigdecktest/stage-$$:1
-if ! command -v podman >/dev/null 2>&1 || [ ! -x /bin/busybox ]; then
-    echo "  (podman or busybox-static missing: the container case is left out)" >&2
+if ! podman_conf || ! podman_rootfs "$TMP/rootfs" sh cat find sort echo ls; then
+    echo "  ($PODMAN_WHY: the container case is left out)" >&2
 else
-    mkdir -p "$TMP/rootfs/bin" "$TMP/rootfs/tmp"
-    cp /bin/busybox "$TMP/rootfs/bin/"
-    for c in sh cat find sort echo ls; do ln -s busybox "$TMP/rootfs/bin/$c"; done
-    if ! tar -C "$TMP/rootfs" -c . | podman import - "$IMG" >/dev/null 2>&1 ||
-       ! podman run --rm "$IMG" /bin/sh -c true >/dev/null 2>&1; then
-        echo "  (podman cannot run containers here: the container case is left out)" >&2
+    if ! podman_image "$TMP/rootfs" "$IMG"; then
+        echo "  ($PODMAN_WHY: the container case is left out)" >&2
     else
         rd -c "node add dc c1 --minion m-c1 --inventory $INV/cpu.yaml" -c "node maintenance c1 off" \
            -c "price set cpu 0.2" -c "node maintenance n1 on"
