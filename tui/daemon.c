@@ -46,7 +46,7 @@ static void usage(FILE *out, int agent)
     if (agent)
         fputs("usage: rigdeck agent --node NAME [GLOBAL OPTIONS] [--work-dir DIR] [--heartbeat D] [--sample D]\n"
               "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--gpu-temp-max C]\n"
-              "                     [--metrics-listen HOST:PORT]\n"
+              "                     [--metrics-listen HOST:PORT] [--address ADDR]\n"
               "                     [--log-format text|json] [--once]\n"
               "\n"
               "Runs on a node: reports its hardware (discovered, or --inventory FILE), renews its heartbeat\n"
@@ -59,6 +59,8 @@ static void usage(FILE *out, int agent)
               "the next agent.  GPUs come from nvidia-smi ($RIGDECK_NVIDIA_SMI overrides the program).\n"
               "--metrics-listen HOST:PORT (127.0.0.1:9400, [::1]:9400, :9400 for every IPv4 interface) also\n"
               "serves the vital stats for Prometheus at /metrics.\n"
+              "--address ADDR: where notebook and endpoint workers listen, as 'job connect' gives it\n"
+              "(default: every interface, named by the machine's host name).\n"
               "--master-key FILE [RIGDECK_MASTER_KEY] must be a copy of the admin hosts' key (mode 0600): it\n"
               "opens the jobs' sealed environment values; a worker whose values it cannot open fails.\n"
               "D is a duration: 500ms, 10s, 2m, 1h.  Global options as for rigdeck --help.\n",
@@ -78,7 +80,8 @@ static void usage(FILE *out, int agent)
 
 enum {
     D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_EUSER, D_EPASS, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
-    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN
+    D_TIMEOUT, D_NODE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN,
+    D_ADDRESS
 };
 
 typedef struct {
@@ -86,7 +89,7 @@ typedef struct {
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
     const char *node, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
-                *metrics_listen;   /* agent */
+                *metrics_listen, *address;   /* agent */
 } daemon_args;
 
 /* Parses argv (after the word serve or agent); 0 to go on, else the exit
@@ -107,7 +110,8 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "heartbeat", required_argument, NULL, D_HEARTBEAT }, { "sample", required_argument, NULL, D_SAMPLE },
         { "runtime", required_argument, NULL, D_RUNTIME }, { "inventory", required_argument, NULL, D_INVENTORY },
         { "gpu-temp-max", required_argument, NULL, D_TEMPMAX },
-        { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN }, { 0, 0, 0, 0 }
+        { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN },
+        { "address", required_argument, NULL, D_ADDRESS }, { 0, 0, 0, 0 }
     };
     const char *who = agent ? "agent" : "serve";
     int c, longidx = 0;
@@ -115,7 +119,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", common, &longidx)) != -1) {
         int serve_only = c == D_SCHED || c == D_BILL || c == D_SYNC || c == D_TIMEOUT;
-        int agent_only = c >= D_NODE && c <= D_METRICS_LISTEN;
+        int agent_only = c >= D_NODE && c <= D_ADDRESS;
         if ((agent && serve_only) || (!agent && agent_only)) {
             /* by name: argv[optind - 1] may be the option's value */
             fprintf(stderr, "rigdeck %s: unknown option --%s (see 'rigdeck %s --help')\n", who, common[longidx].name,
@@ -146,6 +150,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         case D_INVENTORY: d->inventory = optarg; break;
         case D_TEMPMAX: d->temp_max = optarg; break;
         case D_METRICS_LISTEN: d->metrics_listen = optarg; break;
+        case D_ADDRESS: d->address = optarg; break;
         case 'h': usage(stdout, agent); return -1;
         case ':':
             fprintf(stderr, "rigdeck %s: option %s needs a value\n", who, argv[optind - 1]);
@@ -161,6 +166,13 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
     }
     if (d->logfmt && strcmp(d->logfmt, "text") != 0 && strcmp(d->logfmt, "json") != 0) {
         fprintf(stderr, "rigdeck %s: --log-format must be text or json, got '%s'\n", who, d->logfmt);
+        return 2;
+    }
+    if (agent && d->address && (!*d->address || strlen(d->address) > 253 ||
+                                d->address[strspn(d->address, "abcdefghijklmnopqrstuvwxyz"
+                                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")])) {
+        fprintf(stderr, "rigdeck agent: --address must be an IPv4 address or a host name (letters, digits, '.', "
+                "'-'; 253 at most), got '%s'\n", d->address);
         return 2;
     }
     if (agent && !d->node) {
@@ -253,7 +265,8 @@ int daemon_main(int argc, char **argv)
                          .sample_ms = duration(who, "--sample", d.sample, 10000),
                          .gpu_temp_max = temp_max(d.temp_max), .runtime = d.runtime, .inventory_file = d.inventory,
                          .once = d.once, .host = host, .version = RIGDECK_VERSION, .pid = (long)getpid(), .log = log,
-                         .stop = &stop_flag, .metrics_listen = d.metrics_listen };
+                         .stop = &stop_flag, .metrics_listen = d.metrics_listen,
+                         .address = d.address };
         if (!o.heartbeat_ms || !o.sample_ms || !o.gpu_temp_max) {
             free(store);
             return 2;

@@ -27,6 +27,8 @@ typedef struct {
     dlog_sink log;
     volatile sig_atomic_t *stop;
     const char *metrics_listen;        /* --metrics-listen HOST:PORT, or NULL: no /metrics */
+    const char *address;               /* --address: where serving workers listen (agent_serve.h); NULL: every
+                                        * interface, named by host */
 } agent_opts;
 
 /* Runs the agent until *stop (or one round with once): reports the

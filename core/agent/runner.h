@@ -114,6 +114,8 @@ typedef struct {
     int memory_gib;          /* containers: --memory Ng; 0: no limit */
     const char *cpu_list;    /* process: pinned to these CPUs ("0-3,8",
                               * sched_setaffinity before exec); NULL or "": not pinned */
+    const char *publish;     /* containers: -p [ADDR:]HOSTPORT:PORT (a notebook's or
+                              * endpoint's server, agent_serve.h); NULL or "": none */
 } runner_spec;
 
 /* The process runtime's environment is a clean one: PATH, HOME and LANG
