@@ -23,6 +23,7 @@ static json_t *sample_job(void)
 {
     json_t *job = json_loads(
         "{\"id\": \"job-1\", \"owner\": \"alice\", \"name\": \"train\", \"state\": \"running\","
+        " \"type\": \"endpoint\", \"reserved\": {\"name\": \"r\", \"hostname\": \"r.local\", \"port\": 8080},"
         " \"workers_spec\": {\"count\": 3, \"commands\": [\"echo a\", \"echo b\", \"echo c\"]},"
         " \"environment\": {\"image\": \"img\", \"env\": {\"TOKEN\": \"***\"}, \"secret_env\": \"sealed-text\"},"
         " \"system_env\": {\"RIGDECK_JOB\": \"job-1\"}, \"cost_ucr\": 12,"
@@ -76,6 +77,9 @@ static void test_entries_content(void **state)
                                                           "source")), "s3://b/p");
     assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(refs, "secret_keys"), "k"),
                                                           "secret_value")), "sealed-k");
+    /* what a serving worker needs (agent_serve.c): its kind, its reservation's port */
+    assert_string_equal(json_string_value(json_object_get(e1, "type")), "endpoint");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(e1, "reserved"), "port")), 8080);
     /* nothing of billing or the owner's bookkeeping */
     assert_null(json_object_get(e1, "cost_ucr"));
     assert_null(json_object_get(e1, "owner"));
