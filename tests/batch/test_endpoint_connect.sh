@@ -8,7 +8,10 @@
 # (RIGDECK_ROUTE_SERVER) that answers every request with the arguments it
 # was given and the routes file it was pointed at, which must be the job's
 # routes, its model code folder, the address and the port `job connect`
-# names.  `job stop` closes the port.  Runs on SQLite and, again, on etcd.
+# names.  `job stop` closes the port.  Where scripts/route_server.py and
+# FastAPI are there, the real route server, found beside the binary, answers
+# a route from a git model's code (200, 422, 404).  Runs on SQLite and,
+# again, on etcd.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
 
@@ -122,5 +125,52 @@ wait_json 120 "job show $R" state failed
 rd --output json -c "job show $R"
 expect_json workers.0.reason start_failed
 expect_out "the route server is not installed"
+
+# The real route server (scripts/route_server.py, FastAPI and uvicorn), found
+# beside the binary (build/rigdeck -> ../scripts/), on a git model served
+# over HTTP: where it or its packages are missing, this case is left out.
+# The worker runs the first python3 on the agent's PATH: Debian's
+# python3-fastapi is under /usr/bin/python3, which one earlier on PATH
+# (pyenv, a venv) may not see, so that one's folder goes first.
+PYDIR=""
+for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import fastapi, pydantic, uvicorn' >/dev/null 2>&1; then PYDIR=$(dirname "$(command -v "$p")"); break; fi
+done
+if [ -f scripts/route_server.py ] && [ -n "$PYDIR" ] && command -v git >/dev/null 2>&1
+then
+case_ "the route server beside the binary answers the job's routes from its model's code"
+unset RIGDECK_ROUTE_SERVER
+kill_daemon "$(agent_pid n1)" TERM
+PATH="$PYDIR:$PATH" start_agent n1 --inventory $INV/a100x4.yaml --address 127.0.0.1
+git init -q "$TMP/modelsrc"
+printf 'def predict(image, top_k=5):\n    return {"image": image, "top_k": top_k}\n' >"$TMP/modelsrc/serve.py"
+git -C "$TMP/modelsrc" add serve.py
+git -C "$TMP/modelsrc" -c user.name=t -c user.email=t@example.com commit -q -m model
+mkdir -p "$TMP/git"
+git clone -q --bare "$TMP/modelsrc" "$TMP/git/model.git"
+git -C "$TMP/git/model.git" update-server-info
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$TMP/git" >"$TMP/http.log" 2>&1 &
+DAEMONS="$DAEMONS $!"
+gitport () { GP=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$TMP/http.log"); [ -n "$GP" ]; }
+wait_until 30 gitport
+gitport
+printf 'model: {source: git, location: "http://127.0.0.1:%s/model.git"}\n' "$GP" >>"$TMP/routes.yaml"
+R=$(submit routes)
+wait_json 120 "job show $R" state running
+rd --output json -c "job connect $R"
+P=$(jget port)
+answered () { curl -sf -X POST -H 'Content-Type: application/json' -d '{"image": "cat.png"}' \
+                  "http://127.0.0.1:$P/predict" >"$TMP/answer"; }
+wait_until 120 answered
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1])) == {"image": "cat.png", "top_k": 5}' "$TMP/answer" &&
+    pass || fail "/predict answered $(cat "$TMP/answer")"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d '{}' \
+       "http://127.0.0.1:$P/predict")
+[ "$code" = 422 ] && pass || fail "a missing param: HTTP $code, not 422"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '{}' "http://127.0.0.1:$P/nowhere")
+[ "$code" = 404 ] && pass || fail "an unknown path: HTTP $code, not 404"
+rd -c "job stop $R"
+wait_json 120 "job show $R" state stopped
+fi
 
 finish
