@@ -213,16 +213,19 @@ static int routes_files(const json_t *job, const char *tree, char *msg, size_t l
     FILE *f = fopen(src, "rb");
     char *text = NULL;
     size_t n = 0, cap = 0;
-    for (int c; f && (c = fgetc(f)) != EOF;) {
+    int bad = !f;
+    for (int c; !bad && (c = fgetc(f)) != EOF;) {
         if (n + 1 >= cap) {
-            char *p = realloc(text, cap = cap ? cap * 2 : 65536);
-            if (!p)
-                break;
-            text = p;
+            char *p = realloc(text, cap ? cap * 2 : 65536);
+            if (!(bad = !p)) {
+                text = p;
+                cap = cap ? cap * 2 : 65536;
+            }
         }
-        text[n++] = (char)c;
+        if (!bad)
+            text[n++] = (char)c;
     }
-    int bad = !f || ferror(f) || !text;
+    bad = bad || ferror(f) || !text;
     if (f)
         fclose(f);
     snprintf(path, sizeof path, "%s/route_server.py", dir);

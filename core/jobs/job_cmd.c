@@ -373,6 +373,7 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         if (rc == RD_OK) {
             *result = json_incref(job);
             rc = job_put(ctx, job, err);
+            job = NULL;   /* job_put took it: decref'd again, the result would be freed under the caller */
         }
         json_decref(job);
         return rc;
