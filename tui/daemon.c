@@ -48,7 +48,7 @@ static void usage(FILE *out, int agent)
     if (agent)
         fputs("usage: rigdeck agent --node NAME [GLOBAL OPTIONS] [--work-dir DIR] [--heartbeat D] [--sample D]\n"
               "                     [--runtime auto|process|podman|docker] [--inventory FILE] [--gpu-temp-max C]\n"
-              "                     [--metrics-listen HOST:PORT] [--mdns-address IP]\n"
+              "                     [--metrics-listen HOST:PORT] [--address ADDR] [--mdns-address IP]\n"
               "                     [--log-format text|json] [--once]\n"
               "\n"
               "Runs on a node: reports its hardware (discovered, or --inventory FILE), renews its heartbeat\n"
@@ -61,8 +61,11 @@ static void usage(FILE *out, int agent)
               "the next agent.  GPUs come from nvidia-smi ($RIGDECK_NVIDIA_SMI overrides the program).\n"
               "--metrics-listen HOST:PORT (127.0.0.1:9400, [::1]:9400, :9400 for every IPv4 interface) also\n"
               "serves the vital stats for Prometheus at /metrics.\n"
+              "--address ADDR: where notebook and endpoint workers listen, as 'job connect' gives it\n"
+              "(default: every interface, named by the machine's host name).\n"
               "--mdns-address IP is the address a reserved job's hostname resolves to by mDNS while its\n"
-              "worker runs (default: this machine's first non-loopback IPv4 address).\n"
+              "worker runs (default: --address when it is an IP address, else this machine's first\n"
+              "non-loopback IPv4 address).\n"
               "--master-key FILE [RIGDECK_MASTER_KEY] must be a copy of the admin hosts' key (mode 0600): it\n"
               "opens the jobs' sealed environment values; a worker whose values it cannot open fails.\n"
               "\n"
@@ -94,7 +97,7 @@ static void usage(FILE *out, int agent)
 enum {
     D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_EUSER, D_EPASS, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
     D_TIMEOUT, D_NODE, D_DEVICE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN,
-    D_MDNS_ADDRESS
+    D_ADDRESS, D_MDNS_ADDRESS
 };
 
 typedef struct {
@@ -102,7 +105,7 @@ typedef struct {
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
     const char *node, *device, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
-                *metrics_listen, *mdns_address;   /* agent */
+                *metrics_listen, *address, *mdns_address;   /* agent */
 } daemon_args;
 
 /* Parses argv (after the word serve or agent); 0 to go on, else the exit
@@ -125,6 +128,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "runtime", required_argument, NULL, D_RUNTIME }, { "inventory", required_argument, NULL, D_INVENTORY },
         { "gpu-temp-max", required_argument, NULL, D_TEMPMAX },
         { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN },
+        { "address", required_argument, NULL, D_ADDRESS },
         { "mdns-address", required_argument, NULL, D_MDNS_ADDRESS }, { 0, 0, 0, 0 }
     };
     const char *who = agent ? "agent" : "serve";
@@ -165,6 +169,7 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         case D_INVENTORY: d->inventory = optarg; break;
         case D_TEMPMAX: d->temp_max = optarg; break;
         case D_METRICS_LISTEN: d->metrics_listen = optarg; break;
+        case D_ADDRESS: d->address = optarg; break;
         case D_MDNS_ADDRESS: d->mdns_address = optarg; break;
         case 'h': usage(stdout, agent); return -1;
         case ':':
@@ -183,6 +188,13 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         fprintf(stderr, "rigdeck %s: --log-format must be text or json, got '%s'\n", who, d->logfmt);
         return 2;
     }
+    if (agent && d->address && (!*d->address || strlen(d->address) > 253 ||
+                                d->address[strspn(d->address, "abcdefghijklmnopqrstuvwxyz"
+                                                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")])) {
+        fprintf(stderr, "rigdeck agent: --address must be an IPv4 address or a host name (letters, digits, '.', "
+                "'-'; 253 at most), got '%s'\n", d->address);
+        return 2;
+    }
     unsigned char ip[sizeof(struct in6_addr)];
     if (d->mdns_address && inet_pton(AF_INET, d->mdns_address, ip) != 1 && inet_pton(AF_INET6, d->mdns_address, ip) != 1) {
         fprintf(stderr, "rigdeck agent: --mdns-address must be an IPv4 or IPv6 address, got '%s'\n", d->mdns_address);
@@ -193,12 +205,25 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
                 "device it is) is required\n");
         return 2;
     }
-    if (d->device && (d->sample || d->inventory || d->temp_max || d->metrics_listen || d->mdns_address)) {
-        fprintf(stderr, "rigdeck agent: --device takes no --sample, --inventory, --gpu-temp-max, --metrics-listen or "
-                "--mdns-address (those are a node's)\n");
+    if (d->device && (d->sample || d->inventory || d->temp_max || d->metrics_listen || d->address || d->mdns_address)) {
+        fprintf(stderr, "rigdeck agent: --device takes no --sample, --inventory, --gpu-temp-max, --metrics-listen, "
+                "--address or --mdns-address (those are a node's)\n");
         return 2;
     }
     return 0;
+}
+
+/* Where a reserved job's hostname resolves by mDNS: --mdns-address, else
+ * --address when it is an IP address (where the servers listen), else NULL
+ * (agent_mdns.c takes the first non-loopback IPv4 address). */
+static const char *daemon_mdns_address(const daemon_args *d)
+{
+    unsigned char ip[sizeof(struct in6_addr)];
+    if (d->mdns_address)
+        return d->mdns_address;
+    if (d->address && (inet_pton(AF_INET, d->address, ip) == 1 || inet_pton(AF_INET6, d->address, ip) == 1))
+        return d->address;
+    return NULL;
 }
 
 /* A duration option in ms, or its default; 0 on a usage error (printed). */
@@ -286,7 +311,7 @@ int daemon_main(int argc, char **argv)
                          .gpu_temp_max = temp_max(d.temp_max), .runtime = d.runtime, .inventory_file = d.inventory,
                          .once = d.once, .host = host, .version = RIGDECK_VERSION, .pid = (long)getpid(), .log = log,
                          .stop = &stop_flag, .metrics_listen = d.metrics_listen,
-                         .mdns_address = d.mdns_address };
+                         .address = d.address, .mdns_address = daemon_mdns_address(&d) };
         if (!o.heartbeat_ms || !o.sample_ms || !o.gpu_temp_max) {
             free(store);
             return 2;

@@ -294,6 +294,30 @@ static act_result act_edit(session *c, int key)
     return ACT_REDRAW;
 }
 
+/* A running notebook's or endpoint's address (job connect) on the top
+ * line of its details: what the user opens next.  Nothing for any other
+ * job, or when the agent has not said it yet. */
+static void add_connect_url(session *c, const json_t *job)
+{
+    const char *type = json_string_value(json_object_get(job, "type"));
+    const char *state = json_string_value(json_object_get(job, "state"));
+    const char *id = json_string_value(json_object_get(job, "id"));
+    if (!type || !state || !id || strcmp(state, "running") != 0 ||
+        (strcmp(type, "notebook") != 0 && strcmp(type, "endpoint") != 0))
+        return;
+    char line[512] = "job connect ", text[700];
+    json_t *res = NULL;
+    rd_err err;
+    rd_err_clear(&err);
+    prompt_quote_word(line, sizeof line, id);
+    if (session_exec_line(c, line, &res, &err) == RD_OK) {
+        snprintf(text, sizeof text, "connect: %s", json_string_value(json_object_get(res, "url")));
+        textview_add(&c->view_text, text);
+        textview_add(&c->view_text, "");
+    }
+    json_decref(res);
+}
+
 /* Enter: the row's show command (and, for a waiting job, `job why`) in a view. */
 static void open_details(session *c)
 {
@@ -320,6 +344,8 @@ static void open_details(session *c)
             session_set_error(c, "%s", err.msg);
             return;
         }
+        if (c->pane == PANE_JOBS)
+            add_connect_url(c, res);
         textview_add_result(&c->view_text, res, NULL);
         json_decref(res);
         /* A waiting job: say why, as `job why` does. */

@@ -385,8 +385,9 @@ static void run_launch(dev_agent *d, json_t *job)
     snprintf(cname, sizeof cname, "rigdeck-device-%s", dev_name(d));
     runner_mount mount;
     agent_stage_mount(d->dir, ml, sizeof ml, &mount);
-    runner_spec spec = { d->a.runtime, d->dir, json_string_value(json_object_get(job, "id")), 0, command,
-                         doc_str(d->cfg, "image"), envv, "", &mount, container, cname, NULL, 0, 0, 0, NULL, devv };
+    runner_spec spec = { .kind = d->a.runtime, .dir = d->dir, .job_id = json_string_value(json_object_get(job, "id")),
+                         .command = command, .image = doc_str(d->cfg, "image"), .env = envv, .gpus = "",
+                         .mounts = &mount, .n_mounts = container, .name = cname, .devices = devv };
     runner_info info = { 0 };
     rd_code rc = envv && devv && command ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
     free(command);

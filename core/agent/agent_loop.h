@@ -30,6 +30,8 @@ typedef struct {
     const char *metrics_listen;        /* --metrics-listen HOST:PORT, or NULL: no /metrics */
     const char *mdns_address;          /* --mdns-address IP: what reservations' hostnames resolve to; NULL: the
                                         * first non-loopback IPv4 address (agent_mdns.c) */
+    const char *address;               /* --address: where serving workers listen (agent_serve.h); NULL: every
+                                        * interface, named by host */
 } agent_opts;
 
 /* Runs the agent until *stop (or one round with once): reports the

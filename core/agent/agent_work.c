@@ -25,6 +25,7 @@
 #include "agent_limits.h"
 #include "agent_mount.h"
 #include "agent_mdns.h"
+#include "agent_serve.h"
 #include "agent_stage.h"
 #include "agent_upload.h"
 
@@ -362,7 +363,8 @@ void agent_work_start(agent_state *a, const json_t *job, const json_t *worker, s
         const char *command = worker_command(job, index), *reason = NULL;
         json_t *g, *env = NULL;
         size_t i;
-        if (!command || !*command) {
+        agent_serve srv = { 0 };   /* a notebook's or endpoint's server (agent_serve.c) */
+        if ((!command || !*command) && agent_serve_kind(job) == SERVE_NONE) {
             fail_start(a, w, id, index, "no_command", "it has no command to run");
             return;
         }
@@ -399,6 +401,15 @@ void agent_work_start(agent_state *a, const json_t *job, const json_t *worker, s
             fail_start(a, w, id, index, "start_failed", "out of memory");
             return;
         }
+        if (agent_serve_kind(job) != SERVE_NONE) {
+            if (agent_serve_prepare(a, job, w->dir, env, &srv, smsg, sizeof smsg) != 0) {
+                agent_serve_clear(&srv);
+                json_decref(env);
+                fail_start(a, w, id, index, "start_failed", smsg);
+                return;
+            }
+            command = srv.command;
+        }
         json_array_foreach(json_object_get(worker, "alloc"), i, g) {
             size_t at = strlen(gpus);
             snprintf(gpus + at, sizeof gpus - at, "%s%lld", at ? "," : "", (long long)doc_int(g, "gpu"));
@@ -424,9 +435,15 @@ void agent_work_start(agent_state *a, const json_t *job, const json_t *worker, s
         agent_stage_mount(w->dir, ml, sizeof ml, &mount);
         (void)out_mount;
         (void)nmounts;
-        runner_spec spec = { a->runtime, w->dir, id, (int)index, script, worker_image(job), envv, gpus, &mount,
-                             a->runtime != RUNNER_PROCESS, NULL, NULL, 1, lim.cpus, lim.memory_gib, lim.cpu_list, NULL };
+        runner_spec spec = { .kind = a->runtime, .dir = w->dir, .job_id = id, .worker_index = (int)index,
+                             .command = script, .image = worker_image(job), .env = envv, .gpus = gpus,
+                             .mounts = &mount, .n_mounts = a->runtime != RUNNER_PROCESS, .hold = 1,
+                             .cpus = lim.cpus, .memory_gib = lim.memory_gib, .cpu_list = lim.cpu_list,
+                             .publish = srv.publish };
         rd_code rc = envv && script ? runner_start(&spec, &info, &err) : rd_fail(&err, RD_ENOMEM, "out of memory");
+        if (rc == RD_OK)
+            agent_serve_report(a, id, index, &srv, report);   /* where `job connect` points */
+        agent_serve_clear(&srv);
         free(script);
         free(envv);
         json_decref(env);

@@ -118,6 +118,8 @@ typedef struct {
                               * host device node such as /dev/video0, or a CDI name such as
                               * nvidia.com/gpu=all); NULL: none.  The process runtime's
                               * command sees the host's /dev as it is (agent_device.c) */
+    const char *publish;     /* containers: -p [ADDR:]HOSTPORT:PORT (a notebook's or
+                              * endpoint's server, agent_serve.h); NULL or "": none */
 } runner_spec;
 
 /* The process runtime's environment is a clean one: PATH, HOME and LANG

@@ -81,6 +81,10 @@ void runtime_container_common(const runtime_plan_in *in, runner_strv *argv, runn
         runner_strv_add(argv, "--device");
         runner_strv_add(argv, spec->devices[i]);
     }
+    if (spec->publish && *spec->publish) {
+        runner_strv_add(argv, "-p");
+        runner_strv_add(argv, spec->publish);
+    }
     if (spec->workdir) {
         runner_strv_add(argv, "--workdir");
         runner_strv_add(argv, spec->workdir);

@@ -203,6 +203,7 @@ rd_code job_requeue_worker(cmd_ctx *ctx, json_t *job, size_t w, rd_err *err)
         json_object_set_new(worker, cleared[i], json_null());
     json_object_set_new(worker, "alloc", json_array());
     json_object_del(worker, "own");
+    json_object_del(worker, "serving");   /* where it served there (job_connect.c) */
     json_object_set_new(worker, "state", json_string("waiting_gpus"));
     return RD_OK;
 }

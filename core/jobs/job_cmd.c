@@ -18,6 +18,7 @@
 #include "environment.h"
 #include "fleet.h"
 #include "job.h"
+#include "job_connect.h"
 #include "job_output.h"
 #include "job_env.h"
 #include "job_why.h"
@@ -62,7 +63,8 @@ static rd_code job_region_pin(cmd_ctx *ctx, json_t *job, rd_err *err)
                          pin, doc_str(res, "region"));
         snprintf(pin_buf, sizeof pin_buf, "%s", doc_str(res, "region"));
         pin = pin_buf;
-        /* what its workers listen on and publish (agent_mdns.c), copied:
+        /* what its workers listen on (agent_serve.c) and publish
+         * (agent_mdns.c), copied:
          * a node's agent may not read the reservations */
         if (rc == RD_OK && k == 1 &&
             json_object_set_new(job, "reservation",
@@ -367,14 +369,15 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = rd_fail(err, RD_EINVAL, "job report: --register goes with finished (the upload is done)");
     if (rc == RD_OK && strcmp(to, "requeued") == 0) {
         rc = job_report_requeued(ctx, a, job, w, err);
-    } else if (rc == RD_OK && strcmp(to, "staging") == 0) {
-        rc = job_report_staging(a, job, w, err);
-        if (rc != RD_OK) {
-            json_decref(job);
-            return rc;
+    } else if (rc == RD_OK && (strcmp(to, "staging") == 0 || strcmp(to, "serving") == 0)) {
+        rc = strcmp(to, "staging") == 0 ? job_report_staging(a, job, w, err) : job_report_serving(a, job, w, err);
+        if (rc == RD_OK) {
+            *result = json_incref(job);
+            rc = job_put(ctx, job, err);
+            job = NULL;   /* job_put took it: decref'd again, the result would be freed under the caller */
         }
-        *result = json_incref(job);
-        return job_put(ctx, job, err);   /* takes job: the caller's result keeps its own reference */
+        json_decref(job);
+        return rc;
     } else if (rc == RD_OK) {
         worker = json_array_get(json_object_get(job, "workers"), (size_t)w);
         cur = doc_str(worker, "state");
@@ -646,6 +649,10 @@ static const cmd_flag job_report_flags[] = {
     { "detail", "TEXT", CMD_FLAG_VALUE, "requeued: what the agent saw (kept as the node's maintenance_detail)" },
     { "bytes", "N", CMD_FLAG_VALUE, "staging: the bytes fetched so far (kept as bytes_done); uploading: the size of "
       "the archive being uploaded (kept as phase_bytes)" },
+    { "host", "HOST", CMD_FLAG_VALUE, "serving: the address the worker's server listens on (job connect)" },
+    { "port", "PORT", CMD_FLAG_VALUE, "serving: its port, 1-65535" },
+    { "token", "SEALED", CMD_FLAG_VALUE | CMD_FLAG_SECRET, "serving: a notebook's token, sealed with the master key "
+      "(kept as secret_token, never shown)" },
     { "register", NULL, 0, "finished: record the uploaded output (data.output type rigdeck) as the creator's "
       "dataset, model or checkpoint named after the job" },
     { 0 }
@@ -660,9 +667,9 @@ const cmd_def job_cmd_table[] = {
     { "job why", "ID", NULL, 0, "why a job waits: how many nodes each constraint rules out", NULL, job_why_cmd },
     { "job stop", "ID", job_stop_flags, CMD_MUTATES, "stop a job (its waiting workers are canceled)", NULL,
       job_stop_cmd },
-    { "job report", "ID running|uploading|finished|failed|stopped|requeued|staging", job_report_flags, CMD_MUTATES,
-      "what an on-node agent sends when a worker's process starts, its data is being staged, it uploads its output "
-      "or ends, or its node cannot start it", NULL,
+    { "job report", "ID running|uploading|finished|failed|stopped|requeued|staging|serving", job_report_flags,
+      CMD_MUTATES, "what an on-node agent sends when a worker's process starts, its data is being staged, it uploads "
+      "its output or ends, its node cannot start it, or where it serves", NULL,
       job_report_cmd },
     { 0 }
 };

@@ -66,8 +66,8 @@ const char *const jobspec_help_lines[] = {
         "up to 4096 characters, not blank; required for training and inference jobs, refused for notebook and "
         "endpoint jobs",
     "endpoint\tmapping, endpoint jobs only and required there: routes or start_command",
-    "endpoint.start_command\tstring up to 4096 characters: your own server, listening on port 80, instead "
-        "of routes",
+    "endpoint.start_command\tstring up to 4096 characters: your own server, in the foreground, listening on "
+        "the port in $PORT (80 in a container), instead of routes",
     "endpoint.routes\tlist of 1-64 routes of the built-in server; no two with the same verb and path",
     "endpoint.routes[].verb\tPOST (the default and the only verb)",
     "endpoint.routes[].path\tURL path starting with /, up to 256 characters, without spaces, ? or #; " "required",

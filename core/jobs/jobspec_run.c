@@ -362,7 +362,7 @@ rd_code js_endpoint(js_ctx *c, const json_t *v, json_t **out)
     }
     if (!routes)
         return js_fail(c->err, "endpoint", "is required for endpoint jobs: endpoint.routes for the built-in "
-                                           "server, or endpoint.start_command for your own (listening on port 80)");
+                                           "server, or endpoint.start_command for your own (listening on $PORT)");
     if ((rc = js_want_list(routes, "endpoint.routes", ROUTES_MAX, c->err)) != RD_OK)
         return rc;
     if (json_array_size(routes) == 0)

@@ -99,8 +99,9 @@ json_t *serve_work_entries(const json_t *job)
 {
     /* What agent_work.c reads, and nothing that changes while a worker runs
      * (billing's fields), so that a bill run rewrites no view key. */
-    static const char *const job_fields[] = { "id", "workers_spec", "endpoint", "environment", "system_env", "model",
-                                              "resources", "name", "env_job_name", "data", "data_refs", "reservation", NULL };
+    static const char *const job_fields[] = { "id", "type", "workers_spec", "endpoint", "environment", "system_env",
+                                              "model", "resources", "name", "env_job_name", "data", "data_refs",
+                                              "reservation", NULL };
     static const char *const worker_fields[] = { "state", "node", "alloc", "run_by_agent", NULL };
     json_t *out = json_object(), *wk;
     size_t i;

@@ -112,6 +112,14 @@ static void test_docker_and_podman_argv(void **state)
     assert_string_equal(p.pull_argv[5], "docker.io/library/busybox:1");
     assert_null(p.pull_argv[6]);
     assert_non_null(strstr(p.record, "kind docker\n"));
+    assert_false(argv_has(p.argv, "-p", NULL));   /* nothing published unless it serves */
+    runner_plan_free(&p);
+
+    /* a serving worker's port is published (agent_serve.c) */
+    s = spec_of(RUNNER_PODMAN, "1");
+    s.publish = "127.0.0.1:41733:80";
+    assert_int_equal(runner_plan_build(&s, &p, &err), RD_OK);
+    assert_true(argv_has(p.argv, "-p", "127.0.0.1:41733:80"));
     runner_plan_free(&p);
 
     s = spec_of(RUNNER_PODMAN, "1");

@@ -23,6 +23,7 @@ static json_t *sample_job(void)
 {
     json_t *job = json_loads(
         "{\"id\": \"job-1\", \"owner\": \"alice\", \"name\": \"train\", \"state\": \"running\","
+        " \"type\": \"endpoint\","
         " \"workers_spec\": {\"count\": 3, \"commands\": [\"echo a\", \"echo b\", \"echo c\"]},"
         " \"environment\": {\"image\": \"img\", \"env\": {\"TOKEN\": \"***\"}, \"secret_env\": \"sealed-text\"},"
         " \"system_env\": {\"RIGDECK_JOB\": \"job-1\"}, \"cost_ucr\": 12,"
@@ -80,6 +81,8 @@ static void test_entries_content(void **state)
     /* a reservation's port and hostname (agent_mdns.c) */
     assert_int_equal(json_integer_value(json_object_get(json_object_get(e1, "reservation"), "port")), 8080);
     assert_string_equal(json_string_value(json_object_get(json_object_get(e1, "reservation"), "hostname")), "web.local");
+    /* what a serving worker needs (agent_serve.c): its kind */
+    assert_string_equal(json_string_value(json_object_get(e1, "type")), "endpoint");
     /* nothing of billing or the owner's bookkeeping */
     assert_null(json_object_get(e1, "cost_ucr"));
     assert_null(json_object_get(e1, "owner"));
