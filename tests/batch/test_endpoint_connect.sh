@@ -62,7 +62,7 @@ regional: {reservation: infer}
 EOF
 J=$(submit ep)
 rd --output json -c "job show $J"
-expect_json reserved.port "$FREE"
+expect_json reservation.port "$FREE"
 wait_json 120 "job show $J" state running
 rd --output json -c "job connect $J"
 expect_status 0
