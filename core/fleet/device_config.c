@@ -229,21 +229,8 @@ rd_code device_config_upgrade(cmd_ctx *ctx, int *sealed, int *waiting, rd_err *e
             rc = upgrade_one(ctx, tx_key(key, KEY_DEVICE_CONFIGS "%s/%s", doc_str(c, "region"), doc_str(c, "name")),
                              sealed, err);
     *waiting = 0;
-    for (int attempt = 0; rc == RD_OK && attempt < 5; attempt++) {
-        json_decref(meta);
-        meta = NULL;
-        tx_reset(tx);
-        rc = tx_get(tx, KEY_META_STORE, &meta, err);
-        if (rc != RD_OK || !meta || json_is_true(json_object_get(meta, DEVICE_ENV_SEALED_MARK)))
-            break;
-        json_object_set_new(meta, DEVICE_ENV_SEALED_MARK, json_true());
-        rc = tx_put(tx, KEY_META_STORE, json_incref(meta), err);
-        if (rc == RD_OK)
-            rc = tx_commit(tx, NULL, err);
-        if (rc != RD_ECONFLICT)
-            break;
-        rc = RD_OK;
-    }
+    if (rc == RD_OK)
+        rc = fleet_meta_mark(tx, DEVICE_ENV_SEALED_MARK, 5, err);
 out:
     json_decref(items);
     json_decref(meta);

@@ -183,3 +183,26 @@ rd_code fleet_release_minion(cmd_ctx *ctx, const char *minion, rd_err *err)
         return RD_OK;
     return tx_delete(ctx->tx, tx_key(key, KEY_MINIONS "%s", minion), err);
 }
+
+rd_code fleet_meta_mark(rd_tx *tx, const char *mark, int tries, rd_err *err)
+{
+    json_t *meta = NULL;
+    rd_code rc = RD_OK;
+    for (int attempt = 0; attempt < tries; attempt++) {
+        json_decref(meta);
+        meta = NULL;
+        tx_reset(tx);
+        rc = tx_get(tx, KEY_META_STORE, &meta, err);
+        if (rc != RD_OK || !meta || json_is_true(json_object_get(meta, mark)))
+            break;
+        json_object_set_new(meta, mark, json_true());
+        rc = tx_put(tx, KEY_META_STORE, json_incref(meta), err);
+        if (rc == RD_OK)
+            rc = tx_commit(tx, NULL, err);
+        if (rc != RD_ECONFLICT)
+            break;
+        rc = RD_OK;
+    }
+    json_decref(meta);
+    return rc;
+}

@@ -71,6 +71,11 @@ rd_code fleet_release_minion(cmd_ctx *ctx, const char *minion, rd_err *err);
  * value (value NULL keeps all). */
 void fleet_filter(json_t *items, const char *field, const char *value);
 
+/* Sets the meta document's one-time upgrade mark (true) in a txn of its
+ * own, read afresh up to tries times when another process commits first;
+ * RD_OK also when the mark is there already or the store has no meta. */
+rd_code fleet_meta_mark(rd_tx *tx, const char *mark, int tries, rd_err *err);
+
 /* Reads /rigdeck/<kind>s/<name> (guarded) when it exists and is not
  * removed; else RD_ENOTFOUND "<kind> '<name>' does not exist". */
 rd_code fleet_get_live(cmd_ctx *ctx, const char *kind, const char *name, json_t **doc, rd_err *err);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "doc.h"
+#include "fleet.h"
 #include "keyspace.h"
 
 int node_agent_required(const json_t *node)
@@ -167,21 +168,8 @@ rd_code node_agent_upgrade(store_t *st, size_t *required, size_t *none, rd_err *
         size_t to = i + UPGRADE_STEP < json_array_size(names) ? i + UPGRADE_STEP : json_array_size(names);
         rc = upgrade_step(tx, names, i, to, by_node, required, none, err);
     }
-    for (int attempt = 0; rc == RD_OK && attempt < UPGRADE_TRIES; attempt++) {
-        json_decref(meta);
-        meta = NULL;
-        tx_reset(tx);
-        rc = tx_get(tx, KEY_META_STORE, &meta, err);
-        if (rc != RD_OK || !meta || json_is_true(json_object_get(meta, NODE_AGENT_UPGRADE_MARK)))
-            break;
-        json_object_set_new(meta, NODE_AGENT_UPGRADE_MARK, json_true());
-        rc = tx_put(tx, KEY_META_STORE, json_incref(meta), err);
-        if (rc == RD_OK)
-            rc = tx_commit(tx, NULL, err);
-        if (rc != RD_ECONFLICT)
-            break;
-        rc = RD_OK;
-    }
+    if (rc == RD_OK)
+        rc = fleet_meta_mark(tx, NODE_AGENT_UPGRADE_MARK, UPGRADE_TRIES, err);
 out:
     json_decref(meta);
     json_decref(agents);
