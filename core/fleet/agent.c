@@ -124,18 +124,9 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
 {
     const char *name = cmd_arg(a, 0);
     json_t *node = NULL, *old = NULL;
-    int64_t lease = 0, pid = 0, heartbeat = 5, left = 0, ttl = 0;
+    agent_registration r;
     char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    rd_code rc = names_check("node name", name, err);
-    if (rc == RD_OK)
-        rc = num_parse_int("--lease", cmd_opt(a, "lease"), 1, INT64_MAX, &lease, err);
-    if (rc == RD_OK)
-        rc = num_parse_int("--pid", cmd_opt(a, "pid"), 1, INT32_MAX, &pid, err);
-    if (rc == RD_OK && cmd_opt(a, "heartbeat"))
-        rc = num_parse_int("--heartbeat", cmd_opt(a, "heartbeat"), 1, 3600, &heartbeat, err);
-    if (rc == RD_OK && store_lease_ttl(tx_store(ctx->tx), lease, &left, &ttl, err) != RD_OK)
-        rc = rd_fail(err, RD_EINVAL, "--lease: lease %lld does not exist (expired or revoked); grant a new one",
-                     (long long)lease);
+    rd_code rc = agent_view_registration(ctx, a, "node name", name, &r, err);
     if (rc == RD_OK)
         rc = node_read(ctx, name, &node, err);
     if (rc == RD_OK)
@@ -156,18 +147,17 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
 
     rdtime_format(ctx->now, ts);
     json_t *agent = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:n, s:b}", "name", name, "node",
-                              name, "host", cmd_opt(a, "host") ? cmd_opt(a, "host") : "", "pid", (json_int_t)pid,
+                              name, "host", cmd_opt(a, "host") ? cmd_opt(a, "host") : "", "pid", (json_int_t)r.pid,
                               "version", cmd_opt(a, "version") ? cmd_opt(a, "version") : "", "runtime",
                               cmd_opt(a, "runtime") ? cmd_opt(a, "runtime") : "process", "work_dir",
                               cmd_opt(a, "work-dir") ? cmd_opt(a, "work-dir") : "", "heartbeat_s",
-                              (json_int_t)heartbeat, "lease", (json_int_t)lease, "lease_ttl", (json_int_t)ttl,
+                              (json_int_t)r.heartbeat, "lease", (json_int_t)r.lease, "lease_ttl", (json_int_t)r.ttl,
                               "state", "online", "registered_at", ts, "lost_at", "beats", cmd_opt_given(a, "beats"));
     if (agent)
         json_object_set_new(agent, "last_heartbeat", json_string(ts));
     rc = tx_put(ctx->tx, tx_key(key, KEY_AGENTS "%s", name), agent, err);
     if (rc == RD_OK)
-        rc = tx_put_lease(ctx->tx, tx_key(key, KEY_AGENT_ALIVE "%s", name),
-                          json_pack("{s:s, s:I}", "registered_at", ts, "pid", (json_int_t)pid), lease, err);
+        rc = agent_view_put_alive(ctx->tx, tx_key(key, KEY_AGENT_ALIVE "%s", name), &r, ts, err);
     if (rc != RD_OK)
         goto out;
     /* Back from being lost: the node returns to where it was. */
@@ -187,7 +177,7 @@ static rd_code agent_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     node_agent_set_online(node, 1);   /* the write that wakes an idle scheduler */
     *result = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:I}, s:[], s:[]}", "name", name, "node_state",
                         doc_str(node, "state"), "agent", "state", "online", "last_heartbeat", ts, "host",
-                        doc_str(agent, "host"), "version", doc_str(agent, "version"), "pid", (json_int_t)pid,
+                        doc_str(agent, "host"), "version", doc_str(agent, "version"), "pid", (json_int_t)r.pid,
                         "workers_handed", "workers_failed");
     /* the node is written first: a worker that fails frees its GPUs on
      * the node as written here */

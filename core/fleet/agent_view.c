@@ -19,6 +19,8 @@
 #include "doc.h"
 #include "keyspace.h"
 #include "metrics.h"
+#include "names.h"
+#include "num.h"
 
 /* The last heartbeat an alive lease proves: its last renewal. */
 static rd_time last_renewal(store_t *st, int64_t lease, rd_time now)
@@ -117,4 +119,28 @@ rd_code agent_view_alive_at(rd_tx *tx, const char *prefix, json_t **alive, rd_er
         if (!more)
             return RD_OK;
     }
+}
+
+rd_code agent_view_registration(cmd_ctx *ctx, const cmd_args *a, const char *what, const char *name,
+                                agent_registration *r, rd_err *err)
+{
+    int64_t left = 0;
+    *r = (agent_registration){ .heartbeat = 5 };
+    rd_code rc = names_check(what, name, err);
+    if (rc == RD_OK)
+        rc = num_parse_int("--lease", cmd_opt(a, "lease"), 1, INT64_MAX, &r->lease, err);
+    if (rc == RD_OK)
+        rc = num_parse_int("--pid", cmd_opt(a, "pid"), 1, INT32_MAX, &r->pid, err);
+    if (rc == RD_OK && cmd_opt(a, "heartbeat"))
+        rc = num_parse_int("--heartbeat", cmd_opt(a, "heartbeat"), 1, 3600, &r->heartbeat, err);
+    if (rc == RD_OK && store_lease_ttl(tx_store(ctx->tx), r->lease, &left, &r->ttl, err) != RD_OK)
+        rc = rd_fail(err, RD_EINVAL, "--lease: lease %lld does not exist (expired or revoked); grant a new one",
+                     (long long)r->lease);
+    return rc;
+}
+
+rd_code agent_view_put_alive(rd_tx *tx, const char *key, const agent_registration *r, const char *ts, rd_err *err)
+{
+    return tx_put_lease(tx, key, json_pack("{s:s, s:I}", "registered_at", ts, "pid", (json_int_t)r->pid), r->lease,
+                        err);
 }

@@ -1,9 +1,11 @@
-/* agent_view.h - reading a node agent's state (agent_view.c). */
+/* agent_view.h - reading a node agent's state, and the options every
+ * agent registration (a node's or a device's) carries (agent_view.c). */
 #ifndef RD_AGENT_VIEW_H
 #define RD_AGENT_VIEW_H
 
 #include <jansson.h>
 
+#include "cmd.h"
 #include "rdtime.h"
 #include "tx.h"
 
@@ -26,5 +28,21 @@ rd_code agent_view_alive(rd_tx *tx, json_t **alive, rd_err *err);
 /* The same for the alive keys under prefix (KEY_DEVICE_ALIVE: devices'
  * agents), named by what follows it. */
 rd_code agent_view_alive_at(rd_tx *tx, const char *prefix, json_t **alive, rd_err *err);
+
+/* What `agent register` and `device register` are told: the lease the
+ * agent holds (live), its pid and its heartbeat in seconds. */
+typedef struct {
+    int64_t lease, pid, heartbeat;
+    int64_t ttl;   /* the lease's granted time to live */
+} agent_registration;
+
+/* Checks name (what: "node name", "device name") and reads --lease (which
+ * must exist), --pid and --heartbeat (1-3600 s, default 5). */
+rd_code agent_view_registration(cmd_ctx *ctx, const cmd_args *a, const char *what, const char *name,
+                                agent_registration *r, rd_err *err);
+
+/* Puts the alive key (key) under the registration's lease: its presence
+ * is what says the agent lives. */
+rd_code agent_view_put_alive(rd_tx *tx, const char *key, const agent_registration *r, const char *ts, rd_err *err);
 
 #endif

@@ -69,18 +69,9 @@ static rd_code device_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
 {
     const char *name = cmd_arg(a, 0);
     json_t *dev = NULL, *region = NULL;
-    int64_t lease = 0, pid = 0, heartbeat = 5, left = 0, ttl = 0;
+    agent_registration r;
     char key[RD_KEY_MAX], ts[RDTIME_BUFLEN];
-    rd_code rc = names_check("device name", name, err);
-    if (rc == RD_OK)
-        rc = num_parse_int("--lease", cmd_opt(a, "lease"), 1, INT64_MAX, &lease, err);
-    if (rc == RD_OK)
-        rc = num_parse_int("--pid", cmd_opt(a, "pid"), 1, INT32_MAX, &pid, err);
-    if (rc == RD_OK && cmd_opt(a, "heartbeat"))
-        rc = num_parse_int("--heartbeat", cmd_opt(a, "heartbeat"), 1, 3600, &heartbeat, err);
-    if (rc == RD_OK && store_lease_ttl(tx_store(ctx->tx), lease, &left, &ttl, err) != RD_OK)
-        rc = rd_fail(err, RD_EINVAL, "--lease: lease %lld does not exist (expired or revoked); grant a new one",
-                     (long long)lease);
+    rd_code rc = agent_view_registration(ctx, a, "device name", name, &r, err);
     if (rc == RD_OK)
         rc = fleet_get_live(ctx, "device", name, &dev, err);
     if (rc == RD_OK)
@@ -94,16 +85,15 @@ static rd_code device_register_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **res
     }
     rdtime_format(ctx->now, ts);
     json_t *agent = json_pack("{s:s, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:s, s:n}", "device", name, "host",
-                              cmd_opt(a, "host") ? cmd_opt(a, "host") : "", "pid", (json_int_t)pid, "version",
+                              cmd_opt(a, "host") ? cmd_opt(a, "host") : "", "pid", (json_int_t)r.pid, "version",
                               cmd_opt(a, "version") ? cmd_opt(a, "version") : "", "runtime",
                               cmd_opt(a, "runtime") ? cmd_opt(a, "runtime") : "process", "heartbeat_s",
-                              (json_int_t)heartbeat, "lease", (json_int_t)lease, "lease_ttl", (json_int_t)ttl, "state",
+                              (json_int_t)r.heartbeat, "lease", (json_int_t)r.lease, "lease_ttl", (json_int_t)r.ttl, "state",
                               "online", "registered_at", ts, "last_heartbeat", ts, "lost_at");
     rc = agent ? tx_put(ctx->tx, tx_key(key, KEY_DEVICE_AGENTS "%s", name), agent, err)
                : rd_fail(err, RD_ENOMEM, "out of memory");
     if (rc == RD_OK)
-        rc = tx_put_lease(ctx->tx, tx_key(key, KEY_DEVICE_ALIVE "%s", name),
-                          json_pack("{s:s, s:I}", "registered_at", ts, "pid", (json_int_t)pid), lease, err);
+        rc = agent_view_put_alive(ctx->tx, tx_key(key, KEY_DEVICE_ALIVE "%s", name), &r, ts, err);
     const char *state = doc_str(dev, "state");
     if (rc == RD_OK && strcmp(state, "offline") == 0) {
         set_state(dev, *doc_str(dev, "offline_from") ? doc_str(dev, "offline_from") : "active", ctx->now);
