@@ -36,6 +36,8 @@
 
 #include "doc.h"
 #include "dspath.h"
+#include "rdtime.h"
+#include "runner.h"
 #include "runtime.h"
 #include "secret.h"
 
@@ -60,42 +62,10 @@ typedef struct {
 
 /* ---- small helpers --------------------------------------------------------- */
 
-static int mkdirs(const char *path)
-{
-    char p[4400];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *c = p + 1; *c; c++)
-        if (*c == '/') {
-            *c = '\0';
-            if (mkdir(p, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *c = '/';
-        }
-    return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static int read_text(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return 0;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);
-}
-
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Our mounts (mount_type_ours) at or under prefix ("" for all), deepest
@@ -164,13 +134,13 @@ static int run_wait(const char *const *argv, const char *log)
     pid_t pid = spawn(argv, environ, log, &why);
     if (pid < 0)
         return -1;
-    for (int64_t end = mono_ms() + UNMOUNT_WAIT_MS;;) {
+    for (int64_t end = rdtime_mono_ms() + UNMOUNT_WAIT_MS;;) {
         pid_t r = waitpid(pid, &st, WNOHANG);
         if (r == pid)
             return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
         if (r < 0)
             return -1;
-        if (mono_ms() > end) {
+        if (rdtime_mono_ms() > end) {
             kill(-pid, SIGKILL);
             waitpid(pid, &st, 0);
             return -1;
@@ -193,7 +163,7 @@ static int proc_alive(pid_t pid, const char *dir)
     if (r == pid || errno != ECHILD)
         return 0;
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    if (read_text(path, text, sizeof text) != 0)
+    if (runner_read_text(path, text, sizeof text) != 0)
         return 0;
     const char *close = strrchr(text, ')');
     if (!close || close[1] != ' ' || close[2] == 'Z')
@@ -218,7 +188,7 @@ static int proc_alive(pid_t pid, const char *dir)
 static void first_line(const char *file, const char *dflt, char *out, size_t len)
 {
     char text[2048] = "";
-    read_text(file, text, sizeof text);
+    runner_read_text(file, text, sizeof text);
     char *p = text + strspn(text, "\n");
     p[strcspn(p, "\n")] = '\0';
     snprintf(out, len, "%s", *p ? p : dflt);
@@ -369,7 +339,7 @@ static int nfs_client(void)
 {
     char fs[8192] = "", path[512];
     struct stat sb;
-    if (read_text("/proc/filesystems", fs, sizeof fs) == 0 && mount_nfs_client_listed(fs))
+    if (runner_read_text("/proc/filesystems", fs, sizeof fs) == 0 && mount_nfs_client_listed(fs))
         return 1;
     FILE *f = fopen("/proc/sys/kernel/osrelease", "re");
     char rel[128] = "";
@@ -402,7 +372,7 @@ static int item_start(agent_state *a, const mount_item *it, size_t i, const char
     snprintf(log, sizeof log, "%s/%zu.log", mdir, i);
     snprintf(cache, sizeof cache, "%s/cache", mdir);
     snprintf(pidf, sizeof pidf, "%s/%zu.pid", mdir, i);
-    if (mkdirs(mdir) != 0 || mkdirs(it->dest) != 0) {
+    if (runner_mkdirs(mdir, 0755, 0755) != 0 || runner_mkdirs(it->dest, 0755, 0755) != 0) {
         snprintf(msg, len, "cannot make %.300s: %s", it->dest, strerror(errno));
         return -1;
     }
@@ -488,7 +458,7 @@ static int item_state(agent_state *a, const mount_item *it, size_t i, const char
         return STAGE_READY;
     snprintf(pidf, sizeof pidf, "%s/.mount/%zu.pid", dir, i);
     snprintf(log, sizeof log, "%s/.mount/%zu.log", dir, i);
-    if (read_text(pidf, text, sizeof text) != 0)
+    if (runner_read_text(pidf, text, sizeof text) != 0)
         return ITEM_UNSTARTED;
     long long pid = 0, at = 0;
     sscanf(text, "%lld %lld", &pid, &at);
@@ -523,7 +493,7 @@ stage_state agent_mount_step(agent_state *a, const json_t *job, const char *dir,
         if (s == ITEM_UNSTARTED) {
             s = item_start(a, it, i, dir, cause, sizeof cause) == 0 ? STAGE_BUSY : STAGE_FAILED;
             /* a mount is usually live within a moment: no round lost */
-            for (int64_t end = mono_ms() + MOUNT_QUICK_MS; s == STAGE_BUSY && mono_ms() < end;) {
+            for (int64_t end = rdtime_mono_ms() + MOUNT_QUICK_MS; s == STAGE_BUSY && rdtime_mono_ms() < end;) {
                 sleep_ms(50);
                 s = item_state(a, it, i, dir, cause, sizeof cause);
             }
@@ -593,7 +563,7 @@ int agent_mount_release(agent_state *a, const char *dir)
      * unmounted; one that hangs is ended here */
     for (size_t i = 0; i < MOUNT_POINTS_MAX; i++) {
         snprintf(pidf, sizeof pidf, "%s/%zu.pid", mdir, i);
-        if (read_text(pidf, text, sizeof text) != 0)
+        if (runner_read_text(pidf, text, sizeof text) != 0)
             break;
         pid_t pid = (pid_t)atoi(text);
         for (int tries = 0; pid > 0 && proc_alive(pid, dir) && tries < 50; tries++) {

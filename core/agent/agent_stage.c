@@ -33,6 +33,7 @@
 
 #include "data.h"
 #include "doc.h"
+#include "runner.h"
 #include "secret.h"
 
 extern char **environ;
@@ -40,31 +41,6 @@ extern char **environ;
 enum { STAGE_SAY_EVERY_S = 3 };   /* at most one progress report per worker this often */
 
 /* ---- files ----------------------------------------------------------------- */
-
-static int read_text(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return 0;
-}
-
-static int mkdirs(const char *path, int mode)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *c = p + 1; *c; c++)
-        if (*c == '/') {
-            *c = '\0';
-            if (mkdir(p, 0700) != 0 && errno != EEXIST)
-                return -1;
-            *c = '/';
-        }
-    return mkdir(p, (mode_t)mode) != 0 && errno != EEXIST ? -1 : 0;
-}
 
 static int write_secret_file(const char *path, const char *text, size_t n)
 {
@@ -278,7 +254,7 @@ static int stager_start(const char *dir, const json_t *items, char *msg, size_t 
     char *text = plan ? json_dumps(plan, JSON_COMPACT) : NULL;
     json_decref(plan);
     snprintf(path, sizeof path, "%s/plan.json", sdir);
-    int bad = !text || mkdirs(sdir, 0700) != 0 || write_secret_file(path, text, strlen(text)) != 0;
+    int bad = !text || runner_mkdirs(sdir, 0700, 0700) != 0 || write_secret_file(path, text, strlen(text)) != 0;
     if (text) {
         explicit_bzero(text, strlen(text));
         free(text);
@@ -331,7 +307,7 @@ static void say_progress(agent_state *a, const json_t *job, const char *sdir, si
         return;
     write_secret_file(path, "", 0);
     snprintf(path, sizeof path, "%s/bytes", sdir);
-    read_text(path, bytes, sizeof bytes);
+    runner_read_text(path, bytes, sizeof bytes);
     bytes[strcspn(bytes, "\n")] = '\0';
     snprintf(idx, sizeof idx, "%zu", index);
     json_t *words = json_pack("[s, s, s, s, s, s]", "job", "report", doc_str(job, "id"), "staging", "--worker", idx);
@@ -348,7 +324,7 @@ void agent_stage_abort(const char *dir)
 {
     char path[4300], text[64];
     snprintf(path, sizeof path, "%s/.stage/pid", dir);
-    if (read_text(path, text, sizeof text) != 0)
+    if (runner_read_text(path, text, sizeof text) != 0)
         return;
     pid_t pid = (pid_t)atoi(text);
     if (pid > 0 && stager_alive(pid))
@@ -365,13 +341,13 @@ stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir,
         if (access(path, F_OK) == 0)
             return STAGE_READY;
         snprintf(path, sizeof path, "%s/failed", sdir);
-        if (read_text(path, text, sizeof text) == 0) {
+        if (runner_read_text(path, text, sizeof text) == 0) {
             text[strcspn(text, "\n")] = '\0';
             snprintf(msg, len, "%s", text);
             return STAGE_FAILED;
         }
         snprintf(path, sizeof path, "%s/pid", sdir);
-        if (pass == 0 && read_text(path, text, sizeof text) == 0) {
+        if (pass == 0 && runner_read_text(path, text, sizeof text) == 0) {
             pid_t pid = (pid_t)atoi(text);
             if (pid > 0 && stager_alive(pid)) {
                 say_progress(a, job, sdir, index, report);
@@ -433,7 +409,7 @@ int agent_stage_env(agent_state *a, const json_t *job, const char *dir, json_t *
     snprintf(base, sizeof base, "%s", a->runtime == RUNNER_PROCESS ? tree : "/opt/ml");
     for (size_t i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/%s", tree, sub[i]);
-        if (mkdirs(path, 0755) != 0) {
+        if (runner_mkdirs(path, 0700, 0755) != 0) {
             snprintf(msg, len, "staging: %s: %s", path, strerror(errno));
             return -1;
         }
@@ -464,7 +440,7 @@ int agent_stage_env(agent_state *a, const json_t *job, const char *dir, json_t *
             rc = push(env, "WANDB_API_KEY", v, vl);
         else if (strcmp(type, "gcp") == 0) {
             snprintf(path, sizeof path, "%s/.keys", tree);
-            rc = mkdirs(path, 0700);
+            rc = runner_mkdirs(path, 0700, 0700);
             snprintf(path, sizeof path, "%s/.keys/%s.json", tree, name);
             if (rc == 0)
                 rc = write_secret_file(path, v, strlen(v));

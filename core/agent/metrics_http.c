@@ -38,6 +38,7 @@
 #include <microhttpd.h>
 
 #include "metrics.h"
+#include "rdtime.h"
 
 enum {
     LISTEN_BACKLOG = 64,
@@ -305,13 +306,6 @@ static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const 
 
 /* ---- the guard: whole-request deadline, eviction at the limit ------------ */
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Under guard_lock.  shutdown(), not close(): the descriptor stays
  * libmicrohttpd's, which reads the end of the stream and closes the
  * connection; the slot goes when it says so (on_connection). */
@@ -352,7 +346,7 @@ static void *guard_main(void *data)
     metrics_http *h = data;
     pthread_mutex_lock(&h->guard_lock);
     while (!h->stopping) {
-        int64_t next = guard_sweep(h, mono_ms());
+        int64_t next = guard_sweep(h, rdtime_mono_ms());
         if (next == INT64_MAX) {
             pthread_cond_wait(&h->guard_wake, &h->guard_lock);
             continue;
@@ -373,7 +367,7 @@ static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen
     (void)addr;
     (void)addrlen;
     pthread_mutex_lock(&h->guard_lock);
-    guard_sweep(h, mono_ms());
+    guard_sweep(h, rdtime_mono_ms());
     size_t live = 0;
     guard_slot *oldest = NULL;
     for (size_t i = 0; i < h->nslots; i++) {
@@ -399,7 +393,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
         const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (info && h->nslots < CONNECTION_HARD_LIMIT) {
-            h->slots[h->nslots++] = (guard_slot){ c, info->connect_fd, mono_ms(), 0, 0 };
+            h->slots[h->nslots++] = (guard_slot){ c, info->connect_fd, rdtime_mono_ms(), 0, 0 };
             pthread_cond_signal(&h->guard_wake);
         } else if (info) {
             shutdown(info->connect_fd, SHUT_RDWR);   /* cannot be watched: not kept */
@@ -423,7 +417,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     guard_slot *s = guard_find(h, c);
     if (s) {
         s->answering = 0;
-        s->since_ms = mono_ms();
+        s->since_ms = rdtime_mono_ms();
     }
     pthread_mutex_unlock(&h->guard_lock);
 }

@@ -245,4 +245,11 @@ rd_code runner_kind_parse(const char *text, runner_kind *out, rd_err *err);
 const char *runner_kind_name(runner_kind kind);
 const char *runner_state_name(runner_state state);
 
+/* mkdir -p: every missing parent made with parent_mode, path itself with
+ * mode; 0, or -1 with errno (an existing folder is no error). */
+int runner_mkdirs(const char *path, int parent_mode, int mode);
+
+/* A small file's text, NUL-ended in buf (cut at len - 1); 0, or -1. */
+int runner_read_text(const char *path, char *buf, size_t len);
+
 #endif

@@ -1,12 +1,14 @@
 /* runner_util.c - the small pieces every runtime's plan and the runner
  * share: a growing NULL-terminated list of owned strings (argv, envp), the
- * "K=V" environment helpers, and finding a program on PATH.  The lowest
+ * "K=V" environment helpers, finding a program on PATH, making a folder
+ * with its parents and reading a small file.  The lowest
  * layer of core/agent's runner: it calls nothing of the runner's own, so
  * the runtimes (runtime_*.c), their registry (runtime.c) and the runner
  * (runner_exec.c, runner_state.c) can all use it without a cycle.
  */
 #include "runner_int.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,4 +109,32 @@ char *runner_find_program(const char *name)
             return NULL;
         p += n + 1;
     }
+}
+
+int runner_mkdirs(const char *path, int parent_mode, int mode)
+{
+    char p[4400];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *c = p + 1; *c; c++)
+        if (*c == '/') {
+            *c = '\0';
+            if (mkdir(p, (mode_t)parent_mode) != 0 && errno != EEXIST)
+                return -1;
+            *c = '/';
+        }
+    return mkdir(p, (mode_t)mode) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int runner_read_text(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return 0;
 }

@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runner.h"
+
 extern char **environ;
 
 typedef struct {
@@ -68,20 +70,6 @@ static void say_bytes(stager *s, int force)
     s->said = now;
     snprintf(num, sizeof num, "%lld\n", (long long)s->bytes);
     put_file(s->dir, "bytes", num, 0600);
-}
-
-static int mkdirs(const char *path)
-{
-    char p[4096];
-    snprintf(p, sizeof p, "%s", path);
-    for (char *c = p + 1; *c; c++)
-        if (*c == '/') {
-            *c = '\0';
-            if (mkdir(p, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *c = '/';
-        }
-    return mkdir(p, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* ---- archives -------------------------------------------------------------- */
@@ -365,7 +353,7 @@ static int stage_item(stager *s, const json_t *it)
 
     if (strcmp(kind, "git") == 0) {
         char *env[8] = { 0 };
-        if (mkdirs(dest) != 0 && errno != EEXIST)
+        if (runner_mkdirs(dest, 0755, 0755) != 0 && errno != EEXIST)
             return snprintf(s->why, sizeof s->why, "%s: %s", dest, strerror(errno)), -1;
         stage_env_add(env, 8, "GIT_TERMINAL_PROMPT", "0");
         if (ktype && strcmp(ktype, "huggingface") == 0 && kval && strncmp(url, "https:", 6) == 0) {
@@ -393,7 +381,7 @@ static int stage_item(stager *s, const json_t *it)
         }
         return rc;
     }
-    if (mkdirs(dest) != 0) {
+    if (runner_mkdirs(dest, 0755, 0755) != 0) {
         snprintf(s->why, sizeof s->why, "%s: %s", dest, strerror(errno));
         return -1;
     }
