@@ -14,15 +14,17 @@
  *               whatever its last run's end) is run; one stopped (a new
  *               deploy, the device removed) ends what runs
  *   tend        a run goes staging (the model and checkpoints, fetched by
- *               agent_stage.c's stager as a job's are), then its command
+ *               agent_stage.c's stager as a job's are; then the datastore
+ *               mounted at the output path, agent_device_mount_output,
+ *               over as many rounds as it takes), then its command
  *               starts in the foreground of a runner (runner.h) with the
  *               configuration's env (sealed in the store, opened with the
- *               master key), its keys, RIGDECK_DEVICE, the datastore at the
- *               output path (agent_device_mount_output) and, in a
+ *               master key), its keys, RIGDECK_DEVICE and, in a
  *               container, the accelerator and every /dev/video* passed
  *               through (agent_device_passthrough); it is reported `running`,
  *               and `failed` with its exit status once it ends, exactly
- *               once.  It is not started again until the agent restarts
+ *               once, its datastore unmounted before.  It is not started
+ *               again until the agent restarts
  *
  * Reports go through the one executor as `device report NAME --status S
  * --deployment SERIAL`; one the store cannot take now is said again at the
@@ -30,7 +32,9 @@
  * elsewhere).  Runs live in WORK_DIR/runs/<serial>-<pid>-<n>/: what a
  * killed agent left running is killed when the agent starts again (as a
  * reboot would), and what runs when it stops is stopped (SIGTERM, SIGKILL
- * after STOP_GRACE_MS).
+ * after STOP_GRACE_MS).  A run's folder is removed only once nothing is
+ * mounted in it (agent_mount_release): removing it would reach into the
+ * share.
  */
 #include "agent_device.h"
 
@@ -43,6 +47,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "agent_mount.h"
 #include "agent_stage.h"
 #include "device_agent.h"
 #include "doc.h"
@@ -164,18 +169,34 @@ size_t agent_device_passthrough(const char *dev_dir, runner_kind kind, const jso
 
 /* ---- the datastore -------------------------------------------------------- */
 
-int agent_device_mount_output(agent_state *a, const json_t *cfg, const char *dir, char *msg, size_t len)
+stage_state agent_device_mount_output(agent_state *a, const json_t *cfg, const json_t *refs, const char *dir,
+                                      char *msg, size_t len)
 {
-    (void)a;
-    (void)dir;
     const char *ds = json_string_value(json_object_get(cfg, "datastore"));
-    if (!ds || !*ds)
-        return 0;   /* the output path is the run's own folder */
-    /* This build has no datastore mounts (core/agent/agent_mount.c brings
-     * them): a run must not write what belongs on the datastore into a
-     * local folder nobody reads. */
-    snprintf(msg, len, "datastore '%s': this agent cannot mount datastores", ds);
-    return -1;
+    /* A deployment made before deploys froze the datastore has no copy
+     * of it: it must not write what belongs on the datastore into a local
+     * folder nobody reads. */
+    if (ds && *ds && (!json_object_get(json_object_get(refs, "datastores"), ds) ||
+                      strcmp(doc_str(refs, "regional_datastore"), ds) != 0)) {
+        snprintf(msg, len, "datastore '%s' (data.output): the deployment carries no record of it (deployed before "
+                 "datastore mounts: deploy again)", ds);
+        return STAGE_FAILED;
+    }
+    /* the job-like document agent_mount.c reads: the copy made at deploy,
+     * the configuration's datastore as a job's regional data.output (none:
+     * the output path is the run's own folder) and a model or checkpoint
+     * read from a datastore:NAME/PATH source, which staging leaves to it */
+    json_t *job = json_pack("{s:O, s:{}}", "data_refs", refs ? refs : json_null(), "data");
+    if (job && ds && *ds)
+        json_object_set_new(json_object_get(job, "data"), "output",
+                            json_pack("{s:s, s:s}", "type", "regional", "path", doc_str(cfg, "datastore_path")));
+    if (!job) {
+        snprintf(msg, len, "out of memory");
+        return STAGE_FAILED;
+    }
+    stage_state st = agent_mount_step(a, job, dir, msg, len);
+    json_decref(job);
+    return st;
 }
 
 /* ---- reports -------------------------------------------------------------- */
@@ -219,6 +240,17 @@ static void report(dev_agent *d, const char *status, json_t *extra)
     flush(d);
 }
 
+/* Unmounts the datastore of the run in dir (agent_mount.c; nothing when
+ * none is mounted): once its command has ended, before its folder goes.
+ * 0, or -1 when one is still mounted (the folder must then stay). */
+static int release(dev_agent *d, const char *dir)
+{
+    if (agent_mount_release(&d->a, dir) == 0)
+        return 0;
+    dlog(&d->a.o->log, "run", NULL, "%s: its datastore is still mounted there; the folder is kept", dir);
+    return -1;
+}
+
 /* The run ends before its command started: failed, reason and message. */
 static void fail_start(dev_agent *d, const char *reason, const char *msg)
 {
@@ -226,6 +258,7 @@ static void fail_start(dev_agent *d, const char *reason, const char *msg)
     snprintf(one, sizeof one, "%.*s", (int)strcspn(msg, "\n"), msg);
     dlog(&d->a.o->log, "start", NULL, "deployment %lld of device %s could not start: %s (%s); reporting it failed",
          (long long)d->serial, dev_name(d), one, reason);
+    release(d, d->dir);   /* a datastore mounted before it failed */
     report(d, "failed", json_pack("[s, s, s, s]", "--reason", reason, "--message", one));
     d->phase = RUN_NONE;
 }
@@ -248,12 +281,17 @@ static void run_clear(dev_agent *d, const char *dir, int grace)
         struct timespec ts = { 0, 100 * 1000000L };
         nanosleep(&ts, NULL);
     }
-    if (runner_cleanup(dir, &err) != RD_OK)
+    /* never remove a folder with the share mounted in it */
+    if (release(d, dir) == 0 && runner_cleanup(dir, &err) != RD_OK)
         dlog(&d->a.o->log, "run", NULL, "cannot remove %s: %s", dir, err.msg);
 }
 
 /* What an agent before this one left in WORK_DIR/runs: gone, as after a
- * reboot, so that the deployment starts afresh. */
+ * reboot, so that the deployment starts afresh.  run_clear ends each
+ * run's process, then unmounts its datastore before removing its folder:
+ * the device's agent does this rather than agent_mount_sweep, which keeps
+ * the mounts of workers still running (a node agent's WORK_DIR/<job>/
+ * <index> layout), while every run found here is ended. */
 static void clear_leftovers(dev_agent *d)
 {
     char runs[4100];
@@ -358,10 +396,6 @@ static void run_launch(dev_agent *d, json_t *job)
         fail_start(d, "staging_failed", msg);
         goto out;
     }
-    if (agent_device_mount_output(&d->a, d->cfg, d->dir, msg, sizeof msg) != 0) {
-        fail_start(d, "start_failed", msg);
-        goto out;
-    }
     int container = runtime_find(d->a.runtime)->container;
     if (container) {
         json_t *bad = NULL, *cdi = probe_cdi_names(NULL, &bad);
@@ -436,6 +470,9 @@ static void tend(dev_agent *d, int64_t now)
     if (d->phase == RUN_STAGING) {
         json_t *job = stage_job(d);
         stage_state ss = agent_stage_step(&d->a, job, d->dir, 0, msg, sizeof msg, quiet);
+        if (ss == STAGE_READY)   /* then the datastore, as a job worker's (BUSY: looked at next round) */
+            ss = agent_device_mount_output(&d->a, d->cfg, json_object_get(d->dep, "data_refs"), d->dir, msg,
+                                           sizeof msg);
         if (ss == STAGE_FAILED)
             fail_start(d, "staging_failed", msg);
         else if (ss == STAGE_READY)
@@ -477,6 +514,7 @@ static void tend(dev_agent *d, int64_t now)
     if (d->phase == RUN_LAUNCHING)
         report(d, "running", NULL);
     d->phase = RUN_NONE;
+    release(d, d->dir);   /* the share is not left mounted on the device */
     if (st.state == RUNNER_EXITED) {
         int code = st.exit_code >= 0 ? st.exit_code : 128 + st.signal;
         dlog(&d->a.o->log, "end", NULL, "deployment %lld ended with exit status %d; it is not restarted (until "

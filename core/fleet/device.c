@@ -137,7 +137,7 @@ static rd_code device_set_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **r
 
 /* What the agent stages for cfg, frozen now as a job's data is at submit
  * (dataobj_job_resolve): the model, the checkpoints, the keys with their
- * values sealed.  *refs is that object, or, when an object named is not
+ * values sealed, and the datastore (its password still sealed).  *refs is that object, or, when an object named is not
  * there (yet), a string saying so: the deploy stands and the agent reports
  * the deployment failed with it (a configuration may name a model before
  * it is registered). */
@@ -150,6 +150,15 @@ static rd_code deploy_data(cmd_ctx *ctx, const json_t *cfg, json_t **refs, rd_er
     rd_err why = { 0 };
     if (!job)
         return rd_fail(err, RD_ENOMEM, "out of memory");
+    /* the datastore at the output path, as a job's regional one: the
+     * deployment carries a copy of it (data_refs.datastores, its password
+     * sealed) that the device's agent mounts (agent_device_mount_output) */
+    const char *ds = json_string_value(json_object_get(cfg, "datastore"));
+    if (ds && *ds) {
+        json_object_set_new(job, "regional", json_pack("{s:s}", "datastore", ds));
+        json_object_set_new(json_object_get(job, "data"), "output",
+                            json_pack("{s:s, s:s}", "type", "regional", "path", doc_str(cfg, "datastore_path")));
+    }
     rd_code rc = dataobj_job_resolve(ctx, job, &why);
     if (rc == RD_OK)
         *refs = json_incref(json_object_get(job, "data_refs"));

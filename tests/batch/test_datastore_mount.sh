@@ -16,77 +16,15 @@
 # the datastore and rclone's first line, unbilled, and leaves no mount; an
 # NFS datastore on this kernel (no NFS client) fails the same way, saying
 # so (left out where the kernel has one).
-# Skipped where smbd, rclone, fusermount3 or /dev/fuse is missing.  Runs
-# on SQLite and, again, on etcd.
+# Skipped where smbd, rclone, fusermount3 or /dev/fuse is missing
+# (smbd.sh).  Runs on SQLite and, again, on etcd.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
-
-command -v smbd >/dev/null 2>&1 || skip "smbd (Debian's samba) is not installed"
-command -v rclone >/dev/null 2>&1 || skip "rclone is not installed"
-command -v fusermount3 >/dev/null 2>&1 || skip "fusermount3 (Debian's fuse3) is not installed"
-[ -c /dev/fuse ] || skip "/dev/fuse is missing"
-command -v smbpasswd >/dev/null 2>&1 || skip "smbpasswd (samba) is not installed"
-
-# the mounts of this scenario (the work dirs are under $TMP)
-our_mounts () { grep -c " $TMP/" /proc/self/mountinfo; }
-no_mounts () { [ "$(our_mounts)" = 0 ]; }
-has_mount () { grep -q " $1 " /proc/self/mountinfo; }
-no_rclone () { ! pgrep -f "rclone mount.* $TMP/" >/dev/null; }
-
-# Ends what this scenario mounted and smbd before daemons.sh's cleanup
-# removes $TMP (which must never reach through a mount into the share).
-mount_cleanup () {
-    for m in $(grep " $TMP/" /proc/self/mountinfo | cut -d' ' -f5); do fusermount3 -uz "$m" 2>/dev/null; done
-    for p in $(pgrep -f "rclone mount.* $TMP/"); do kill -9 "$p" 2>/dev/null; done
-    if [ -n "${SMBD:-}" ]; then
-        for c in $(pgrep -P "$SMBD"); do kill -9 "$c" 2>/dev/null; done
-        kill -9 "$SMBD" 2>/dev/null
-    fi
-    daemons_cleanup
-}
-trap mount_cleanup EXIT
-
-S=$TMP/smb
-mkdir -p "$S/share/a" "$S/share/b" "$S/private" "$S/lock" "$S/pid" "$S/state" "$S/cache" "$S/log"
+. tests/batch/smbd.sh
+smbd_start
+mkdir -p "$S/share/a" "$S/share/b"
 echo "alpha file" >"$S/share/a/fa.txt"
 echo "secret of b" >"$S/share/b/fb.txt"
-SPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-ME=$(id -un)
-cat >"$S/smb.conf" <<EOF
-[global]
-  smb ports = $SPORT
-  interfaces = 127.0.0.1
-  bind interfaces only = yes
-  private dir = $S/private
-  lock directory = $S/lock
-  pid directory = $S/pid
-  state directory = $S/state
-  cache directory = $S/cache
-  ncalrpc dir = $S/state/ncalrpc
-  log file = $S/log/smbd.log
-  passdb backend = tdbsam:$S/private/passdb.tdb
-  server role = standalone server
-  map to guest = never
-  load printers = no
-  disable spoolss = yes
-  printing = bsd
-  printcap name = /dev/null
-  server min protocol = SMB2
-[data]
-  path = $S/share
-  read only = no
-EOF
-printf 'sm8-pass\nsm8-pass\n' | smbpasswd -c "$S/smb.conf" -a -s "$ME" >"$S/log/passwd" 2>&1 ||
-    skip "smbpasswd cannot add user $ME here: $(head -1 "$S/log/passwd")"
-smbd --foreground --no-process-group -s "$S/smb.conf" >"$S/log/out" 2>&1 &
-SMBD=$!
-end=$(($(date +%s) + 30))
-until python3 -c "import socket; socket.create_connection(('127.0.0.1', $SPORT), 1)" 2>/dev/null; do
-    if [ "$(date +%s)" -gt "$end" ] || ! kill -0 "$SMBD" 2>/dev/null; then
-        skip "smbd does not start here: $(head -3 "$S/log/out" "$S/log/smbd.log" 2>/dev/null | tr '\n' ' ')"
-    fi
-    sleep 0.2
-done
 
 printf 'sm8-pass\n' >"$TMP/pw"
 printf 'wrong-pass\n' >"$TMP/badpw"
