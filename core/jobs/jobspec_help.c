@@ -70,7 +70,7 @@ const char *const jobspec_help_lines[] = {
         "the port in $PORT (80 in a container), instead of routes",
     "endpoint.routes\tlist of 1-64 routes of the built-in server; no two with the same verb and path",
     "endpoint.routes[].verb\tPOST (the default and the only verb)",
-    "endpoint.routes[].path\tURL path starting with /, up to 256 characters, without spaces, ? or #; " "required",
+    "endpoint.routes[].path\tURL path starting with /, up to 256 characters, without spaces, ?, #, { or }; " "required",
     "endpoint.routes[].file\tPython file relative to the model code (serve.py, api/serve.py; no .. or /), "
         "required",
     "endpoint.routes[].function\tthe Python function called per request (an identifier), required",

@@ -173,8 +173,10 @@ static rd_code route_path(rd_err *err, const json_t *v, const char *path, const 
     rd_code rc;
     if ((rc = js_want_string(v, path, 1, ROUTE_PATH_MAX, 0, out, err)) != RD_OK)
         return rc;
-    if ((*out)[0] != '/' || strpbrk(*out, " ?#"))
-        return js_fail_got(err, path, v, "a URL path starting with / (without spaces, ? or #)");
+    /* { and } would make the route server's FastAPI read a path parameter
+     * (/items/{id}): routes take their params from the JSON body only */
+    if ((*out)[0] != '/' || strpbrk(*out, " ?#{}"))
+        return js_fail_got(err, path, v, "a URL path starting with / (without spaces, ?, #, { or })");
     return RD_OK;
 }
 

@@ -751,6 +751,9 @@ static void test_rule_routes_post_only(void **state)
         "endpoint.routes[0].verb must be POST");
     bad(ENDPOINT "endpoint: {routes: [{path: /a, file: s.py, function: f}, {verb: PUT, path: /b, file: s.py, function: f}]}\n",
         "endpoint.routes[1].verb must be POST");
+    /* the route server would take {id} for a path parameter */
+    bad(ENDPOINT "endpoint: {routes: [{path: '/items/{id}', file: s.py, function: f}]}\n",
+        "endpoint.routes[0].path must be a URL path starting with / (without spaces, ?, #, { or })");
 }
 
 static void test_rule_routes_unique_verb_and_path(void **state)
