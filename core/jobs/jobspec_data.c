@@ -243,6 +243,13 @@ rd_code js_data(js_ctx *c, const json_t *v, json_t **out)
                        type_is(c, "notebook", NULL) ? " (attach data.datasets instead)" : "");
     if (output && !type_is(c, "training", "inference"))
         return js_fail(c->err, "data.output", "is only for training and inference jobs, not %s jobs", c->type);
+    /* A regional input is the datastore mounted read-only at the input
+     * folder: the datasets' folders could not be made inside it. */
+    if (input && json_is_object(input) && json_is_string(js_get(input, "type")) &&
+        strcmp(json_string_value(js_get(input, "type")), "regional") == 0 && json_is_array(datasets) &&
+        json_array_size(datasets) > 0)
+        return js_fail(c->err, "data.datasets", "cannot go with a regional data.input: the datastore is mounted "
+                                                "read-only at " JOBSPEC_INPUT_DIR "; read it there, or drop one");
     if (!(data = json_object()))
         return js_nomem(c->err);
     if ((rc = js_name_list(datasets, "data.datasets", LIST_MAX, &sec, c->err)) != RD_OK ||

@@ -756,6 +756,16 @@ static void test_rule_routes_post_only(void **state)
         "endpoint.routes[0].path must be a URL path starting with / (without spaces, ?, #, { or })");
 }
 
+/* A regional input is mounted read-only where datasets would go. */
+static void test_rule_regional_input_without_datasets(void **state)
+{
+    (void)state;
+    bad("name: t\ntype: training\nresources: {gpu_types: [cpu], cpu_count: 4, max_price: 1, disk_size: 10}\n"
+        "workers: {count: 1, commands: [x]}\nregional: {datastore: ds}\n"
+        "data: {datasets: [d1], input: {type: regional, path: /a}}\n",
+        "data.datasets cannot go with a regional data.input");
+}
+
 static void test_rule_routes_unique_verb_and_path(void **state)
 {
     (void)state;
@@ -1083,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_rule_endpoint_required_for_endpoint_jobs),
         cmocka_unit_test(test_rule_routes_post_only),
         cmocka_unit_test(test_rule_routes_unique_verb_and_path),
+        cmocka_unit_test(test_rule_regional_input_without_datasets),
         cmocka_unit_test(test_rule_route_path_file_and_function),
         cmocka_unit_test(test_rule_params_unique_names),
         cmocka_unit_test(test_rule_optional_params_need_default),
