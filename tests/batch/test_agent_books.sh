@@ -27,7 +27,7 @@ agent_once () {
 case_ "the daemons refuse bad usage with exit 2"
 $WRAP "$BIN" agent --store "$STORE" --runtime process >"$OUT" 2>"$ERR"; RC=$?
 expect_status 2
-expect_err "--node NAME is required"
+expect_err "one of --node NAME (the node this machine is) or --device NAME (the edge device it is) is required"
 $WRAP "$BIN" serve --store "$STORE" --bogus >"$OUT" 2>"$ERR"; RC=$?
 expect_status 2
 expect_err "unknown option --bogus"
