@@ -231,50 +231,6 @@ static rd_code agent_call(const char *what, const char *url, const char *token, 
     return RD_OK;
 }
 
-/* ---- the commands ----------------------------------------------------------- */
-
-/* The job (one the actor may act on) and the workers to serve: --worker N
- * or all, each in phase (staging/uploading) with a transfer. */
-static rd_code transfer_workers(cmd_ctx *ctx, const cmd_args *a, const char *what, const char *phase, json_t **job,
-                                int64_t *only, rd_err *err)
-{
-    *only = -1;
-    rd_code rc = job_get_visible(ctx, cmd_arg(a, 0), job, err);
-    if (rc == RD_OK)
-        rc = job_require_actor(ctx, *job, what, err);
-    if (rc == RD_OK && cmd_opt(a, "worker"))
-        rc = num_parse_int("--worker", cmd_opt(a, "worker"), 0,
-                           (int64_t)json_array_size(json_object_get(*job, "workers")) - 1, only, err);
-    size_t i, n = 0;
-    json_t *w;
-    json_array_foreach(json_object_get(*job, "workers"), i, w)
-        n += (*only < 0 || (int64_t)i == *only) && strcmp(doc_str(w, "phase"), phase) == 0 &&
-             json_is_object(json_object_get(w, "transfer"));
-    if (rc == RD_OK && !n)
-        rc = rd_fail(err, RD_EINVAL, "%s: no worker of job '%s' waits for it now (a worker waits while its phase "
-                     "is %s with a message \"waiting for %s\")", what, cmd_arg(a, 0), phase, what);
-    if (rc != RD_OK) {
-        json_decref(*job);
-        *job = NULL;
-    }
-    return rc;
-}
-
-static int worker_served(const json_t *w, size_t i, int64_t only, const char *phase)
-{
-    return (only < 0 || (int64_t)i == only) && strcmp(doc_str(w, "phase"), phase) == 0 &&
-           json_is_object(json_object_get(w, "transfer"));
-}
-
-/* The opened token and the base url of worker w's transfer. */
-static rd_code open_transfer(cmd_ctx *ctx, const json_t *w, char **token, char *base, size_t len, rd_err *err)
-{
-    const json_t *t = json_object_get(w, "transfer");
-    size_t n = 0;
-    snprintf(base, len, "http://%s:%lld", doc_str(t, "host"), (long long)json_integer_value(json_object_get(t, "port")));
-    return fleet_unseal(ctx, doc_str(t, "token"), token, &n, err);
-}
-
 /* Sends one item (field: its spec field, path as the spec says it). */
 static rd_code send_item(const char *where, const char *token, const char *field, const char *item, const char *path,
                          json_t *sent, size_t index, rd_err *err)
@@ -312,32 +268,101 @@ static rd_code send_item(const char *where, const char *token, const char *field
     return rc;
 }
 
-static rd_code job_send_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+/* ---- the commands ----------------------------------------------------------- */
+
+/* `job transfer ID --for send|receive [--worker N]`: read in the store (on
+ * a secured store by the controller, for the asking account), what `job
+ * send`/`job receive` need: the spec's local paths and, for each waiting
+ * worker, where its agent listens and the opened token. */
+static rd_code job_transfer_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *job = NULL, *w, *sent = json_array();
-    int64_t only;
-    rd_code rc = sent ? transfer_workers(ctx, a, "job send", "staging", &job, &only, err)
-                      : rd_fail(err, RD_ENOMEM, "out of memory");
-    const json_t *input = json_object_get(json_object_get(job, "data"), "input"), *model = json_object_get(job, "model");
+    const char *dir = cmd_opt(a, "for");
+    if (!dir || (strcmp(dir, "send") != 0 && strcmp(dir, "receive") != 0))
+        return rd_fail(err, RD_EINVAL, "job transfer: --for is send or receive, got '%s'", dir ? dir : "");
+    int send = strcmp(dir, "send") == 0;
+    const char *what = send ? "job send" : "job receive", *phase = send ? "staging" : "uploading";
+    json_t *job = NULL, *w, *workers = json_array();
+    int64_t only = -1;
+    rd_code rc = workers ? job_get_visible(ctx, cmd_arg(a, 0), &job, err) : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK)
+        rc = job_require_actor(ctx, job, what, err);
+    if (rc == RD_OK && cmd_opt(a, "worker"))
+        rc = num_parse_int("--worker", cmd_opt(a, "worker"), 0,
+                           (int64_t)json_array_size(json_object_get(job, "workers")) - 1, &only, err);
     size_t i;
     json_array_foreach(json_object_get(job, "workers"), i, w) {
-        if (rc != RD_OK || !worker_served(w, i, only, "staging"))
+        const json_t *t = json_object_get(w, "transfer");
+        if (rc != RD_OK || (only >= 0 && (int64_t)i != only) || strcmp(doc_str(w, "phase"), phase) != 0 ||
+            !json_is_object(t))
             continue;
-        char where[400], *token = NULL;
-        rc = open_transfer(ctx, w, &token, where, sizeof where, err);
-        if (rc == RD_OK && strcmp(doc_str(input, "type"), "local") == 0)
-            rc = send_item(where, token, "data.input", "input", doc_str(input, "path"), sent, i, err);
-        if (rc == RD_OK && strcmp(doc_str(model, "source"), "local") == 0)
-            rc = send_item(where, token, "model.source", "model", doc_str(model, "location"), sent, i, err);
+        char *token = NULL, zip[300];
+        size_t n = 0;
+        rc = fleet_unseal(ctx, doc_str(t, "token"), &token, &n, err);
+        job_output_zip_name(job, i, zip, sizeof zip);
+        if (rc == RD_OK)
+            json_array_append_new(workers, json_pack("{s:I, s:s, s:O, s:s, s:s}", "index", (json_int_t)i, "host",
+                                                     doc_str(t, "host"), "port", json_object_get(t, "port"), "token",
+                                                     token, "zip", zip));
         if (token) {
-            explicit_bzero(token, strlen(token));
+            explicit_bzero(token, n);
             free(token);
         }
     }
+    if (rc == RD_OK && !json_array_size(workers))
+        rc = rd_fail(err, RD_EINVAL, "%s: no worker of job '%s' waits for it now (a worker waits while its phase "
+                     "is %s with a message \"waiting for %s\")", what, cmd_arg(a, 0), phase, what);
+    const json_t *data = json_object_get(job, "data"), *model = json_object_get(job, "model");
     if (rc == RD_OK)
-        *result = json_pack("{s:s, s:O}", "job", doc_str(job, "id"), "sent", sent);
-    json_decref(sent);
+        *result = json_pack("{s:s, s:O, s:O, s:O, s:O}", "job", doc_str(job, "id"), "input",
+                            json_object_get(data, "input"), "output", json_object_get(data, "output"), "model", model,
+                            "workers", workers);
+    json_decref(workers);
     json_decref(job);
+    return rc;
+}
+
+/* Runs `job transfer` for `job send`/`job receive` (dir), as its own
+ * line: on a secured store it is relayed to the controller, while the
+ * files stay this computer's.  Never run for a relayed request: that would
+ * read and write the controller's disk. */
+static rd_code transfer_ask(cmd_ctx *ctx, const cmd_args *a, const char *dir, json_t **t, rd_err *err)
+{
+    char line[400];
+    const char *id = cmd_arg(a, 0), *w = cmd_opt(a, "worker");
+    *t = NULL;
+    if (!cmd_file_local(ctx))
+        return rd_fail(err, RD_EPERM, "job %s: runs on the computer that holds the files; it is never relayed", dir);
+    if (strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != strlen(id) || !*id)
+        return rd_fail(err, RD_EINVAL, "job %s: ID is a job id (letters, digits, - _ .), got '%s'", dir, id);
+    if (w && (strspn(w, "0123456789") != strlen(w) || !*w || strlen(w) > 9))
+        return rd_fail(err, RD_EINVAL, "--worker must be a whole number, got '%s'", w);
+    snprintf(line, sizeof line, "job transfer %s --for %s%s%s", id, dir, w ? " --worker " : "", w ? w : "");
+    const cmd_def *def = NULL;
+    return cmd_exec_line(ctx, line, t, &def, err);
+}
+
+static rd_code job_send_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+{
+    json_t *t = NULL, *w, *sent = json_array();
+    rd_code rc = sent ? transfer_ask(ctx, a, "send", &t, err) : rd_fail(err, RD_ENOMEM, "out of memory");
+    const json_t *input = json_object_get(t, "input"), *model = json_object_get(t, "model");
+    size_t i;
+    json_array_foreach(json_object_get(t, "workers"), i, w) {
+        char where[400];
+        const char *token = doc_str(w, "token");
+        size_t index = (size_t)json_integer_value(json_object_get(w, "index"));
+        snprintf(where, sizeof where, "http://%s:%lld", doc_str(w, "host"),
+                 (long long)json_integer_value(json_object_get(w, "port")));
+        if (rc == RD_OK && strcmp(doc_str(input, "type"), "local") == 0)
+            rc = send_item(where, token, "data.input", "input", doc_str(input, "path"), sent, index, err);
+        if (rc == RD_OK && strcmp(doc_str(model, "source"), "local") == 0)
+            rc = send_item(where, token, "model.source", "model", doc_str(model, "location"), sent, index, err);
+        explicit_bzero((char *)token, strlen(token));
+    }
+    if (rc == RD_OK)
+        *result = json_pack("{s:s, s:O}", "job", doc_str(t, "job"), "sent", sent);
+    json_decref(sent);
+    json_decref(t);
     return rc;
 }
 
@@ -371,37 +396,31 @@ static rd_code receive_one(const char *where, const char *token, const char *dir
 
 static rd_code job_receive_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
-    json_t *job = NULL, *w, *got = json_array();
-    int64_t only;
+    json_t *t = NULL, *w, *got = json_array();
     char dir[4096] = "";
-    rd_code rc = got ? transfer_workers(ctx, a, "job receive", "uploading", &job, &only, err)
-                     : rd_fail(err, RD_ENOMEM, "out of memory");
-    if (rc == RD_OK)
-        rc = cmd_opt(a, "into") ? (snprintf(dir, sizeof dir, "%s", cmd_opt(a, "into")), RD_OK)
-                                : expand_path("data.output.path",
-                                              doc_str(json_object_get(json_object_get(job, "data"), "output"), "path"),
-                                              dir, sizeof dir, err);
+    rd_code rc = got ? transfer_ask(ctx, a, "receive", &t, err) : rd_fail(err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK && cmd_opt(a, "into"))
+        snprintf(dir, sizeof dir, "%s", cmd_opt(a, "into"));
+    else if (rc == RD_OK)
+        rc = expand_path("data.output.path", doc_str(json_object_get(t, "output"), "path"), dir, sizeof dir, err);
     struct stat sb;
     if (rc == RD_OK && (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)))
         rc = rd_fail(err, RD_EINVAL, "job receive: %s is not a folder on this computer", dir);
     size_t i;
-    json_array_foreach(json_object_get(job, "workers"), i, w) {
-        if (rc != RD_OK || !worker_served(w, i, only, "uploading"))
-            continue;
-        char where[400], zip[300], *token = NULL;
-        job_output_zip_name(job, i, zip, sizeof zip);
-        rc = open_transfer(ctx, w, &token, where, sizeof where, err);
+    json_array_foreach(json_object_get(t, "workers"), i, w) {
+        char where[400];
+        const char *token = doc_str(w, "token");
+        snprintf(where, sizeof where, "http://%s:%lld", doc_str(w, "host"),
+                 (long long)json_integer_value(json_object_get(w, "port")));
         if (rc == RD_OK)
-            rc = receive_one(where, token, dir, zip, got, i, err);
-        if (token) {
-            explicit_bzero(token, strlen(token));
-            free(token);
-        }
+            rc = receive_one(where, token, dir, doc_str(w, "zip"), got,
+                             (size_t)json_integer_value(json_object_get(w, "index")), err);
+        explicit_bzero((char *)token, strlen(token));
     }
     if (rc == RD_OK)
-        *result = json_pack("{s:s, s:O}", "job", doc_str(job, "id"), "received", got);
+        *result = json_pack("{s:s, s:O}", "job", doc_str(t, "job"), "received", got);
     json_decref(got);
-    json_decref(job);
+    json_decref(t);
     return rc;
 }
 
@@ -415,11 +434,20 @@ static const cmd_flag job_receive_flags[] = {
     { 0 }
 };
 
+static const cmd_flag job_transfer_flags[] = {
+    { "for", "send|receive", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED, "what the transfer is for" },
+    { "worker", "N", CMD_FLAG_VALUE, "only this worker" },
+    { 0 }
+};
+
 const cmd_def job_transfer_cmd_table[] = {
-    { "job send", "ID", job_send_flags, 0,
+    { "job transfer", "ID", job_transfer_flags, 0,
+      "what job send / job receive ask the store: the local paths, and where each waiting worker's agent listens "
+      "with its token (for those who may act on the job)", NULL, job_transfer_cmd },
+    { "job send", "ID", job_send_flags, CMD_NO_STORE,
       "upload the job's local data.input / model.source from this computer to the workers waiting for it", NULL,
       job_send_cmd },
-    { "job receive", "ID", job_receive_flags, 0,
+    { "job receive", "ID", job_receive_flags, CMD_NO_STORE,
       "download the output archive (data.output type local) of the workers waiting for it onto this computer", NULL,
       job_receive_cmd },
     { 0 }
