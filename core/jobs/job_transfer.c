@@ -338,7 +338,7 @@ static rd_code transfer_ask(cmd_ctx *ctx, const cmd_args *a, const char *dir, js
         return rd_fail(err, RD_EINVAL, "--worker must be a whole number, got '%s'", w);
     snprintf(line, sizeof line, "job transfer %s --for %s%s%s", id, dir, w ? " --worker " : "", w ? w : "");
     const cmd_def *def = NULL;
-    return cmd_exec_line(ctx, line, t, &def, err);
+    return ctx->exec_line(ctx, line, t, &def, err);   /* the executor's cmd_exec_line */
 }
 
 static rd_code job_send_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
