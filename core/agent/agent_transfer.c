@@ -400,12 +400,11 @@ stage_state agent_transfer_stage(agent_state *a, const json_t *job, const char *
         if ((items & it) && access(path, F_OK) != 0)
             missing |= it;
     }
-    slot *s = missing ? slot_open(a, doc_str(job, "id"), (int)index, dir, 0, msg, len) : slot_by_dir(dir, 0);
     if (!missing) {
-        if (s)
-            slot_drop(s);
+        agent_transfer_forget(dir, 0);   /* all here: no longer waits */
         return STAGE_READY;
     }
+    slot *s = slot_open(a, doc_str(job, "id"), (int)index, dir, 0, msg, len);
     if (!s)
         return STAGE_FAILED;
     pthread_mutex_lock(&lock);

@@ -22,6 +22,10 @@
  * sealed copy the job carries (data_refs.secret_keys, as staging does):
  * on a secured store the agent cannot read the account's keys themselves.
  *
+ * Type local: the zip is only made here; it is then offered to the user's
+ * `job receive` (agent_transfer.c), the worker still uploading and billed,
+ * until it is taken or the wait's deadline passes (upload_failed).
+ *
  * An agent that stops kills an upload in flight (agent_upload_forget); the
  * worker's process has exited and its folder stays, so the next agent
  * finds it ended but unreported and uploads it again from the start.
