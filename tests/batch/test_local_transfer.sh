@@ -11,7 +11,8 @@
 # worker finishes.  A request with a wrong token is refused by the agent,
 # and another tenant's `job send` by the store, in one line.  Nobody
 # sending within a short deadline (RIGDECK_TRANSFER_WAIT) fails the worker
-# staging_failed naming data.input, and costs nothing.  Runs on SQLite
+# staging_failed naming data.input, and costs nothing.  A local
+# model.source that is one file (~/model.py) is kept as it is.  Runs on SQLite
 # and, with RIGDECK_TEST_STORE_URL, on etcd.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
@@ -119,5 +120,25 @@ expect_json workers.0.exit_code 0
 expect_json workers.0.message ""
 expect_json workers.0.transfer ""
 if grep -q "$TOK" "$TMP/agent-n1.log"; then fail "the sealed token is in the agent's log"; else pass; fi
+
+case_ "a local model.source that is one file: sent as it is, kept under its name in /opt/ml/models"
+echo 'print("model from my computer")' >"$TMP/home/model.py"
+cat >"$TMP/mod.yaml" <<EOF
+name: mod
+type: inference
+resources: {gpu_types: [a100], gpu_count: 1, max_price: 3, disk_size: 50}
+workers: {count: 1, commands: [": rdtest-worker-$$; cat \$ML_MODEL_PATH/model.py"]}
+model: {source: local, location: "~/model.py"}
+environment: {python: "3.9", framework: pytorch}
+EOF
+J=$(asub mod)
+wait_json 120 "job show $J" workers.0.message "waiting for job send"
+HOME="$TMP/home" rd --as alice --output json -c "job send $J --worker 0"
+expect_status 0
+expect_json sent.0.item model.source
+expect_json sent.0.folder false
+wait_json 120 "job show $J" state finished
+rd -c "job logs $J"
+expect_out '^print("model from my computer")$'
 
 finish
