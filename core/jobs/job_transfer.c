@@ -126,7 +126,11 @@ static rd_code tar_folder(const char *src, int fd, rd_err *err)
     }
     archive_read_disk_set_standard_lookup(disk);
     archive_read_disk_set_symlink_physical(disk);   /* a link goes as a link, never followed out */
-    while (rc == RD_OK && (e = archive_entry_new()) && (r = archive_read_next_header2(disk, e)) != ARCHIVE_EOF) {
+    while (rc == RD_OK && (e = archive_entry_new())) {
+        if ((r = archive_read_next_header2(disk, e)) == ARCHIVE_EOF) {
+            archive_entry_free(e);   /* the one the end came in */
+            break;
+        }
         const char *p = archive_entry_pathname(e);
         if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
             rc = rd_fail(err, RD_EINVAL, "job send: %s", archive_error_string(disk));
