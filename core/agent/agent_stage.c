@@ -14,11 +14,15 @@
  * pid): nothing is kept in memory, so a restarted agent finds a running
  * stager (by its pid and command line) or its result.
  *
+ * A local data.input or model.source waits for the user's `job send`
+ * first (agent_transfer.c), unbilled too.
+ *
  * The data lands in WORKER_DIR/opt/ml/{input,checkpoint,models,output}:
  * the process runtime's command sees that tree through ML_*_PATH; a
  * container gets it bind-mounted at /opt/ml.
  */
 #include "agent_stage.h"
+#include "agent_transfer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -323,6 +327,7 @@ static void say_progress(agent_state *a, const json_t *job, const char *sdir, si
 void agent_stage_abort(const char *dir)
 {
     char path[4300], text[64];
+    agent_transfer_forget(dir, 0);   /* no longer waits for job send */
     snprintf(path, sizeof path, "%s/.stage/pid", dir);
     if (runner_read_text(path, text, sizeof text) != 0)
         return;
@@ -359,6 +364,10 @@ stage_state agent_stage_step(agent_state *a, const json_t *job, const char *dir,
             snprintf(msg, len, "staging: the stager ended without a word (see %s/log)", sdir);
             return STAGE_FAILED;
         }
+        /* type local first: it waits for `job send` (agent_transfer.c) */
+        stage_state local = agent_transfer_stage(a, job, dir, index, msg, len, report);
+        if (local != STAGE_READY)
+            return local;
         json_t *items = plan_build(a, job, dir, msg, len);
         if (!items)
             return STAGE_FAILED;

@@ -22,6 +22,10 @@
  * sealed copy the job carries (data_refs.secret_keys, as staging does):
  * on a secured store the agent cannot read the account's keys themselves.
  *
+ * Type local: the zip is only made here; it is then offered to the user's
+ * `job receive` (agent_transfer.c), the worker still uploading and billed,
+ * until it is taken or the wait's deadline passes (upload_failed).
+ *
  * An agent that stops kills an upload in flight (agent_upload_forget); the
  * worker's process has exited and its folder stays, so the next agent
  * finds it ended but unreported and uploads it again from the start.
@@ -43,15 +47,18 @@
 #include "doc.h"
 #include "fleet.h"
 #include "job_output.h"
+#include "agent_transfer.h"
 #include "runner_packages.h"
 
-enum { UP_RUNNING = 1, UP_OK, UP_FAILED };
+enum { UP_RUNNING = 1, UP_OK, UP_FAILED, UP_WAITING };
 
 struct agent_upload {
     int state;
     pid_t pid;
     int register_it;      /* type rigdeck: --register with the end */
     int bytes_said;       /* the archive's size was reported */
+    int local;            /* type local: zipped only, then offered to `job receive` (UP_WAITING) */
+    char zip[4400];       /* the archive */
     int64_t end_ms;       /* when it ended */
     char msg[400];        /* UP_FAILED: the cause's line */
 };
@@ -319,6 +326,8 @@ static void child_run(const char *dir, const char *zip, const char *remote, char
     setpgid(0, 0);
     if (zip_folder(src, zip) != 0)
         _exit(2);
+    if (!remote)
+        _exit(0);   /* type local: the archive is all; job receive takes it (agent_transfer.c) */
     struct stat sb;
     FILE *f = fopen(sizef, "w");
     if (f && stat(zip, &sb) == 0)
@@ -396,7 +405,19 @@ static void start(agent_state *a, agent_worker *w, int64_t now_ms, agent_upload_
     w->upload->register_it = strcmp(type, "rigdeck") == 0;
     job_output_zip_name(w->job_doc, (size_t)w->index, zipname, sizeof zipname);
     snprintf(zip, sizeof zip, "%s/%s", w->dir, zipname);
-    if (!url || !env) {
+    snprintf(w->upload->zip, sizeof w->upload->zip, "%s", zip);
+    if (w->upload->local) {
+        pid_t pid = fork();
+        if (pid == 0)
+            child_run(w->dir, zip, NULL, NULL);
+        if (pid < 0) {
+            fail_now(w, now_ms, "cannot start the upload: out of processes or memory");
+        } else {
+            w->upload->state = UP_RUNNING;
+            w->upload->pid = pid;
+            dlog(&a->o->log, "upload", NULL, "%s/%d: zipping its output for job receive", w->job, w->index);
+        }
+    } else if (!url || !env) {
         fail_now(w, now_ms, !url ? "data.output: no upload location (for type rigdeck: the account's artifacts)"
                                  : "out of memory");
     } else if (remote_for(a, w->job_doc, url, remote, sizeof remote, env, msg, sizeof msg)) {
@@ -450,13 +471,23 @@ int agent_upload_tend(agent_state *a, agent_worker *w, const runner_status_t *st
             return 1;   /* a regional datastore output is mounted in place: nothing to copy */
         if (!(w->upload = calloc(1, sizeof *w->upload)))
             return 0;
-        if (strcmp(type, "local") == 0)
-            fail_now(w, now_ms, "data.output type local: uploading to a connected computer is not supported; use "
-                     "aws, azure, gcp, wasabi or rigdeck");
-        else
-            start(a, w, now_ms, report);
+        w->upload->local = strcmp(type, "local") == 0;
+        start(a, w, now_ms, report);
     }
     struct agent_upload *u = w->upload;
+    if (u->state == UP_WAITING) {
+        char msg[400] = "";
+        int got = w->stopping ? 1 : agent_transfer_offer(a, w->job, w->index, w->dir, u->zip, msg, sizeof msg, report);
+        if (got == 0)
+            return 0;   /* still billed, phase uploading: the user's `job receive` takes it */
+        u->end_ms = now_ms;
+        u->state = got > 0 ? UP_OK : UP_FAILED;
+        if (got < 0)
+            copy_text(u->msg, sizeof u->msg, msg);
+        agent_transfer_forget(w->dir, 1);
+        dlog(&a->o->log, "upload", NULL, "%s/%d: %s", w->job, w->index, got > 0 ? "output received" : msg);
+        return 1;
+    }
     if (u->state != UP_RUNNING)
         return 1;
     if (w->stopping)
@@ -477,7 +508,10 @@ int agent_upload_tend(agent_state *a, agent_worker *w, const runner_status_t *st
         return 0;
     }
     u->end_ms = now_ms;
-    if (r == u->pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (r == u->pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 && u->local) {
+        u->state = UP_WAITING;
+        return agent_upload_tend(a, w, st, report);
+    } else if (r == u->pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         u->state = UP_OK;
         dlog(&a->o->log, "upload", NULL, "%s/%d: output uploaded", w->job, w->index);
     } else {
@@ -525,6 +559,7 @@ int agent_upload_refused(agent_worker *w, const char *msg)
 
 void agent_upload_forget(agent_worker *w)
 {
+    agent_transfer_forget(w->dir, 1);
     if (w->upload && w->upload->state == UP_RUNNING) {
         kill(-w->upload->pid, SIGKILL);
         waitpid(w->upload->pid, NULL, 0);

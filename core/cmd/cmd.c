@@ -656,6 +656,7 @@ rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
 {
     *result = NULL;
     ctx->columns[0] = '\0';
+    ctx->exec_line = cmd_exec_line;
     if (defp)
         *defp = NULL;
     if (w->count == 0)

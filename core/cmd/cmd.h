@@ -126,6 +126,11 @@ struct cmd_ctx {
                                  * that order); empty: the command's own def->columns */
     json_t *agent_beats;        /* NULL, or what `agent check` saw of each agent's beat, kept between
                                  * its rounds by the controller (core/fleet/agent.c); freed by cmd_ctx_close */    int upgraded;               /* cmd_ctx_upgrade has looked at this store */
+    /* cmd_exec_line, set by the executor before a handler runs: a handler
+     * that must run a line of its own (`job send` runs `job transfer`,
+     * relayed where the store is secured) calls it through here, so core/
+     * files never call back up into the executor (scripts/callgraph.py) */
+    rd_code (*exec_line)(cmd_ctx *ctx, const char *line, json_t **result, const cmd_def **def, rd_err *err);
 };
 
 /* Upgrades the documents of a store made by an older rigdeck, once per

@@ -24,6 +24,7 @@ const cmd_def *const cmd_list_tables[] = {
     job_connect_cmd_table,
     environment_cmd_table,
     job_logs_cmd_table,
+    job_transfer_cmd_table,
     sched_cmd_table,
     price_cmd_table,
     ledger_cmd_table,

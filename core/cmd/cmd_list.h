@@ -38,6 +38,7 @@ extern const cmd_def job_cmd_table[];
 extern const cmd_def job_connect_cmd_table[];
 extern const cmd_def environment_cmd_table[];
 extern const cmd_def job_logs_cmd_table[];
+extern const cmd_def job_transfer_cmd_table[];
 extern const cmd_def sched_cmd_table[];
 extern const cmd_def price_cmd_table[];
 extern const cmd_def ledger_cmd_table[];

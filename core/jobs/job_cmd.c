@@ -20,6 +20,7 @@
 #include "job.h"
 #include "job_connect.h"
 #include "job_output.h"
+#include "job_transfer.h"
 #include "job_env.h"
 #include "job_why.h"
 #include "node.h"
@@ -291,6 +292,7 @@ static rd_code job_report_staging(const cmd_args *a, json_t *job, int64_t w, rd_
     if (rc != RD_OK)
         return rc;
     json_object_set_new(worker, "phase", json_string("staging"));
+    job_transfer_record(a, worker);   /* waiting for job send, or no longer */
     if (cmd_opt(a, "bytes"))
         json_object_set_new(worker, "bytes_done", json_integer((json_int_t)bytes));
     return RD_OK;
@@ -355,16 +357,24 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = rd_fail(err, RD_EINVAL, "job report: a worker that finished exited 0; a nonzero exit or a signal is 'failed'");
     const char *reason = cmd_opt(a, "reason"), *message = cmd_opt(a, "message");
     int platform = job_reason_is_platform(reason);
-    if (rc == RD_OK && message && (strcmp(to, "failed") != 0 || strlen(message) > 1000 || strchr(message, '\n')))
-        rc = rd_fail(err, RD_EINVAL, "job report: --message is one line of at most 1000 bytes, for a worker that failed");
+    int waits = strcmp(to, "staging") == 0 || strcmp(to, "uploading") == 0;
+    if (rc == RD_OK && message && ((strcmp(to, "failed") != 0 && !waits) || strlen(message) > 1000 ||
+                                   strchr(message, '\n')))
+        rc = rd_fail(err, RD_EINVAL, "job report: --message is one line of at most 1000 bytes, for a worker that "
+                     "failed, stages or uploads");
+    if (rc == RD_OK && (cmd_opt(a, "transfer") || cmd_opt(a, "token")))
+        rc = job_transfer_check(a, waits, err);
     if (rc == RD_OK && platform && (strcmp(to, "failed") != 0 || cmd_opt(a, "exit-code") || sig))
         rc = rd_fail(err, RD_EINVAL, "job report: --reason %s is for a worker that failed before its command started "
                      "(failed, no --exit-code or --signal)", reason);
     const char *cur = "";
     if (rc == RD_OK)
         rc = job_report_fence(a, json_array_get(json_object_get(job, "workers"), (size_t)w), w, err);
-    if (rc == RD_OK && strcmp(to, "uploading") == 0)
+    if (rc == RD_OK && strcmp(to, "uploading") == 0) {
+        /* waiting for job receive (type local), or no longer; stored only if the phase is */
+        job_transfer_record(a, json_array_get(json_object_get(job, "workers"), (size_t)w));
         return job_output_uploading(ctx, a, job, w, result, err);   /* job_output.c; takes job */
+    }
     if (rc == RD_OK && cmd_opt_given(a, "register") && strcmp(to, "finished") != 0)
         rc = rd_fail(err, RD_EINVAL, "job report: --register goes with finished (the upload is done)");
     if (rc == RD_OK && strcmp(to, "requeued") == 0) {
@@ -436,6 +446,8 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
         rc = job_platform_started(ctx, doc_str(worker, "node"), err);   /* a start resets the node's count */
         json_object_set_new(worker, "phase", json_string("running"));
         json_object_del(worker, "bytes_done");
+        json_object_del(worker, "message");   /* "waiting for job send" is over */
+        json_object_del(worker, "transfer");
     } else if (rc == RD_OK) {
         if (cmd_opt(a, "exit-code"))
             json_object_set_new(worker, "exit_code", json_integer(code));
@@ -445,6 +457,9 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
             json_object_set_new(worker, "reason", json_string(reason));
         if (message)
             json_object_set_new(worker, "message", json_string(message));
+        else if (json_object_get(worker, "transfer"))
+            json_object_del(worker, "message");   /* "waiting for job receive" is over */
+        json_object_del(worker, "transfer");
         /* An ended worker does nothing more: no phase, unless it never
          * started, where its phase says how far it got (staging). */
         if (strcmp(cur, "starting") != 0)
@@ -651,8 +666,10 @@ static const cmd_flag job_report_flags[] = {
       "the archive being uploaded (kept as phase_bytes)" },
     { "host", "HOST", CMD_FLAG_VALUE, "serving: the address the worker's server listens on (job connect)" },
     { "port", "PORT", CMD_FLAG_VALUE, "serving: its port, 1-65535" },
-    { "token", "SEALED", CMD_FLAG_VALUE | CMD_FLAG_SECRET, "serving: a notebook's token, sealed with the master key "
-      "(kept as secret_token, never shown)" },
+    { "transfer", "HOST:PORT", CMD_FLAG_VALUE, "staging/uploading: the worker waits for `job send`/`job receive` "
+      "there (kept as transfer.host and transfer.port, with --message)" },
+    { "token", "SEALED", CMD_FLAG_VALUE | CMD_FLAG_SECRET, "sealed with the master key, never shown: serving, a "
+      "notebook's token (kept as secret_token); with --transfer, the transfer's (kept as transfer.token)" },
     { "register", NULL, 0, "finished: record the uploaded output (data.output type rigdeck) as the creator's "
       "dataset, model or checkpoint named after the job" },
     { 0 }
