@@ -362,7 +362,8 @@ static rd_code job_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
                                    strchr(message, '\n')))
         rc = rd_fail(err, RD_EINVAL, "job report: --message is one line of at most 1000 bytes, for a worker that "
                      "failed, stages or uploads");
-    if (rc == RD_OK && (cmd_opt(a, "transfer") || cmd_opt(a, "token")))
+    /* --token is a serving report's (a notebook's) or a transfer's */
+    if (rc == RD_OK && (cmd_opt(a, "transfer") || (cmd_opt(a, "token") && strcmp(to, "serving") != 0)))
         rc = job_transfer_check(a, waits, err);
     if (rc == RD_OK && platform && (strcmp(to, "failed") != 0 || cmd_opt(a, "exit-code") || sig))
         rc = rd_fail(err, RD_EINVAL, "job report: --reason %s is for a worker that failed before its command started "
