@@ -298,9 +298,16 @@ static int server_start(agent_state *a, char *msg, size_t len)
         return -1;
     }
     adv_port = info->port;
+    /* where users reach it: as said, else the address it listens on, else
+     * the agent's --address (where its notebooks are reached too), else
+     * the machine's name */
     const char *adv = getenv("RIGDECK_TRANSFER_HOST");
     snprintf(adv_host, sizeof adv_host, "%s",
-             adv && *adv ? adv : strcmp(host, "0.0.0.0") != 0 ? host : a->o->host ? a->o->host : "localhost");
+             adv && *adv                     ? adv
+             : strcmp(host, "0.0.0.0") != 0  ? host
+             : a->o->address && *a->o->address ? a->o->address
+             : a->o->host && *a->o->host     ? a->o->host
+                                             : "localhost");
     dlog(&a->o->log, "transfer", NULL, "job send/receive listen on %s:%u (reachable as %s)", host, adv_port, adv_host);
     return 0;
 }
