@@ -12,26 +12,11 @@
 # for a missing job, and node:n1 may not ask where alice's worker serves.
 # Prints "batch-summary: passed=N failed=M" like the batch scenarios.
 set -u
-. tests/etcd/lib.sh
-SEC=$(mktemp -d "${TMPDIR:-/tmp}/rdsecconn.XXXXXX")
-etcd_single "$SEC/etcd" >/dev/null || { echo "batch-skip: etcd did not start"; exit 0; }
-export RIGDECK_TEST_STORE_URL="$ETCD_URL"
-. tests/batch/lib.sh
-. tests/batch/daemons.sh
-trap 'daemons_cleanup; etcd_stop_all; rm -rf "$SEC"' EXIT
-export RIGDECK_MASTER_KEY="$SEC/master.key"
+. tests/etcd/secure.sh
 
 command -v jupyter-notebook >/dev/null 2>&1 || command -v jupyter-lab >/dev/null 2>&1 ||
     skip "jupyter is not installed (Debian: jupyter-notebook)"
 command -v curl >/dev/null 2>&1 || skip "curl is not installed"
-
-as () {
-    u=$1; shift
-    $WRAP "$BIN" --batch --store "$STORE" --etcd-user "$u" --etcd-password-file "$SEC/$u.pw" "$@" >"$OUT" 2>"$ERR"
-    RC=$?
-}
-as_json () { $WRAP "$BIN" --batch --store "$STORE" --etcd-user "$1" --etcd-password-file "$SEC/$1.pw" --output json -c "$2" 2>/dev/null; }
-field_is () { got=$(as_json root "$1" | python3 tests/jget.py "$2"); [ "$got" = "$3" ]; }
 
 case_ "a public region's node, alice and bob, then the store secured"
 rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
@@ -39,12 +24,7 @@ rd -c "provider enable physical" -c "region create dc --provider physical --stor
    -c "account create bob --plan team" -c "account deposit bob 100" \
    -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
 expect_status 0
-rd -c "store secure --root-password-file $SEC/root.pw"
-expect_status 0
-for u in alice bob node:n1; do
-    as root -c "store credentials $u --password-file $SEC/$u.pw"
-    expect_status 0
-done
+secure_with alice bob node:n1
 RIGDECK_ETCD_USER=root RIGDECK_ETCD_PASSWORD_FILE="$SEC/root.pw" start_serve s1 --sched-every 1s
 RIGDECK_ETCD_USER=node:n1 RIGDECK_ETCD_PASSWORD_FILE="$SEC/node:n1.pw" start_agent n1 --inventory $INV/a100x4.yaml \
     --address 127.0.0.1

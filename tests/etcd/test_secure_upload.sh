@@ -13,24 +13,9 @@
 # neither read nor write the datasets.
 # Prints "batch-summary: passed=N failed=M" like the batch scenarios.
 set -u
-. tests/etcd/lib.sh
-SEC=$(mktemp -d "${TMPDIR:-/tmp}/rdsecup.XXXXXX")
-etcd_single "$SEC/etcd" >/dev/null || { echo "batch-skip: etcd did not start"; exit 0; }
-export RIGDECK_TEST_STORE_URL="$ETCD_URL"
-. tests/batch/lib.sh
-. tests/batch/daemons.sh
-trap 'daemons_cleanup; etcd_stop_all; rm -rf "$SEC"' EXIT
-export RIGDECK_MASTER_KEY="$SEC/master.key"
+. tests/etcd/secure.sh
 E=$ETCD_ENDPOINTS
 . tests/batch/s3rver.sh
-
-as () {
-    u=$1; shift
-    $WRAP "$BIN" --batch --store "$STORE" --etcd-user "$u" --etcd-password-file "$SEC/$u.pw" "$@" >"$OUT" 2>"$ERR"
-    RC=$?
-}
-as_json () { $WRAP "$BIN" --batch --store "$STORE" --etcd-user "$1" --etcd-password-file "$SEC/$1.pw" --output json -c "$2" 2>/dev/null; }
-field_is () { got=$(as_json root "$1" | python3 tests/jget.py "$2"); [ "$got" = "$3" ]; }
 
 case_ "a public region's node, alice with artifacts in the S3-compatible store, then the store secured"
 rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
@@ -42,12 +27,7 @@ printf 'AWS_ACCESS_KEY_ID=NOBODY-KNOWN\nAWS_SECRET_ACCESS_KEY=not-the-secret\n' 
 rd --as alice -c "key add s3 --type wasabi --file $SEC/s3.env" -c "key add bad --type wasabi --file $SEC/bad.env" \
    -c "account set alice --artifacts s3://results/art --artifacts-key s3 --artifacts-endpoint $EP"
 expect_status 0
-rd -c "store secure --root-password-file $SEC/root.pw"
-expect_status 0
-for u in alice node:n1; do
-    as root -c "store credentials $u --password-file $SEC/$u.pw"
-    expect_status 0
-done
+secure_with alice node:n1
 RIGDECK_ETCD_USER=root RIGDECK_ETCD_PASSWORD_FILE="$SEC/root.pw" start_serve s1 --sched-every 1s
 RIGDECK_ETCD_USER=node:n1 RIGDECK_ETCD_PASSWORD_FILE="$SEC/node:n1.pw" start_agent n1 --inventory $INV/a100x4.yaml
 
