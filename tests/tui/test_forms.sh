@@ -106,7 +106,10 @@ keys Up Up C-u
 keys Enter
 expect_screen 'done: device-config create edge cam --image registry/cam:1 --model jetson-orin-nano'
 expect_screen 'cam .*edge .*jetson-orin-nano'
-[ "$(batch_field 'device-config list' "['items'][0]['env']['MODE']")" = fast ] && pass || fail "the config's env is not in the store"
+# both --env values reached the store (sealed there: shown as ***)
+[ "$(batch_field 'device-config list' "['items'][0]['env']['MODE']")" = '***' ] &&
+    [ "$(batch_field 'device-config list' "['items'][0]['env']['FPS']")" = '***' ] && pass ||
+    fail "the config's env is not in the store"
 
 case_ "Devices: e chooses a device's configuration"
 keys v
