@@ -2,7 +2,7 @@
 # The man page keeps in step with the command table: every command that
 # `help` lists appears in docs/rigdeck.1; `make install` installs it with
 # the binary, the bash completion and the route server; the demo script
-# answers --help.
+# answers --help; tests/README.md's map names every test program.
 . tests/batch/lib.sh
 
 case_ "every command of the table is in the man page"
@@ -53,5 +53,15 @@ if command -v groff >/dev/null 2>&1; then
     warn=$(groff -man -Tutf8 -ww docs/rigdeck.1 2>&1 >/dev/null)
     if [ -z "$warn" ]; then pass; else fail "groff warnings: $warn"; fi
 fi
+
+case_ "tests/README.md names every test program"
+# The map from command families and subsystems to tests stays true only if
+# a new test is added to it (tests/README.md, "The map").
+for f in tests/unit/test_*.c tests/tui_unit/test_*.c tests/batch/test_*.sh \
+         tests/tui/test_*.sh tests/etcd/test_*.sh tests/fuzz/fuzz_*.c; do
+    [ -e "$f" ] || continue
+    name=${f#tests/}
+    if grep -qFw -- "$name" tests/README.md; then pass; else fail "tests/README.md does not name $name"; fi
+done
 
 finish
