@@ -8,6 +8,8 @@
 #                                     check); never a fixed sleep as the test
 #   wait_json SECONDS LINE PATH VALUE a field of `LINE`'s JSON reaches VALUE
 #   kill_daemon NAME SIG              signals one, waits for it to exit
+#   http_serve DIR                    python3's http.server for DIR on
+#                                     127.0.0.1 at a free port: $HTTP_PORT
 #
 # Every process started here is killed when the scenario ends; with
 # KEEP_LOGS=DIR set, their logs are copied there first (to read after a
@@ -52,6 +54,19 @@ start_agent () {
         2>>"$TMP/agent-$node.log" &
     eval "PID_agent_$(echo "$node" | tr -c 'a-zA-Z0-9\n' _)=$!"
     DAEMONS="$DAEMONS $!"
+}
+
+http_serve () {
+    python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$1" >"$TMP/http.log" 2>&1 &
+    HTTP_PID=$!
+    DAEMONS="$DAEMONS $HTTP_PID"
+    HTTP_PORT=""
+    _end=$(($(date +%s) + 60))
+    while [ -z "$HTTP_PORT" ] && [ "$(date +%s)" -le "$_end" ]; do
+        HTTP_PORT=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$TMP/http.log")
+        [ -n "$HTTP_PORT" ] || sleep 0.2
+    done
+    [ -n "$HTTP_PORT" ] || { echo "the HTTP server for $1 did not start: $(cat "$TMP/http.log")" >&2; exit 1; }
 }
 
 agent_pid () { eval "echo \$PID_agent_$(echo "$1" | tr -c 'a-zA-Z0-9\n' _)"; }

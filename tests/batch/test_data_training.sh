@@ -37,16 +37,8 @@ git -C "$TMP/modelsrc" -c user.name=t -c user.email=t@example.com commit -q -m m
 git clone -q --bare "$TMP/modelsrc" "$W/model.git"
 git -C "$W/model.git" update-server-info
 
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$W" >"$TMP/http.log" 2>&1 &
-HTTP_PID=$!
-DAEMONS="$DAEMONS $HTTP_PID"
-HPORT=""
-end=$(($(date +%s) + 60))
-while [ -z "$HPORT" ] && [ "$(date +%s)" -le "$end" ]; do
-    HPORT=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$TMP/http.log")
-    [ -n "$HPORT" ] || sleep 0.2
-done
-[ -n "$HPORT" ] || { echo "the HTTP server did not start: $(cat "$TMP/http.log")" >&2; exit 1; }
+http_serve "$W"
+HPORT=$HTTP_PORT
 U=http://127.0.0.1:$HPORT
 
 # ---- the platform and alice's objects ----------------------------------------

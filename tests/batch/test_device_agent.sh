@@ -21,15 +21,8 @@ exit 3
 EOF
 tar -C "$TMP/model" -czf "$W/model.tar.gz" run.sh
 echo "w-7" >"$W/weights.txt"
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$W" >"$TMP/http.log" 2>&1 &
-DAEMONS="$DAEMONS $!"
-PORT=""
-end=$(($(date +%s) + 30))
-while [ -z "$PORT" ] && [ "$(date +%s)" -le "$end" ]; do
-    PORT=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$TMP/http.log")
-    [ -n "$PORT" ] || sleep 0.2
-done
-[ -n "$PORT" ] || { echo "the HTTP server did not start: $(cat "$TMP/http.log")" >&2; exit 1; }
+http_serve "$W"
+PORT=$HTTP_PORT
 U=http://127.0.0.1:$PORT
 printf 'KEY_TOKEN=k-42\n' >"$TMP/vars.env"
 

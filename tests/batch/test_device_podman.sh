@@ -27,15 +27,8 @@ echo 'echo "video=$(test -c '"$TMP"'/dev/video0 && echo yes) code=$(cat code.txt
     >"$TMP/model/run.sh"
 echo here >"$TMP/model/code.txt"
 tar -C "$TMP/model" -czf "$W/model.tar.gz" run.sh code.txt
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$W" >"$TMP/http.log" 2>&1 &
-DAEMONS="$DAEMONS $!"
-PORT=""
-end=$(($(date +%s) + 30))
-while [ -z "$PORT" ] && [ "$(date +%s)" -le "$end" ]; do
-    PORT=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$TMP/http.log")
-    [ -n "$PORT" ] || sleep 0.2
-done
-[ -n "$PORT" ] || { echo "the HTTP server did not start: $(cat "$TMP/http.log")" >&2; exit 1; }
+http_serve "$W"
+PORT=$HTTP_PORT
 
 rd -c "provider enable physical" -c "region create edge --provider physical --storage central" \
    -c "node add edge st-1 --agent none --minion m-st --role storage --inventory $INV/storage.yaml" \

@@ -51,15 +51,8 @@ with open(os.path.join(root, "simple", "rdpkg", "index.html"), "w") as f:
 PY
 
 # The index, on a port the system picks; its pid is killed with the daemons.
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$TMP/index" >"$TMP/http.log" 2>&1 &
-DAEMONS="$DAEMONS $!"
-PORT=""
-end=$(($(date +%s) + 30))
-while [ -z "$PORT" ] && [ "$(date +%s)" -le "$end" ]; do
-    PORT=$(sed -n 's/^Serving HTTP on 127\.0\.0\.1 port \([0-9]*\).*/\1/p' "$TMP/http.log")
-    [ -n "$PORT" ] || sleep 0.2
-done
-[ -n "$PORT" ] || { echo "the package index did not start: $(cat "$TMP/http.log")" >&2; exit 1; }
+http_serve "$TMP/index"
+PORT=$HTTP_PORT
 
 # pkg_job NAME PACKAGES COMMAND [ENV]: a one-worker job with those packages.
 pkg_job () {
