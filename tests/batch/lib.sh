@@ -55,6 +55,10 @@ expect_json () {
     if [ "$got" = "$2" ]; then pass; else fail "json $1: expected '$2', got '$got'"; fi
 }
 jget () { python3 tests/jget.py "$@" <"$OUT"; }
+# free_port: a TCP port free on 127.0.0.1 just now (for a server a test starts)
+free_port () {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
 
 # The store revision: every write bumps it, so an unchanged revision proves
 # that a refused command changed nothing (on any backend).

@@ -18,7 +18,7 @@
 command -v curl >/dev/null 2>&1 || skip "curl is not installed"
 
 # A port no one listens on now, for the reservation.
-FREE=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+FREE=$(free_port)
 
 rd -c "provider enable physical" -c "region create dc --provider physical --storage local --public" \
    -c "price set a100 2.78" -c "account deposit default 1000" \

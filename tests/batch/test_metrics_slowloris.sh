@@ -12,9 +12,6 @@
 export RIGDECK_NVIDIA_SMI=tests/agent/fake-nvidia-smi
 unset FAKE_NVIDIA_SMI_CSV FAKE_NVIDIA_SMI_EXIT
 
-free_port () {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 scrape () { python3 tests/promtext.py "http://127.0.0.1:$PORT/metrics" >"$TMP/scrape" 2>"$TMP/scrape.err"; }
 scrape_with_cpu () { scrape && grep -q '^rigdeck_cpu_util{node="n1"} ' "$TMP/scrape"; }
 # loris_field FILE FIELD: a number from a slowloris.py status file (0 before the first round)

@@ -48,7 +48,7 @@ mdns_cleanup () {
 trap mdns_cleanup EXIT
 
 # A free port for the reservation (asked of the kernel, then let go).
-P=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+P=$(free_port)
 
 rd -c "price set a100 2.78" -c "account create alice --plan team" -c "account deposit alice 100"
 expect_status 0

@@ -36,10 +36,6 @@ stop_server () {
 }
 trap 'stop_server; rm -rf "$TMP"' EXIT
 
-free_port () {
-    "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 # ---- a small model -------------------------------------------------------
 CODE=$TMP/model
 mkdir -p "$CODE/sub"
