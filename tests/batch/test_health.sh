@@ -216,9 +216,19 @@ count_docs () {
 n1docs=$(count_docs n1)
 rd --output json -c "metrics prune"
 expect_json documents 0
-S=$(snapshot)
+# the stopped agent's lease runs out on its own time (its alive key and
+# record may go while the refusal is checked): everything else must stay
+snapshot_but_agent () {
+    $WRAP "$BIN" --batch --store "$STORE" --output json -c "store dump" 2>/dev/null | python3 -c '
+import json, sys
+items = [i for i in json.load(sys.stdin)["items"] if not i["key"].startswith(("/rigdeck/agent-alive/", "/rigdeck/agents/"))]
+for i in items:
+    i.pop("mod_revision", None)
+print(json.dumps(items, sort_keys=True))' | md5sum
+}
+S=$(snapshot_but_agent)
 rd --as alice -c "metrics prune"
-expect_refused 1 "$S" "only an administering account"
+SNAPSHOT=snapshot_but_agent expect_refused 1 "$S" "only an administering account"
 rd -c "node remove n3"
 expect_status 0
 rd --output json -c "metrics prune"
