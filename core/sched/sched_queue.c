@@ -23,6 +23,7 @@
 #include "sched_index.h"
 #include "sched_memo.h"
 #include "sched_queue.h"
+#include "strbuf.h"
 #include "jsonin.h"
 #include "jsonscan.h"
 #include "jsonout.h"
@@ -139,33 +140,14 @@ int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *p
 
 /* ---- writing placements into the text ----------------------------------- */
 
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    int failed;
-} splice_buf;
-
-static void splice_put(splice_buf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap && grow_array(&b->buf, &b->cap, b->len + n + 1, 1) != 0) {
-        b->failed = 1;
-        return;
-    }
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    b->buf[b->len] = '\0';
-}
-
 /* v encoded as tx_commit would; 0 when memory ran out. */
-static int splice_value(splice_buf *b, const json_t *v)
+static int splice_value(strbuf *b, const json_t *v)
 {
     size_t n = 0;
     char *t = jsonout_dumps_any(v, &n);
     if (!t)
         return 0;
-    splice_put(b, t, n);
+    strbuf_append(b, t, n);
     free(t);
     return 1;
 }
@@ -179,44 +161,44 @@ static int placed_has(const size_t *placed, size_t nplaced, size_t k)
 }
 
 /* The "workers" array [vs, ve) with the placed elements taken from doc's. */
-static int splice_workers(splice_buf *b, const char *vs, const char *ve, const json_t *workers, const size_t *placed,
+static int splice_workers(strbuf *b, const char *vs, const char *ve, const json_t *workers, const size_t *placed,
                           size_t nplaced)
 {
     size_t k = 0;
     const char *p = jsonscan_ws(vs + 1, ve);
     if (*vs != '[')
         return 0;
-    splice_put(b, "[", 1);
+    strbuf_append(b, "[", 1);
     while (p < ve && *p != ']') {
         const char *e = jsonscan_value(p, ve);
         if (!e)
             return 0;
         if (k)
-            splice_put(b, ",", 1);
+            strbuf_append(b, ",", 1);
         if (placed_has(placed, nplaced, k)) {
             if (!splice_value(b, json_array_get(workers, k)))
                 return 0;
         } else {
-            splice_put(b, p, (size_t)(e - p));
+            strbuf_append(b, p, (size_t)(e - p));
         }
         k++;
         p = jsonscan_ws(e, ve);
         if (p < ve && *p == ',')
             p = jsonscan_ws(p + 1, ve);
     }
-    splice_put(b, "]", 1);
+    strbuf_append(b, "]", 1);
     return k == json_array_size(workers);
 }
 
 /* Member value span [vs, ve) replaced by doc's value of name, the name
  * added to fields when the text changes. */
-static int splice_member(splice_buf *b, const char *vs, const char *ve, const json_t *doc, const char *name,
+static int splice_member(strbuf *b, const char *vs, const char *ve, const json_t *doc, const char *name,
                          json_t *fields)
 {
     size_t at = b->len;
     if (!splice_value(b, json_object_get(doc, name)))
         return 0;
-    if (!b->failed && (b->len - at != (size_t)(ve - vs) || memcmp(b->buf + at, vs, (size_t)(ve - vs)) != 0))
+    if (!b->failed && (b->len - at != (size_t)(ve - vs) || memcmp(b->text + at, vs, (size_t)(ve - vs)) != 0))
         json_array_append_new(fields, json_string(name));
     return 1;
 }
@@ -226,27 +208,25 @@ int sched_raw_splice(const char *text, size_t len, const json_t *doc, const size
 {
     static const char *const names[] = { "workers", "state", "reason" };
     const char *end = text + len, *p = jsonscan_ws(text, end);
-    splice_buf b = { 0 };
+    strbuf b = { 0 };
     int seen[3] = { 0 }, ok = 1, n = 0;
     /* room for the text and what placements add, so it seldom grows */
-    b.cap = len + 256 * (nplaced + 1);
-    b.buf = malloc(b.cap);
-    b.failed = !b.buf;
+    strbuf_reserve(&b, len + 256 * (nplaced + 1));
     *out = NULL;
     *fields = json_array();
     if (!*fields || p >= end || *p != '{')
         ok = 0;
     else
         p = jsonscan_ws(p + 1, end);
-    splice_put(&b, "{", 1);
+    strbuf_append(&b, "{", 1);
     while (ok && p < end && *p == '"') {
         const char *ks = p, *ke = jsonscan_value(p, end), *v, *after;
         ok = ke && (p = jsonscan_ws(ke, end)) < end && *p == ':' && (after = jsonscan_value(v = jsonscan_ws(p + 1, end), end));
         if (!ok)
             break;
         if (n++)
-            splice_put(&b, ",", 1);
-        splice_put(&b, ks, (size_t)(after - ks) - (size_t)(after - v));   /* the key and what is up to its value */
+            strbuf_append(&b, ",", 1);
+        strbuf_append(&b, ks, (size_t)(after - ks) - (size_t)(after - v));   /* the key and what is up to its value */
         int which = -1;
         for (int i = 0; i < 3; i++)
             if ((size_t)(ke - ks) == strlen(names[i]) + 2 && memcmp(ks + 1, names[i], strlen(names[i])) == 0)
@@ -259,7 +239,7 @@ int sched_raw_splice(const char *text, size_t len, const json_t *doc, const size
         else if (which > 0)
             ok = splice_member(&b, v, after, doc, names[which], *fields);
         else
-            splice_put(&b, v, (size_t)(after - v));
+            strbuf_append(&b, v, (size_t)(after - v));
         p = jsonscan_ws(after, end);
         if (p < end && *p == ',')
             p = jsonscan_ws(p + 1, end);
@@ -272,21 +252,21 @@ int sched_raw_splice(const char *text, size_t len, const json_t *doc, const size
         if (seen[i] || !json_object_get(doc, names[i]))
             continue;
         if (n++)
-            splice_put(&b, ",", 1);
-        splice_put(&b, "\"", 1);
-        splice_put(&b, names[i], strlen(names[i]));
-        splice_put(&b, "\":", 2);
+            strbuf_append(&b, ",", 1);
+        strbuf_append(&b, "\"", 1);
+        strbuf_append(&b, names[i], strlen(names[i]));
+        strbuf_append(&b, "\":", 2);
         ok = splice_value(&b, json_object_get(doc, names[i])) &&
              json_array_append_new(*fields, json_string(names[i])) == 0;
     }
-    splice_put(&b, "}", 1);
+    strbuf_append(&b, "}", 1);
     if (!ok || b.failed) {
-        free(b.buf);
+        strbuf_free(&b);
         json_decref(*fields);
         *fields = NULL;
         return 0;
     }
-    *out = b.buf;
+    *out = b.text;
     *outlen = b.len;
     return 1;
 }
