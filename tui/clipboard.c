@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
+
 #define ESC '\033'
 #define BEL '\007'
 #define OSC52_HEAD "\033]52;c;"
@@ -130,23 +132,6 @@ char *clip_sequence(const char *text, clip_target t, size_t *len, char *why, siz
     return both;
 }
 
-int clip_write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, buf, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (w == 0)
-                errno = EIO;
-            return -1;
-        }
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 int clip_record(const char *path, const char *text)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -158,7 +143,7 @@ int clip_record(const char *path, const char *text)
     if (line) {
         memcpy(line, text, n);
         line[n] = '\n';
-        rc = clip_write_all(fd, line, n + 1);
+        rc = fileio_write_all(fd, line, n + 1);
         free(line);
     }
     if (close(fd) != 0)

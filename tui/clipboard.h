@@ -63,10 +63,6 @@ clip_target clip_target_of(const char *tmux_env, const char *term_env);
  * runs out). */
 char *clip_sequence(const char *text, clip_target t, size_t *len, char *why, size_t whylen);
 
-/* Writes len bytes to fd (a terminal), through short writes and signals;
- * 0 on success, -1 with errno set. */
-int clip_write_all(int fd, const char *buf, size_t len);
-
 /* The test hook: appends text and a newline to the file at path
  * ($RIGDECK_CLIPBOARD_FILE), created with mode 0600; 0 on success. */
 int clip_record(const char *path, const char *text);

@@ -34,6 +34,7 @@
 #include "modes.h"
 #include "panes.h"
 #include "text.h"
+#include "rdtime.h"
 
 #define LOOP_MS 100
 /* The console's SQLite page cache (store_opts.cache_kib): 2 MiB.  The
@@ -67,7 +68,7 @@ static void on_signal(int sig)
 /* Reloads the current table now. */
 static void reload_table(session *c)
 {
-    long long now = session_now_ms();
+    long long now = rdtime_mono_ms();
     pane_load(c, c->pane, c->view[c->pane]);
     /* The header's alerts read the Nodes table: keep it fresh even while
      * another pane shows, but at most every ALERTS_MS, since on a large
@@ -78,7 +79,7 @@ static void reload_table(session *c)
         c->alerts_ms = now;
     }
     panes_alerts(c, c->alerts, sizeof c->alerts);
-    c->last_load_ms = session_now_ms();
+    c->last_load_ms = rdtime_mono_ms();
     c->dirty = 1;
 }
 
@@ -168,7 +169,7 @@ static void follow_own(session *c)
         session_mark_stale(c);
         return;
     }
-    if (live_poll(&c->live, &c->ctx, session_now_ms()))
+    if (live_poll(&c->live, &c->ctx, rdtime_mono_ms()))
         follow_watch(c);
     c->dirty = 1;
 }
@@ -244,7 +245,7 @@ static void theme_dirs(char store[4][4096], const char *dirs[5])
 static int console_setup(session *c, const rd_options *opt)
 {
     memset(c, 0, sizeof *c);
-    timing_init(&c->timing, session_now_ms());
+    timing_init(&c->timing, rdtime_mono_ms());
     c->opt = opt;
     c->read_only = opt->read_only;
     c->sopts.cacert = opt->cacert;
@@ -283,7 +284,7 @@ static int console_setup(session *c, const rd_options *opt)
     for (size_t i = 0; i < c->th.nwarnings; i++)
         fprintf(stderr, "rigdeck: theme warning: %s\n", c->th.warnings[i]);
     panes_init(c);
-    sync_init(&c->sync, session_now_ms());
+    sync_init(&c->sync, rdtime_mono_ms());
     return 0;
 }
 
@@ -371,7 +372,7 @@ static void follow_load_step(session *c)
             note_reloaded(c);
         release_heap();
         if (first)
-            timing_event(&c->timing, "jobs_loaded_ms", session_now_ms());
+            timing_event(&c->timing, "jobs_loaded_ms", rdtime_mono_ms());
     }
     if (r)
         c->dirty = 1;
@@ -379,7 +380,7 @@ static void follow_load_step(session *c)
 
 static void loop_once(session *c)
 {
-    long long now = session_now_ms();
+    long long now = rdtime_mono_ms();
     follow_sync(c, now);
     int was_lost = c->live.lost;
     if (live_poll(&c->live, &c->ctx, now))
@@ -405,7 +406,7 @@ static void loop_once(session *c)
              * moment. */
             if (!ps->loaded && c->dirty) {
                 draw_screen(c);
-                timing_frame(&c->timing, session_now_ms(), 0);
+                timing_frame(&c->timing, rdtime_mono_ms(), 0);
             }
             reload_table(c);
             note_reloaded(c);
@@ -422,7 +423,7 @@ static void loop_once(session *c)
     if (c->dirty) {
         draw_screen(c);
         c->dirty = 0;
-        timing_frame(&c->timing, session_now_ms(), table_shown(session_current_table(c)));
+        timing_frame(&c->timing, rdtime_mono_ms(), table_shown(session_current_table(c)));
     }
     /* a copy asked for by the last key: the frame is out, the escape follows */
     copy_flush(c);
@@ -437,7 +438,7 @@ static void loop_once(session *c)
     timeout(panes_loading(c) ? 0 : LOOP_MS);
     int key = read_key();
     if (key >= 0)
-        timing_key(&c->timing, key, session_now_ms());
+        timing_key(&c->timing, key, rdtime_mono_ms());
     if (key < 0 && panes_loading(c))
         follow_load_step(c);
     /* A quiet moment (no key for LOOP_MS, the screen drawn): explain some

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clipboard.h"
+#include "fileio.h"
 #include "panes.h"
 #include "prompt.h"
 
@@ -164,7 +165,7 @@ void copy_flush(session *c)
         fflush(stdout);
         if (!t.terminal)
             session_set_error(c, "nothing copied: TERM=%.40s has no clipboard escape (OSC 52)", getenv("TERM"));
-        else if (clip_write_all(STDOUT_FILENO, seq, len) != 0)
+        else if (fileio_write_all(STDOUT_FILENO, seq, len) != 0)
             session_set_error(c, "nothing copied: the terminal could not be written to");
         if (record && *record && clip_record(record, text) != 0)
             session_set_error(c, "copied, but %.200s could not be written (RIGDECK_CLIPBOARD_FILE)", record);

@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "panes_int.h"
 #include "session.h"
+#include "rdtime.h"
 
 /* ---- pure helpers ----------------------------------------------------------- */
 
@@ -165,7 +166,7 @@ static void load_fleet(session *c, dash_state *d, int with_readings)
     else
         snprintf(d->fleet_note, sizeof d->fleet_note, "%.250s", err.msg);
     /* without readings: the means follow shortly */
-    d->fleet_ms = session_now_ms() - (with_readings ? 0 : DASH_FLEET_MS - DASH_FLEET_FIRST_MS);
+    d->fleet_ms = rdtime_mono_ms() - (with_readings ? 0 : DASH_FLEET_MS - DASH_FLEET_FIRST_MS);
 }
 
 static void load_alerts(session *c, dash_state *d)
@@ -307,7 +308,7 @@ void dash_step_gpu(session *c, int delta)
 void dash_load(session *c, int force_fleet)
 {
     dash_state *d = &c->dash;
-    long long now = session_now_ms();
+    long long now = rdtime_mono_ms();
     /* The node first: its table feeds the fallback totals. */
     dash_load_node(c);
     if (force_fleet || !d->fleet)

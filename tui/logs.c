@@ -9,6 +9,7 @@
 
 #include "keycode.h"
 #include "prompt.h"
+#include "rdtime.h"
 
 void logs_open(session *c, const char *id, int nworkers)
 {
@@ -45,7 +46,7 @@ void logs_refresh(session *c)
     snprintf(line, sizeof line, "job logs ");
     prompt_quote_word(line, sizeof line, lv->job);
     snprintf(line + strlen(line), sizeof line - strlen(line), " --worker %d", lv->worker);
-    lv->fetched_ms = session_now_ms();
+    lv->fetched_ms = rdtime_mono_ms();
     lv->stale = 0;
     if (session_exec_line(c, line, &res, &err) != RD_OK) {
         session_set_error(c, "%s", err.msg);

@@ -15,6 +15,7 @@
 #include "keyspace.h"
 #include "panes_int.h"
 #include "table.h"
+#include "rdtime.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -489,7 +490,7 @@ int panes_jobs_explain_more(session *c, long long budget_ms)
     const pane_state *nodes = &c->ps[PANE_NODES][0];
     if (nodes->loaded && nodes->g.nrows > WHY_MAX_NODES)
         ps->why_slow = 1;
-    long long deadline = session_now_ms() + budget_ms;
+    long long deadline = rdtime_mono_ms() + budget_ms;
     size_t i;
     json_t *job, *changed = json_object();
     for (int pass = 0; pass < 2; pass++) {
@@ -505,12 +506,12 @@ int panes_jobs_explain_more(session *c, long long budget_ms)
                 json_object_del(job, "why_again");
                 continue;
             }
-            if (session_now_ms() > deadline)
+            if (rdtime_mono_ms() > deadline)
                 goto done;
-            long long t0 = session_now_ms();
+            long long t0 = rdtime_mono_ms();
             panes_explain_job(c, job);
             json_object_del(job, "why_again");
-            ps->why_slow = session_now_ms() - t0 > WHY_SLOW_MS;
+            ps->why_slow = rdtime_mono_ms() - t0 > WHY_SLOW_MS;
             json_object_set(changed, json_string_value(json_object_get(job, "id")), job);
         }
     }

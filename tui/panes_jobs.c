@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "panes_int.h"
+#include "rdtime.h"
 
 /* Jobs per page: from JOBS_PAGE_MIN, doubled or halved so that a page
  * is read and turned into rows within the step's budget (4 ms: about 200
@@ -269,10 +270,10 @@ int panes_jobs_step(session *c, const pane_view *v, pane_state *ps, long long bu
         return PANES_STEP_DONE;
     /* Just shown with nothing in it yet: the rows read so far, at once. */
     if (shown && ld->into_table && ps->g.nrows == 0 && ld->staged.nrows > 0) {
-        jobs_merge_staged(ps, session_now_ms());
+        jobs_merge_staged(ps, rdtime_mono_ms());
         return PANES_STEP_SHOWN;
     }
-    long long t0 = session_now_ms();
+    long long t0 = rdtime_mono_ms();
     snprintf(line, sizeof line, "%s --limit %d", v->list_cmd, ld->page);
     if (ld->after[0]) {
         snprintf(line + strlen(line), sizeof line - strlen(line), " --after ");
@@ -287,7 +288,7 @@ int panes_jobs_step(session *c, const pane_view *v, pane_state *ps, long long bu
     }
     snprintf(ld->after, sizeof ld->after, "%s", next ? next : "");
     json_decref(res);
-    long long now = session_now_ms();
+    long long now = rdtime_mono_ms();
     ld->page = jobs_next_page(ld->page, now - t0, budget_ms);
     if (!ld->after[0]) {   /* the last page, or a refusal (noted) */
         jobs_finish(ps);

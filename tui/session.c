@@ -15,13 +15,7 @@
 #include <time.h>
 
 #include "layout.h"
-
-long long session_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "rdtime.h"
 
 void session_set_status(session *c, const char *fmt, ...)
 {
@@ -71,7 +65,7 @@ rd_code session_exec_line(session *c, const char *line, json_t **result, rd_err 
     c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
     rd_code rc = cmd_exec_line(&c->ctx, line, result, NULL, err);
     if (rc == RD_ESTORE && !c->live.lost) {
-        live_mark_lost(&c->live, &c->ctx, err->msg, session_now_ms());
+        live_mark_lost(&c->live, &c->ctx, err->msg, rdtime_mono_ms());
         c->dirty = 1;
     }
     return rc;
@@ -82,7 +76,7 @@ rd_code session_exec_line(session *c, const char *line, json_t **result, rd_err 
 
 void session_load_role(session *c)
 {
-    long long now = session_now_ms();
+    long long now = rdtime_mono_ms();
     if (c->role_known || (c->role_tried_ms && now - c->role_tried_ms < ROLE_RETRY_MS))
         return;
     c->role_tried_ms = now;
@@ -120,7 +114,7 @@ void session_start_sync(session *c, int manual)
 {
     char why[256];
     c->ctx.now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
-    if (sync_start(&c->sync, &c->ctx, session_now_ms(), why, sizeof why) != 0) {
+    if (sync_start(&c->sync, &c->ctx, rdtime_mono_ms(), why, sizeof why) != 0) {
         if (manual)
             session_set_error(c, "%s", why);
         return;

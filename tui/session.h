@@ -156,7 +156,4 @@ int session_page_rows(session *c);
  * the status line. */
 void session_start_sync(session *c, int manual);
 
-/* Monotonic milliseconds. */
-long long session_now_ms(void);
-
 #endif

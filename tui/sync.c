@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
+
 void sync_init(sync_state *s, long long now_ms)
 {
     memset(s, 0, sizeof *s);
@@ -31,20 +33,6 @@ void sync_init(sync_state *s, long long now_ms)
 int sync_due(const sync_state *s, long long now_ms)
 {
     return s->pid == 0 && s->next_ms > 0 && now_ms >= s->next_ms;
-}
-
-/* Writes all of buf to fd (the child's end of the pipe). */
-static void write_all(int fd, const char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, buf, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        buf += n;
-        len -= (size_t)n;
-    }
 }
 
 /* The child: one round through the command language, its result as JSON
@@ -76,7 +64,7 @@ static void child_run(const cmd_ctx *proto, int fd)
                               : json_pack("{s:b, s:s}", "ok", 0, "error", err.msg);
     char *text = out ? json_dumps(out, JSON_COMPACT) : NULL;
     if (text)
-        write_all(fd, text, strlen(text));
+        (void)fileio_write_all(fd, text, strlen(text));
     _exit(rc == RD_OK ? 0 : 1);
 }
 

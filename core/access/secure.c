@@ -23,6 +23,7 @@
 
 #include "account_init.h"
 #include "doc.h"
+#include "fileio.h"
 #include "keyspace.h"
 #include "store_backend.h"
 
@@ -92,7 +93,7 @@ static rd_code password_file(const cmd_ctx *ctx, const char *field, const char *
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return rd_fail(err, RD_EINVAL, "%s %s: cannot create it: %s", field, path, strerror(errno));
-    int ok = write(fd, out, PASSWORD_LEN) == PASSWORD_LEN && write(fd, "\n", 1) == 1;
+    int ok = fileio_write_all(fd, out, PASSWORD_LEN) == 0 && fileio_write_all(fd, "\n", 1) == 0;
     ok &= close(fd) == 0;
     if (!ok) {
         unlink(path);

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "doc.h"
+#include "fileio.h"
 #include "secret.h"
 
 enum { ENDPOINT_CONTAINER_PORT = 80 };
@@ -192,7 +193,7 @@ static int write_file(const char *path, const char *text, size_t len)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
-    int bad = write(fd, text, len) != (ssize_t)len;
+    int bad = fileio_write_all(fd, text, len) != 0;
     return close(fd) != 0 || bad ? -1 : 0;
 }
 

@@ -18,6 +18,7 @@
 
 #include "catalog.h"
 #include "grow.h"
+#include "rdtime.h"
 
 extern char **environ;
 
@@ -371,13 +372,6 @@ static rd_code find_program(const char *prog, char *path, size_t len, rd_err *er
     return RD_OK;
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 typedef struct {
     char *out;
     size_t nout, capout;
@@ -471,7 +465,7 @@ static rd_code run_capture(const char *path, int timeout_ms, capture *c, int *st
 {
     int outp[2], errp[2], open_fds = 2, st = 0;
     pid_t pid;
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = rdtime_mono_ms() + timeout_ms;
 
     if (pipe2(outp, O_CLOEXEC) != 0)
         return rd_fail(err, RD_EINVAL, "nvidia-smi '%s' could not be run: %s", path, strerror(errno));
@@ -491,7 +485,7 @@ static rd_code run_capture(const char *path, int timeout_ms, capture *c, int *st
     struct pollfd pf[2] = { { outp[0], POLLIN, 0 }, { errp[0], POLLIN, 0 } };
     *status = -1;
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - rdtime_mono_ms();
         if (open_fds == 0) {
             pid_t w = waitpid(pid, &st, WNOHANG);
             if (w == pid || (w < 0 && errno != EINTR)) {

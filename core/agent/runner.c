@@ -7,6 +7,7 @@
  * calls (no malloc, no stdio): the agent may have threads, and a lock one
  * of them held at fork would never be released in the child.
  */
+#include "fileio.h"
 #include "rdtime.h"
 #include "runner_int.h"
 
@@ -60,20 +61,6 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Writes buf to tmp, syncs it and renames it over path: readers see the
  * whole record or none, and it survives a power cut once renamed. */
 static int write_atomic(const char *tmp, const char *path, const char *buf, size_t len)
@@ -81,7 +68,7 @@ static int write_atomic(const char *tmp, const char *path, const char *buf, size
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), bad;
     if (fd < 0)
         return -1;
-    bad = write_all(fd, buf, len) != 0 || fsync(fd) != 0;
+    bad = fileio_write_all(fd, buf, len) != 0 || fsync(fd) != 0;
     if (close(fd) != 0 || bad || rename(tmp, path) != 0) {
         unlink(tmp);
         return -1;
@@ -108,7 +95,7 @@ static int write_synced(const char *path, const char *buf, size_t len)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), bad;
     if (fd < 0)
         return -1;
-    bad = write_all(fd, buf, len) != 0 || fsync(fd) != 0;
+    bad = fileio_write_all(fd, buf, len) != 0 || fsync(fd) != 0;
     return close(fd) != 0 || bad ? -1 : 0;
 }
 
@@ -141,7 +128,7 @@ _Noreturn static void shim_fail(int fd, char stage)
     msg[0] = 'E';
     msg[1] = stage;
     memcpy(msg + 2, &e, sizeof e);
-    write_all(fd, msg, sizeof msg);
+    fileio_write_all(fd, msg, sizeof msg);
     _exit(1);
 }
 
@@ -218,7 +205,7 @@ _Noreturn static void worker_exec(const shim_ctx *c, int go_r)
     sb_str(&m, ": ");
     sb_str(&m, strerrordesc_np(errno) ? strerrordesc_np(errno) : "error");
     sb_str(&m, "\n");
-    write_all(2, m.b, m.n);
+    fileio_write_all(2, m.b, m.n);
     _exit(127);
 }
 
@@ -247,7 +234,7 @@ static int shim_hold(const shim_ctx *c, pid_t pid, int go_w, const sigset_t *wai
         if (fate == 'g') {
             if (c->ctl_go)
                 touch(c->ctl_go);   /* the container's entry execs the command */
-            write_all(go_w, "g", 1);
+            fileio_write_all(go_w, "g", 1);
             close(go_w);
             if (pending)
                 kill(-pid, pending);

@@ -1,96 +1,17 @@
 /* docpick.c - picking top-level fields out of a JSON document's text (see
  * docpick.h).
  *
- * The skipping is lexical: strings to their closing quote (escapes
- * respected), arrays and objects to their matching bracket, scalars to the
- * next delimiter.  A skipped value is not checked beyond that; a picked one
+ * The skipping is jsonscan.c's (lexical, the rules listed there); a picked one
  * is decoded by jansson (or, for the common short scalars, the same way by
  * hand), so what the caller sees is what jansson would give.
  */
 #include "docpick.h"
+#include "jsonscan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { DOCPICK_MAX_DEPTH = 64, DOCPICK_MAX_SUBS = 16 };
-
-static const char *skip_ws(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    return p;
-}
-
-/* Bytes a string's skipping must look at: its end, an escape, a control
- * character (not JSON). */
-static const unsigned char string_stop[256] = {
-    [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
-    [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
-    [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
-    [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
-    ['"'] = 1, ['\\'] = 1,
-};
-
-/* p at an opening quote: past the closing one, or NULL.  *plain is 1 when
- * the string holds no escape (its text is its value). */
-static const char *skip_string(const char *p, const char *end, int *plain)
-{
-    *plain = 1;
-    for (p++; p < end; p++) {
-        while (p < end && !string_stop[(unsigned char)*p])
-            p++;
-        if (p >= end)
-            break;
-        if (*p == '"')
-            return p + 1;
-        if (*p == '\\') {
-            *plain = 0;
-            p++;
-        } else {
-            return NULL;   /* a control character: not JSON */
-        }
-    }
-    return NULL;
-}
-
-const unsigned char docpick_scalar_end[256] = {
-    [0] = 1, [','] = 1, [':'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['"'] = 1,
-    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1,
-};
-
-/* p at a value: past it, or NULL when it does not end well. */
-static const char *skip_value(const char *p, const char *end)
-{
-    int depth = 0, plain;
-    do {
-        p = skip_ws(p, end);
-        if (p >= end)
-            return NULL;
-        if (*p == '"') {
-            if (!(p = skip_string(p, end, &plain)))
-                return NULL;
-        } else if (*p == '{' || *p == '[') {
-            if (++depth > DOCPICK_MAX_DEPTH)
-                return NULL;
-            p++;
-        } else if (*p == '}' || *p == ']') {
-            if (--depth < 0)
-                return NULL;
-            p++;
-        } else if (*p == ',' || *p == ':') {
-            if (depth == 0)
-                return NULL;
-            p++;
-        } else {
-            const char *s = p;
-            while (p < end && !docpick_scalar_end[(unsigned char)*p])
-                p++;
-            if (p == s)
-                return NULL;
-        }
-    } while (depth > 0);
-    return p;
-}
+enum { DOCPICK_MAX_SUBS = 16 };
 
 /* A scalar in the forms that need no jansson: true, false, null, a plain
  * string, a short integer; NULL for anything else. */
@@ -158,16 +79,16 @@ static json_t *decode_part(const char *v, size_t n, const char *const *subs, siz
     if (*v != '[')
         return decode_value(v, n);
     json_t *out = json_array();
-    const char *p = skip_ws(v + 1, v + n), *end = v + n;
+    const char *p = jsonscan_ws(v + 1, v + n), *end = v + n;
     if (p < end && *p == ']')
         return out;
     while (out) {
-        const char *e = skip_ws(p, end), *after = skip_value(e, end);
+        const char *e = jsonscan_ws(p, end), *after = jsonscan_value(e, end);
         json_t *elem = !after ? NULL : *e == '{' ? pick_text(e, (size_t)(after - e), subs, nsubs, depth + 1)
                                                  : decode_value(e, (size_t)(after - e));
         if (!elem || json_array_append_new(out, elem) != 0)
             break;
-        p = skip_ws(after, end);
+        p = jsonscan_ws(after, end);
         if (p < end && *p == ',') {
             p++;
             continue;
@@ -187,28 +108,28 @@ static json_t *pick_text(const char *text, size_t len, const char *const *names,
     int plain;
     if (!out)
         return NULL;
-    p = skip_ws(p, end);
+    p = jsonscan_ws(p, end);
     if (p >= end || *p++ != '{')
         goto bad;
-    p = skip_ws(p, end);
+    p = jsonscan_ws(p, end);
     if (p < end && *p == '}') {
         p++;
         goto done;
     }
     for (;;) {
-        p = skip_ws(p, end);
+        p = jsonscan_ws(p, end);
         if (p >= end || *p != '"')
             goto bad;
-        const char *name = p + 1, *after = skip_string(p, end, &plain);
+        const char *name = p + 1, *after = jsonscan_string(p, end, &plain);
         if (!after || !plain)
             goto bad;   /* an escaped name: the caller decodes it all */
         size_t name_len = (size_t)(after - 1 - name);
-        p = skip_ws(after, end);
+        p = jsonscan_ws(after, end);
         if (p >= end || *p++ != ':')
             goto bad;
-        p = skip_ws(p, end);
+        p = jsonscan_ws(p, end);
         const char *v = p;
-        if (!(p = skip_value(p, end)))
+        if (!(p = jsonscan_value(p, end)))
             goto bad;
         const char *subs[DOCPICK_MAX_SUBS];
         size_t nsubs;
@@ -225,7 +146,7 @@ static json_t *pick_text(const char *text, size_t len, const char *const *names,
             if (json_object_set_new_nocheck(out, key, value) != 0)
                 goto bad;
         }
-        p = skip_ws(p, end);
+        p = jsonscan_ws(p, end);
         if (p < end && *p == ',') {
             p++;
             continue;
@@ -237,7 +158,7 @@ static json_t *pick_text(const char *text, size_t len, const char *const *names,
         goto bad;
     }
 done:
-    if (skip_ws(p, end) != end)
+    if (jsonscan_ws(p, end) != end)
         goto bad;
     return out;
 bad:

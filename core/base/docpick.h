@@ -29,9 +29,4 @@ json_t *docpick_fields(const char *text, size_t len, const char *const *names, s
  * containers of doc's values. */
 json_t *docpick_copy(const json_t *doc, const char *const *names, size_t n);
 
-/* 1 for the bytes that end a JSON number or literal (delimiters,
- * whitespace, a quote, a bracket, and NUL, which is never part of one):
- * the one table the text readers (this file, sched_queue.c) skip by. */
-extern const unsigned char docpick_scalar_end[256];
-
 #endif

@@ -14,6 +14,7 @@
  * jansson's own.
  */
 #include "jsonin.h"
+#include "jsonscan.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,8 +30,7 @@ typedef struct {
 
 static void skip_space(parser *ps)
 {
-    while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\n' || *ps->p == '\t' || *ps->p == '\r'))
-        ps->p++;
+    ps->p = jsonscan_ws(ps->p, ps->end);
 }
 
 /* The bytes of a string whose opening quote was consumed: *s points into

@@ -15,6 +15,8 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "fileio.h"
+
 #define SEAL_PREFIX "rdsec1:"
 #define PREFIX_LEN 7
 #define FP_HEX 16
@@ -119,20 +121,6 @@ static rd_code make_parents(const char *path, rd_err *err)
     return RD_OK;
 }
 
-static int write_all(int fd, const char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, buf, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return 0;
-        buf += w;
-        n -= (size_t)w;
-    }
-    return 1;
-}
-
 /* Writes a fresh key beside path and links it into place: a reader never
  * sees a half-written key, and if another process got there first its key
  * stays (link fails with EEXIST) and is the one both processes load. */
@@ -158,7 +146,7 @@ static rd_code create_key_file(const char *path, rd_err *err)
         rc = rd_fail(err, RD_EINVAL, "cannot create master key %s: %s", path, strerror(errno));
         goto out;
     }
-    if (fchmod(fd, 0600) != 0 || !write_all(fd, text, KEY_HEX + 1) || fsync(fd) != 0) {
+    if (fchmod(fd, 0600) != 0 || fileio_write_all(fd, text, KEY_HEX + 1) != 0 || fsync(fd) != 0) {
         rc = rd_fail(err, RD_EINVAL, "cannot write master key %s: %s", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
@@ -169,7 +157,7 @@ static rd_code create_key_file(const char *path, rd_err *err)
         /* File systems without hard links: exclusive create, then write. */
         int fd2 = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd2 >= 0) {
-            if (!write_all(fd2, text, KEY_HEX + 1) || fsync(fd2) != 0)
+            if (fileio_write_all(fd2, text, KEY_HEX + 1) != 0 || fsync(fd2) != 0)
                 rc = rd_fail(err, RD_EINVAL, "cannot write master key %s: %s", path, strerror(errno));
             close(fd2);
         } else if (errno != EEXIST) {

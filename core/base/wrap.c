@@ -4,49 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void wrap_append(wrap_buf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(b->text, cap);
-        if (!p) {
-            wrap_free(b);
-            b->failed = 1;
-            return;
-        }
-        b->text = p;
-        b->cap = cap;
-    }
-    memcpy(b->text + b->len, s, n);
-    b->len += n;
-    b->text[b->len] = '\0';
-}
-
-void wrap_puts(wrap_buf *b, const char *s)
-{
-    wrap_append(b, s, strlen(s));
-}
-
-void wrap_pad(wrap_buf *b, size_t n)
+void wrap_pad(strbuf *b, size_t n)
 {
     static const char spaces[] = "                                ";
     while (n > 0) {
         size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-        wrap_append(b, spaces, k);
+        strbuf_append(b, spaces, k);
         n -= k;
     }
 }
 
-void wrap_free(wrap_buf *b)
-{
-    free(b->text);
-    b->text = NULL;
-    b->len = b->cap = 0;
-}
 
 static int is_cont(char c)
 {
@@ -91,7 +58,7 @@ static size_t token_len(const char *s, size_t n, int groups)
 }
 
 typedef struct {
-    wrap_buf *b;
+    strbuf *b;
     size_t *col;
     size_t indent, width;
     int on_line;        /* a token of this text is already on the line */
@@ -99,7 +66,7 @@ typedef struct {
 
 static void wrap_newline(wrap_state *w)
 {
-    wrap_puts(w->b, "\n");
+    strbuf_puts(w->b, "\n");
     wrap_pad(w->b, w->indent);
     *w->col = w->indent;
     w->on_line = 0;
@@ -116,7 +83,7 @@ static void wrap_split(wrap_state *w, const char *t, size_t n)
             c += !is_cont(t[i]);
             i++;
         }
-        wrap_append(w->b, t, i);
+        strbuf_append(w->b, t, i);
         *w->col += c;
         t += i;
         n -= i;
@@ -131,7 +98,7 @@ static void wrap_token(wrap_state *w, const char *t, size_t n, int group)
     size_t tw = cols_n(t, n), sep = w->on_line ? 1 : 0;
     if (*w->col + sep + tw <= w->width) {
         wrap_pad(w->b, sep);
-        wrap_append(w->b, t, n);
+        strbuf_append(w->b, t, n);
         *w->col += sep + tw;
         w->on_line = 1;
         return;
@@ -140,7 +107,7 @@ static void wrap_token(wrap_state *w, const char *t, size_t n, int group)
     if (w->on_line || *w->col > w->indent) {
         wrap_newline(w);
         if (w->indent + tw <= w->width) {
-            wrap_append(w->b, t, n);
+            strbuf_append(w->b, t, n);
             *w->col += tw;
             w->on_line = 1;
             return;
@@ -166,7 +133,7 @@ static void wrap_words(wrap_state *w, const char *s, size_t n, int groups)
     }
 }
 
-void wrap_text(wrap_buf *b, const char *text, size_t *col, size_t indent, size_t width,
+void wrap_text(strbuf *b, const char *text, size_t *col, size_t indent, size_t width,
                int keep_groups)
 {
     wrap_state w = { b, col, indent, width, 0 };

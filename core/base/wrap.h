@@ -9,19 +9,12 @@
 
 #include <stddef.h>
 
-/* A growing string; text is NULL until something is appended and stays
- * NULL after an allocation failure (failed is then 1). */
-typedef struct {
-    char *text;
-    size_t len, cap;
-    int failed;
-} wrap_buf;
+#include "strbuf.h"
 
-/* Appends s as it is. */
-void wrap_puts(wrap_buf *b, const char *s);
+/* Text is laid into a strbuf (strbuf.h). */
 
 /* Appends n spaces. */
-void wrap_pad(wrap_buf *b, size_t n);
+void wrap_pad(strbuf *b, size_t n);
 
 /* Display columns of s (UTF-8 code points). */
 size_t wrap_cols(const char *s);
@@ -32,10 +25,8 @@ size_t wrap_cols(const char *s);
  * keep_groups a bracketed group ("[--plan free|team]") moves to the next
  * line whole while it fits on one.  A word longer than a whole line is the
  * only thing ever split.  Ends without a newline; *col is where it ended. */
-void wrap_text(wrap_buf *b, const char *text, size_t *col, size_t indent, size_t width,
+void wrap_text(strbuf *b, const char *text, size_t *col, size_t indent, size_t width,
                int keep_groups);
 
-/* Frees the buffer's text. */
-void wrap_free(wrap_buf *b);
 
 #endif

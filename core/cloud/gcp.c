@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 
 #include "gcp_int.h"
+#include "rdtime.h"
 
 #define POLL_CAP_MS 10000L
 
@@ -199,13 +200,6 @@ rd_code gcp_start_instance(gcp_client *c, const char *zone, const char *name, js
 
 /* ---- waiting ----------------------------------------------------------- */
 
-static long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)(ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-}
-
 static long next_interval(long interval)
 {
     long base = gcp_poll_ms();
@@ -232,7 +226,7 @@ rd_code gcp_wait_operation(gcp_client *c, const json_t *op, const char *what, lo
     snprintf(opname, sizeof opname, "%s", name ? name : "");
     snprintf(label, sizeof label, "zoneOperations.get %s (%s)", opname, what);
     json_t *cur = json_incref((json_t *)op);
-    long start = now_ms(), interval = gcp_poll_ms();
+    long start = rdtime_mono_ms(), interval = gcp_poll_ms();
     rd_code rc = RD_OK;
     memset(f, 0, sizeof *f);
     f->limit = -1;
@@ -250,7 +244,7 @@ rd_code gcp_wait_operation(gcp_client *c, const json_t *op, const char *what, lo
                 rc = gcp_fail(c, what, f, err);
             break;
         }
-        if (now_ms() - start >= deadline_ms) {
+        if (rdtime_mono_ms() - start >= deadline_ms) {
             f->status = GCP_TIMEOUT;
             snprintf(f->detail, sizeof f->detail, "operation %s still %s after %ld ms", opname,
                      status ? status : "unknown", deadline_ms);
@@ -284,7 +278,7 @@ static int status_transitional(const char *s)
 rd_code gcp_wait_instance(gcp_client *c, const char *zone, const char *name, long deadline_ms, char status[32],
                           gcp_fault *f, rd_err *err)
 {
-    long start = now_ms(), interval = gcp_poll_ms();
+    long start = rdtime_mono_ms(), interval = gcp_poll_ms();
     status[0] = '\0';
     for (;;) {
         json_t *inst = NULL;
@@ -296,7 +290,7 @@ rd_code gcp_wait_instance(gcp_client *c, const char *zone, const char *name, lon
         snprintf(status, 32, "%s", json_string_value(json_object_get(inst, "status")) ?
                                        json_string_value(json_object_get(inst, "status")) : "UNKNOWN");
         json_decref(inst);
-        if (!status_transitional(status) || now_ms() - start >= deadline_ms)
+        if (!status_transitional(status) || rdtime_mono_ms() - start >= deadline_ms)
             return RD_OK;
         gcp_sleep_ms(interval);
         interval = next_interval(interval);

@@ -27,6 +27,7 @@
 #include "keyspace.h"
 #include "catalog.h"
 #include "audit_log.h"
+#include "strbuf.h"
 
 /* A conflicting command is retried at least CMD_RETRIES times and for at
  * least CMD_RETRY_MS: on a loaded machine twenty quick tries can all lose
@@ -38,38 +39,25 @@
 
 /* ---- splitting --------------------------------------------------------- */
 
-typedef struct {
-    char *buf;
-    size_t len, cap;
-} strbuf;
-
+/* One byte onto the word being built; 0 when memory ran out. */
 static int sb_push(strbuf *b, char c)
 {
-    if (b->len + 1 >= b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 32;
-        char *p = realloc(b->buf, cap);
-        if (!p)
-            return 0;
-        b->buf = p;
-        b->cap = cap;
-    }
-    b->buf[b->len++] = c;
-    b->buf[b->len] = '\0';
-    return 1;
+    strbuf_append(b, &c, 1);
+    return !b->failed;
 }
 
 static int words_push(cmd_words *w, strbuf *b)
 {
     if (w->count >= CMD_MAX_WORDS)
         return 0;
-    if (!b->buf && !(b->buf = strdup("")))
+    if (strbuf_reserve(b, 1) != 0)   /* an empty word ("") is a word */
         return 0;
     char **words = realloc(w->words, (w->count + 1) * sizeof *words);
     if (!words)
         return 0;
     w->words = words;
-    w->words[w->count++] = b->buf;
-    b->buf = NULL;
+    w->words[w->count++] = b->text;
+    b->text = NULL;
     b->len = b->cap = 0;
     return 1;
 }
@@ -96,7 +84,7 @@ rd_code cmd_split(const char *line, cmd_words *out, rd_err *err)
                 rd_fail(err, RD_EUSAGE, "line has an unterminated single quote");
                 goto fail;
             }
-            if (!cur.buf && !(cur.buf = calloc(1, 1)))
+            if (strbuf_reserve(&cur, 1) != 0)
                 goto nomem;
             for (const char *q = p + 1; q < end; q++)
                 if (!sb_push(&cur, *q))
@@ -104,7 +92,7 @@ rd_code cmd_split(const char *line, cmd_words *out, rd_err *err)
             in_word = 1;
             p = end + 1;
         } else if (c == '"') {
-            if (!cur.buf && !(cur.buf = calloc(1, 1)))
+            if (strbuf_reserve(&cur, 1) != 0)
                 goto nomem;
             p++;
             while (*p && *p != '"') {
@@ -141,7 +129,7 @@ rd_code cmd_split(const char *line, cmd_words *out, rd_err *err)
     }
     if (in_word && !words_push(out, &cur))
         goto too_many;
-    free(cur.buf);
+    strbuf_free(&cur);
     return RD_OK;
 too_many:
     rd_fail(err, RD_EUSAGE, "line has more than %d words", CMD_MAX_WORDS);
@@ -149,7 +137,7 @@ too_many:
 nomem:
     rd_fail(err, RD_ENOMEM, "out of memory");
 fail:
-    free(cur.buf);
+    strbuf_free(&cur);
     cmd_words_free(out);
     return err ? err->code : RD_EUSAGE;
 }

@@ -137,7 +137,7 @@ static size_t help_desc_column(size_t lead, size_t widest, size_t longest_desc, 
  * description from column desc_col, continuation lines indented under it.
  * The description shares the name's line only when the name took one line
  * and ends two columns short of desc_col. */
-static void help_row(wrap_buf *b, size_t lead, const char *name, const char *desc,
+static void help_row(strbuf *b, size_t lead, const char *name, const char *desc,
                      size_t desc_col, size_t width)
 {
     size_t col = lead, start = b->len;
@@ -148,13 +148,13 @@ static void help_row(wrap_buf *b, size_t lead, const char *name, const char *des
         if (!wrapped && col + 2 <= desc_col) {
             wrap_pad(b, desc_col - col);
         } else {
-            wrap_puts(b, "\n");
+            strbuf_puts(b, "\n");
             wrap_pad(b, desc_col);
         }
         col = desc_col;
         wrap_text(b, desc, &col, desc_col, width, 0);
     }
-    wrap_puts(b, "\n");
+    strbuf_puts(b, "\n");
 }
 
 /* The widest value of field `key` (at least the header's) and the longest
@@ -175,7 +175,7 @@ static void help_measure(const json_t *list, const char *key, const char *desc, 
 }
 
 /* A list of objects as two columns under a header, from column lead. */
-static void help_table(wrap_buf *b, const json_t *list, size_t lead, const char *key,
+static void help_table(strbuf *b, const json_t *list, size_t lead, const char *key,
                        const char *desc, const char *key_head, const char *desc_head, size_t width)
 {
     size_t widest = strlen(key_head), longest = strlen(desc_head);
@@ -191,7 +191,7 @@ static void help_table(wrap_buf *b, const json_t *list, size_t lead, const char 
 
 /* Prints a run of "FIELD\tTEXT" rows (the first the header) as a table
  * like the flags'. */
-static void help_note_table(wrap_buf *b, const json_t *rows, size_t width)
+static void help_note_table(strbuf *b, const json_t *rows, size_t width)
 {
     const json_t *head = json_array_get(rows, 0);
     json_t *body = json_array();
@@ -205,7 +205,7 @@ static void help_note_table(wrap_buf *b, const json_t *rows, size_t width)
 /* A command's notes (cmd_note): paragraphs wrapped from column 0, each run
  * of "FIELD\tTEXT" rows as a table, examples as they are (wrapped 4
  * columns in only where a line is wider than the width). */
-static void help_notes_text(wrap_buf *b, const json_t *notes, size_t width)
+static void help_notes_text(strbuf *b, const json_t *notes, size_t width)
 {
     json_t *rows = NULL;
     size_t i;
@@ -227,10 +227,10 @@ static void help_notes_text(wrap_buf *b, const json_t *notes, size_t width)
         size_t col = 0;
         int example = strncmp(line, "  ", 2) == 0;
         if (example && wrap_cols(line) <= width)
-            wrap_puts(b, line);
+            strbuf_puts(b, line);
         else
             wrap_text(b, line, &col, example ? 4 : 0, width, 0);
-        wrap_puts(b, "\n");
+        strbuf_puts(b, "\n");
     }
     if (rows)
         help_note_table(b, rows, width);
@@ -239,7 +239,7 @@ static void help_notes_text(wrap_buf *b, const json_t *notes, size_t width)
 
 /* One command's details: its fields, then its flags as a table, then its
  * notes. */
-static void help_detail_text(wrap_buf *b, const json_t *doc, size_t width)
+static void help_detail_text(strbuf *b, const json_t *doc, size_t width)
 {
     static const char *const fields[] = { "name", "usage", "help", "mutates" };
     const size_t label = strlen("mutates") + 2;
@@ -247,26 +247,26 @@ static void help_detail_text(wrap_buf *b, const json_t *doc, size_t width)
         const json_t *v = json_object_get(doc, fields[i]);
         const char *text = json_is_boolean(v) ? (json_is_true(v) ? "yes" : "no") : json_string_value(v);
         size_t col = label;
-        wrap_puts(b, fields[i]);
+        strbuf_puts(b, fields[i]);
         wrap_pad(b, label - strlen(fields[i]));
         wrap_text(b, text, &col, label, width, strcmp(fields[i], "usage") == 0);
-        wrap_puts(b, "\n");
+        strbuf_puts(b, "\n");
     }
     const json_t *flags = json_object_get(doc, "flags");
     if (json_array_size(flags) > 0) {
-        wrap_puts(b, "flags:\n");
+        strbuf_puts(b, "flags:\n");
         help_table(b, flags, 2, "flag", "help", "FLAG", "HELP", width);
     }
     const json_t *notes = json_object_get(doc, "notes");
     if (json_is_array(notes)) {
-        wrap_puts(b, "\n");
+        strbuf_puts(b, "\n");
         help_notes_text(b, notes, width);
     }
 }
 
 char *cmd_help_text(const json_t *result, size_t width)
 {
-    wrap_buf b = { 0 };
+    strbuf b = { 0 };
     const json_t *items = json_object_get(result, "items");
     if (width < HELP_MIN_WIDTH)
         width = HELP_MIN_WIDTH;

@@ -4,16 +4,18 @@
  * Owns loading the jobs that have a waiting worker in queue order, each
  * kept as its stored text, and the small reader of compact JSON text the
  * pass uses to skip decoding jobs whose shape already found no node.  The
- * reader walks values exactly as JSON nests them (strings with escapes,
- * objects, arrays), so a key's span is found only where it is a member of
- * the object asked about, never inside a string or a nested object.
+ * reader walks values by jsonscan.c's rules (strings with escapes, objects,
+ * arrays), so a key's span is found only where it is a member of the object
+ * asked about, never inside a string or a nested object; text jsonscan
+ * refuses (a control byte in a string, nesting deeper than
+ * JSONSCAN_MAX_DEPTH, text cut short) reads as "not an object" and the
+ * caller decodes the document instead.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "billing_usage.h"
 #include "doc.h"
-#include "docpick.h"
 #include "fleet.h"
 #include "grow.h"
 #include "keyspace.h"
@@ -21,82 +23,12 @@
 #include "sched_index.h"
 #include "sched_memo.h"
 #include "sched_queue.h"
+#include "strbuf.h"
 #include "jsonin.h"
+#include "jsonscan.h"
 #include "jsonout.h"
 
 /* ---- the reader ---------------------------------------------------------- */
-
-static const char *skip_ws(const char *p, const char *end)
-{
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    return p;
-}
-
-/* Past the string whose opening quote is at p, or NULL when cut short.  A
- * quote ends it when an even number of backslashes precede it. */
-static const char *skip_string(const char *p, const char *end)
-{
-    const char *from = p + 1;
-    for (;;) {
-        const char *q = memchr(from, '"', (size_t)(end - from));
-        if (!q)
-            return NULL;
-        const char *b = q;
-        while (b > p + 1 && b[-1] == '\\')
-            b--;
-        if ((q - b) % 2 == 0)
-            return q + 1;
-        from = q + 1;
-    }
-}
-
-/* Past the one value starting at p, or NULL when the text is cut short or
- * is not a value. */
-static const char *skip_value(const char *p, const char *end)
-{
-    int depth = 0;
-    p = skip_ws(p, end);
-    do {
-        if (p >= end)
-            return NULL;
-        switch (*p) {
-        case '"':
-            if (!(p = skip_string(p, end)))
-                return NULL;
-            break;
-        case '{':
-        case '[':
-            depth++;
-            p++;
-            break;
-        case '}':
-        case ']':
-            if (--depth < 0)
-                return NULL;
-            p++;
-            break;
-        case ',':
-        case ':':
-        case ' ':
-        case '\t':
-        case '\n':
-        case '\r':
-            if (depth == 0)
-                return NULL;
-            p++;
-            break;
-        default: {
-            const char *from = p;
-            while (p < end && !docpick_scalar_end[(unsigned char)*p])
-                p++;
-            if (p == from)
-                return NULL;   /* a NUL byte */
-        }
-        }
-    } while (depth > 0);
-    return p;
-}
 
 /* Finds several members of the object in [p, end) in one walk: vs[k] and
  * ve[k] span the value of keys[k] (the last one, as decoding keeps), or are
@@ -113,20 +45,20 @@ static int raw_members(const char *p, const char *end, const char *const *keys, 
         return -1;
     for (size_t k = 0; k < n; k++)
         lens[k] = strlen(keys[k]);
-    p = skip_ws(p, end);
+    p = jsonscan_ws(p, end);
     if (p >= end || *p != '{')
         return -1;
-    p = skip_ws(p + 1, end);
+    p = jsonscan_ws(p + 1, end);
     if (p < end && *p == '}')
         return 0;
     while (p < end && *p == '"') {
-        const char *ks = p + 1, *ke = skip_value(p, end);
+        const char *ks = p + 1, *ke = jsonscan_value(p, end);
         if (!ke)
             return -1;
-        p = skip_ws(ke, end);
+        p = jsonscan_ws(ke, end);
         if (p >= end || *p != ':')
             return -1;
-        const char *v = skip_ws(p + 1, end), *after = skip_value(v, end);
+        const char *v = jsonscan_ws(p + 1, end), *after = jsonscan_value(v, end);
         if (!after)
             return -1;
         size_t klen = (size_t)(ke - 1 - ks);
@@ -136,12 +68,12 @@ static int raw_members(const char *p, const char *end, const char *const *keys, 
                 vs[k] = v;
                 ve[k] = after;
             }
-        p = skip_ws(after, end);
+        p = jsonscan_ws(after, end);
         if (p < end && *p == '}')
             return found;
         if (p >= end || *p != ',')
             return -1;
-        p = skip_ws(p + 1, end);
+        p = jsonscan_ws(p + 1, end);
     }
     return -1;
 }
@@ -177,9 +109,9 @@ static int span_waiting(const char *vs, const char *ve, size_t *waiting, size_t 
     *waiting = *pending = 0;
     if (!vs || *vs != '[')
         return 0;
-    p = skip_ws(vs + 1, ve);
+    p = jsonscan_ws(vs + 1, ve);
     while (p < ve && *p != ']') {
-        const char *e = skip_value(p, ve);
+        const char *e = jsonscan_value(p, ve);
         if (!e || *p != '{')
             return 0;
         static const char *const wkeys[] = { "state", "pending_node" };
@@ -192,9 +124,9 @@ static int span_waiting(const char *vs, const char *ve, size_t *waiting, size_t 
                 !(we[1] - ws[1] == 2 && memcmp(ws[1], "\"\"", 2) == 0))
                 (*pending)++;
         }
-        p = skip_ws(e, ve);
+        p = jsonscan_ws(e, ve);
         if (p < ve && *p == ',')
-            p = skip_ws(p + 1, ve);
+            p = jsonscan_ws(p + 1, ve);
     }
     return 1;
 }
@@ -208,33 +140,14 @@ int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *p
 
 /* ---- writing placements into the text ----------------------------------- */
 
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    int failed;
-} splice_buf;
-
-static void splice_put(splice_buf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap && grow_array(&b->buf, &b->cap, b->len + n + 1, 1) != 0) {
-        b->failed = 1;
-        return;
-    }
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    b->buf[b->len] = '\0';
-}
-
 /* v encoded as tx_commit would; 0 when memory ran out. */
-static int splice_value(splice_buf *b, const json_t *v)
+static int splice_value(strbuf *b, const json_t *v)
 {
     size_t n = 0;
     char *t = jsonout_dumps_any(v, &n);
     if (!t)
         return 0;
-    splice_put(b, t, n);
+    strbuf_append(b, t, n);
     free(t);
     return 1;
 }
@@ -248,44 +161,44 @@ static int placed_has(const size_t *placed, size_t nplaced, size_t k)
 }
 
 /* The "workers" array [vs, ve) with the placed elements taken from doc's. */
-static int splice_workers(splice_buf *b, const char *vs, const char *ve, const json_t *workers, const size_t *placed,
+static int splice_workers(strbuf *b, const char *vs, const char *ve, const json_t *workers, const size_t *placed,
                           size_t nplaced)
 {
     size_t k = 0;
-    const char *p = skip_ws(vs + 1, ve);
+    const char *p = jsonscan_ws(vs + 1, ve);
     if (*vs != '[')
         return 0;
-    splice_put(b, "[", 1);
+    strbuf_append(b, "[", 1);
     while (p < ve && *p != ']') {
-        const char *e = skip_value(p, ve);
+        const char *e = jsonscan_value(p, ve);
         if (!e)
             return 0;
         if (k)
-            splice_put(b, ",", 1);
+            strbuf_append(b, ",", 1);
         if (placed_has(placed, nplaced, k)) {
             if (!splice_value(b, json_array_get(workers, k)))
                 return 0;
         } else {
-            splice_put(b, p, (size_t)(e - p));
+            strbuf_append(b, p, (size_t)(e - p));
         }
         k++;
-        p = skip_ws(e, ve);
+        p = jsonscan_ws(e, ve);
         if (p < ve && *p == ',')
-            p = skip_ws(p + 1, ve);
+            p = jsonscan_ws(p + 1, ve);
     }
-    splice_put(b, "]", 1);
+    strbuf_append(b, "]", 1);
     return k == json_array_size(workers);
 }
 
 /* Member value span [vs, ve) replaced by doc's value of name, the name
  * added to fields when the text changes. */
-static int splice_member(splice_buf *b, const char *vs, const char *ve, const json_t *doc, const char *name,
+static int splice_member(strbuf *b, const char *vs, const char *ve, const json_t *doc, const char *name,
                          json_t *fields)
 {
     size_t at = b->len;
     if (!splice_value(b, json_object_get(doc, name)))
         return 0;
-    if (!b->failed && (b->len - at != (size_t)(ve - vs) || memcmp(b->buf + at, vs, (size_t)(ve - vs)) != 0))
+    if (!b->failed && (b->len - at != (size_t)(ve - vs) || memcmp(b->text + at, vs, (size_t)(ve - vs)) != 0))
         json_array_append_new(fields, json_string(name));
     return 1;
 }
@@ -294,28 +207,26 @@ int sched_raw_splice(const char *text, size_t len, const json_t *doc, const size
                      size_t *outlen, json_t **fields)
 {
     static const char *const names[] = { "workers", "state", "reason" };
-    const char *end = text + len, *p = skip_ws(text, end);
-    splice_buf b = { 0 };
+    const char *end = text + len, *p = jsonscan_ws(text, end);
+    strbuf b = { 0 };
     int seen[3] = { 0 }, ok = 1, n = 0;
     /* room for the text and what placements add, so it seldom grows */
-    b.cap = len + 256 * (nplaced + 1);
-    b.buf = malloc(b.cap);
-    b.failed = !b.buf;
+    strbuf_reserve(&b, len + 256 * (nplaced + 1));
     *out = NULL;
     *fields = json_array();
     if (!*fields || p >= end || *p != '{')
         ok = 0;
     else
-        p = skip_ws(p + 1, end);
-    splice_put(&b, "{", 1);
+        p = jsonscan_ws(p + 1, end);
+    strbuf_append(&b, "{", 1);
     while (ok && p < end && *p == '"') {
-        const char *ks = p, *ke = skip_value(p, end), *v, *after;
-        ok = ke && (p = skip_ws(ke, end)) < end && *p == ':' && (after = skip_value(v = skip_ws(p + 1, end), end));
+        const char *ks = p, *ke = jsonscan_value(p, end), *v, *after;
+        ok = ke && (p = jsonscan_ws(ke, end)) < end && *p == ':' && (after = jsonscan_value(v = jsonscan_ws(p + 1, end), end));
         if (!ok)
             break;
         if (n++)
-            splice_put(&b, ",", 1);
-        splice_put(&b, ks, (size_t)(after - ks) - (size_t)(after - v));   /* the key and what is up to its value */
+            strbuf_append(&b, ",", 1);
+        strbuf_append(&b, ks, (size_t)(after - ks) - (size_t)(after - v));   /* the key and what is up to its value */
         int which = -1;
         for (int i = 0; i < 3; i++)
             if ((size_t)(ke - ks) == strlen(names[i]) + 2 && memcmp(ks + 1, names[i], strlen(names[i])) == 0)
@@ -328,34 +239,34 @@ int sched_raw_splice(const char *text, size_t len, const json_t *doc, const size
         else if (which > 0)
             ok = splice_member(&b, v, after, doc, names[which], *fields);
         else
-            splice_put(&b, v, (size_t)(after - v));
-        p = skip_ws(after, end);
+            strbuf_append(&b, v, (size_t)(after - v));
+        p = jsonscan_ws(after, end);
         if (p < end && *p == ',')
-            p = skip_ws(p + 1, end);
+            p = jsonscan_ws(p + 1, end);
         else if (p >= end || *p != '}')
             ok = 0;
     }
-    ok = ok && p < end && *p == '}' && seen[0] && skip_ws(p + 1, end) == end;
+    ok = ok && p < end && *p == '}' && seen[0] && jsonscan_ws(p + 1, end) == end;
     /* members the document gained go last, in the order they were set */
     for (int i = 1; ok && i < 3; i++) {
         if (seen[i] || !json_object_get(doc, names[i]))
             continue;
         if (n++)
-            splice_put(&b, ",", 1);
-        splice_put(&b, "\"", 1);
-        splice_put(&b, names[i], strlen(names[i]));
-        splice_put(&b, "\":", 2);
+            strbuf_append(&b, ",", 1);
+        strbuf_append(&b, "\"", 1);
+        strbuf_append(&b, names[i], strlen(names[i]));
+        strbuf_append(&b, "\":", 2);
         ok = splice_value(&b, json_object_get(doc, names[i])) &&
              json_array_append_new(*fields, json_string(names[i])) == 0;
     }
-    splice_put(&b, "}", 1);
+    strbuf_append(&b, "}", 1);
     if (!ok || b.failed) {
-        free(b.buf);
+        strbuf_free(&b);
         json_decref(*fields);
         *fields = NULL;
         return 0;
     }
-    *out = b.buf;
+    *out = b.text;
     *outlen = b.len;
     return 1;
 }

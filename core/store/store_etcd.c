@@ -32,6 +32,7 @@
  * keys creates a revision (the marker's) when the other branch holds puts.
  */
 #include "store_etcd_impl.h"
+#include "rdtime.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,7 @@ static rd_code etcd_store_open(const char *location, const store_opts *opts, sto
         return rc;
     }
     if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
-        id = (uint64_t)etcd_now_ms() * 2654435761u ^ (uint64_t)getpid() << 32;
+        id = (uint64_t)rdtime_mono_ms() * 2654435761u ^ (uint64_t)getpid() << 32;
     /* An authenticated handle keeps its marker under its user's name, where
      * the store lets it write (docs/security.md). */
     if (s->c.user)

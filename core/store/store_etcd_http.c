@@ -11,6 +11,7 @@
  */
 #include "store_etcd_impl.h"
 #include "jsonin.h"
+#include "rdtime.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -30,13 +31,6 @@ enum {
 };
 
 /* ---- small helpers --------------------------------------------------------- */
-
-int64_t etcd_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void etcd_sleep_ms(long ms)
 {
@@ -603,7 +597,7 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
                   etcd_reply *reply, rd_err *err)
 {
     char last[400] = "no attempt was made";
-    int64_t start = etcd_now_ms();
+    int64_t start = rdtime_mono_ms();
     long backoff = BACKOFF_MIN_MS;
     int round_connected = 0, any_connected = 0, serializable = 0;
     size_t tried = 0;
@@ -621,7 +615,7 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
         return rd_fail(err, RD_ENOMEM, "store: out of memory");
     size_t body_len = strlen(body);
     for (;;) {
-        int64_t left = start + c->t.op_ms - etcd_now_ms();
+        int64_t left = start + c->t.op_ms - rdtime_mono_ms();
         if (left <= 0)
             break;
         const etcd_member *m = &c->members[c->cur];
@@ -632,7 +626,7 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
             free(body);
             c->last_read_stale = serializable;
             if (serializable && reply->maybe_sent_before)
-                c->stale_at = etcd_now_ms();
+                c->stale_at = rdtime_mono_ms();
             return RD_OK;
         }
         if (r == TRY_FATAL) {
@@ -667,10 +661,10 @@ rd_code etcd_call(etcd_conn *c, const char *path, json_t *req, etcd_resend resen
             /* A whole round failed: a cluster where nothing even listens is
              * reported soon; one that answers without a leader gets the
              * whole op_ms to elect one. */
-            if (!round_connected && etcd_now_ms() - start >= c->t.dead_ms)
+            if (!round_connected && rdtime_mono_ms() - start >= c->t.dead_ms)
                 break;
             round_connected = 0;
-            left = start + c->t.op_ms - etcd_now_ms();
+            left = start + c->t.op_ms - rdtime_mono_ms();
             etcd_sleep_ms(backoff < left ? backoff : (long)(left > 0 ? left : 0));
             backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
         }

@@ -166,9 +166,6 @@ json_t *etcd_ji64(int64_t v);
 /* Fills kv from an etcd KeyValue object. */
 rd_code etcd_kv_from_json(const json_t *j, store_kv *kv, rd_err *err);
 
-/* Monotonic milliseconds. */
-int64_t etcd_now_ms(void);
-
 /* Sleeps ms milliseconds. */
 void etcd_sleep_ms(long ms);
 

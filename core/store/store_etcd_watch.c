@@ -15,6 +15,7 @@
 #include "grow.h"
 #include "store_etcd_impl.h"
 #include "jsonin.h"
+#include "rdtime.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -215,8 +216,8 @@ static int stream_try(etcd_watch *w, const etcd_member *m)
         wfail(w, RD_ENOMEM, "store: cannot start a watch transfer");
         return 0;
     }
-    int64_t until = etcd_now_ms() + w->conn->t.request_ms;
-    while (!w->created && !w->broken && !w->fail && etcd_now_ms() < until)
+    int64_t until = rdtime_mono_ms() + w->conn->t.request_ms;
+    while (!w->created && !w->broken && !w->fail && rdtime_mono_ms() < until)
         pump(w, POLL_SLICE_MS);
     if (w->created || w->fail)
         return 1;
@@ -229,7 +230,7 @@ static int stream_try(etcd_watch *w, const etcd_member *m)
 static rd_code stream_up(etcd_watch *w, rd_err *err)
 {
     char last[400] = "";
-    int64_t start = etcd_now_ms();
+    int64_t start = rdtime_mono_ms();
     size_t n = w->conn->nmembers;
     for (size_t tried = 1;; tried++) {
         const etcd_member *m = &w->conn->members[w->member];
@@ -241,7 +242,7 @@ static rd_code stream_up(etcd_watch *w, rd_err *err)
         stream_stop(w);
         w->member = (w->member + 1) % n;
         if (tried % n == 0) {
-            if (etcd_now_ms() - start >= w->conn->t.op_ms)
+            if (rdtime_mono_ms() - start >= w->conn->t.op_ms)
                 break;
             etcd_sleep_ms(BACKOFF_MS);
         }
@@ -288,7 +289,7 @@ rd_code etcd_watch_open(store_t *st, etcd_conn *conn, size_t member, const char 
 rd_code etcd_watch_next(store_watch *sw, int timeout_ms, store_event **events, size_t *count, rd_err *err)
 {
     etcd_watch *w = (etcd_watch *)sw;
-    int64_t deadline = etcd_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = rdtime_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     for (;;) {
         if (w->qn) {
             *events = w->q;
@@ -314,11 +315,11 @@ rd_code etcd_watch_next(store_watch *sw, int timeout_ms, store_event **events, s
                 return rc;
             /* a stream that keeps breaking must not keep the caller here
              * past its timeout: it has rounds of its own to run */
-            if (timeout_ms >= 0 && etcd_now_ms() >= deadline && !w->qn && !w->fail)
+            if (timeout_ms >= 0 && rdtime_mono_ms() >= deadline && !w->qn && !w->fail)
                 return RD_OK;
             continue;
         }
-        int64_t left = deadline - etcd_now_ms();
+        int64_t left = deadline - rdtime_mono_ms();
         if (timeout_ms >= 0 && left <= 0)
             return RD_OK;
         pump(w, timeout_ms < 0 || left > POLL_SLICE_MS ? POLL_SLICE_MS : (long)left);

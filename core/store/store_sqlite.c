@@ -13,6 +13,7 @@
  * in store_sqlite_conn.c.
  */
 #include "store_sqlite_int.h"
+#include "rdtime.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -431,13 +432,13 @@ static rd_code sqlite_store_watch_next(store_watch *sw, int timeout_ms, store_ev
                                        size_t *count, rd_err *err)
 {
     sqlite_watch *w = (sqlite_watch *)sw;
-    int64_t deadline = sqlite_conn_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = rdtime_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     rd_code rc;
     for (;;) {
         RETRY(&w->c, poll_impl(w, events, count, err));
         if (rc || *count)
             return rc;
-        int64_t left = deadline - sqlite_conn_mono_ms();
+        int64_t left = deadline - rdtime_mono_ms();
         if (timeout_ms >= 0 && left <= 0)
             return RD_OK;
         int64_t nap = timeout_ms < 0 || left > WATCH_POLL_MS ? WATCH_POLL_MS : left;

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "grow.h"
+#include "rdtime.h"
 
 enum {
     SCHEMA_VERSION = 4,
@@ -98,11 +99,6 @@ static int64_t clock_ms(clockid_t id)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t sqlite_conn_mono_ms(void)
-{
-    return clock_ms(CLOCK_MONOTONIC);
-}
-
 /* Leases expire by the store's own physical clock, as etcd's lessor does.
  * This is the only place in core that reads the real-time clock. */
 int64_t sqlite_conn_wall_ms(void)
@@ -148,8 +144,8 @@ int sqlite_conn_should_retry(sqlite_conn *c, rd_code rc, int64_t *start)
     if (rc != RD_ESTORE || !busy)
         return 0;
     if (*start == 0)
-        *start = sqlite_conn_mono_ms();
-    if (sqlite_conn_mono_ms() - *start > RETRY_MS)
+        *start = rdtime_mono_ms();
+    if (rdtime_mono_ms() - *start > RETRY_MS)
         return 0;
     sqlite_conn_sleep_us(jitter_us(500, 4000));
     return 1;
@@ -160,7 +156,7 @@ int sqlite_conn_should_retry(sqlite_conn *c, rd_code rc, int64_t *start)
 static int busy_wait(void *arg, int n)
 {
     sqlite_conn *c = arg;
-    int64_t now = sqlite_conn_mono_ms();
+    int64_t now = rdtime_mono_ms();
     if (n == 0)
         c->busy_start = now;
     if (now - c->busy_start >= BUSY_WAIT_MS)
@@ -400,7 +396,7 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
     int64_t from = 0, t0 = 0;
     if (rc == RD_OK && v >= 1 && v < SCHEMA_VERSION) {
         from = v;
-        t0 = sqlite_conn_mono_ms();
+        t0 = rdtime_mono_ms();
         store_notice(0, "store %s: upgrading the file from schema version %lld to %d (once; a large store takes a while)",
                      c->path, (long long)v, SCHEMA_VERSION);
     }
@@ -419,7 +415,7 @@ static rd_code setup(sqlite_conn *c, rd_err *err)
     rc = sqlite_conn_finish_txn(c, rc, err);
     if (rc == RD_OK && from)
         store_notice(1, "store %s: upgraded from schema version %lld to %d in %lld ms", c->path, (long long)from,
-                     SCHEMA_VERSION, (long long)(sqlite_conn_mono_ms() - t0));
+                     SCHEMA_VERSION, (long long)(rdtime_mono_ms() - t0));
     return rc;
 }
 

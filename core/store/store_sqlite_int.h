@@ -120,9 +120,6 @@ rd_code sqlite_conn_copy_kv(sqlite3_stmt *q, int c0, store_kv *kv, rd_err *err);
 /* The meta row: the current revision and the oldest readable one. */
 rd_code sqlite_conn_read_meta(sqlite_conn *c, int64_t *rev, int64_t *compact, rd_err *err);
 
-/* Milliseconds on the monotonic clock. */
-int64_t sqlite_conn_mono_ms(void);
-
 /* Milliseconds on the wall clock, which leases expire by. */
 int64_t sqlite_conn_wall_ms(void);
 

@@ -10,7 +10,7 @@
 /* Wraps text from column col with indent at width; returns the malloc'd result. */
 static char *wrapped(const char *text, size_t col, size_t indent, size_t width, int groups)
 {
-    wrap_buf b = { 0 };
+    strbuf b = { 0 };
     wrap_pad(&b, col);
     wrap_text(&b, text, &col, indent, width, groups);
     return b.text ? b.text : strdup("");

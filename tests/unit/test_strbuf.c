@@ -1,0 +1,70 @@
+/* Unit tests of strbuf.c, the one growing string: appends keep the text
+ * NUL-terminated through growth, a reserve is exact, and free leaves a
+ * buffer that can be used again. */
+#include "testutil.h"
+
+#include "strbuf.h"
+
+static void test_append_grows(void **state)
+{
+    (void)state;
+    strbuf b = { 0 };
+    assert_null(b.text);
+    strbuf_append(&b, "", 0);
+    assert_non_null(b.text);
+    assert_string_equal(b.text, "");
+    for (int i = 0; i < 1000; i++)
+        strbuf_puts(&b, "abc");
+    assert_int_equal(b.len, 3000);
+    assert_true(b.cap > b.len);
+    assert_int_equal(strlen(b.text), 3000);
+    assert_memory_equal(b.text + 2997, "abc", 4);
+    assert_int_equal(b.failed, 0);
+    strbuf_free(&b);
+    assert_null(b.text);
+    assert_int_equal(b.len, 0);
+    strbuf_append(&b, "x\0y", 3);   /* bytes, not a C string */
+    assert_int_equal(b.len, 3);
+    assert_memory_equal(b.text, "x\0y", 4);
+    strbuf_free(&b);
+}
+
+static void test_reserve_exact(void **state)
+{
+    (void)state;
+    strbuf b = { 0 };
+    assert_int_equal(strbuf_reserve(&b, 1), 0);
+    assert_int_equal(b.cap, 1);
+    assert_string_equal(b.text, "");   /* reserved: an empty string */
+    assert_int_equal(strbuf_reserve(&b, 1000), 0);
+    assert_int_equal(b.cap, 1000);
+    assert_int_equal(strbuf_reserve(&b, 10), 0);   /* never shrinks */
+    assert_int_equal(b.cap, 1000);
+    strbuf_puts(&b, "hello");
+    assert_int_equal(b.cap, 1000);
+    assert_string_equal(b.text, "hello");
+    strbuf_free(&b);
+}
+
+static void test_failed_stays_failed(void **state)
+{
+    (void)state;
+    strbuf b = { 0 };
+    assert_int_equal(strbuf_reserve(&b, (size_t)-1), -1);
+    assert_int_equal(b.failed, 1);
+    assert_null(b.text);
+    strbuf_puts(&b, "ignored");
+    assert_null(b.text);
+    assert_int_equal(b.len, 0);
+    strbuf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_append_grows),
+        cmocka_unit_test(test_reserve_exact),
+        cmocka_unit_test(test_failed_stays_failed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
