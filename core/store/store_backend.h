@@ -37,6 +37,7 @@ struct store_watch {
 
 struct store_backend {
     const char *name;
+    store_caps caps;         /* what callers may count on (store_caps_get) */
     /* location: the URL with any "scheme:" removed for sqlite, whole otherwise */
     rd_code (*open)(const char *location, const store_opts *opts, store_t **out, rd_err *err);
     void (*close)(store_t *st);
