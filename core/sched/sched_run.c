@@ -40,15 +40,11 @@
 #include "jsonin.h"
 
 #define CONFLICT_RETRIES 20
-/* A batch's size on a store whose txns have no limit (SQLite): a bound on
- * the documents one commit rewrites and on what a lost race redoes. */
-#define BATCH_MAX_UNLIMITED 512
-/* On a store that limits a txn's operations (etcd: 128), a placed worker
- * may bring its node and its job into the commit, each a guard and a put;
- * four per worker, less a spare for the store's retry guard and marker,
- * keeps a batch inside the limit (128: 30 workers). */
-#define BATCH_OPS_PER_WORKER 4
-#define BATCH_OPS_SPARE 8
+/* A batch (sched_run_batch_max): at most 512 workers where a txn has no
+ * limit (SQLite); under a limit (etcd's 128) a placed worker may bring its
+ * node and its job, a guard and a put each, and the retry guard and marker
+ * take a spare: (128 - 8) / 4 = 30. */
+enum { BATCH_MAX_UNLIMITED = 512, BATCH_OPS_PER_WORKER = 4, BATCH_OPS_SPARE = 8 };
 
 /* ---- the pass's state ---------------------------------------------------- */
 
@@ -529,11 +525,9 @@ static void place_job(pass *p, size_t qi)
 
 size_t sched_run_batch_max(const store_caps *caps)
 {
-    size_t ops = caps->txn_ops_max;
-    if (ops == 0)
-        return BATCH_MAX_UNLIMITED;
-    size_t n = ops > BATCH_OPS_SPARE + BATCH_OPS_PER_WORKER ? (ops - BATCH_OPS_SPARE) / BATCH_OPS_PER_WORKER : 1;
-    return n < BATCH_MAX_UNLIMITED ? n : BATCH_MAX_UNLIMITED;
+    size_t ops = caps->txn_ops_max, n = ops > BATCH_OPS_SPARE + BATCH_OPS_PER_WORKER
+                                            ? (ops - BATCH_OPS_SPARE) / BATCH_OPS_PER_WORKER : 1;
+    return ops == 0 || n > BATCH_MAX_UNLIMITED ? BATCH_MAX_UNLIMITED : n;
 }
 
 /* Walks the queue, committing a batch whenever it is full; a lost race
