@@ -24,7 +24,6 @@
 #include "account_init.h"
 #include "doc.h"
 #include "keyspace.h"
-#include "store_backend.h"
 
 enum { PASSWORD_LEN = 32, NAMES_ROLE_MAX = 200 };
 

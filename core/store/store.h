@@ -250,6 +250,10 @@ rd_code store_compact(store_t *st, int64_t revision, rd_err *err);
  * Like the etcd backend's retry markers these keys live outside "/", out of
  * rigdeck's key space. */
 #define STORE_WATCHERS_PREFIX "~rigdeck/watchers/"
+/* Where a backend with a retry guard (etcd, store_etcd.c) keeps each
+ * handle's retry marker, under its user's name: `store credentials` lets
+ * each user write its own (access/secure.c). */
+#define STORE_MARKERS_PREFIX "~rigdeck/txn/"
 /* The compaction policy and its clock samples: {"keep_revisions",
  * "keep_seconds", "every", "compacted", "samples": [[rev, unix time]...]}. */
 #define STORE_COMPACTION_KEY "~rigdeck/compaction"
