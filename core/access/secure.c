@@ -25,7 +25,6 @@
 #include "doc.h"
 #include "fileio.h"
 #include "keyspace.h"
-#include "store_backend.h"
 
 enum { PASSWORD_LEN = 32, NAMES_ROLE_MAX = 200 };
 
@@ -134,9 +133,10 @@ static int store_is_secured(cmd_ctx *ctx)
     return on;
 }
 
-static rd_code need_etcd(cmd_ctx *ctx, const char *what, rd_err *err)
+/* Only a store with users of its own can be secured (SQLite has none). */
+static rd_code need_users(cmd_ctx *ctx, const char *what, rd_err *err)
 {
-    if (strncmp(store_url(ctx->store), "etcd", 4) == 0)
+    if (store_caps_get(ctx->store)->authenticates)
         return RD_OK;
     return rd_fail(err, RD_EINVAL, "%s: this is an SQLite store, one trust domain: whoever may open its file may "
                    "do anything, and its permissions are the boundary (see docs/security.md); secure an etcd store",
@@ -148,7 +148,7 @@ static rd_code secure_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_e
     char password[300];
     json_t *meta = NULL;
     int made = 0;
-    rd_code rc = need_etcd(ctx, "store secure", err);
+    rd_code rc = need_users(ctx, "store secure", err);
     if (rc == RD_OK && store_is_secured(ctx))
         rc = rd_fail(err, RD_EEXISTS, "store secure: the store is secured already (use store credentials)");
     if (rc == RD_OK)
@@ -251,7 +251,7 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     const char *name = cmd_arg(a, 0);
     json_t *account = NULL;
     int made = 0;
-    rd_code rc = need_etcd(ctx, "store credentials", err);
+    rd_code rc = need_users(ctx, "store credentials", err);
     if (rc == RD_OK && !store_is_secured(ctx))
         rc = rd_fail(err, RD_EINVAL, "store credentials: the store is not secured yet (run store secure first)");
     if (rc == RD_OK && (strcmp(name, "root") == 0 || strcmp(name, "platform") == 0))
@@ -281,10 +281,10 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
         rc = auth_step(ctx, "user/grant", json_pack("{s:s, s:s}", "user", name, "role", role), err);
     if (rc == RD_OK)
         rc = tx_put(ctx->tx, tx_key(key, KEY_CREDENTIALS "%s", name),
-                    json_pack("{s:s, s:s, s:s}", "name", name, "etcd_user", name, "access",
+                    json_pack("{s:s, s:s, s:s}", "name", name, STORE_USER_FIELD, name, "access",
                               admin ? "direct" : node ? "agent" : "relay"), err);
     if (rc == RD_OK)
-        *result = json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", name, "etcd_user", name, "access",
+        *result = json_pack("{s:s, s:s, s:s, s:s, s:b}", "name", name, STORE_USER_FIELD, name, "access",
                             admin ? "direct" : node ? "agent" : "relay", "password_file", cmd_opt(a, "password-file"),
                             "password_file_created", made);
     return rc;
@@ -292,7 +292,7 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 
 int secure_store_is_secured(cmd_ctx *ctx)
 {
-    return strncmp(store_url(ctx->store), "etcd", 4) == 0 && store_is_secured(ctx);
+    return store_caps_get(ctx->store)->authenticates && store_is_secured(ctx);
 }
 
 rd_code secure_node_credentials(cmd_ctx *ctx, const char *node, const char *password, rd_err *err)
@@ -308,7 +308,7 @@ rd_code secure_node_credentials(cmd_ctx *ctx, const char *node, const char *pass
         rc = auth_step(ctx, "user/grant", json_pack("{s:s, s:s}", "user", user, "role", role), err);
     if (rc == RD_OK)
         rc = tx_put(ctx->tx, tx_key(key, KEY_CREDENTIALS "%s", user),
-                    json_pack("{s:s, s:s, s:s, s:s}", "name", user, "etcd_user", user, "access", "agent", "made_by",
+                    json_pack("{s:s, s:s, s:s, s:s}", "name", user, STORE_USER_FIELD, user, "access", "agent", "made_by",
                               "cloud sync"), err);
     return rc;
 }
@@ -334,7 +334,7 @@ rd_code secure_apply_role(cmd_ctx *ctx, const char *name, access_role role, rd_e
                                  : json_pack("{s:s, s:s}", "name", name, "role", "root"), err);
     if (rc == RD_OK)
         rc = tx_put(ctx->tx, tx_key(key, KEY_CREDENTIALS "%s", name),
-                    json_pack("{s:s, s:s, s:s}", "name", name, "etcd_user", name, "access", admin ? "direct" : "relay"),
+                    json_pack("{s:s, s:s, s:s}", "name", name, STORE_USER_FIELD, name, "access", admin ? "direct" : "relay"),
                     err);
     return rc;
 }
@@ -355,7 +355,7 @@ rd_code secure_forget(cmd_ctx *ctx, const char *name, rd_err *err)
 
 static const cmd_flag secure_flags[] = {
     { "root-password-file", "PATH", CMD_FLAG_VALUE | CMD_FLAG_REQUIRED,
-      "etcd root's password: read from PATH, or made and written there (0600) when PATH does not exist" },
+      "the password of the store's root user: read from PATH, or made and written there (0600) when PATH does not exist" },
     { 0 }
 };
 static const cmd_flag credentials_flags[] = {

@@ -47,7 +47,7 @@ int cloud_region_runs_agents(const json_t *region)
 
 int cloud_may_create(cloud_round *r, int agent, const char **code, char *why, size_t len)
 {
-    if (!agent || strncmp(store_url(r->ctx->store), "etcd", 4) == 0)
+    if (!agent || store_caps_get(r->ctx->store)->shared)
         return 1;
     *code = "store_unreachable";
     snprintf(why, len, "region '%s' runs an agent on each cloud node, and no cloud instance can reach this SQLite "

@@ -40,8 +40,11 @@
 #include "jsonin.h"
 
 #define CONFLICT_RETRIES 20
-#define BATCH_MAX_SQLITE 512
-#define BATCH_MAX_ETCD 30   /* etcd takes at most 128 operations a transaction */
+/* A batch (sched_run_batch_max): at most 512 workers where a txn has no
+ * limit (SQLite); under a limit (etcd's 128) a placed worker may bring its
+ * node and its job, a guard and a put each, and the retry guard and marker
+ * take a spare: (128 - 8) / 4 = 30. */
+enum { BATCH_MAX_UNLIMITED = 512, BATCH_OPS_PER_WORKER = 4, BATCH_OPS_SPARE = 8 };
 
 /* ---- the pass's state ---------------------------------------------------- */
 
@@ -520,6 +523,13 @@ static void place_job(pass *p, size_t qi)
     p->c.no_credit += c.no_credit;
 }
 
+size_t sched_run_batch_max(const store_caps *caps)
+{
+    size_t ops = caps->txn_ops_max, n = ops > BATCH_OPS_SPARE + BATCH_OPS_PER_WORKER
+                                            ? (ops - BATCH_OPS_SPARE) / BATCH_OPS_PER_WORKER : 1;
+    return ops == 0 || n > BATCH_MAX_UNLIMITED ? BATCH_MAX_UNLIMITED : n;
+}
+
 /* Walks the queue, committing a batch whenever it is full; a lost race
  * re-places the batch's jobs with a smaller batch. */
 static rd_code place_all(pass *p, rd_err *err)
@@ -709,7 +719,7 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
     p.wallets = json_object();
     p.shape_ids = json_object();
     p.placements = json_array();
-    p.batch_max = strncmp(store_url(tx_store(ctx->tx)), "etcd", 4) == 0 ? BATCH_MAX_ETCD : BATCH_MAX_SQLITE;
+    p.batch_max = sched_run_batch_max(store_caps_get(tx_store(ctx->tx)));
     broke_state bs = { &p, json_array(), err };
     /* One scan of the jobs finds both the queue and the running jobs of
      * accounts without credit; stopping those frees capacity (read after)

@@ -35,6 +35,11 @@ const char *store_url(const store_t *st)
     return st->url;
 }
 
+const store_caps *store_caps_get(const store_t *st)
+{
+    return &st->be->caps;
+}
+
 rd_code store_get(store_t *st, const char *key, store_kv *out, int *found,
                   int64_t *revision, rd_err *err)
 {

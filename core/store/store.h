@@ -68,8 +68,21 @@ void store_notice(int done, const char *fmt, ...) __attribute__((format(printf, 
 /* Closes the store and frees it; NULL is fine. */
 void store_close(store_t *st);
 
-/* The URL the store was opened with, for display. */
+/* The URL the store was opened with, for display.  Callers never pick
+ * behaviour by its scheme: they ask store_caps_get. */
 const char *store_url(const store_t *st);
+
+/* What a backend can and cannot do, declared once in its table
+ * (store_backend.h) so that callers ask instead of reading the URL. */
+typedef struct {
+    size_t txn_ops_max;   /* most ops one store_txn branch may carry (also the most compares);
+                           * 0: no limit.  rigdeck's own retry guard may take a few (store_etcd.c) */
+    int authenticates;    /* users, roles and passwords (store_auth, store_login): `store secure` works */
+    int shared;           /* a network service other machines reach: a cloud instance's agent can use it */
+} store_caps;
+
+/* The capabilities of st's backend; never NULL for an open store. */
+const store_caps *store_caps_get(const store_t *st);
 
 /* ---- reads ------------------------------------------------------------ */
 
@@ -237,6 +250,10 @@ rd_code store_compact(store_t *st, int64_t revision, rd_err *err);
  * Like the etcd backend's retry markers these keys live outside "/", out of
  * rigdeck's key space. */
 #define STORE_WATCHERS_PREFIX "~rigdeck/watchers/"
+/* Where a backend with a retry guard (etcd, store_etcd.c) keeps each
+ * handle's retry marker, under its user's name: `store credentials` lets
+ * each user write its own (access/secure.c). */
+#define STORE_MARKERS_PREFIX "~rigdeck/txn/"
 /* The compaction policy and its clock samples: {"keep_revisions",
  * "keep_seconds", "every", "compacted", "samples": [[rev, unix time]...]}. */
 #define STORE_COMPACTION_KEY "~rigdeck/compaction"
@@ -289,6 +306,12 @@ void store_allow_stale_reads(store_t *st, int on);
  * the store's own access (a file's permissions, an open etcd) is the only
  * boundary. */
 const char *store_identity(const store_t *st);
+
+/* The field of a credentials record (KEY_CREDENTIALS, and `store
+ * credentials`' result) naming the store user an account acts as.  Stored
+ * documents carry this spelling, so it stays; callers outside core/store
+ * name it only through this define. */
+#define STORE_USER_FIELD "etcd_user"
 
 /* Calls the store's user and role administration: op is the etcd auth
  * method ("user/add", "role/grant", "enable", ...), req its JSON request

@@ -37,6 +37,7 @@ struct store_watch {
 
 struct store_backend {
     const char *name;
+    store_caps caps;         /* what callers may count on (store_caps_get) */
     /* location: the URL with any "scheme:" removed for sqlite, whole otherwise */
     rd_code (*open)(const char *location, const store_opts *opts, store_t **out, rd_err *err);
     void (*close)(store_t *st);
@@ -78,9 +79,8 @@ struct store_backend {
 extern const store_backend store_sqlite_backend;
 extern const store_backend store_etcd_backend;
 
-/* Where the etcd backend keeps each handle's retry marker (store_etcd.c);
- * the compaction policy deletes those idle for STORE_MARKER_IDLE seconds. */
-#define STORE_MARKERS_PREFIX "~rigdeck/txn/"
+/* The compaction policy deletes retry markers (STORE_MARKERS_PREFIX,
+ * store.h) idle for STORE_MARKER_IDLE seconds. */
 enum { STORE_MARKER_IDLE = 600 };
 
 /* Runs the compaction policy if the policy says it is time (store_compact.c);

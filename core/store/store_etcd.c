@@ -739,6 +739,7 @@ static rd_code etcd_store_login(store_t *st, const char *user, const char *passw
 
 const store_backend store_etcd_backend = {
     .name = "etcd",
+    .caps = { .txn_ops_max = MAX_TXN_OPS, .authenticates = 1, .shared = 1 },
     .open = etcd_store_open,
     .close = etcd_store_close,
     .get = etcd_store_get,

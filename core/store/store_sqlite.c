@@ -562,6 +562,9 @@ static void sqlite_store_close(store_t *st)
 
 const store_backend store_sqlite_backend = {
     .name = "sqlite",
+    /* One file on this host, one trust domain (its permissions are the
+     * boundary), and a txn of any size. */
+    .caps = { .txn_ops_max = 0, .authenticates = 0, .shared = 0 },
     .open = sqlite_store_open,
     .close = sqlite_store_close,
     .get = sqlite_store_get,

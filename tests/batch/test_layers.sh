@@ -34,6 +34,12 @@ done
 [ -z "$bad" ] && pass || fail "core/ includes console headers:$bad"
 if grep -l "curses" core/*/*.c core/*/*.h >/dev/null 2>&1; then fail "core/ mentions curses"; else pass; fi
 
+case_ "no code outside core/store/ picks a backend by its URL (issue 34)"
+# Callers ask the backend's capabilities (store_caps_get); a string that
+# starts with a backend's scheme or name is how a URL test looks.
+grep -rn '"etcd\|"sqlite' core --include=*.c | grep -v '^core/store/' >"$OUT"
+[ ! -s "$OUT" ] && pass || fail "backend names outside core/store/: $(head -3 "$OUT")"
+
 case_ "every agent a test or script starts names its runtime (podman or not)"
 # `auto` picks podman when `podman info` answers: a test must not depend on it
 python3 tests/agent_starts.py tests scripts core/cloud >"$OUT" 2>"$ERR"; RC=$?

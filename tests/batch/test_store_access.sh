@@ -89,4 +89,19 @@ expect_status 1
 expect_err_lines 1
 expect_no_out "bob-only-9f3c"
 
+case_ "rule: a store without users of its own (SQLite) cannot be secured"
+# The store's capabilities say so (store_caps_get: authenticates), not its
+# URL; etcd's side is tests/etcd/test_secure.sh.
+case $STORE in
+sqlite:*)
+    before=$(snapshot)
+    rd -c "store secure --root-password-file $TMP/root.pw"
+    expect_refused 1 "$before" "store secure: this is an SQLite store, one trust domain"
+    [ ! -e "$TMP/root.pw" ] && pass || fail "store secure wrote a password file for an SQLite store"
+    rd -c "store credentials alice --password-file $TMP/alice.pw"
+    expect_refused 1 "$before" "store credentials: this is an SQLite store, one trust domain"
+    ;;
+*) pass ;;
+esac
+
 finish

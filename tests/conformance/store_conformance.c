@@ -1369,6 +1369,48 @@ static void test_stale_reads_flag(void **state)
     assert_int_equal(store_last_read_stale(NULL), 0);
 }
 
+/* The capabilities a backend declares are the ones it has: its txn limit
+ * refuses one op more (and nothing lands) while half of it commits; a store
+ * without users refuses user administration.  SQLite declares none of
+ * them, etcd all three. */
+static void test_caps_declared(void **state)
+{
+    fx *f = begin(state, "caps");
+    rd_err e = { 0 };
+    const store_caps *c = store_caps_get(f->st);
+    assert_non_null(c);
+    assert_int_equal(c->txn_ops_max, g_is_sqlite ? 0 : 128);
+    assert_int_equal(c->authenticates, !g_is_sqlite);
+    assert_int_equal(c->shared, !g_is_sqlite);
+
+    size_t big = c->txn_ops_max ? c->txn_ops_max + 1 : 1000, fits = c->txn_ops_max ? c->txn_ops_max / 2 : big;
+    store_op *ops = calloc(big, sizeof *ops);
+    char (*keys)[192] = calloc(big, sizeof *keys);
+    assert_true(ops && keys);
+    for (size_t i = 0; i < big; i++) {
+        snprintf(keys[i], sizeof keys[i], "%sk%04zu", f->pfx, i);
+        ops[i] = (store_op){ STORE_OP_PUT, keys[i], "v", 1, 0 };
+    }
+    store_txn_result res;
+    int64_t before = rev_of(f->st);
+    if (c->txn_ops_max) {
+        FAILS(RD_EINVAL, store_txn(f->st, NULL, 0, ops, big, NULL, 0, &res, &e));
+        assert_int_equal(rev_of(f->st), before);
+    }
+    OK(store_txn(f->st, NULL, 0, ops, fits, NULL, 0, &res, &e));
+    assert_true(res.succeeded);
+    assert_int_equal(res.revision, before + 1);
+    free(ops);
+    free(keys);
+
+    if (!c->authenticates) {
+        json_t *req = json_object();
+        FAILS(RD_EINVAL, store_auth(f->st, "user/list", req, NULL, &e));
+        json_decref(req);
+        assert_null(store_identity(f->st));
+    }
+}
+
 int main(int argc, char **argv)
 {
     char dir[256] = "", url[512];
@@ -1416,6 +1458,7 @@ int main(int argc, char **argv)
         T(test_open_errors),
         T(test_url_grammar),
         T(test_stale_reads_flag),
+        T(test_caps_declared),
 #undef T
     };
     int failed = cmocka_run_group_tests_name("store_conformance", tests, NULL, NULL);
