@@ -454,6 +454,10 @@ static void place_job(pass *p, size_t qi)
     sched_job j;
     sched_plan own_plan = { 0 };
     rd_time submitted = 0;
+    if (!q->submitted) {   /* its copy failed (sched_qjob_set_text): the pass fails */
+        p->s.nomem = 1;
+        return;
+    }
     rdtime_parse("submitted_at", q->submitted, &submitted, NULL);
     int aged = p->ctx->now - submitted > p->s.max_wait_s;
     if (!q->text || count_known(p, q, aged))
