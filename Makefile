@@ -76,6 +76,12 @@ $(LIB): $(CORE_OBJ)
 $(BIN): $(TUI_OBJ) $(LIB)
 	$(CC) $(CFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) $(LDLIBS_ALL)
 
+# Two unit tests link with wrapped symbols: test_alloc_fail fails the Nth
+# allocation (a malloc shim), test_cmd_noresult replaces the command
+# registry with fake handlers.
+$(BUILD)/tests/test_alloc_fail: TEST_LIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
+$(BUILD)/tests/test_cmd_noresult: TEST_LIBS += -Wl,--wrap=cmd_list_tables,--wrap=cmd_list_ntables
+
 $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) $(TEST_CFLAGS) -iquote tests -o $@ $< $(LIB) $(LDLIBS_CORE) $(TEST_LIBS)

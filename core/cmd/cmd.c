@@ -613,6 +613,11 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
             return rc;
     }
     rc = def->run(ctx, args, result, err);
+    /* A handler always answers something; RD_OK with no result is a failed
+     * json_pack of that answer (out of memory), and committing then would
+     * change the store yet answer success with nothing. */
+    if (rc == RD_OK && !*result)
+        rc = rd_fail(err, RD_ENOMEM, "%s: out of memory", def->words);
     if (rc != RD_OK || !(def->options & CMD_MUTATES) || tx_write_count(ctx->tx) == 0)
         return rc;
     rc = audit_log_append_by(ctx->tx, ctx->actor, ctx->identity, ctx->line, ctx->now, err);

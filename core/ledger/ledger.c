@@ -224,8 +224,8 @@ static rd_code account_apply(rd_tx *tx, const char *id, const int64_t delta[SUM_
         else if (sum < 0)
             rc = rd_fail(err, RD_ECORRUPT, "ledger account %s: %s would fall below zero (%lld); the ledger is "
                          "inconsistent, run 'ledger verify'", id, ledger_sum_fields[i], (long long)sum);
-        else
-            json_object_set_new(doc, ledger_sum_fields[i], json_integer(sum));
+        else if (json_object_set_new(doc, ledger_sum_fields[i], json_integer(sum)) != 0)
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");   /* the sums must never lag the transfers */
     }
     if (rc == RD_OK)
         return tx_put(tx, key, doc, err);

@@ -200,6 +200,12 @@ static int group_of(sched_snapshot *s, const json_t *doc)
     memset(g, 0, sizeof *g);
     g->region = strdup(region);
     g->gpu_type = strdup(gpu);
+    if (!g->region || !g->gpu_type) {   /* not counted: the pass fails on nomem */
+        free(g->region);
+        free(g->gpu_type);
+        s->nomem = 1;
+        return -1;
+    }
     g->rdoc = rdoc;
     g->sharing = sharing;
     g->cpu_only = cpu_only;
@@ -294,9 +300,14 @@ static int load_node(store_kv *kv, void *data)
         json_decref(doc);
         return rd_fail(ls->err, RD_ENOMEM, "out of memory reading the fleet's nodes");
     }
-    sched_node *n = &s->nodes[s->nnodes++];
+    sched_node *n = &s->nodes[s->nnodes];
     memset(n, 0, sizeof *n);
     n->name = strdup(doc_str(doc, "name"));
+    if (!n->name) {
+        json_decref(doc);
+        return rd_fail(ls->err, RD_ENOMEM, "out of memory reading the fleet's nodes");
+    }
+    s->nnodes++;
     n->doc = doc;
     n->committed = json_incref(doc);
     n->rev = kv->mod_revision;
@@ -473,13 +484,20 @@ sched_verdict sched_check(const sched_snapshot *s, const sched_job *j, size_t i,
 
 /* ---- picking ------------------------------------------------------------- */
 
-void sched_plan_build(const sched_snapshot *s, const sched_job *j, sched_plan *p)
+void sched_plan_build(sched_snapshot *s, const sched_job *j, sched_plan *p)
 {
     memset(p, 0, sizeof *p);
     p->ngroups_seen = s->ngroups;
     p->group = calloc(s->ngroups + 1, sizeof *p->group);
     p->own = calloc(s->ngroups + 1, sizeof *p->own);
     p->price = calloc(s->ngroups + 1, sizeof *p->price);
+    if (!p->group || !p->own || !p->price) {   /* an empty plan; the pass fails on nomem */
+        sched_plan_free(p);
+        memset(p, 0, sizeof *p);
+        p->ngroups_seen = s->ngroups;
+        s->nomem = 1;
+        return;
+    }
     for (size_t k = 0; k < s->ngroups; k++) {
         sched_offer o = { 0 };
         const sched_group *g = &s->groups[k];
@@ -601,6 +619,10 @@ void sched_claim_for(sched_snapshot *s, const sched_job *j, const sched_plan *p,
                 sched_verdict v = capacity_verdict(j, g, n, &o);
                 if (v == SCHED_GPUS || v == SCHED_DISK || v == SCHED_CPUS) {
                     n->claim = strdup(j->id);
+                    if (!n->claim) {   /* the pass fails on nomem */
+                        s->nomem = 1;
+                        continue;
+                    }
                     if (log)
                         log[(*nlog)++] = g->buckets[f].v[k];
                 }

@@ -137,7 +137,7 @@ typedef struct {
 } sched_plan;
 
 /* Builds j's plan (free with sched_plan_free). */
-void sched_plan_build(const sched_snapshot *s, const sched_job *j, sched_plan *p);
+void sched_plan_build(sched_snapshot *s, const sched_job *j, sched_plan *p);
 void sched_plan_free(sched_plan *p);
 
 /* The best node for one worker (index), or -1; *offer as sched_check's. */

@@ -362,7 +362,8 @@ static char *shape_key(const char *const *vs, const char *const *ve, const char 
 
 /* Reads what the pass needs from the text in one walk: the queue fields,
  * the shape, the waiting workers; or decodes it when they are not plain
- * (then the decoded document decides).  1: waiting, 0: not, -1: corrupt. */
+ * (then the decoded document decides).  1: waiting, 0: not, -1: corrupt,
+ * -2: out of memory. */
 static int queue_fields(sched_qjob *j)
 {
     static const char *const keys[] = { "resources", "region_pin", "project_owner", "id", "priority", "submitted_at",
@@ -387,7 +388,7 @@ static int queue_fields(sched_qjob *j)
         free(j->submitted);
         j->submitted = strdup(buf);
         j->shape = shape_key(vs, ve, billing_federated_rate(type, creator, owner) ? creator : "");
-        return 1;
+        return j->submitted ? 1 : -2;
     }
     json_t *doc = sched_qjob_doc(j);
     if (!doc || !has_waiting_worker(doc))
@@ -395,6 +396,8 @@ static int queue_fields(sched_qjob *j)
     j->priority = json_integer_value(json_object_get(doc, "priority"));
     free(j->submitted);
     j->submitted = strdup(doc_str(doc, "submitted_at"));
+    if (!j->submitted)
+        return -2;
     snprintf(j->id, sizeof j->id, "%s", doc_str(doc, "id"));
     json_decref(j->doc);
     j->doc = NULL;
@@ -430,6 +433,8 @@ static int queue_add(store_kv *kv, void *data)
     free(j->submitted);
     free(j->shape);
     json_decref(j->doc);
+    if (ok == -2)
+        return rd_fail(qs->err, RD_ENOMEM, "out of memory reading the waiting queue");
     return ok < 0 ? rd_fail(qs->err, RD_ECORRUPT, "store key %s does not hold a JSON object", kv->key) : 0;
 }
 

@@ -127,6 +127,15 @@ static shape *shape_of(pass *p, const sched_qjob *q, const sched_job *j, sched_p
         sched_plan_build(&p->s, j, &sh->plan);
         sh->owner = strdup(j->owner);
         sh->fed_payer = j->fed_payer ? strdup(j->fed_payer) : NULL;
+        if (!sh->owner || (j->fed_payer && !sh->fed_payer)) {   /* not kept: the pass fails */
+            free(sh->owner);
+            free(sh->fed_payer);
+            sched_plan_free(&sh->plan);
+            p->s.nomem = 1;
+            if (own)
+                sched_plan_build(&p->s, j, own);
+            return NULL;
+        }
         sh->burst = burst_region(p, j);
         json_object_set_new(p->shape_ids, key, json_integer((json_int_t)p->nshapes++));
     }
@@ -448,6 +457,10 @@ static void place_job(pass *p, size_t qi)
     sched_job j;
     sched_plan own_plan = { 0 };
     rd_time submitted = 0;
+    if (!q->submitted) {   /* its copy failed (sched_qjob_set_text): the pass fails */
+        p->s.nomem = 1;
+        return;
+    }
     rdtime_parse("submitted_at", q->submitted, &submitted, NULL);
     int aged = p->ctx->now - submitted > p->s.max_wait_s;
     if (!q->text || count_known(p, q, aged))
@@ -744,7 +757,8 @@ rd_code sched_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *
         p.bjobs = calloc(p.nq + 1, sizeof *p.bjobs);
         p.claims = calloc(p.s.nnodes + 1, sizeof *p.claims);
         p.flagged = calloc(2 * p.nq + 2, sizeof *p.flagged);
-        rc = place_all(&p, err);
+        rc = p.bnodes && p.bjobs && p.claims && p.flagged ? place_all(&p, err)
+                                                          : rd_fail(err, RD_ENOMEM, "out of memory");
     }
     if (rc == RD_OK)
         rc = burst_all(&p, &burst_wrote, err);
