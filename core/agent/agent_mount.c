@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "doc.h"
+#include "fleet.h"
 #include "dspath.h"
 #include "rdtime.h"
 #include "runner.h"
@@ -272,18 +273,12 @@ static mount_item *items_build(const json_t *job, const char *dir, size_t *n)
 static char *password_open(agent_state *a, const json_t *ds, char *msg, size_t len)
 {
     const char *sealed = doc_str(ds, "secret_password");
-    unsigned char mk[SECRET_KEY_LEN];
-    char path[4096], *plain = NULL;
+    char *plain = NULL;
     size_t n = 0;
     rd_err err = { 0 };
     if (!*sealed)
         return NULL;
-    rd_code rc = secret_master_key_path(a->ctx.master_key_path, path, sizeof path, &err);
-    if (rc == RD_OK)
-        rc = secret_master_key_load(path, 0, mk, &err);
-    if (rc == RD_OK)
-        rc = secret_open(mk, sealed, &plain, &n, &err);
-    explicit_bzero(mk, sizeof mk);
+    rd_code rc = fleet_unseal(&a->ctx, sealed, &plain, &n, &err);
     if (rc != RD_OK)
         snprintf(msg, len, "cannot open its password: %s", err.msg);
     return rc == RD_OK ? plain : NULL;

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "doc.h"
+#include "fleet.h"
 #include "fileio.h"
 #include "secret.h"
 
@@ -251,16 +252,12 @@ static int routes_files(const json_t *job, const char *tree, char *msg, size_t l
  * admin hosts' key must get a copy, not a key of its own). */
 static char *seal_token(agent_state *a, const char *token, char *msg, size_t len)
 {
-    unsigned char key[SECRET_KEY_LEN];
-    char path[4096], *sealed = NULL;
+    char *sealed = NULL;
     rd_err err = { 0 };
-    if (secret_master_key_path(a->ctx.master_key_path, path, sizeof path, &err) != RD_OK ||
-        secret_master_key_load(path, 0, key, &err) != RD_OK ||
-        secret_seal(key, token, strlen(token), &sealed, &err) != RD_OK) {
+    if (fleet_seal_existing(&a->ctx, token, strlen(token), &sealed, &err) != RD_OK) {
         snprintf(msg, len, "the notebook's token cannot be sealed: %s", err.msg);
         sealed = NULL;
     }
-    explicit_bzero(key, sizeof key);
     return sealed;
 }
 

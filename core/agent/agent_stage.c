@@ -37,6 +37,7 @@
 
 #include "data.h"
 #include "doc.h"
+#include "fleet.h"
 #include "runner.h"
 #include "secret.h"
 
@@ -63,8 +64,7 @@ static char *key_open(agent_state *a, const json_t *job, const char *name, const
 {
     const json_t *k = json_object_get(json_object_get(json_object_get(job, "data_refs"), "secret_keys"), name);
     const char *sealed = json_string_value(json_object_get(k, "secret_value"));
-    unsigned char mk[SECRET_KEY_LEN];
-    char path[4096], *plain = NULL;
+    char *plain = NULL;
     size_t n = 0;
     rd_err err = { 0 };
     *type = json_string_value(json_object_get(k, "type"));
@@ -72,12 +72,7 @@ static char *key_open(agent_state *a, const json_t *job, const char *name, const
         snprintf(msg, len, "key '%s': the job carries no value for it (submitted before staging)", name);
         return NULL;
     }
-    rd_code rc = secret_master_key_path(a->ctx.master_key_path, path, sizeof path, &err);
-    if (rc == RD_OK)
-        rc = secret_master_key_load(path, 0, mk, &err);
-    if (rc == RD_OK)
-        rc = secret_open(mk, sealed, &plain, &n, &err);
-    explicit_bzero(mk, sizeof mk);
+    rd_code rc = fleet_unseal(&a->ctx, sealed, &plain, &n, &err);
     if (rc != RD_OK) {
         snprintf(msg, len, "key '%s': cannot open it: %s", name, err.msg);
         return NULL;

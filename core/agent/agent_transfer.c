@@ -354,22 +354,27 @@ static void slot_drop(slot *s)
 }
 
 /* `job report ID PHASE --worker N --message M --transfer HOST:PORT
- * --token SEALED`, once per slot (again next round if refused). */
-static void say_waiting(agent_state *a, slot *s, const char *phase, const char *message,
-                        agent_stage_report_fn report)
+ * --token SEALED`, once per slot (again next round if refused).  Returns
+ * -1 with msg when the token cannot be sealed: a node without the fleet's
+ * master key must not make one of its own (the admin hosts could not open
+ * what it seals), so the worker fails now, naming why, instead of waiting
+ * for a `job send` that could never find it. */
+static int say_waiting(agent_state *a, slot *s, const char *phase, const char *message,
+                       agent_stage_report_fn report, char *msg, size_t len)
 {
     char idx[24], where[300], token[sizeof s->token];
     char *sealed = NULL;
     rd_err err = { 0 };
     if (s->reported)
-        return;
+        return 0;
     pthread_mutex_lock(&lock);
     snprintf(token, sizeof token, "%s", s->token);
     pthread_mutex_unlock(&lock);
-    if (fleet_seal(&a->ctx, token, strlen(token), &sealed, &err) != RD_OK) {
+    if (fleet_seal_existing(&a->ctx, token, strlen(token), &sealed, &err) != RD_OK) {
         dlog(&a->o->log, "transfer", NULL, "%s/%d: cannot seal its token: %s", s->job, s->index, err.msg);
+        snprintf(msg, len, "the transfer token cannot be sealed on this node: %.300s", err.msg);
         explicit_bzero(token, sizeof token);
-        return;
+        return -1;
     }
     explicit_bzero(token, sizeof token);
     snprintf(idx, sizeof idx, "%d", s->index);
@@ -384,6 +389,7 @@ static void say_waiting(agent_state *a, slot *s, const char *phase, const char *
         dlog(&a->o->log, "transfer", NULL, "%s/%d: the store refused the %s phase: %s", s->job, s->index, phase,
              words ? err.msg : "out of memory");
     }
+    return 0;
 }
 
 /* ---- staging and output ----------------------------------------------------- */
@@ -424,7 +430,12 @@ stage_state agent_transfer_stage(agent_state *a, const json_t *job, const char *
         slot_drop(s);
         return STAGE_FAILED;
     }
-    say_waiting(a, s, "staging", "waiting for job send", report);
+    char why[512];
+    if (say_waiting(a, s, "staging", "waiting for job send", report, why, sizeof why) < 0) {
+        snprintf(msg, len, "%s (type local): %s", (missing & ITEM_INPUT) ? "data.input" : "model.source", why);
+        slot_drop(s);
+        return STAGE_FAILED;
+    }
     return STAGE_BUSY;
 }
 
@@ -449,7 +460,12 @@ int agent_transfer_offer(agent_state *a, const char *job, int index, const char 
         slot_drop(s);
         return -1;
     }
-    say_waiting(a, s, "uploading", "waiting for job receive", report);
+    char why[512];
+    if (say_waiting(a, s, "uploading", "waiting for job receive", report, why, sizeof why) < 0) {
+        snprintf(msg, len, "data.output (type local): %s", why);
+        slot_drop(s);
+        return -1;
+    }
     return 0;
 }
 

@@ -138,6 +138,16 @@ rd_code fleet_seal(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, r
     return rc;
 }
 
+rd_code fleet_seal_existing(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err)
+{
+    unsigned char key[SECRET_KEY_LEN];
+    rd_code rc = master_key(ctx, 0, key, err);
+    if (rc == RD_OK)
+        rc = secret_seal(key, plain, len, sealed, err);
+    memset(key, 0, sizeof key);
+    return rc;
+}
+
 rd_code fleet_derive_secret(cmd_ctx *ctx, const char *label, char out[SECRET_DERIVED_HEX + 1], rd_err *err)
 {
     unsigned char key[SECRET_KEY_LEN];

@@ -53,6 +53,11 @@ rd_code fleet_region_devices(cmd_ctx *ctx, const char *region, json_t **items, r
 /* Seals plain with the master key (created on first use). */
 rd_code fleet_seal(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err);
 
+/* fleet_seal with the master key there already, never a new one: a node's
+ * agent seals what the admin hosts must open (a notebook's or a transfer's
+ * token), so a key of its own would seal what nobody else can read. */
+rd_code fleet_seal_existing(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err);
+
 /* A secret derived from the master key and label (secret_derive; never
  * creates a key). */
 rd_code fleet_derive_secret(cmd_ctx *ctx, const char *label, char out[SECRET_DERIVED_HEX + 1], rd_err *err);

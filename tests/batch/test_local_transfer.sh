@@ -56,6 +56,27 @@ billed () {
 
 start_serve s1 --sched-every 1s
 
+case_ "a node without the fleet's master key fails the worker, naming why, and makes no key"
+# The agent seals the transfer token for the admin hosts; a key of the
+# node's own would seal what they cannot open.  Nothing has sealed anything
+# yet in this scenario, so there is no key.
+rm -f "$RIGDECK_MASTER_KEY"
+RIGDECK_TRANSFER_LISTEN=127.0.0.1:0 start_agent n1 --inventory $INV/a100x4.yaml
+loc_job nokey
+J=$(asub nokey)
+wait_json 120 "job show $J" state failed
+rd --output json -c "job show $J"
+expect_json workers.0.reason staging_failed
+expect_out "data.input (type local): the transfer token cannot be sealed on this node"
+[ ! -e "$RIGDECK_MASTER_KEY" ] && pass || fail "the agent made a master key of its own"
+[ "$(billed "$J")" = 0 ] && pass || fail "a worker that could not seal its token was billed"
+kill_daemon "$(agent_pid n1)" TERM
+# the admin host seals something first (a key), which makes the fleet's key
+printf 'hf_0123456789abcdef\n' >"$TMP/hf.token"
+rd --as alice -c "key add hub --type huggingface --file $TMP/hf.token"
+expect_status 0
+[ -s "$RIGDECK_MASTER_KEY" ] && pass || fail "key add made no master key"
+
 case_ "nobody sends within the deadline: staging_failed naming data.input, nothing billed"
 RIGDECK_TRANSFER_LISTEN=127.0.0.1:0 RIGDECK_TRANSFER_WAIT=3 start_agent n1 --inventory $INV/a100x4.yaml
 loc_job late

@@ -20,6 +20,12 @@ rd -c "provider enable physical" -c "region create dc --provider physical --stor
    -c "account create bob --plan team" -c "account deposit bob 100" \
    -c "node add dc n1 --minion m-1 --inventory $INV/a100x4.yaml" -c "node maintenance n1 off"
 expect_status 0
+# The fleet's master key exists before any agent seals with it (an agent
+# never makes one: test_local_transfer); a sealed key makes it, as on an
+# admin host in use.
+printf 'hf_0123456789abcdef\n' >"$SEC/hf.token"
+rd --as alice -c "key add hub --type huggingface --file $SEC/hf.token"
+expect_status 0
 secure_with alice bob node:n1
 RIGDECK_ETCD_USER=root RIGDECK_ETCD_PASSWORD_FILE="$SEC/root.pw" start_serve s1 --sched-every 1s
 RIGDECK_TRANSFER_LISTEN=127.0.0.1:0 RIGDECK_ETCD_USER=node:n1 RIGDECK_ETCD_PASSWORD_FILE="$SEC/node:n1.pw" \
