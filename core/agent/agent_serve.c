@@ -40,6 +40,7 @@
 #include "fleet.h"
 #include "fileio.h"
 #include "secret.h"
+#include "strbuf.h"
 
 enum { ENDPOINT_CONTAINER_PORT = 80 };
 
@@ -99,93 +100,72 @@ static int free_port(const char *addr)
     return port;
 }
 
-/* Appends s to the growing text *out (at *at of *cap), single-quoted for the
- * shell when quote; -1 when memory ran out. */
-static int put(char **out, size_t *at, size_t *cap, const char *s, int quote)
+/* Appends s to b, single-quoted for the shell when quote (a failed append
+ * marks b failed: the builders check once at the end). */
+static void put(strbuf *b, const char *s, int quote)
 {
-    size_t need = strlen(s) * 4 + 3;
-    if (*at + need + 1 > *cap) {
-        size_t ncap = (*at + need + 1) * 2;
-        char *p = realloc(*out, ncap);
-        if (!p)
-            return -1;
-        *out = p;
-        *cap = ncap;
+    if (!quote) {
+        strbuf_puts(b, s);
+        return;
     }
-    char *o = *out + *at;
-    if (quote)
-        *o++ = '\'';
-    for (; *s; s++) {
-        if (quote && *s == '\'') {
-            memcpy(o, "'\\''", 4);
-            o += 4;
-        } else {
-            *o++ = *s;
+    strbuf_puts(b, "'");
+    for (size_t n; *s; s += n) {
+        n = strcspn(s, "'");
+        strbuf_append(b, s, n);
+        if (s[n] == '\'') {
+            strbuf_puts(b, "'\\''");
+            n++;
         }
     }
-    if (quote)
-        *o++ = '\'';
-    *o = '\0';
-    *at = (size_t)(o - *out);
-    return 0;
+    strbuf_puts(b, "'");
 }
 
 /* The notebook's command: jupyter lab, else jupyter notebook, else a line
  * saying neither is installed (exit 127, the shell's "not found"). */
 static char *notebook_command(const char *ip, int port, const char *nbdir)
 {
-    char *out = NULL, num[16];
-    size_t at = 0, cap = 0;
-    int bad = 0;
+    strbuf out = { 0 };
+    char num[16];
     snprintf(num, sizeof num, "%d", port);
     static const char *const apps[][2] = { { "jupyter-lab", "lab" }, { "jupyter-notebook", "notebook" } };
     for (size_t i = 0; i < 2; i++) {
-        bad |= put(&out, &at, &cap, i ? "elif command -v " : "if command -v ", 0);
-        bad |= put(&out, &at, &cap, apps[i][0], 0);
-        bad |= put(&out, &at, &cap, " >/dev/null 2>&1; then exec jupyter ", 0);
-        bad |= put(&out, &at, &cap, apps[i][1], 0);
+        put(&out, i ? "elif command -v " : "if command -v ", 0);
+        put(&out, apps[i][0], 0);
+        put(&out, " >/dev/null 2>&1; then exec jupyter ", 0);
+        put(&out, apps[i][1], 0);
         /* --allow-root: a container's user is often root, and the classic
          * notebook refuses to start as root without it */
-        bad |= put(&out, &at, &cap, " --no-browser --allow-root --ip=", 0);
-        bad |= put(&out, &at, &cap, ip, 1);
-        bad |= put(&out, &at, &cap, " --port=", 0);
-        bad |= put(&out, &at, &cap, num, 0);
+        put(&out, " --no-browser --allow-root --ip=", 0);
+        put(&out, ip, 1);
+        put(&out, " --port=", 0);
+        put(&out, num, 0);
         /* the port is the one connect names: never another one */
-        bad |= put(&out, &at, &cap, " --port-retries=0 --notebook-dir=", 0);
-        bad |= put(&out, &at, &cap, nbdir, 1);
-        bad |= put(&out, &at, &cap, "; ", 0);
+        put(&out, " --port-retries=0 --notebook-dir=", 0);
+        put(&out, nbdir, 1);
+        put(&out, "; ", 0);
     }
-    bad |= put(&out, &at, &cap, "else echo 'rigdeck: neither jupyter lab nor jupyter notebook is installed in this "
-               "environment (add jupyterlab to environment.packages.pip)' >&2; exit 127; fi", 0);
-    if (bad) {
-        free(out);
-        return NULL;
-    }
-    return out;
+    put(&out, "else echo 'rigdeck: neither jupyter lab nor jupyter notebook is installed in this "
+              "environment (add jupyterlab to environment.packages.pip)' >&2; exit 127; fi", 0);
+    return out.text;   /* NULL when memory ran out */
 }
 
 /* The route server's command, its files under base/.rigdeck. */
 static char *routes_command(const char *base, const char *ip, int port)
 {
-    char *out = NULL, path[4300], num[16];
-    size_t at = 0, cap = 0;
-    int bad = 0;
+    strbuf out = { 0 };
+    char path[4300], num[16];
     snprintf(num, sizeof num, "%d", port);
-    bad |= put(&out, &at, &cap, "exec python3 ", 0);
+    put(&out, "exec python3 ", 0);
     snprintf(path, sizeof path, "%s/.rigdeck/route_server.py", base);
-    bad |= put(&out, &at, &cap, path, 1);
-    bad |= put(&out, &at, &cap, " --routes ", 0);
+    put(&out, path, 1);
+    put(&out, " --routes ", 0);
     snprintf(path, sizeof path, "%s/.rigdeck/routes.json", base);
-    bad |= put(&out, &at, &cap, path, 1);
-    bad |= put(&out, &at, &cap, " --code \"$ML_MODEL_PATH\" --host ", 0);
-    bad |= put(&out, &at, &cap, ip, 1);
-    bad |= put(&out, &at, &cap, " --port ", 0);
-    bad |= put(&out, &at, &cap, num, 0);
-    if (bad) {
-        free(out);
-        return NULL;
-    }
-    return out;
+    put(&out, path, 1);
+    put(&out, " --code \"$ML_MODEL_PATH\" --host ", 0);
+    put(&out, ip, 1);
+    put(&out, " --port ", 0);
+    put(&out, num, 0);
+    return out.text;   /* NULL when memory ran out */
 }
 
 /* Writes len bytes of text to path (mode 0644, replaced whole). */
@@ -213,30 +193,20 @@ static int routes_files(const json_t *job, const char *tree, char *msg, size_t l
         return -1;
     }
     FILE *f = fopen(src, "rb");
-    char *text = NULL;
-    size_t n = 0, cap = 0;
-    int bad = !f;
-    for (int c; !bad && (c = fgetc(f)) != EOF;) {
-        if (n + 1 >= cap) {
-            char *p = realloc(text, cap ? cap * 2 : 65536);
-            if (!(bad = !p)) {
-                text = p;
-                cap = cap ? cap * 2 : 65536;
-            }
-        }
-        if (!bad)
-            text[n++] = (char)c;
-    }
-    bad = bad || ferror(f) || !text;
+    strbuf text = { 0 };
+    char chunk[8192];
+    for (size_t got; f && !text.failed && (got = fread(chunk, 1, sizeof chunk, f)) > 0;)
+        strbuf_append(&text, chunk, got);
+    int bad = !f || ferror(f) || !text.text;   /* unreadable, out of memory or empty */
     if (f)
         fclose(f);
     snprintf(path, sizeof path, "%s/route_server.py", dir);
-    if (bad || write_file(path, text, n) != 0) {
-        free(text);
+    if (bad || write_file(path, text.text, text.len) != 0) {
+        strbuf_free(&text);
         snprintf(msg, len, "cannot copy the route server %s into %s", src, dir);
         return -1;
     }
-    free(text);
+    strbuf_free(&text);
     char *routes = json_dumps(json_object_get(json_object_get(job, "endpoint"), "routes"), JSON_INDENT(2));
     snprintf(path, sizeof path, "%s/routes.json", dir);
     bad = !routes || write_file(path, routes, strlen(routes)) != 0;

@@ -102,9 +102,12 @@ rd_code probe_gpus_query(const char *nvidia_smi, int timeout_ms, probe_gpu **out
 int probe_smi_says_lost(const char *line);
 
 /* The catalog id for an nvidia-smi name ("NVIDIA A100-SXM4-40GB" -> "a100"),
- * or NULL when the name is not one the catalog knows.  An A100 whose name
- * gives no size is a100-80gb when memory_mib is over 60 GiB.  Strict: a
- * near miss ("RTX 3090 Ti", "V100S") is NULL, not the nearest id. */
+ * or NULL when the name is not one the catalog knows.  Only the catalog's
+ * records (their nvidia_names) name cards: as listed, or word for word
+ * without brand and form words, perhaps without the size, when the type
+ * whose memory is nearest memory_mib wins (an "NVIDIA A100" of 80 GiB is
+ * a100-80gb).  Strict: a near miss ("RTX 3090 Ti", "V100S") is NULL, not
+ * the nearest id. */
 const char *probe_gpu_model(const char *name, int memory_mib);
 
 /* The GPU's memory in whole GB for the inventory: the catalog's nameplate

@@ -33,21 +33,6 @@ static const char *const col_names[NCOLS] = {
 
 /* ---- names ---------------------------------------------------------------- */
 
-/* Names as their words once brand and form-factor words are gone: the same
- * card is "Tesla V100-SXM2-16GB" or "NVIDIA V100-PCIE-16GB" by driver and
- * slot, and neither says anything the catalog distinguishes. */
-static const struct {
-    const char *words;
-    const char *id; /* NULL: an A100 whose size the memory decides */
-} name_table[] = {
-    { "a100", NULL },           { "a100 40gb", "a100" },  { "a100 80gb", "a100-80gb" },
-    { "t4", "t4" },             { "v100", "v100" },       { "v100 16gb", "v100" },
-    { "v100 32gb", "v100" },    { "p100", "p100" },       { "p100 16gb", "p100" },
-    { "p100 12gb", "p100" },    { "rtx 3090", "rtx3090" }, { "rtx 2080 ti", "rtx2080ti" },
-    { "rtx 2070 super", "rtx2070s" }, { "rtx 2060 super", "rtx2060s" }, { "gtx 1060", "gtx1060" },
-    { "gtx 1060 6gb", "gtx1060" }, { "rtx a4000", "rtx-a4000" }, { "rtx a6000", "rtx-a6000" },
-};
-
 static int word_is(const char *w, size_t n, const char *const *list)
 {
     for (; *list; list++)
@@ -57,7 +42,9 @@ static int word_is(const char *w, size_t n, const char *const *list)
 }
 
 /* Lower-cases name into buf as space-separated words, dropping leading brand
- * words and form-factor words anywhere; 0 when it does not fit. */
+ * words and form-factor words anywhere: the same card is "Tesla
+ * V100-SXM2-16GB" or "NVIDIA V100-PCIE-16GB" by driver and slot, and neither
+ * word says anything the catalog distinguishes.  0 when it does not fit. */
 static int name_words(const char *name, char *buf, size_t len)
 {
     static const char *const brand[] = { "nvidia", "tesla", "geforce", "quadro", NULL };
@@ -94,25 +81,79 @@ static int name_words(const char *name, char *buf, size_t len)
     return 1;
 }
 
+/* 1 for a memory-size word ("16gb"), which a driver's spelling may leave out. */
+static int size_word(const char *w, size_t n)
+{
+    if (n < 3 || strncmp(w + n - 2, "gb", 2) != 0)
+        return 0;
+    for (size_t i = 0; i < n - 2; i++)
+        if (!isdigit((unsigned char)w[i]))
+            return 0;
+    return 1;
+}
+
+/* Drops the size words from words (name_words' form), in place. */
+static void drop_size_words(char *words)
+{
+    char *o = words;
+    for (const char *p = words; *p;) {
+        size_t n = strcspn(p, " ");
+        if (!size_word(p, n)) {
+            if (o != words)
+                *o++ = ' ';
+            memmove(o, p, n);
+            o += n;
+        }
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    *o = '\0';
+}
+
+/* 1 when the catalog name listed reads as words: the same words, or the same
+ * but for the size words listed has and words leaves out. */
+static int listed_as(const char *listed, const char *words)
+{
+    char lw[128];
+    if (!name_words(listed, lw, sizeof lw) || !lw[0])
+        return 0;
+    if (strcmp(lw, words) == 0)
+        return 1;
+    drop_size_words(lw);
+    return strcmp(lw, words) == 0;
+}
+
+/* How far a type's memory is from the card's (MiB); the nearest wins. */
+static long memory_gap(const gpu_type *t, int memory_mib)
+{
+    long d = (long)t->memory_gb * 1024 - memory_mib;
+    return d < 0 ? -d : d;
+}
+
 const char *probe_gpu_model(const char *name, int memory_mib)
 {
     char words[128];
-    const gpu_type *listed = name ? catalog_gpu_by_nvidia_name(name) : NULL;
+    const gpu_type *listed = name ? catalog_gpu_by_nvidia_name(name) : NULL, *best = NULL;
 
-    /* the catalog's own names first (the operator's added types among them);
-     * the words below still read older drivers' spellings */
+    /* Only the catalog's records name cards (the operator's added types
+     * among them): first their names as listed; then as older drivers spell
+     * them, word for word once brand and form words are gone ("NVIDIA
+     * V100-PCIE-16GB" for "Tesla V100-PCIE-16GB"), perhaps without the size
+     * ("NVIDIA A100"), when the card's memory picks among the types. */
     if (listed)
         return listed->id;
-    if (!name || !name_words(name, words, sizeof words))
+    if (!name || !name_words(name, words, sizeof words) || !words[0])
         return NULL;
-    for (size_t i = 0; i < sizeof name_table / sizeof name_table[0]; i++) {
-        if (strcmp(words, name_table[i].words) != 0)
-            continue;
-        if (name_table[i].id)
-            return name_table[i].id;
-        return memory_mib > 60 * 1024 ? "a100-80gb" : "a100";
+    for (size_t i = 0; i < catalog_gpu_count(); i++) {
+        const gpu_type *t = catalog_gpu_at(i);
+        int hit = 0;
+        for (const char *const *n = t->nvidia_names; n && *n && !hit; n++)
+            hit = listed_as(*n, words);
+        if (hit && (!best || memory_gap(t, memory_mib) < memory_gap(best, memory_mib)))
+            best = t;
     }
-    return NULL;
+    return best ? best->id : NULL;
 }
 
 int probe_gpu_memory_gb(const probe_gpu *g)

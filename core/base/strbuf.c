@@ -61,6 +61,25 @@ void strbuf_puts(strbuf *b, const char *s)
     strbuf_append(b, s, strlen(s));
 }
 
+void strbuf_clear(strbuf *b)
+{
+    b->len = 0;
+    if (b->text)
+        b->text[0] = '\0';
+    b->failed = 0;
+}
+
+void strbuf_drop(strbuf *b, size_t n)
+{
+    if (!b->text)
+        return;
+    if (n > b->len)
+        n = b->len;
+    memmove(b->text, b->text + n, b->len - n);
+    b->len -= n;
+    b->text[b->len] = '\0';
+}
+
 void strbuf_free(strbuf *b)
 {
     free(b->text);

@@ -15,6 +15,7 @@
 
 #include "gcp_int.h"
 #include "urlcheck.h"
+#include "strbuf.h"
 
 #define CONNECT_TIMEOUT_MS 10000L
 #define REQUEST_TIMEOUT_MS 60000L
@@ -302,8 +303,7 @@ rd_code gcp_curl_ready(rd_err *err)
 }
 
 typedef struct {
-    char *buf;
-    size_t len, cap;
+    strbuf body;
     int too_big;
     long retry_after;
 } http_resp;
@@ -312,24 +312,12 @@ static size_t on_body(char *data, size_t size, size_t n, void *user)
 {
     http_resp *r = user;
     size_t add = size * n;
-    if (r->len + add > (size_t)RESPONSE_MAX) {
+    if (r->body.len + add > (size_t)RESPONSE_MAX) {
         r->too_big = 1;
         return 0;
     }
-    if (r->len + add + 1 > r->cap) {
-        size_t cap = r->cap ? r->cap : 4096;
-        while (cap < r->len + add + 1)
-            cap *= 2;
-        char *p = realloc(r->buf, cap);
-        if (!p)
-            return 0;
-        r->buf = p;
-        r->cap = cap;
-    }
-    memcpy(r->buf + r->len, data, add);
-    r->len += add;
-    r->buf[r->len] = '\0';
-    return add;
+    strbuf_append(&r->body, data, add);
+    return r->body.failed ? 0 : add;   /* out of memory: curl stops with a write error */
 }
 
 static size_t on_header(char *data, size_t size, size_t n, void *user)
@@ -345,7 +333,7 @@ rd_code gcp_http_raw(gcp_client *c, const char *method, const char *url, struct 
                      const char *body, size_t body_len, long *status, char **resp, long *retry_after_s,
                      char cerr[256], rd_err *err)
 {
-    http_resp r = { NULL, 0, 0, 0, -1 };
+    http_resp r = { .retry_after = -1 };
     *status = 0;
     *resp = NULL;
     *retry_after_s = -1;
@@ -387,10 +375,9 @@ rd_code gcp_http_raw(gcp_client *c, const char *method, const char *url, struct 
             snprintf(cerr, 256, "%s", curl_easy_strerror(cc));
         if (r.too_big)
             snprintf(cerr, 256, "the answer is larger than %ld bytes", RESPONSE_MAX);
-        free(r.buf);
-        r.buf = NULL;
+        strbuf_free(&r.body);
     }
-    *resp = r.buf ? r.buf : strdup("");
+    *resp = r.body.text ? r.body.text : strdup("");
     *retry_after_s = r.retry_after;
     if (!*resp)
         return rd_fail(err, RD_ENOMEM, "out of memory");

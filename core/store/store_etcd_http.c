@@ -39,24 +39,6 @@ void etcd_sleep_ms(long ms)
         ;
 }
 
-int etcd_buf_add(etcd_buf *b, const void *p, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *d = realloc(b->data, cap);
-        if (!d)
-            return 0;
-        b->data = d;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 1;
-}
-
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 char *etcd_b64(const void *p, size_t n)
@@ -316,9 +298,13 @@ static rd_code take_opt(char **slot, const char *v, rd_err *err)
     return *slot ? RD_OK : rd_fail(err, RD_ENOMEM, "store: out of memory");
 }
 
+/* A failed append (out of memory) stops the transfer: curl reports a
+ * write error, an attempt like any broken one. */
 static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
-    return etcd_buf_add(ud, p, size * n) ? size * n : 0;
+    strbuf *b = ud;
+    strbuf_append(b, p, size * n);
+    return b->failed ? 0 : size * n;
 }
 
 void etcd_curl_setup(const etcd_conn *c, CURL *h, long total_ms)
@@ -471,7 +457,7 @@ void etcd_conn_free(etcd_conn *c)
     if (c->easy)
         curl_easy_cleanup(c->easy);
     curl_slist_free_all(c->hdrs);
-    free(c->resp.data);
+    strbuf_free(&c->resp);
     memset(c, 0, sizeof *c);
 }
 
@@ -528,7 +514,7 @@ static try_result try_member(etcd_conn *c, const etcd_member *m, const char *pat
     char url[512], ebuf[CURL_ERROR_SIZE] = "";
     long status = 0;
     snprintf(url, sizeof url, "%s%s", m->base, path);
-    c->resp.len = 0;
+    strbuf_clear(&c->resp);
     curl_easy_setopt(c->easy, CURLOPT_URL, url);
     curl_easy_setopt(c->easy, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(c->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
@@ -566,9 +552,9 @@ static try_result try_member(etcd_conn *c, const etcd_member *m, const char *pat
     curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
     /* The gateway's answer is one object: the fast decoder takes it whole,
      * else jansson decides as it always did. */
-    json_t *j = c->resp.len ? jsonin_loadb(c->resp.data, c->resp.len) : NULL;
+    json_t *j = c->resp.len ? jsonin_loadb(c->resp.text, c->resp.len) : NULL;
     if (!j && c->resp.len)
-        j = json_loadb(c->resp.data, c->resp.len, JSON_DISABLE_EOF_CHECK, NULL);
+        j = json_loadb(c->resp.text, c->resp.len, JSON_DISABLE_EOF_CHECK, NULL);
     if (!json_is_object(j)) {
         json_decref(j);
         snprintf(last, cap, "%s: HTTP %ld with %s", m->name, status,

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "store_backend.h"
+#include "strbuf.h"
 
 /* gRPC status codes that the gateway puts in "code". */
 enum {
@@ -42,11 +43,6 @@ typedef struct {
     char *base;        /* "http://host:port/v3/" */
 } etcd_member;
 
-typedef struct {
-    char *data;
-    size_t len, cap;
-} etcd_buf;
-
 /* Everything needed to talk to the cluster: shared by the store handle and
  * (as a copy of the settings) by each watch. */
 typedef struct {
@@ -62,7 +58,7 @@ typedef struct {
     etcd_timing t;
     CURL *easy;                 /* reused so that connections stay open */
     struct curl_slist *hdrs;
-    etcd_buf resp;
+    strbuf resp;                /* the answer being received */
     int serializable_fallback;  /* reads may fall back to one member's view */
     int last_read_stale;        /* the last read was served that way */
     int64_t stale_at;           /* when a read last had to fall back (monotonic ms) */
@@ -137,9 +133,6 @@ void etcd_reply_free(etcd_reply *r);
 
 /* Applies c's TLS files and timeouts to a curl easy handle. */
 void etcd_curl_setup(const etcd_conn *c, CURL *h, long total_ms);
-
-/* Appends n bytes to b; 0 when out of memory. */
-int etcd_buf_add(etcd_buf *b, const void *p, size_t n);
 
 /* Base64 (standard, padded) of n bytes; malloc'd, NULL when out of memory. */
 char *etcd_b64(const void *p, size_t n);

@@ -32,7 +32,7 @@ typedef struct {
     CURL *easy;             /* the current stream; NULL when down */
     char *body;             /* its request body (curl keeps a pointer) */
     struct curl_slist *hdrs;/* its own copy of the headers (a login may replace the store's) */
-    etcd_buf line;          /* an incomplete NDJSON line */
+    strbuf line;            /* an incomplete NDJSON line */
     int created, broken;    /* the stream said "created" / failed or ended */
     int auth_lapsed;        /* it ended because etcd no longer takes our token */
     char why[300];          /* why it broke, for messages */
@@ -119,12 +119,13 @@ static size_t on_stream(char *p, size_t size, size_t n, void *ud)
 {
     etcd_watch *w = ud;
     size_t len = size * n;
-    if (!etcd_buf_add(&w->line, p, len)) {
+    strbuf_append(&w->line, p, len);
+    if (w->line.failed) {
         wfail(w, RD_ENOMEM, "store: out of memory");
         return 0;
     }
-    char *start = w->line.data, *nl;
-    while ((nl = memchr(start, '\n', w->line.len - (size_t)(start - w->line.data)))) {
+    char *start = w->line.text, *nl;
+    while ((nl = memchr(start, '\n', w->line.len - (size_t)(start - w->line.text)))) {
         if (nl > start) {
             json_t *msg = jsonin_loadb_any(start, (size_t)(nl - start), NULL);
             if (msg)
@@ -137,10 +138,7 @@ static size_t on_stream(char *p, size_t size, size_t n, void *ud)
         }
         start = nl + 1;
     }
-    size_t rest = w->line.len - (size_t)(start - w->line.data);
-    memmove(w->line.data, start, rest);
-    w->line.len = rest;
-    w->line.data[rest] = '\0';
+    strbuf_drop(&w->line, (size_t)(start - w->line.text));
     return len;
 }
 
@@ -157,7 +155,7 @@ static void stream_stop(etcd_watch *w)
     w->body = NULL;
     curl_slist_free_all(w->hdrs);
     w->hdrs = NULL;
-    w->line.len = 0;
+    strbuf_clear(&w->line);
     w->created = w->broken = 0;
 }
 
@@ -335,7 +333,7 @@ void etcd_watch_close(store_watch *sw)
     if (w->multi)
         curl_multi_cleanup(w->multi);
     json_decref(w->create);
-    free(w->line.data);
+    strbuf_free(&w->line);
     store_events_free(w->q, w->qn);
     free(w);
 }

@@ -1,6 +1,6 @@
 /* fuzz_inventory.c - fuzz target (fuzz.h): node inventories (`node add
  * --inventory FILE`, `node report --inventory FILE` from a node's agent;
- * core/base/hwreq.c) - YAML or JSON from a machine rigdeck does not trust.
+ * core/model/hwreq.c) - YAML or JSON from a machine rigdeck does not trust.
  *
  * Promises checked: an accepted inventory has its counts within the
  * arrays, converts to JSON and back to the same inventory (what the node

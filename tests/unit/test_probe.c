@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#include "catalog.h"
 #include "hwreq.h"
 #include "probe.h"
 
@@ -239,6 +240,12 @@ static void test_gpu_names_map_to_catalog_ids(void **state)
         { "NVIDIA A10G", 23028, "a10g" },
         { "NVIDIA L40S", 46068, "l40s" },
         { "NVIDIA RTX A5000", 24564, "rtx-a5000" },
+        /* older drivers' spellings, read only through the records' names */
+        { "Tesla V100", 16160, "v100" },
+        { "Tesla P100-PCIE", 16280, "p100" },
+        { "NVIDIA V100-PCIE-16GB", 16160, "v100" },
+        { "Quadro RTX A4000", 16376, "rtx-a4000" },
+        { "NVIDIA GeForce RTX 2080", 8192, NULL },   /* not the Ti: a word more is no match */
         { "", 1, NULL },
     };
     (void)state;
@@ -249,6 +256,37 @@ static void test_gpu_names_map_to_catalog_ids(void **state)
                      cases[i].id ? cases[i].id : "NULL");
     }
     assert_null(probe_gpu_model(NULL, 0));
+}
+
+static void expect_model(const char *name, int mib, const char *want)
+{
+    const char *got = probe_gpu_model(name, mib);
+    if (!got || strcmp(got, want) != 0)
+        fail_msg("'%s' (%d MiB) mapped to %s, want %s", name, mib, got ? got : "NULL", want);
+}
+
+/* A GPU type is one record: an added type's nvidia-smi names are read the
+ * same ways as a built-in one's (as listed, word for word, without the size
+ * with the memory picking), with no second list to extend. */
+static void test_gpu_names_of_added_types(void **state)
+{
+    (void)state;
+    json_t *docs = json_loads("[{\"name\": \"z9\", \"nvidia_names\": [\"NVIDIA Z9-SXM4-64GB\"], \"memory_gb\": 64,"
+                              " \"fp32_tflops_x10\": 125, \"fp16_tflops_x10\": 500, \"class\": \"datacenter\"},"
+                              " {\"name\": \"z9-128\", \"nvidia_names\": [\"NVIDIA Z9-SXM4-128GB\"], \"memory_gb\": 128,"
+                              " \"fp32_tflops_x10\": 125, \"fp16_tflops_x10\": 500, \"class\": \"datacenter\"}]",
+                              0, NULL);
+    assert_non_null(docs);
+    assert_null(probe_gpu_model("NVIDIA Z9", 65536));
+    catalog_gpu_load_added(docs);
+    json_decref(docs);
+    expect_model("NVIDIA Z9-SXM4-64GB", 65536, "z9");
+    expect_model("Tesla Z9-PCIE-128GB", 131072, "z9-128");
+    expect_model("NVIDIA Z9", 65000, "z9");
+    expect_model("NVIDIA Z9", 130000, "z9-128");
+    assert_null(probe_gpu_model("NVIDIA Z9 Ti", 65536));
+    catalog_gpu_load_added(NULL);
+    assert_null(probe_gpu_model("NVIDIA Z9", 65536));
 }
 
 static void test_gpu_memory_gb(void **state)
@@ -577,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_parse_ecc_beyond_bound),
         cmocka_unit_test(test_parse_malformed_names_line_and_column),
         cmocka_unit_test(test_gpu_names_map_to_catalog_ids),
+        cmocka_unit_test(test_gpu_names_of_added_types),
         cmocka_unit_test(test_gpu_memory_gb),
         cmocka_unit_test(test_read_runs_exact_query),
         cmocka_unit_test(test_read_shipped_stand_in),
