@@ -136,11 +136,15 @@ const char *probe_gpu_model(const char *name, int memory_mib)
     char words[128];
     const gpu_type *listed = name ? catalog_gpu_by_nvidia_name(name) : NULL, *best = NULL;
 
-    /* Only the catalog's records name cards (the operator's added types
-     * among them): first their names as listed; then as older drivers spell
-     * them, word for word once brand and form words are gone ("NVIDIA
-     * V100-PCIE-16GB" for "Tesla V100-PCIE-16GB"), perhaps without the size
-     * ("NVIDIA A100"), when the card's memory picks among the types. */
+    /* Only the catalog's records name cards: first their names as listed
+     * (the operator's added types among them: spec/execution.md's rule,
+     * any case, with or without "NVIDIA "); then a shipped type's names as
+     * older drivers spell them, word for word once brand and form words
+     * are gone ("NVIDIA V100-PCIE-16GB" for "Tesla V100-PCIE-16GB"),
+     * perhaps without the size ("NVIDIA A100"), when the card's memory
+     * picks among the types.  An added type matches only as listed: the
+     * operator wrote its names, and a looser match would take a card it
+     * did not mean. */
     if (listed)
         return listed->id;
     if (!name || !name_words(name, words, sizeof words) || !words[0])
@@ -148,6 +152,8 @@ const char *probe_gpu_model(const char *name, int memory_mib)
     for (size_t i = 0; i < catalog_gpu_count(); i++) {
         const gpu_type *t = catalog_gpu_at(i);
         int hit = 0;
+        if (!t->builtin)
+            continue;
         for (const char *const *n = t->nvidia_names; n && *n && !hit; n++)
             hit = listed_as(*n, words);
         if (hit && (!best || memory_gap(t, memory_mib) < memory_gap(best, memory_mib)))
