@@ -183,8 +183,9 @@ const cmd_def alert_cmd_table[] = {
     { .words = "alert list", .args = "", .flags = alert_list_flags, .help = "alerts: firing (default), resolved or all",
       .columns = "id,state,severity,rule,node,gpu,value,fired_at,resolved_at,acked_by", .run = alert_list_cmd },
     { .words = "alert ack", .args = "ID", .options = CMD_MUTATES, .help = "acknowledge an alert: acked_by is you",
-      .run = alert_ack_cmd },
+      .run = alert_ack_cmd, .access = CMD_ACCESS_FLEET },
     { .words = "alert eval", .args = "", .options = CMD_MUTATES,
-      .help = "one round of alert evaluation: fire, resolve (rigdeck serve does this)", .run = alert_eval_cmd },
+      .help = "one round of alert evaluation: fire, resolve (rigdeck serve does this)", .run = alert_eval_cmd,
+      .access = CMD_ACCESS_STAFF },
     { 0 }
 };

@@ -263,6 +263,6 @@ static const cmd_flag device_register_flags[] = {
 const cmd_def device_agent_cmd_table[] = {
     { .words = "device register", .args = "DEVICE", .flags = device_register_flags, .options = CMD_MUTATES,
       .help = "what a device's agent sends when it starts (rigdeck agent --device does this): the device turns active",
-      .run = device_register_cmd },
+      .run = device_register_cmd, .access = CMD_ACCESS_FLEET },
     { 0 }
 };

@@ -257,10 +257,11 @@ static const cmd_flag config_list_flags[] = {
 
 const cmd_def device_config_cmd_table[] = {
     { .words = "device-config create", .args = "REGION NAME", .flags = config_create_flags, .options = CMD_MUTATES,
-      .help = "create a device configuration (unique name within the region)", .run = config_create_cmd },
+      .help = "create a device configuration (unique name within the region)", .run = config_create_cmd,
+      .access = CMD_ACCESS_FLEET },
     { .words = "device-config list", .args = "", .flags = config_list_flags, .help = "list device configurations",
       .columns = "region,name,image,model,command,datastore", .run = config_list_cmd },
     { .words = "device-config remove", .args = "REGION NAME", .options = CMD_MUTATES,
-      .help = "remove an unused device configuration", .run = config_remove_cmd },
+      .help = "remove an unused device configuration", .run = config_remove_cmd, .access = CMD_ACCESS_FLEET },
     { 0 }
 };

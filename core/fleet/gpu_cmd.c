@@ -300,10 +300,13 @@ const cmd_def gpu_cmd_table[] = {
     { .words = "gpu list", .args = "", .help = "the GPU catalog: memory, TFLOPS, class, usage fee and nvidia-smi names",
       .columns = "id,memory_gb,fp32_tflops,fp16_tflops,class,usage_fee_ucr,builtin,nvidia_names", .run = gpu_list_cmd },
     { .words = "gpu add", .args = "ID", .flags = gpu_flags, .options = CMD_MUTATES,
-      .help = "add a GPU type to the catalog (administering accounts)", .run = gpu_add_cmd },
+      .help = "add a GPU type to the catalog (administering accounts)", .run = gpu_add_cmd,
+      .access = CMD_ACCESS_ADMIN, .access_why = "may change the GPU catalog" },
     { .words = "gpu set", .args = "ID", .flags = gpu_flags, .options = CMD_MUTATES,
-      .help = "change an added GPU type's figures or names", .run = gpu_set_cmd },
+      .help = "change an added GPU type's figures or names", .run = gpu_set_cmd, .access = CMD_ACCESS_ADMIN,
+      .access_why = "may change the GPU catalog" },
     { .words = "gpu remove", .args = "ID", .options = CMD_MUTATES,
-      .help = "remove an added GPU type no node or unfinished job uses", .run = gpu_remove_cmd },
+      .help = "remove an added GPU type no node or unfinished job uses", .run = gpu_remove_cmd,
+      .access = CMD_ACCESS_ADMIN, .access_why = "may change the GPU catalog" },
     { 0 }
 };

@@ -503,7 +503,7 @@ const cmd_def region_cmd_table[] = {
       .help = "create a physical or GCP region", .run = region_create_cmd },
     { .words = "region set", .args = "NAME", .flags = region_set_flags, .options = CMD_MUTATES,
       .help = "change a region: public jobs; for GCP, its cloud nodes' agent, image, idle release",
-      .run = region_set_cmd },
+      .run = region_set_cmd, .access = CMD_ACCESS_FLEET },
     { .words = "region list", .args = "", .flags = region_list_flags, .help = "list regions",
       .columns = "name,owner,provider,storage,public,state,compute_nodes,storage_nodes,devices",
       .run = region_list_cmd },

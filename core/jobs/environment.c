@@ -303,8 +303,9 @@ const cmd_def environment_cmd_table[] = {
       .columns = "name,framework,framework_version,python,image", .run = environment_list_cmd },
     { .words = "environment add", .args = "NAME", .flags = environment_add_flags, .options = CMD_MUTATES,
       .help = "add an environment: the image of a framework, version and Python (administering accounts)",
-      .run = environment_add_cmd },
+      .run = environment_add_cmd, .access = CMD_ACCESS_ADMIN, .access_why = "may change the environments" },
     { .words = "environment remove", .args = "NAME", .options = CMD_MUTATES,
-      .help = "remove an environment (jobs already submitted keep their image)", .run = environment_remove_cmd },
+      .help = "remove an environment (jobs already submitted keep their image)", .run = environment_remove_cmd,
+      .access = CMD_ACCESS_ADMIN, .access_why = "may change the environments" },
     { 0 }
 };

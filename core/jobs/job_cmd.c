@@ -689,6 +689,7 @@ const cmd_def job_cmd_table[] = {
     { .words = "job report", .args = "ID running|uploading|finished|failed|stopped|requeued|staging|serving",
       .flags = job_report_flags, .options = CMD_MUTATES,
       .help = "what an on-node agent sends when a worker's process starts, its data is being staged, it uploads "
-              "its output or ends, its node cannot start it, or where it serves", .run = job_report_cmd },
+              "its output or ends, its node cannot start it, or where it serves", .run = job_report_cmd,
+      .access = CMD_ACCESS_FLEET, .agent = CMD_AGENT_OWN_WORKER },
     { 0 }
 };

@@ -272,6 +272,6 @@ const cmd_def job_logs_cmd_table[] = {
       .help = "a worker's output (the last 256 KiB, stdout and stderr interleaved)", .run = job_logs_cmd },
     { .words = "job logs prune", .args = "", .flags = job_logs_prune_flags, .options = CMD_MUTATES,
       .help = "delete the output of workers that ended long ago (rigdeck serve does this hourly)",
-      .run = job_logs_prune_cmd },
+      .run = job_logs_prune_cmd, .access = CMD_ACCESS_STAFF },
     { 0 }
 };
