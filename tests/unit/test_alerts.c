@@ -158,6 +158,7 @@ static void test_pseudo_registry(void **state)
         assert_int_equal(build((alert_rule_input){ .name = "r", .metric = p->name, .above = "0" }, &rule, &err), RD_OK);
         json_decref(rule);
         assert_int_equal(alert_metric_per_gpu(p->name), p->per_gpu);
+        assert_null(metrics_stat_find(p->name));   /* never a vital stat's name too */
         /* help names it */
         if (!strstr(metric->help, p->name))
             fail_msg("alert rule add --metric's help does not name %s", p->name);
