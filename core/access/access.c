@@ -1,10 +1,11 @@
 /* access.c - roles and the one guard every command passes.
  *
- * The guard sorts commands into classes by one table below (a command not
- * named there is a read when it does not mutate, tenant work when it
- * does), and each role may run a fixed set of classes.  Handlers still
- * decide ownership: a member may run `node maintenance`, but only on a
- * node in its own region (fleet_require_owner).  Keeping the table here
+ * Each command's definition names its class (cmd_def.access, set in its
+ * family's table; left out, a command is a read when it does not mutate,
+ * tenant work when it does) and what a node's agent may send of it
+ * (cmd_def.agent); each role may run a fixed set of classes.  Handlers
+ * still decide ownership: a member may run `node maintenance`, but only on
+ * a node in its own region (fleet_require_owner).  Keeping the rule here
  * means one place answers "who may run this?", for batch, the console and
  * requests relayed from a secured store alike.
  */
@@ -16,72 +17,6 @@
 #include "account_init.h"
 #include "doc.h"
 #include "keyspace.h"
-
-typedef enum {
-    CLASS_READ,       /* every role; handlers filter what is shown */
-    CLASS_RAW_READ,   /* raw documents of every tenant: admin only */
-    CLASS_TENANT,     /* a tenant's own work and resources: member, admin */
-    CLASS_FLEET,      /* nodes, devices, health, alerts: operator (any tenant's), member (its own), admin */
-    CLASS_STAFF,      /* store-wide fleet housekeeping: operator, admin */
-    CLASS_MONEY,      /* moves credits or sets prices: admin */
-    CLASS_ADMIN       /* accounts, the store itself: admin */
-} access_class;
-
-static const struct {
-    const char *words;
-    access_class class;
-    const char *why;      /* for a refusal: "only an administering account <why>" */
-} command_classes[] = {
-    { "store dump", CLASS_RAW_READ, "may read the whole store" },
-    { "store watch", CLASS_RAW_READ, "may watch the whole store" },
-    { "node add", CLASS_FLEET, NULL },
-    { "region set", CLASS_FLEET, NULL },
-    { "node maintenance", CLASS_FLEET, NULL },
-    { "node set", CLASS_FLEET, NULL },
-    { "node remove", CLASS_FLEET, NULL },
-    { "node replace", CLASS_FLEET, NULL },
-    { "node report", CLASS_FLEET, NULL },
-    { "node health report", CLASS_FLEET, NULL },
-    { "node health clear", CLASS_FLEET, NULL },
-    { "device add", CLASS_FLEET, NULL },
-    { "device set-config", CLASS_FLEET, NULL },
-    { "device deploy", CLASS_FLEET, NULL },
-    { "device remove", CLASS_FLEET, NULL },
-    { "device report", CLASS_FLEET, NULL },
-    { "device register", CLASS_FLEET, NULL },
-    { "device-config create", CLASS_FLEET, NULL },
-    { "device-config remove", CLASS_FLEET, NULL },
-    { "agent register", CLASS_FLEET, NULL },
-    { "agent remove", CLASS_FLEET, NULL },
-    { "job report", CLASS_FLEET, NULL },
-    { "alert ack", CLASS_FLEET, NULL },
-    { "cloud sync", CLASS_FLEET, NULL },
-    { "quota set", CLASS_FLEET, NULL },
-    { "quota refresh", CLASS_FLEET, NULL },
-    { "sched run", CLASS_FLEET, NULL },
-    { "alert rule add", CLASS_STAFF, NULL },
-    { "alert rule remove", CLASS_STAFF, NULL },
-    { "alert eval", CLASS_STAFF, NULL },
-    { "agent check", CLASS_STAFF, NULL },
-    { "metrics import", CLASS_STAFF, NULL },
-    { "metrics prune", CLASS_STAFF, NULL },
-    { "job logs prune", CLASS_STAFF, NULL },
-    { "account deposit", CLASS_MONEY, "may deposit credits" },
-    { "price set", CLASS_MONEY, "may set market prices" },
-    { "bill run", CLASS_MONEY, "may post bills" },
-    { "account create", CLASS_ADMIN, "may create accounts" },
-    { "account remove", CLASS_ADMIN, "may remove accounts" },
-    { "gpu add", CLASS_ADMIN, "may change the GPU catalog" },
-    { "gpu set", CLASS_ADMIN, "may change the GPU catalog" },
-    { "gpu remove", CLASS_ADMIN, "may change the GPU catalog" },
-    { "environment add", CLASS_ADMIN, "may change the environments" },
-    { "environment remove", CLASS_ADMIN, "may change the environments" },
-    { "store compact", CLASS_ADMIN, "may change the store-wide history policy" },
-    { "store secure", CLASS_ADMIN, "may secure the store" },
-    { "store credentials", CLASS_ADMIN, "may issue store credentials" },
-    { "sched config", CLASS_READ, NULL },   /* changing it is admin only (sched_run.c) */
-    { "account set", CLASS_TENANT, NULL },  /* itself only; --role is admin only (account.c) */
-};
 
 static const char *const role_names[] = { "viewer", "member", "operator", "admin" };
 
@@ -158,51 +93,47 @@ int access_actor_sees_job(cmd_ctx *ctx, const json_t *job)
     return member;
 }
 
-static access_class command_class(const cmd_def *def, const char **why)
+cmd_access access_command_class(const cmd_def *def)
 {
-    *why = NULL;
-    for (size_t i = 0; i < sizeof command_classes / sizeof command_classes[0]; i++)
-        if (strcmp(command_classes[i].words, def->words) == 0) {
-            *why = command_classes[i].why;
-            return command_classes[i].class;
-        }
-    return (def->options & CMD_MUTATES) ? CLASS_TENANT : CLASS_READ;
+    if (def->access != CMD_ACCESS_DEFAULT)
+        return def->access;
+    return (def->options & CMD_MUTATES) ? CMD_ACCESS_TENANT : CMD_ACCESS_READ;
 }
 
 /* Which classes each role may run, and how a refusal says who may. */
-static int role_may(access_role role, access_class class)
+static int role_may(access_role role, cmd_access class)
 {
     switch (class) {
-    case CLASS_READ:
+    case CMD_ACCESS_READ:
         return 1;
-    case CLASS_TENANT:
+    case CMD_ACCESS_TENANT:
         return role == ACCESS_MEMBER || role == ACCESS_ADMIN;
-    case CLASS_FLEET:
+    case CMD_ACCESS_FLEET:
         return role != ACCESS_VIEWER;
-    case CLASS_STAFF:
+    case CMD_ACCESS_STAFF:
         return role == ACCESS_OPERATOR || role == ACCESS_ADMIN;
-    case CLASS_RAW_READ:
-    case CLASS_MONEY:
-    case CLASS_ADMIN:
+    case CMD_ACCESS_RAW_READ:
+    case CMD_ACCESS_MONEY:
+    case CMD_ACCESS_ADMIN:
         return role == ACCESS_ADMIN;
+    case CMD_ACCESS_DEFAULT:   /* access_command_class never answers it */
+        break;
     }
     return 0;
 }
 
-/* What a node's agent may send: its own registration and reports, and
- * reports on workers placed on its node. */
+/* What a node's agent may send (cmd_def.agent): its own registration and
+ * reports, and reports on workers placed on its node. */
 static rd_code agent_check(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err)
 {
-    static const char *const own[] = { "agent register", "node report", "node health report", NULL };
     const char *node = ctx->agent_node, *arg = cmd_arg(args, 0);
-    for (const char *const *w = own; *w; w++)
-        if (strcmp(def->words, *w) == 0) {
-            if (arg && strcmp(arg, node) == 0)
-                return RD_OK;
-            return rd_fail(err, RD_EPERM, "%s: node %s's agent may act only for its own node, not '%s'", def->words,
-                           node, arg ? arg : "");
-        }
-    if (strcmp(def->words, "job report") == 0 && cmd_opt(args, "worker")) {
+    if (def->agent == CMD_AGENT_OWN_NODE) {
+        if (arg && strcmp(arg, node) == 0)
+            return RD_OK;
+        return rd_fail(err, RD_EPERM, "%s: node %s's agent may act only for its own node, not '%s'", def->words,
+                       node, arg ? arg : "");
+    }
+    if (def->agent == CMD_AGENT_OWN_WORKER && cmd_opt(args, "worker")) {
         char key[RD_KEY_MAX];
         json_t *job = NULL, *w;
         size_t i;
@@ -214,7 +145,7 @@ static rd_code agent_check(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
         json_decref(job);
         if (placed)
             return RD_OK;
-        return rd_fail(err, RD_EPERM, "job report: worker %ld of job '%s' is not placed on node %s", index,
+        return rd_fail(err, RD_EPERM, "%s: worker %ld of job '%s' is not placed on node %s", def->words, index,
                        arg ? arg : "", node);
     }
     return rd_fail(err, RD_EPERM, "%s: a node's agent may only register and report on its own node and workers",
@@ -222,45 +153,43 @@ static rd_code agent_check(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
 }
 
 /* The refusal of def to an account of role: who may run it instead. */
-static rd_code role_refusal(access_class class, const char *why, access_role role, const char *actor,
-                            const cmd_def *def, rd_err *err)
+static rd_code role_refusal(cmd_access class, access_role role, const char *actor, const cmd_def *def, rd_err *err)
 {
     if (role == ACCESS_VIEWER && (def->options & CMD_MUTATES))
         return rd_fail(err, RD_EPERM, "%s: account '%s' is a viewer and may only read", def->words, actor);
     switch (class) {
-    case CLASS_TENANT:
+    case CMD_ACCESS_TENANT:
         return rd_fail(err, RD_EPERM, "%s: account '%s' has role %s; only members (tenants) and admins may do this",
                        def->words, actor, access_role_name(role));
-    case CLASS_STAFF:
+    case CMD_ACCESS_STAFF:
         return rd_fail(err, RD_EPERM, "%s: only an administering account or an operator may do this; account '%s' "
                        "has role %s", def->words, actor, access_role_name(role));
     default:
         return rd_fail(err, RD_EPERM, "%s: only an administering account %s; account '%s' has role %s", def->words,
-                       why ? why : "may do this", actor, access_role_name(role));
+                       def->access_why ? def->access_why : "may do this", actor, access_role_name(role));
     }
 }
 
 rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err)
 {
-    const char *why;
     if (ctx->agent_node)
         return agent_check(ctx, def, args, err);
-    access_class class = command_class(def, &why);
+    cmd_access class = access_command_class(def);
     access_role role = access_actor_role(ctx);
     if (role_may(role, class))
         return RD_OK;
-    return role_refusal(class, why, role, ctx->actor, def, err);
+    return role_refusal(class, role, ctx->actor, def, err);
 }
 
 /* Members act on their own fleet and work only (the handlers' ownership
  * checks, fleet_require_owner); staff on every tenant's fleet, admins on
  * everything. */
-static int role_reaches_any(access_role role, access_class class)
+static int role_reaches_any(access_role role, cmd_access class)
 {
     switch (class) {
-    case CLASS_TENANT:
+    case CMD_ACCESS_TENANT:
         return role == ACCESS_ADMIN;
-    case CLASS_FLEET:
+    case CMD_ACCESS_FLEET:
         return role == ACCESS_ADMIN || role == ACCESS_OPERATOR;
     default:
         return 1;
@@ -270,10 +199,9 @@ static int role_reaches_any(access_role role, access_class class)
 rd_code access_role_may(access_role role, const char *actor, const cmd_def *def, const char *owner, const char *name,
                         rd_err *err)
 {
-    const char *why;
-    access_class class = command_class(def, &why);
+    cmd_access class = access_command_class(def);
     if (!role_may(role, class))
-        return role_refusal(class, why, role, actor, def, err);
+        return role_refusal(class, role, actor, def, err);
     if (!owner || strcmp(owner, actor) == 0 || role_reaches_any(role, class))
         return RD_OK;
     return rd_fail(err, RD_EPERM, "%s: '%s' belongs to account '%s'; account '%s' has role %s and may do this only "

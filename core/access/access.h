@@ -54,6 +54,11 @@ int access_actor_sees_books_of(cmd_ctx *ctx, const char *owner);
  * Environment values are sealed and never shown to anyone. */
 int access_actor_sees_job(cmd_ctx *ctx, const json_t *job);
 
+/* The class the guard applies to def: its definition's (cmd_def.access),
+ * or when that is left out a read for a command that does not mutate and
+ * tenant work for one that does.  Never CMD_ACCESS_DEFAULT. */
+cmd_access access_command_class(const cmd_def *def);
+
 /* The guard: RD_OK when the actor's role may run def at all (handlers
  * still check ownership); else RD_EPERM naming the command, the role and
  * who may.  A node's agent (ctx->agent_node) may only register itself and

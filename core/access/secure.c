@@ -364,11 +364,12 @@ static const cmd_flag credentials_flags[] = {
     { 0 }
 };
 const cmd_def secure_cmd_table[] = {
-    { "store secure", "", secure_flags, CMD_MUTATES,
-      "turn etcd authentication on: from now on each account acts with its own etcd user (admin)", NULL, secure_cmd },
-    { "store credentials", "NAME", credentials_flags, CMD_MUTATES,
-      "make or renew the etcd user of account NAME, or of node N's agent when NAME is node:N, with the permissions of its role (admin, "
-      "secured etcd)", NULL,
-      credentials_cmd },
+    { .words = "store secure", .args = "", .flags = secure_flags, .options = CMD_MUTATES,
+      .help = "turn etcd authentication on: from now on each account acts with its own etcd user (admin)",
+      .run = secure_cmd, .access = CMD_ACCESS_ADMIN, .access_why = "may secure the store" },
+    { .words = "store credentials", .args = "NAME", .flags = credentials_flags, .options = CMD_MUTATES,
+      .help = "make or renew the etcd user of account NAME, or of node N's agent when NAME is node:N, with the permissions of its role (admin, "
+              "secured etcd)", .run = credentials_cmd, .access = CMD_ACCESS_ADMIN,
+      .access_why = "may issue store credentials" },
     { 0 }
 };

@@ -91,13 +91,29 @@ static char *sanitize_name(const char *raw)
     return out;
 }
 
+/* The registered runtimes' names as a refusal lists them: "process, podman
+ * or docker" (runtime.c's table, indexed by kind from RUNNER_PROCESS). */
+static const char *kind_names(char *buf, size_t size)
+{
+    size_t len = 0, n = 0;
+    while (runtime_find((runner_kind)(RUNNER_PROCESS + n)))
+        n++;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                                runtime_find((runner_kind)(RUNNER_PROCESS + i))->name);
+    return buf;
+}
+
 static rd_code check_spec(const runner_spec *spec, int *ngpu, rd_err *err)
 {
+    char names[128];
     int container;
     if (!spec)
         return rd_fail(err, RD_EINVAL, "runner: no worker spec");
     if (!runtime_find(spec->kind))
-        return rd_fail(err, RD_EINVAL, "runner: runtime must be process, podman or docker (resolve auto first)");
+        return rd_fail(err, RD_EINVAL, "runner: runtime must be %s (resolve auto first)",
+                       kind_names(names, sizeof names));
     container = runtime_find(spec->kind)->container;
     if (!spec->dir || spec->dir[0] != '/' || strchr(spec->dir, '\n'))
         return rd_fail(err, RD_EINVAL, "runner: dir must be an absolute path");
@@ -346,12 +362,14 @@ int runner_spawn_detached(const char *path, char *const argv[])
 
 rd_code runner_kind_parse(const char *text, runner_kind *out, rd_err *err)
 {
-    for (int k = RUNNER_AUTO; text && k <= RUNNER_DOCKER; k++)
+    char names[128];
+    for (int k = RUNNER_AUTO; text && (k == RUNNER_AUTO || runtime_find((runner_kind)k)); k++)
         if (strcmp(text, runner_kind_name((runner_kind)k)) == 0) {
             *out = (runner_kind)k;
             return RD_OK;
         }
-    return rd_fail(err, RD_EINVAL, "runtime \"%s\" must be auto, process, podman or docker", text ? text : "");
+    return rd_fail(err, RD_EINVAL, "runtime \"%s\" must be auto, %s", text ? text : "",
+                   kind_names(names, sizeof names));
 }
 
 const char *runner_kind_name(runner_kind kind)

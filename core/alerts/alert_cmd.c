@@ -180,10 +180,12 @@ static const cmd_flag alert_list_flags[] = {
 };
 
 const cmd_def alert_cmd_table[] = {
-    { "alert list", "", alert_list_flags, 0, "alerts: firing (default), resolved or all",
-      "id,state,severity,rule,node,gpu,value,fired_at,resolved_at,acked_by", alert_list_cmd },
-    { "alert ack", "ID", NULL, CMD_MUTATES, "acknowledge an alert: acked_by is you", NULL, alert_ack_cmd },
-    { "alert eval", "", NULL, CMD_MUTATES,
-      "one round of alert evaluation: fire, resolve (rigdeck serve does this)", NULL, alert_eval_cmd },
+    { .words = "alert list", .args = "", .flags = alert_list_flags, .help = "alerts: firing (default), resolved or all",
+      .columns = "id,state,severity,rule,node,gpu,value,fired_at,resolved_at,acked_by", .run = alert_list_cmd },
+    { .words = "alert ack", .args = "ID", .options = CMD_MUTATES, .help = "acknowledge an alert: acked_by is you",
+      .run = alert_ack_cmd, .access = CMD_ACCESS_FLEET },
+    { .words = "alert eval", .args = "", .options = CMD_MUTATES,
+      .help = "one round of alert evaluation: fire, resolve (rigdeck serve does this)", .run = alert_eval_cmd,
+      .access = CMD_ACCESS_STAFF },
     { 0 }
 };

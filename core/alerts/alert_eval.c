@@ -3,12 +3,14 @@
  * hand).
  *
  * For each rule and each node in its scope (removed nodes skipped; GPU
- * metrics per GPU) it reads the value now and moves the (rule, node, GPU)
- * through the state machine of alert_step: a condition that starts holding
- * gets a pending record in the store (so --for survives a controller
- * fail-over), fires once it has held for --for, and resolves when it stops
- * holding.  An open record nothing looked at this round (its rule was
- * removed, its node removed or out of scope, its GPU gone) stops holding.
+ * metrics per GPU) it reads the value now (a vital stat from the node's
+ * latest sample, a pseudo-metric by its record, alert_pseudo.h) and moves
+ * the (rule, node, GPU) through the state machine of alert_step: a
+ * condition that starts holding gets a pending record in the store (so
+ * --for survives a controller fail-over), fires once it has held for
+ * --for, and resolves when it stops holding.  An open record nothing
+ * looked at this round (its rule was removed, its node removed or out of
+ * scope, its GPU gone) stops holding.
  *
  * Writes happen only on transitions: a quiet fleet costs no revision.  A
  * reading older than ALERT_STALE_S is no data, and no data never holds
@@ -25,6 +27,7 @@
 
 #include "access_view.h"
 #include "account_init.h"
+#include "alert_pseudo.h"
 #include "alerts.h"
 #include "doc.h"
 #include "keyspace.h"
@@ -272,42 +275,26 @@ static int node_in_scope(const json_t *rule, const json_t *node)
     return !region || strcmp(region, doc_str(node, "region")) == 0;
 }
 
-/* 1 when node lists GPU index as unhealthy. */
-static int gpu_unhealthy(const json_t *node, int64_t index)
+/* A pseudo-metric's reading of the node a rule is evaluated on. */
+typedef struct {
+    eval_state *s;
+    const rule_view *r;
+    const char *node;
+} pseudo_target;
+
+static rd_code pseudo_reading(void *data, int gpu, double value, rd_err *err)
 {
-    size_t i;
-    json_t *g;
-    json_array_foreach(json_object_get(node, "gpu_health"), i, g)
-        if (json_integer_value(json_object_get(g, "index")) == index &&
-            strcmp(doc_str(g, "state"), "healthy") != 0)
-            return 1;
-    return 0;
+    pseudo_target *t = data;
+    return eval_target(t->s, t->r, t->node, gpu, 1, value, err);
 }
 
 static rd_code eval_node(eval_state *s, const rule_view *r, const json_t *node, rd_err *err)
 {
     const char *name = doc_str(node, "name");
-    if (strcmp(r->metric, ALERT_METRIC_NODE_OFFLINE) == 0)
-        return eval_target(s, r, name, -1, 1, strcmp(doc_str(node, "state"), "offline") == 0 ? 1 : 0, err);
-    if (strcmp(r->metric, ALERT_METRIC_NODE_RUNTIME) == 0) {
-        /* out of service (maintenance, or draining its last workers)
-         * because its runtime failed workers in a row */
-        int out = strcmp(doc_str(node, "maintenance_reason"), "runtime") == 0 &&
-                  (strcmp(doc_str(node, "state"), "maintenance") == 0 || strcmp(doc_str(node, "state"), "draining") == 0);
-        return eval_target(s, r, name, -1, 1, out, err);
-    }
-    if (strcmp(r->metric, ALERT_METRIC_GPU_UNHEALTHY) == 0) {
-        /* every GPU the node has, and any the health list names beyond */
-        int64_t count = strcmp(doc_str(node, "gpu_type"), "cpu") == 0 ? 0 : doc_int(node, "gpu_count"), top = count;
-        size_t i;
-        json_t *g;
-        json_array_foreach(json_object_get(node, "gpu_health"), i, g)
-            if (json_integer_value(json_object_get(g, "index")) >= top)
-                top = json_integer_value(json_object_get(g, "index")) + 1;
-        rd_code rc = RD_OK;
-        for (int64_t k = 0; k < top && k < 1024 && rc == RD_OK; k++)
-            rc = eval_target(s, r, name, (int)k, 1, gpu_unhealthy(node, k), err);
-        return rc;
+    const alert_pseudo *p = alert_pseudo_find(r->metric);
+    if (p) {
+        pseudo_target t = { s, r, name };
+        return p->read(node, pseudo_reading, &t, err);
     }
     const json_t *values = NULL;
     rd_code rc = latest_of(s, name, &values, err);

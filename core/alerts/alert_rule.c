@@ -1,6 +1,7 @@
 /* alert_rule.c - alert rules as documents: what an operator may write in
- * one (checked here, once, for the commands and the unit tests) and the two
- * rules every store has.  The commands are alert_rule_cmd.c's.
+ * one (checked here, once, for the commands and the unit tests) and the
+ * rules every store has (the pseudo-metrics' default rules, alert_pseudo.h).
+ * The commands are alert_rule_cmd.c's.
  *
  * A rule removed by the operator stays removed: the defaults are staged
  * only when a store is created or first upgraded (account_init.c), never
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alert_pseudo.h"
 #include "alerts.h"
 #include "doc.h"
 #include "keyspace.h"
@@ -28,26 +30,39 @@ json_t *alert_number(double v)
 
 int alert_metric_per_gpu(const char *metric)
 {
-    if (strcmp(metric, ALERT_METRIC_GPU_UNHEALTHY) == 0)
-        return 1;
+    const alert_pseudo *p = alert_pseudo_find(metric);
+    if (p)
+        return p->per_gpu;
     const metrics_stat *st = metrics_stat_find(metric);
     return st && st->per_gpu;
 }
 
+/* The pseudo-metrics' names as a refusal lists them, the last one after
+ * last: "a, b or c" (last " or "), "a, b, c" (last ", "). */
+static const char *pseudo_names(char *buf, size_t size, const char *last)
+{
+    size_t len = 0, n = alert_pseudo_count();
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 == n ? last : ", ",
+                                alert_pseudo_at(i)->name);
+    return buf;
+}
+
 static rd_code check_metric(const char *metric, rd_err *err)
 {
+    char names[256];
     if (!metric || !*metric)
-        return rd_fail(err, RD_EINVAL, "--metric: required (a vital stat, node_offline, gpu_unhealthy or node_runtime)");
-    if (strcmp(metric, ALERT_METRIC_NODE_OFFLINE) == 0 || strcmp(metric, ALERT_METRIC_GPU_UNHEALTHY) == 0 ||
-        strcmp(metric, ALERT_METRIC_NODE_RUNTIME) == 0 ||
-        metrics_stat_find(metric))
+        return rd_fail(err, RD_EINVAL, "--metric: required (a vital stat, %s)",
+                       pseudo_names(names, sizeof names, " or "));
+    if (alert_pseudo_find(metric) || metrics_stat_find(metric))
         return RD_OK;
     char list[512] = "";
     size_t len = 0;
     for (size_t i = 0; i < metrics_stat_count() && len < sizeof list; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s, ", metrics_stat_at(i)->name);
-    return rd_fail(err, RD_EINVAL, "--metric: unknown metric '%s' (a vital stat: %sor node_offline, gpu_unhealthy, node_runtime)",
-                   metric, list);
+    return rd_fail(err, RD_EINVAL, "--metric: unknown metric '%s' (a vital stat: %sor %s)", metric, list,
+                   pseudo_names(names, sizeof names, ", "));
 }
 
 /* A threshold as typed: a finite decimal, nothing after it. */
@@ -154,25 +169,27 @@ void alert_rule_stamp(json_t *rule, const char *by, rd_time now)
     json_object_set_new(rule, "created_at", json_string(rdtime_format(now, ts)));
 }
 
+int alert_rule_generation(void)
+{
+    int newest = 0;
+    for (size_t i = 0; i < alert_pseudo_count(); i++)
+        if (alert_pseudo_at(i)->default_rule.name && alert_pseudo_at(i)->default_generation > newest)
+            newest = alert_pseudo_at(i)->default_generation;
+    return newest;
+}
+
 rd_code alert_rule_stage_defaults(rd_tx *tx, int since, rd_time now, rd_err *err)
 {
-    static const struct {
-        int generation;
-        alert_rule_input rule;
-    } defaults[] = {
-        { 1, { .name = "node-offline", .metric = ALERT_METRIC_NODE_OFFLINE, .above = "0", .severity = "critical" } },
-        { 1, { .name = "gpu-unhealthy", .metric = ALERT_METRIC_GPU_UNHEALTHY, .above = "0", .severity = "warning" } },
-        { 2, { .name = "node-runtime", .metric = ALERT_METRIC_NODE_RUNTIME, .above = "0", .severity = "warning" } },
-    };
     rd_code rc = RD_OK;
-    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0] && rc == RD_OK; i++) {
+    for (size_t i = 0; i < alert_pseudo_count() && rc == RD_OK; i++) {
+        const alert_pseudo *p = alert_pseudo_at(i);
         char key[RD_KEY_MAX];
         json_t *old = NULL, *rule = NULL;
-        if (defaults[i].generation <= since)
+        if (!p->default_rule.name || p->default_generation <= since)
             continue;
-        rc = tx_get(tx, alert_rule_key(key, defaults[i].rule.name), &old, err);
+        rc = tx_get(tx, alert_rule_key(key, p->default_rule.name), &old, err);
         if (rc == RD_OK && !old)
-            rc = alert_rule_build(&defaults[i].rule, &rule, err);
+            rc = alert_rule_build(&p->default_rule, &rule, err);
         if (rc == RD_OK && rule) {
             alert_rule_stamp(rule, "rigdeck", now);
             rc = tx_put(tx, key, rule, err);
@@ -181,4 +198,3 @@ rd_code alert_rule_stage_defaults(rd_tx *tx, int since, rd_time now, rd_err *err
     }
     return rc;
 }
-

@@ -119,11 +119,12 @@ static const cmd_flag rule_add_flags[] = {
 };
 
 const cmd_def alert_rule_cmd_table[] = {
-    { "alert rule add", "NAME", rule_add_flags, CMD_MUTATES,
-      "add an alert rule: a metric above or below a value, for a while, on some nodes", NULL, rule_add_cmd },
-    { "alert rule list", "", NULL, 0, "the alert rules",
-      "name,metric,op,threshold,for_s,node,region,severity,webhook", rule_list_cmd },
-    { "alert rule remove", "NAME", NULL, CMD_MUTATES, "remove an alert rule (its open alerts resolve)", NULL,
-      rule_remove_cmd },
+    { .words = "alert rule add", .args = "NAME", .flags = rule_add_flags, .options = CMD_MUTATES,
+      .help = "add an alert rule: a metric above or below a value, for a while, on some nodes", .run = rule_add_cmd,
+      .access = CMD_ACCESS_STAFF },
+    { .words = "alert rule list", .args = "", .help = "the alert rules",
+      .columns = "name,metric,op,threshold,for_s,node,region,severity,webhook", .run = rule_list_cmd },
+    { .words = "alert rule remove", .args = "NAME", .options = CMD_MUTATES,
+      .help = "remove an alert rule (its open alerts resolve)", .run = rule_remove_cmd, .access = CMD_ACCESS_STAFF },
     { 0 }
 };

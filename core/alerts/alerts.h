@@ -40,13 +40,10 @@ enum {
     ALERT_URL_MAX = 1024
 };
 
-/* The pseudo-metrics, beside the vital stats of metrics.h: 1 while a node
- * is offline; per GPU, 1 while it is unhealthy; 1 while a node is out of
- * service because its runtime failed workers in a row (maintenance_reason
- * `runtime`, job_platform.c). */
-#define ALERT_METRIC_NODE_OFFLINE "node_offline"
-#define ALERT_METRIC_GPU_UNHEALTHY "gpu_unhealthy"
-#define ALERT_METRIC_NODE_RUNTIME "node_runtime"
+/* Beside the vital stats of metrics.h a rule may name a pseudo-metric,
+ * read from the node document (node_offline, gpu_unhealthy, node_runtime):
+ * each is a record of its own, registered in alert_pseudo.c
+ * (alert_pseudo.h). */
 
 /* ---- rules (alert_rule.c) ------------------------------------------------- */
 
@@ -75,11 +72,13 @@ const char *alert_rule_key(char buf[RD_KEY_MAX], const char *name);
 /* Records who made a rule and when. */
 void alert_rule_stamp(json_t *rule, const char *by, rd_time now);
 
-/* The default rules come in generations: 1 node-offline and gpu-unhealthy,
+/* The default rules come in generations, each pseudo-metric's rule born in
+ * one (its record's default_generation): 1 node-offline and gpu-unhealthy,
  * 2 node-runtime.  A store records the generation it has had, so an upgrade
  * adds only the rules born after it (a rule the operator removed stays
- * removed). */
-#define ALERT_RULE_GENERATION 2
+ * removed).  The newest generation among the registered pseudo-metrics. */
+int alert_rule_generation(void);
+#define ALERT_RULE_GENERATION (alert_rule_generation())
 
 /* Stages the default rules of generations after `since` (0: all of them),
  * skipping any name that exists. */

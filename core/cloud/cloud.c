@@ -385,8 +385,8 @@ rd_code cloud_quota_refresh(cmd_ctx *ctx, const char *name, json_t **region_out,
 }
 
 const cmd_def cloud_cmd_table[] = {
-    { "cloud sync", "[REGION]", NULL, CMD_MUTATES,
-      "one round of GCP provisioning: create and activate nodes, release idle ones, reconcile, refresh quotas", NULL,
-      cloud_sync_cmd },
+    { .words = "cloud sync", .args = "[REGION]", .options = CMD_MUTATES,
+      .help = "one round of GCP provisioning: create and activate nodes, release idle ones, reconcile, refresh quotas",
+      .run = cloud_sync_cmd, .access = CMD_ACCESS_FLEET },
     { 0 }
 };

@@ -22,7 +22,7 @@ static rd_code gcp_regions_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
 }
 
 const cmd_def gcp_cmd_table[] = {
-    { "gcp regions", "", NULL, CMD_NO_STORE, "the GCP regions rigdeck supports, their zones and GPU types", NULL,
-      gcp_regions_cmd },
+    { .words = "gcp regions", .args = "", .options = CMD_NO_STORE,
+      .help = "the GCP regions rigdeck supports, their zones and GPU types", .run = gcp_regions_cmd },
     { 0 }
 };

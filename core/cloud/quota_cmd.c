@@ -124,11 +124,12 @@ static const cmd_flag quota_set_flags[] = {
 };
 
 const cmd_def quota_cmd_table[] = {
-    { "quota set", "REGION METRIC LIMIT", quota_set_flags, CMD_MUTATES,
-      "set a GCP quota metric's limit (and usage)", NULL, quota_set_cmd },
-    { "quota show", "REGION", NULL, 0, "GCP quota limits, usage and runnable jobs per GPU type", NULL,
-      quota_show_cmd },
-    { "quota refresh", "REGION", NULL, CMD_MUTATES, "fetch a GCP region's quota limits and usage from the Compute API",
-      NULL, quota_refresh_cmd },
+    { .words = "quota set", .args = "REGION METRIC LIMIT", .flags = quota_set_flags, .options = CMD_MUTATES,
+      .help = "set a GCP quota metric's limit (and usage)", .run = quota_set_cmd, .access = CMD_ACCESS_FLEET },
+    { .words = "quota show", .args = "REGION", .help = "GCP quota limits, usage and runnable jobs per GPU type",
+      .run = quota_show_cmd },
+    { .words = "quota refresh", .args = "REGION", .options = CMD_MUTATES,
+      .help = "fetch a GCP region's quota limits and usage from the Compute API", .run = quota_refresh_cmd,
+      .access = CMD_ACCESS_FLEET },
     { 0 }
 };

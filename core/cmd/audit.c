@@ -54,7 +54,7 @@ static const cmd_flag audit_list_flags[] = {
 };
 
 const cmd_def audit_cmd_table[] = {
-    { "audit list", "", audit_list_flags, 0, "show the audit trail, oldest first",
-      "at,actor,command,changes", audit_list_cmd },
+    { .words = "audit list", .args = "", .flags = audit_list_flags, .help = "show the audit trail, oldest first",
+      .columns = "at,actor,command,changes", .run = audit_list_cmd },
     { 0 }
 };

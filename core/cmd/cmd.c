@@ -163,7 +163,8 @@ static rd_code help_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err
 }
 
 static const cmd_def help_table[] = {
-    { "help", "[COMMAND...]", NULL, CMD_NO_STORE, "list commands, or explain one", "command,help", help_cmd },
+    { .words = "help", .args = "[COMMAND...]", .options = CMD_NO_STORE, .help = "list commands, or explain one",
+      .columns = "command,help", .run = help_cmd },
     { 0 }
 };
 

@@ -3,10 +3,10 @@
  * Every action has one textual form ("node maintenance gpu-07 on").  The batch
  * runner, the console's ':' prompt and its key bindings all build such a line
  * and hand it to cmd_exec_line().  Each subsystem declares its commands in a
- * cmd_def table (words, arguments, flags, one-line help, handler); cmd.c
- * gathers the tables, parses, validates arity and flags, opens the store when
- * needed, and runs mutating handlers inside a guarded transaction that also
- * records the audit entry, retrying on conflict.
+ * cmd_def table (words, arguments, flags, one-line help, handler, who may run
+ * it); cmd.c gathers the tables, parses, validates arity and flags, opens
+ * the store when needed, and runs mutating handlers inside a guarded
+ * transaction that also records the audit entry, retrying on conflict.
  */
 #ifndef RD_CMD_H
 #define RD_CMD_H
@@ -62,6 +62,29 @@ enum {
                               * batch runner to run LINE next, a moment later */
 };
 
+/* Who may run a command: its class, which the one guard (core/access/
+ * access.c) maps to the roles that may run it (docs/security.md).  Left out
+ * (CMD_ACCESS_DEFAULT), a command that does not mutate is a read and one
+ * that mutates is tenant work. */
+typedef enum {
+    CMD_ACCESS_DEFAULT,
+    CMD_ACCESS_READ,      /* every role; handlers filter what is shown */
+    CMD_ACCESS_RAW_READ,  /* raw documents of every tenant: admin only */
+    CMD_ACCESS_TENANT,    /* a tenant's own work and resources: member, admin */
+    CMD_ACCESS_FLEET,     /* nodes, devices, health, alerts: operator (any tenant's), member (its own), admin */
+    CMD_ACCESS_STAFF,     /* store-wide fleet housekeeping: operator, admin */
+    CMD_ACCESS_MONEY,     /* moves credits or sets prices: admin */
+    CMD_ACCESS_ADMIN      /* accounts, the store itself: admin */
+} cmd_access;
+
+/* What a node's agent may send for its node (a request relayed for
+ * ctx->agent_node); any other command is refused to it. */
+typedef enum {
+    CMD_AGENT_NONE,
+    CMD_AGENT_OWN_NODE,   /* its first argument must be the agent's own node */
+    CMD_AGENT_OWN_WORKER  /* with --worker N, of a worker placed on the agent's node (job report) */
+} cmd_agent;
+
 typedef struct cmd_ctx cmd_ctx;
 typedef struct cmd_args cmd_args;
 typedef struct cmd_def cmd_def;
@@ -79,6 +102,9 @@ struct cmd_def {
     const char *help;       /* one line */
     const char *columns;    /* table columns for list results, "name,plan" */
     cmd_handler run;
+    cmd_access access;      /* who may run it; left out: read, or tenant work when it mutates */
+    const char *access_why; /* the refusal of an admin-only command: "only an administering account <why>" */
+    cmd_agent agent;        /* what a node's agent may send; left out: nothing */
 };
 
 /* Longer help for one command, shown by `help COMMAND` after its flags

@@ -87,13 +87,14 @@ static const cmd_flag key_list_flags[] = {
     { 0 }
 };
 const cmd_def datakey_cmd_table[] = {
-    { "key add", "NAME", key_add_flags, CMD_MUTATES, "add a third-party key for jobs and data sources", NULL,
-      key_add_cmd },
-    { "key list", "", key_list_flags, 0, "list the keys you may see (never their values)", "owner,name,type,created_at",
-      key_list_cmd },
-    { "key show", "NAME", NULL, 0, "show a key's name, type and owner (NAME or OWNER/NAME; never its value)", NULL,
-      key_show_cmd },
-    { "key remove", "NAME", NULL, CMD_MUTATES, "remove a key no dataset, checkpoint, model or live job uses", NULL,
-      key_remove_cmd },
+    { .words = "key add", .args = "NAME", .flags = key_add_flags, .options = CMD_MUTATES,
+      .help = "add a third-party key for jobs and data sources", .run = key_add_cmd },
+    { .words = "key list", .args = "", .flags = key_list_flags,
+      .help = "list the keys you may see (never their values)", .columns = "owner,name,type,created_at",
+      .run = key_list_cmd },
+    { .words = "key show", .args = "NAME",
+      .help = "show a key's name, type and owner (NAME or OWNER/NAME; never its value)", .run = key_show_cmd },
+    { .words = "key remove", .args = "NAME", .options = CMD_MUTATES,
+      .help = "remove a key no dataset, checkpoint, model or live job uses", .run = key_remove_cmd },
     { 0 }
 };

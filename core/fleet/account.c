@@ -437,15 +437,21 @@ static const cmd_flag account_set_flags[] = {
     { 0 }
 };
 const cmd_def account_cmd_table[] = {
-    { "account create", "NAME", account_create_flags, CMD_MUTATES,
-      "create a tenant account with its 'default' project", NULL, account_create_cmd },
-    { "account list", "", NULL, 0, "list accounts", "name,plan,role,created_at", account_list_cmd },
-    { "account show", "NAME", NULL, 0, "show an account, its role and its projects", NULL, account_show_cmd },
-    { "account set", "NAME", account_set_flags, CMD_MUTATES, "change an account's role, mining wallets or artifacts location",
-      NULL, account_set_cmd },
-    { "account deposit", "NAME AMOUNT", deposit_flags, CMD_MUTATES,
-      "add AMOUNT credits (up to 6 decimals) to the account's wallet from outside", NULL, deposit_cmd },
-    { "account remove", "NAME", NULL, CMD_MUTATES,
-      "remove an account that runs and holds nothing, with its projects (admins only)", NULL, account_remove_cmd },
+    { .words = "account create", .args = "NAME", .flags = account_create_flags, .options = CMD_MUTATES,
+      .help = "create a tenant account with its 'default' project", .run = account_create_cmd,
+      .access = CMD_ACCESS_ADMIN, .access_why = "may create accounts" },
+    { .words = "account list", .args = "", .help = "list accounts", .columns = "name,plan,role,created_at",
+      .run = account_list_cmd },
+    { .words = "account show", .args = "NAME", .help = "show an account, its role and its projects",
+      .run = account_show_cmd },
+    { .words = "account set", .args = "NAME", .flags = account_set_flags, .options = CMD_MUTATES,
+      .help = "change an account's role, mining wallets or artifacts location", .run = account_set_cmd,
+      .access = CMD_ACCESS_TENANT /* itself only; --role is admin only (account_set_cmd) */ },
+    { .words = "account deposit", .args = "NAME AMOUNT", .flags = deposit_flags, .options = CMD_MUTATES,
+      .help = "add AMOUNT credits (up to 6 decimals) to the account's wallet from outside", .run = deposit_cmd,
+      .access = CMD_ACCESS_MONEY, .access_why = "may deposit credits" },
+    { .words = "account remove", .args = "NAME", .options = CMD_MUTATES,
+      .help = "remove an account that runs and holds nothing, with its projects (admins only)",
+      .run = account_remove_cmd, .access = CMD_ACCESS_ADMIN, .access_why = "may remove accounts" },
     { 0 }
 };

@@ -559,13 +559,16 @@ static const cmd_flag agent_check_flags[] = {
 };
 
 const cmd_def agent_cmd_table[] = {
-    { "agent register", "NODE", agent_register_flags, CMD_MUTATES,
-      "what a node agent sends when it starts (rigdeck agent does this)", NULL, agent_register_cmd },
-    { "agent list", "", NULL, 0, "node agents: state, last heartbeat, host, version",
-      "name,state,last_heartbeat,host,pid,version,runtime", agent_list_cmd },
-    { "agent check", "", agent_check_flags, CMD_MUTATES,
-      "mark lost agents and take their nodes offline (rigdeck serve does this)", NULL, agent_check_cmd },
-    { "agent remove", "NODE", NULL, CMD_MUTATES,
-      "retire a stopped node agent: an agent-managed node waits for a new one (node set --agent none: manual)", NULL, agent_remove_cmd },
+    { .words = "agent register", .args = "NODE", .flags = agent_register_flags, .options = CMD_MUTATES,
+      .help = "what a node agent sends when it starts (rigdeck agent does this)", .run = agent_register_cmd,
+      .access = CMD_ACCESS_FLEET, .agent = CMD_AGENT_OWN_NODE },
+    { .words = "agent list", .args = "", .help = "node agents: state, last heartbeat, host, version",
+      .columns = "name,state,last_heartbeat,host,pid,version,runtime", .run = agent_list_cmd },
+    { .words = "agent check", .args = "", .flags = agent_check_flags, .options = CMD_MUTATES,
+      .help = "mark lost agents and take their nodes offline (rigdeck serve does this)", .run = agent_check_cmd,
+      .access = CMD_ACCESS_STAFF },
+    { .words = "agent remove", .args = "NODE", .options = CMD_MUTATES,
+      .help = "retire a stopped node agent: an agent-managed node waits for a new one (node set --agent none: manual)",
+      .run = agent_remove_cmd, .access = CMD_ACCESS_FLEET },
     { 0 }
 };

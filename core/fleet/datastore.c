@@ -142,14 +142,15 @@ static const cmd_flag datastore_add_flags[] = {
     { 0 }
 };
 const cmd_def datastore_cmd_table[] = {
-    { "datastore add", "REGION NAME", datastore_add_flags, CMD_MUTATES, "add an NFS or SMB datastore to a region",
-      NULL, datastore_add_cmd },
-    { "datastore list", "", regional_list_flags, 0, "list datastores", "name,region,type,address,root,username",
-      datastore_list_cmd },
-    { "datastore show", "NAME", NULL, 0, "show a datastore (never its password)", NULL, datastore_show_cmd },
-    { "datastore resolve", "NAME PATH", NULL, 0, "the server-side path of PATH under the datastore's root", NULL,
-      datastore_resolve_cmd },
-    { "datastore remove", "NAME", NULL, CMD_MUTATES, "remove a datastore no device config mounts", NULL,
-      datastore_remove_cmd },
+    { .words = "datastore add", .args = "REGION NAME", .flags = datastore_add_flags, .options = CMD_MUTATES,
+      .help = "add an NFS or SMB datastore to a region", .run = datastore_add_cmd },
+    { .words = "datastore list", .args = "", .flags = regional_list_flags, .help = "list datastores",
+      .columns = "name,region,type,address,root,username", .run = datastore_list_cmd },
+    { .words = "datastore show", .args = "NAME", .help = "show a datastore (never its password)",
+      .run = datastore_show_cmd },
+    { .words = "datastore resolve", .args = "NAME PATH",
+      .help = "the server-side path of PATH under the datastore's root", .run = datastore_resolve_cmd },
+    { .words = "datastore remove", .args = "NAME", .options = CMD_MUTATES,
+      .help = "remove a datastore no device config mounts", .run = datastore_remove_cmd },
     { 0 }
 };

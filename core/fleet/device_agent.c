@@ -261,8 +261,8 @@ static const cmd_flag device_register_flags[] = {
 };
 
 const cmd_def device_agent_cmd_table[] = {
-    { "device register", "DEVICE", device_register_flags, CMD_MUTATES,
-      "what a device's agent sends when it starts (rigdeck agent --device does this): the device turns active",
-      NULL, device_register_cmd },
+    { .words = "device register", .args = "DEVICE", .flags = device_register_flags, .options = CMD_MUTATES,
+      .help = "what a device's agent sends when it starts (rigdeck agent --device does this): the device turns active",
+      .run = device_register_cmd, .access = CMD_ACCESS_FLEET },
     { 0 }
 };

@@ -256,11 +256,12 @@ static const cmd_flag config_list_flags[] = {
 };
 
 const cmd_def device_config_cmd_table[] = {
-    { "device-config create", "REGION NAME", config_create_flags, CMD_MUTATES,
-      "create a device configuration (unique name within the region)", NULL, config_create_cmd },
-    { "device-config list", "", config_list_flags, 0, "list device configurations",
-      "region,name,image,model,command,datastore", config_list_cmd },
-    { "device-config remove", "REGION NAME", NULL, CMD_MUTATES, "remove an unused device configuration", NULL,
-      config_remove_cmd },
+    { .words = "device-config create", .args = "REGION NAME", .flags = config_create_flags, .options = CMD_MUTATES,
+      .help = "create a device configuration (unique name within the region)", .run = config_create_cmd,
+      .access = CMD_ACCESS_FLEET },
+    { .words = "device-config list", .args = "", .flags = config_list_flags, .help = "list device configurations",
+      .columns = "region,name,image,model,command,datastore", .run = config_list_cmd },
+    { .words = "device-config remove", .args = "REGION NAME", .options = CMD_MUTATES,
+      .help = "remove an unused device configuration", .run = config_remove_cmd, .access = CMD_ACCESS_FLEET },
     { 0 }
 };

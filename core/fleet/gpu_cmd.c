@@ -297,12 +297,16 @@ static rd_code gpu_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 static const cmd_flag gpu_flags[] = { GPU_FLAGS };
 
 const cmd_def gpu_cmd_table[] = {
-    { "gpu list", "", NULL, 0, "the GPU catalog: memory, TFLOPS, class, usage fee and nvidia-smi names",
-      "id,memory_gb,fp32_tflops,fp16_tflops,class,usage_fee_ucr,builtin,nvidia_names", gpu_list_cmd },
-    { "gpu add", "ID", gpu_flags, CMD_MUTATES, "add a GPU type to the catalog (administering accounts)", NULL,
-      gpu_add_cmd },
-    { "gpu set", "ID", gpu_flags, CMD_MUTATES, "change an added GPU type's figures or names", NULL, gpu_set_cmd },
-    { "gpu remove", "ID", NULL, CMD_MUTATES, "remove an added GPU type no node or unfinished job uses", NULL,
-      gpu_remove_cmd },
+    { .words = "gpu list", .args = "", .help = "the GPU catalog: memory, TFLOPS, class, usage fee and nvidia-smi names",
+      .columns = "id,memory_gb,fp32_tflops,fp16_tflops,class,usage_fee_ucr,builtin,nvidia_names", .run = gpu_list_cmd },
+    { .words = "gpu add", .args = "ID", .flags = gpu_flags, .options = CMD_MUTATES,
+      .help = "add a GPU type to the catalog (administering accounts)", .run = gpu_add_cmd,
+      .access = CMD_ACCESS_ADMIN, .access_why = "may change the GPU catalog" },
+    { .words = "gpu set", .args = "ID", .flags = gpu_flags, .options = CMD_MUTATES,
+      .help = "change an added GPU type's figures or names", .run = gpu_set_cmd, .access = CMD_ACCESS_ADMIN,
+      .access_why = "may change the GPU catalog" },
+    { .words = "gpu remove", .args = "ID", .options = CMD_MUTATES,
+      .help = "remove an added GPU type no node or unfinished job uses", .run = gpu_remove_cmd,
+      .access = CMD_ACCESS_ADMIN, .access_why = "may change the GPU catalog" },
     { 0 }
 };

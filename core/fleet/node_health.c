@@ -147,10 +147,11 @@ static const cmd_flag report_flags[] = {
 };
 
 const cmd_def node_health_cmd_table[] = {
-    { "node health report", "NAME GPU", report_flags, CMD_MUTATES,
-      "the agent marks a GPU unhealthy (it gets no new work until cleared)", NULL, health_report_cmd },
-    { "node health clear", "NAME [GPU]", NULL, CMD_MUTATES,
-      "trust a node's unhealthy GPUs (or one) again; a node in maintenance for them returns to active", NULL,
-      health_clear_cmd },
+    { .words = "node health report", .args = "NAME GPU", .flags = report_flags, .options = CMD_MUTATES,
+      .help = "the agent marks a GPU unhealthy (it gets no new work until cleared)", .run = health_report_cmd,
+      .access = CMD_ACCESS_FLEET, .agent = CMD_AGENT_OWN_NODE },
+    { .words = "node health clear", .args = "NAME [GPU]", .options = CMD_MUTATES,
+      .help = "trust a node's unhealthy GPUs (or one) again; a node in maintenance for them returns to active",
+      .run = health_clear_cmd, .access = CMD_ACCESS_FLEET },
     { 0 }
 };

@@ -137,13 +137,14 @@ static const cmd_flag project_list_flags[] = {
 };
 
 const cmd_def project_cmd_table[] = {
-    { "project create", "NAME", project_create_flags, CMD_MUTATES,
-      "create a project owned by --owner (default: --as)", NULL, project_create_cmd },
-    { "project share", "NAME ACCOUNT", NULL, CMD_MUTATES,
-      "let ACCOUNT create jobs in project NAME (NAME or OWNER/NAME)", NULL, project_share_cmd },
-    { "project set", "NAME", project_set_flags, CMD_MUTATES, "change a project's settings", NULL, project_set_cmd },
-    { "project list", "", project_list_flags, 0, "list the projects you own or share",
-      "owner,name,members,created_at", project_list_cmd },
-    { "project show", "NAME", NULL, 0, "show a project (NAME or OWNER/NAME)", NULL, project_show_cmd },
+    { .words = "project create", .args = "NAME", .flags = project_create_flags, .options = CMD_MUTATES,
+      .help = "create a project owned by --owner (default: --as)", .run = project_create_cmd },
+    { .words = "project share", .args = "NAME ACCOUNT", .options = CMD_MUTATES,
+      .help = "let ACCOUNT create jobs in project NAME (NAME or OWNER/NAME)", .run = project_share_cmd },
+    { .words = "project set", .args = "NAME", .flags = project_set_flags, .options = CMD_MUTATES,
+      .help = "change a project's settings", .run = project_set_cmd },
+    { .words = "project list", .args = "", .flags = project_list_flags, .help = "list the projects you own or share",
+      .columns = "owner,name,members,created_at", .run = project_list_cmd },
+    { .words = "project show", .args = "NAME", .help = "show a project (NAME or OWNER/NAME)", .run = project_show_cmd },
     { 0 }
 };

@@ -158,13 +158,13 @@ static const cmd_flag provider_show_flags[] = {
     { 0 }
 };
 const cmd_def provider_cmd_table[] = {
-    { "provider enable", "physical|gcp", provider_enable_flags, CMD_MUTATES,
-      "enable a provider for the acting account", NULL, provider_enable_cmd },
-    { "provider list", "", NULL, 0, "list enabled providers", "owner,name,payment,project_id,client_email,enabled_at",
-      provider_list_cmd },
-    { "provider show", "physical|gcp", provider_show_flags, 0, "show an enabled provider (never its key)", NULL,
-      provider_show_cmd },
-    { "provider check", "gcp", provider_show_flags, 0,
-      "unseal the stored GCP key with this host's master key and check it", NULL, provider_check_cmd },
+    { .words = "provider enable", .args = "physical|gcp", .flags = provider_enable_flags, .options = CMD_MUTATES,
+      .help = "enable a provider for the acting account", .run = provider_enable_cmd },
+    { .words = "provider list", .args = "", .help = "list enabled providers",
+      .columns = "owner,name,payment,project_id,client_email,enabled_at", .run = provider_list_cmd },
+    { .words = "provider show", .args = "physical|gcp", .flags = provider_show_flags,
+      .help = "show an enabled provider (never its key)", .run = provider_show_cmd },
+    { .words = "provider check", .args = "gcp", .flags = provider_show_flags,
+      .help = "unseal the stored GCP key with this host's master key and check it", .run = provider_check_cmd },
     { 0 }
 };

@@ -499,13 +499,17 @@ static const cmd_flag region_list_flags[] = {
     { 0 }
 };
 const cmd_def region_cmd_table[] = {
-    { "region create", "NAME", region_create_flags, CMD_MUTATES,
-      "create a physical or GCP region", NULL, region_create_cmd },
-    { "region set", "NAME", region_set_flags, CMD_MUTATES,
-      "change a region: public jobs; for GCP, its cloud nodes' agent, image, idle release", NULL, region_set_cmd },
-    { "region list", "", region_list_flags, 0, "list regions",
-      "name,owner,provider,storage,public,state,compute_nodes,storage_nodes,devices", region_list_cmd },
-    { "region show", "NAME", NULL, 0, "show a region (GCP: runnable jobs per GPU type)", NULL, region_show_cmd },
-    { "region remove", "NAME", NULL, CMD_MUTATES, "remove an empty region", NULL, region_remove_cmd },
+    { .words = "region create", .args = "NAME", .flags = region_create_flags, .options = CMD_MUTATES,
+      .help = "create a physical or GCP region", .run = region_create_cmd },
+    { .words = "region set", .args = "NAME", .flags = region_set_flags, .options = CMD_MUTATES,
+      .help = "change a region: public jobs; for GCP, its cloud nodes' agent, image, idle release",
+      .run = region_set_cmd, .access = CMD_ACCESS_FLEET },
+    { .words = "region list", .args = "", .flags = region_list_flags, .help = "list regions",
+      .columns = "name,owner,provider,storage,public,state,compute_nodes,storage_nodes,devices",
+      .run = region_list_cmd },
+    { .words = "region show", .args = "NAME", .help = "show a region (GCP: runnable jobs per GPU type)",
+      .run = region_show_cmd },
+    { .words = "region remove", .args = "NAME", .options = CMD_MUTATES, .help = "remove an empty region",
+      .run = region_remove_cmd },
     { 0 }
 };

@@ -124,11 +124,12 @@ static const cmd_flag reservation_add_flags[] = {
 };
 
 const cmd_def reservation_cmd_table[] = {
-    { "reservation add", "REGION NAME", reservation_add_flags, CMD_MUTATES,
-      "reserve a hostname and port in a region", NULL, reservation_add_cmd },
-    { "reservation list", "", regional_list_flags, 0, "list reservations", "name,region,type,hostname,port",
-      reservation_list_cmd },
-    { "reservation show", "NAME", NULL, 0, "show a reservation", NULL, reservation_show_cmd },
-    { "reservation remove", "NAME", NULL, CMD_MUTATES, "remove a reservation", NULL, reservation_remove_cmd },
+    { .words = "reservation add", .args = "REGION NAME", .flags = reservation_add_flags, .options = CMD_MUTATES,
+      .help = "reserve a hostname and port in a region", .run = reservation_add_cmd },
+    { .words = "reservation list", .args = "", .flags = regional_list_flags, .help = "list reservations",
+      .columns = "name,region,type,hostname,port", .run = reservation_list_cmd },
+    { .words = "reservation show", .args = "NAME", .help = "show a reservation", .run = reservation_show_cmd },
+    { .words = "reservation remove", .args = "NAME", .options = CMD_MUTATES, .help = "remove a reservation",
+      .run = reservation_remove_cmd },
     { 0 }
 };

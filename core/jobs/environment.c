@@ -298,12 +298,14 @@ static const cmd_flag environment_add_flags[] = {
 };
 
 const cmd_def environment_cmd_table[] = {
-    { "environment list", "", NULL, 0, "the built-in environments jobs without an image run, by framework and Python",
-      "name,framework,framework_version,python,image", environment_list_cmd },
-    { "environment add", "NAME", environment_add_flags, CMD_MUTATES,
-      "add an environment: the image of a framework, version and Python (administering accounts)", NULL,
-      environment_add_cmd },
-    { "environment remove", "NAME", NULL, CMD_MUTATES,
-      "remove an environment (jobs already submitted keep their image)", NULL, environment_remove_cmd },
+    { .words = "environment list", .args = "",
+      .help = "the built-in environments jobs without an image run, by framework and Python",
+      .columns = "name,framework,framework_version,python,image", .run = environment_list_cmd },
+    { .words = "environment add", .args = "NAME", .flags = environment_add_flags, .options = CMD_MUTATES,
+      .help = "add an environment: the image of a framework, version and Python (administering accounts)",
+      .run = environment_add_cmd, .access = CMD_ACCESS_ADMIN, .access_why = "may change the environments" },
+    { .words = "environment remove", .args = "NAME", .options = CMD_MUTATES,
+      .help = "remove an environment (jobs already submitted keep their image)", .run = environment_remove_cmd,
+      .access = CMD_ACCESS_ADMIN, .access_why = "may change the environments" },
     { 0 }
 };

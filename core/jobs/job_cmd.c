@@ -677,17 +677,19 @@ static const cmd_flag job_report_flags[] = {
 };
 
 const cmd_def job_cmd_table[] = {
-    { "job submit", "FILE", job_submit_flags, CMD_MUTATES, "submit a job spec (YAML); answers with the job", NULL,
-      job_submit_cmd },
-    { "job list", "", job_list_flags, 0, "list jobs",
-      "id,name,type,project,creator,state,workers_running,workers_total,node,reason", job_list_cmd },
-    { "job show", "ID", NULL, 0, "show a job and its workers", NULL, job_show_cmd },
-    { "job why", "ID", NULL, 0, "why a job waits: how many nodes each constraint rules out", NULL, job_why_cmd },
-    { "job stop", "ID", job_stop_flags, CMD_MUTATES, "stop a job (its waiting workers are canceled)", NULL,
-      job_stop_cmd },
-    { "job report", "ID running|uploading|finished|failed|stopped|requeued|staging|serving", job_report_flags,
-      CMD_MUTATES, "what an on-node agent sends when a worker's process starts, its data is being staged, it uploads "
-      "its output or ends, its node cannot start it, or where it serves", NULL,
-      job_report_cmd },
+    { .words = "job submit", .args = "FILE", .flags = job_submit_flags, .options = CMD_MUTATES,
+      .help = "submit a job spec (YAML); answers with the job", .run = job_submit_cmd },
+    { .words = "job list", .args = "", .flags = job_list_flags, .help = "list jobs",
+      .columns = "id,name,type,project,creator,state,workers_running,workers_total,node,reason", .run = job_list_cmd },
+    { .words = "job show", .args = "ID", .help = "show a job and its workers", .run = job_show_cmd },
+    { .words = "job why", .args = "ID", .help = "why a job waits: how many nodes each constraint rules out",
+      .run = job_why_cmd },
+    { .words = "job stop", .args = "ID", .flags = job_stop_flags, .options = CMD_MUTATES,
+      .help = "stop a job (its waiting workers are canceled)", .run = job_stop_cmd },
+    { .words = "job report", .args = "ID running|uploading|finished|failed|stopped|requeued|staging|serving",
+      .flags = job_report_flags, .options = CMD_MUTATES,
+      .help = "what an on-node agent sends when a worker's process starts, its data is being staged, it uploads "
+              "its output or ends, its node cannot start it, or where it serves", .run = job_report_cmd,
+      .access = CMD_ACCESS_FLEET, .agent = CMD_AGENT_OWN_WORKER },
     { 0 }
 };

@@ -122,7 +122,7 @@ static const cmd_flag job_connect_flags[] = {
 };
 
 const cmd_def job_connect_cmd_table[] = {
-    { "job connect", "ID", job_connect_flags, 0,
-      "where a running notebook or endpoint worker serves: {url, host, port, token}", NULL, job_connect_cmd },
+    { .words = "job connect", .args = "ID", .flags = job_connect_flags,
+      .help = "where a running notebook or endpoint worker serves: {url, host, port, token}", .run = job_connect_cmd },
     { 0 }
 };

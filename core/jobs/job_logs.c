@@ -268,10 +268,10 @@ static const cmd_flag job_logs_flags[] = {
 };
 
 const cmd_def job_logs_cmd_table[] = {
-    { "job logs", "ID", job_logs_flags, CMD_TEXT_RESULT,
-      "a worker's output (the last 256 KiB, stdout and stderr interleaved)", NULL, job_logs_cmd },
-    { "job logs prune", "", job_logs_prune_flags, CMD_MUTATES,
-      "delete the output of workers that ended long ago (rigdeck serve does this hourly)", NULL,
-      job_logs_prune_cmd },
+    { .words = "job logs", .args = "ID", .flags = job_logs_flags, .options = CMD_TEXT_RESULT,
+      .help = "a worker's output (the last 256 KiB, stdout and stderr interleaved)", .run = job_logs_cmd },
+    { .words = "job logs prune", .args = "", .flags = job_logs_prune_flags, .options = CMD_MUTATES,
+      .help = "delete the output of workers that ended long ago (rigdeck serve does this hourly)",
+      .run = job_logs_prune_cmd, .access = CMD_ACCESS_STAFF },
     { 0 }
 };

@@ -445,14 +445,14 @@ static const cmd_flag job_transfer_flags[] = {
 };
 
 const cmd_def job_transfer_cmd_table[] = {
-    { "job transfer", "ID", job_transfer_flags, 0,
-      "what job send / job receive ask the store: the local paths, and where each waiting worker's agent listens "
-      "with its token (for those who may act on the job)", NULL, job_transfer_cmd },
-    { "job send", "ID", job_send_flags, CMD_NO_STORE,
-      "upload the job's local data.input / model.source from this computer to the workers waiting for it", NULL,
-      job_send_cmd },
-    { "job receive", "ID", job_receive_flags, CMD_NO_STORE,
-      "download the output archive (data.output type local) of the workers waiting for it onto this computer", NULL,
-      job_receive_cmd },
+    { .words = "job transfer", .args = "ID", .flags = job_transfer_flags,
+      .help = "what job send / job receive ask the store: the local paths, and where each waiting worker's agent listens "
+              "with its token (for those who may act on the job)", .run = job_transfer_cmd },
+    { .words = "job send", .args = "ID", .flags = job_send_flags, .options = CMD_NO_STORE,
+      .help = "upload the job's local data.input / model.source from this computer to the workers waiting for it",
+      .run = job_send_cmd },
+    { .words = "job receive", .args = "ID", .flags = job_receive_flags, .options = CMD_NO_STORE,
+      .help = "download the output archive (data.output type local) of the workers waiting for it onto this computer",
+      .run = job_receive_cmd },
     { 0 }
 };

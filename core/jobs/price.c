@@ -68,9 +68,10 @@ static rd_code price_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, 
 }
 
 const cmd_def price_cmd_table[] = {
-    { "price set", "GPU_TYPE PRICE", NULL, CMD_MUTATES, "set the market price (credits per GPU-hour)", NULL,
-      price_set_cmd },
-    { "price list", "", NULL, 0, "market prices and usage fees per GPU type", "name,class,price_ucr,usage_fee_ucr",
-      price_list_cmd },
+    { .words = "price set", .args = "GPU_TYPE PRICE", .options = CMD_MUTATES,
+      .help = "set the market price (credits per GPU-hour)", .run = price_set_cmd, .access = CMD_ACCESS_MONEY,
+      .access_why = "may set market prices" },
+    { .words = "price list", .args = "", .help = "market prices and usage fees per GPU type",
+      .columns = "name,class,price_ucr,usage_fee_ucr", .run = price_list_cmd },
     { 0 }
 };

@@ -338,7 +338,8 @@ static const cmd_flag bill_run_flags[] = {
 };
 
 const cmd_def bill_cmd_table[] = {
-    { "bill run", "", bill_run_flags, CMD_MUTATES,
-      "post every usage charge, device fee and payout due up to --until (idempotent)", NULL, bill_run_cmd },
+    { .words = "bill run", .args = "", .flags = bill_run_flags, .options = CMD_MUTATES,
+      .help = "post every usage charge, device fee and payout due up to --until (idempotent)", .run = bill_run_cmd,
+      .access = CMD_ACCESS_MONEY, .access_why = "may post bills" },
     { 0 }
 };

@@ -377,12 +377,13 @@ static const cmd_flag statement_flags[] = {
     { 0 }
 };
 const cmd_def ledger_cmd_table[] = {
-    { "ledger balance", "[ACCOUNT]", NULL, 0, "an account's wallet balance, pending amount and earnings", NULL,
-      balance_cmd },
-    { "ledger entries", "", entries_flags, 0, "the transfers, oldest first, filtered",
-      "at,id,kind,debit,credit,amount_ucr,ref", entries_cmd },
-    { "ledger statement", "ACCOUNT", statement_flags, 0,
-      "a month's statement: opening balance, entries by kind, totals, closing balance", NULL, statement_cmd },
-    { "ledger verify", "", NULL, 0, "check every ledger invariant; exit 1 on any violation", NULL, verify_cmd },
+    { .words = "ledger balance", .args = "[ACCOUNT]",
+      .help = "an account's wallet balance, pending amount and earnings", .run = balance_cmd },
+    { .words = "ledger entries", .args = "", .flags = entries_flags, .help = "the transfers, oldest first, filtered",
+      .columns = "at,id,kind,debit,credit,amount_ucr,ref", .run = entries_cmd },
+    { .words = "ledger statement", .args = "ACCOUNT", .flags = statement_flags,
+      .help = "a month's statement: opening balance, entries by kind, totals, closing balance", .run = statement_cmd },
+    { .words = "ledger verify", .args = "", .help = "check every ledger invariant; exit 1 on any violation",
+      .run = verify_cmd },
     { 0 }
 };

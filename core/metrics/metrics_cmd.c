@@ -205,9 +205,9 @@ static const cmd_flag fleet_flags[] = {
 };
 
 const cmd_def metrics_cmd_table[] = {
-    { "metrics show", "NODE", show_flags, 0, "a node's vital stat over time: min, avg and max per minute or hour",
-      NULL, metrics_show_cmd },
-    { "metrics fleet", "", fleet_flags, 0, "the fleet now: GPUs allocated and healthy, mean GPU and CPU use", NULL,
-      metrics_fleet_cmd },
+    { .words = "metrics show", .args = "NODE", .flags = show_flags,
+      .help = "a node's vital stat over time: min, avg and max per minute or hour", .run = metrics_show_cmd },
+    { .words = "metrics fleet", .args = "", .flags = fleet_flags,
+      .help = "the fleet now: GPUs allocated and healthy, mean GPU and CPU use", .run = metrics_fleet_cmd },
     { 0 }
 };

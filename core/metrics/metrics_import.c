@@ -230,8 +230,8 @@ static rd_code metrics_import_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
 }
 
 const cmd_def metrics_import_cmd_table[] = {
-    { "metrics import", "NODE FILE", NULL, CMD_MUTATES,
-      "vital stats of a node without an agent, one JSON sample a line ({\"t\", \"cpu_util\", ..., \"gpus\": [...]})",
-      NULL, metrics_import_cmd },
+    { .words = "metrics import", .args = "NODE FILE", .options = CMD_MUTATES,
+      .help = "vital stats of a node without an agent, one JSON sample a line ({\"t\", \"cpu_util\", ..., \"gpus\": [...]})",
+      .run = metrics_import_cmd, .access = CMD_ACCESS_STAFF },
     { 0 }
 };

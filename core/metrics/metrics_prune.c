@@ -89,8 +89,8 @@ static rd_code metrics_prune_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 }
 
 const cmd_def metrics_prune_cmd_table[] = {
-    { "metrics prune", "", NULL, CMD_MUTATES,
-      "delete the vital stats history of removed nodes (the controller runs it with billing)", NULL,
-      metrics_prune_cmd },
+    { .words = "metrics prune", .args = "", .options = CMD_MUTATES,
+      .help = "delete the vital stats history of removed nodes (the controller runs it with billing)",
+      .run = metrics_prune_cmd, .access = CMD_ACCESS_STAFF },
     { 0 }
 };

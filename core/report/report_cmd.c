@@ -128,13 +128,13 @@ const cmd_note report_cmd_notes[] = {
 };
 
 const cmd_def report_cmd_table[] = {
-    { "report usage", "", report_usage_flags, 0,
-      "allocated and busy GPU-hours, utilisation, credits spent and earned per group in a window", NULL,
-      report_usage_cmd },
-    { "report rent-vs-buy", "", report_rvb_flags, 0,
-      "per GPU type: demand, the cost of own hardware and of the cloud, the cheaper choice and the break-even",
-      "gpu_type,demand_gpu_h,used_gpu_h,waited_gpu_h,gpus_needed,own_util_pct,own_cost_ucr,"
-      "cloud_price_per_gpu_h_ucr,cloud_cost_ucr,break_even_util_pct,cheaper,recommendation",
-      report_rvb_cmd },
+    { .words = "report usage", .args = "", .flags = report_usage_flags,
+      .help = "allocated and busy GPU-hours, utilisation, credits spent and earned per group in a window",
+      .run = report_usage_cmd },
+    { .words = "report rent-vs-buy", .args = "", .flags = report_rvb_flags,
+      .help = "per GPU type: demand, the cost of own hardware and of the cloud, the cheaper choice and the break-even",
+      .columns = "gpu_type,demand_gpu_h,used_gpu_h,waited_gpu_h,gpus_needed,own_util_pct,own_cost_ucr,"
+                 "cloud_price_per_gpu_h_ucr,cloud_cost_ucr,break_even_util_pct,cheaper,recommendation",
+      .run = report_rvb_cmd },
     { 0 }
 };

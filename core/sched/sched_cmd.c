@@ -46,9 +46,10 @@ static const cmd_flag sched_run_flags[] = {
 };
 
 const cmd_def sched_cmd_table[] = {
-    { "sched run", "", sched_run_flags, CMD_MUTATES, "one scheduling pass: place waiting workers", NULL,
-      sched_run_cmd },
-    { "sched config", "", sched_config_flags, CMD_MUTATES, "show or change the scheduler's settings", NULL,
-      sched_config_cmd },
+    { .words = "sched run", .args = "", .flags = sched_run_flags, .options = CMD_MUTATES,
+      .help = "one scheduling pass: place waiting workers", .run = sched_run_cmd, .access = CMD_ACCESS_FLEET },
+    { .words = "sched config", .args = "", .flags = sched_config_flags, .options = CMD_MUTATES,
+      .help = "show or change the scheduler's settings", .run = sched_config_cmd,
+      .access = CMD_ACCESS_READ /* anyone may show them; changing them is admin only (sched_config_cmd) */ },
     { 0 }
 };

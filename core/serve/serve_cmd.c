@@ -40,7 +40,7 @@ static rd_code serve_status_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
 }
 
 const cmd_def serve_cmd_table[] = {
-    { "serve status", "", NULL, 0, "which controller (rigdeck serve) leads, and how many stand by", NULL,
-      serve_status_cmd },
+    { .words = "serve status", .args = "", .help = "which controller (rigdeck serve) leads, and how many stand by",
+      .run = serve_status_cmd },
     { 0 }
 };

@@ -187,13 +187,16 @@ static const cmd_flag store_watch_flags[] = {
 };
 
 const cmd_def store_cmd_table[] = {
-    { "store compact", "", store_compact_flags, CMD_MUTATES,
-      "forget old history, keeping what the retention policy and live watchers need (administrators)", NULL,
-      store_compact_cmd },
-    { "store dump", "", store_dump_flags, 0, "every key and document in the store, secrets left out (administrators)",
-      "key,mod_revision", store_dump_cmd },
-    { "store info", "", NULL, 0, "show the store URL and its current revision", NULL, store_info_cmd },
-    { "store watch", "", store_watch_flags, 0, "changes under a prefix as they happen: keys and revisions (administrators)",
-      "type,key,mod_revision", store_watch_cmd },
+    { .words = "store compact", .args = "", .flags = store_compact_flags, .options = CMD_MUTATES,
+      .help = "forget old history, keeping what the retention policy and live watchers need (administrators)",
+      .run = store_compact_cmd, .access = CMD_ACCESS_ADMIN, .access_why = "may change the store-wide history policy" },
+    { .words = "store dump", .args = "", .flags = store_dump_flags,
+      .help = "every key and document in the store, secrets left out (administrators)", .columns = "key,mod_revision",
+      .run = store_dump_cmd, .access = CMD_ACCESS_RAW_READ, .access_why = "may read the whole store" },
+    { .words = "store info", .args = "", .help = "show the store URL and its current revision", .run = store_info_cmd },
+    { .words = "store watch", .args = "", .flags = store_watch_flags,
+      .help = "changes under a prefix as they happen: keys and revisions (administrators)",
+      .columns = "type,key,mod_revision", .run = store_watch_cmd, .access = CMD_ACCESS_RAW_READ,
+      .access_why = "may watch the whole store" },
     { 0 }
 };

@@ -2,13 +2,15 @@
  * and the --for state machine (alert_step), the webhook payload, the
  * webhook backoff schedule and bounded queue (webhook.c), and the default
  * rules of a new and of an older store (account_init.c) on a real SQLite
- * store. */
+ * store, and the pseudo-metrics' registry (alert_pseudo.c) and readings. */
 #include "testutil.h"
 
 #include <math.h>
 
 #include "account_init.h"
+#include "alert_pseudo.h"
 #include "alerts.h"
+#include "cmd.h"
 #include "keyspace.h"
 #include "webhook.h"
 
@@ -125,6 +127,111 @@ static void test_metric_per_gpu(void **state)
     assert_true(alert_metric_per_gpu("gpu_temp_c"));
     assert_false(alert_metric_per_gpu("node_offline"));
     assert_false(alert_metric_per_gpu("cpu_util"));
+}
+
+/* ---- pseudo-metrics (alert_pseudo.c) ------------------------------------------ */
+
+/* What every reader of the registry makes of it: --metric accepts each
+ * and names them in its refusals and its help, each default rule builds,
+ * and the generations are the stores' (1, 2). */
+static void test_pseudo_registry(void **state)
+{
+    (void)state;
+    static const char *const names[] = { "node_offline", "gpu_unhealthy", "node_runtime" };
+    assert_int_equal(alert_pseudo_count(), 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(alert_pseudo_at(i)->name, names[i]);
+        assert_ptr_equal(alert_pseudo_find(names[i]), alert_pseudo_at(i));
+    }
+    assert_null(alert_pseudo_find("cpu_util"));
+    assert_null(alert_pseudo_find(NULL));
+    assert_null(alert_pseudo_at(3));
+    assert_int_equal(ALERT_RULE_GENERATION, 2);
+
+    const cmd_flag *metric = cmd_find("alert rule add")->flags;
+    assert_string_equal(metric->name, "metric");
+    for (size_t i = 0; i < alert_pseudo_count(); i++) {
+        const alert_pseudo *p = alert_pseudo_at(i);
+        json_t *rule = NULL;
+        rd_err err;
+        /* --metric takes it */
+        assert_int_equal(build((alert_rule_input){ .name = "r", .metric = p->name, .above = "0" }, &rule, &err), RD_OK);
+        json_decref(rule);
+        assert_int_equal(alert_metric_per_gpu(p->name), p->per_gpu);
+        assert_null(metrics_stat_find(p->name));   /* never a vital stat's name too */
+        /* help names it */
+        if (!strstr(metric->help, p->name))
+            fail_msg("alert rule add --metric's help does not name %s", p->name);
+        /* its default rule builds, on itself */
+        if (p->default_rule.name) {
+            assert_int_equal(alert_rule_build(&p->default_rule, &rule, &err), RD_OK);
+            assert_string_equal(json_string_value(json_object_get(rule, "metric")), p->name);
+            assert_in_range(p->default_generation, 1, ALERT_RULE_GENERATION);
+            json_decref(rule);
+        }
+    }
+    json_t *rule = NULL;
+    rd_err err;
+    assert_int_equal(build((alert_rule_input){ .name = "r", .above = "1" }, &rule, &err), RD_EINVAL);
+    assert_string_equal(err.msg, "--metric: required (a vital stat, node_offline, gpu_unhealthy or node_runtime)");
+    assert_int_equal(build((alert_rule_input){ .name = "r", .metric = "gpu_temp", .above = "1" }, &rule, &err),
+                     RD_EINVAL);
+    assert_non_null(strstr(err.msg, "--metric: unknown metric 'gpu_temp' (a vital stat: cpu_util, "));
+    assert_non_null(strstr(err.msg, ", gpu_ecc_errors, or node_offline, gpu_unhealthy, node_runtime)"));
+}
+
+typedef struct {
+    int gpus[8];
+    double values[8];
+    size_t n;
+} readings;
+
+static rd_code take_reading(void *data, int gpu, double value, rd_err *err)
+{
+    (void)err;
+    readings *r = data;
+    assert_true(r->n < 8);
+    r->gpus[r->n] = gpu;
+    r->values[r->n++] = value;
+    return RD_OK;
+}
+
+static readings read_pseudo(const char *metric, const char *node_json)
+{
+    readings r = { .n = 0 };
+    rd_err err;
+    json_t *node = json_loads(node_json, 0, NULL);
+    assert_non_null(node);
+    assert_int_equal(alert_pseudo_find(metric)->read(node, take_reading, &r, &err), RD_OK);
+    json_decref(node);
+    return r;
+}
+
+static void test_pseudo_readings(void **state)
+{
+    (void)state;
+    readings r = read_pseudo("node_offline", "{\"state\": \"offline\"}");
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.gpus[0], -1);
+    assert_true(r.values[0] == 1);
+    r = read_pseudo("node_offline", "{\"state\": \"online\"}");
+    assert_true(r.n == 1 && r.values[0] == 0);
+    /* every GPU the node has, and one the health list names beyond them */
+    r = read_pseudo("gpu_unhealthy", "{\"gpu_type\": \"h100\", \"gpu_count\": 2, \"gpu_health\": "
+                                     "[{\"index\": 1, \"state\": \"healthy\"}, {\"index\": 3, \"state\": \"xid\"}]}");
+    assert_int_equal(r.n, 4);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(r.gpus[k], k);
+        assert_true(r.values[k] == (k == 3));
+    }
+    r = read_pseudo("gpu_unhealthy", "{\"gpu_type\": \"cpu\", \"gpu_count\": 4}");
+    assert_int_equal(r.n, 0);
+    r = read_pseudo("node_runtime", "{\"state\": \"draining\", \"maintenance_reason\": \"runtime\"}");
+    assert_true(r.n == 1 && r.gpus[0] == -1 && r.values[0] == 1);
+    r = read_pseudo("node_runtime", "{\"state\": \"maintenance\", \"maintenance_reason\": \"operator\"}");
+    assert_true(r.n == 1 && r.values[0] == 0);
+    r = read_pseudo("node_runtime", "{\"state\": \"online\", \"maintenance_reason\": \"runtime\"}");
+    assert_true(r.n == 1 && r.values[0] == 0);
 }
 
 /* ---- the state machine ------------------------------------------------------ */
@@ -374,6 +481,8 @@ int main(void)
         cmocka_unit_test(test_rule_build_refusals),
         cmocka_unit_test(test_check_url),
         cmocka_unit_test(test_metric_per_gpu),
+        cmocka_unit_test(test_pseudo_registry),
+        cmocka_unit_test(test_pseudo_readings),
         cmocka_unit_test(test_condition),
         cmocka_unit_test(test_step),
         cmocka_unit_test(test_payload),
