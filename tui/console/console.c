@@ -69,12 +69,12 @@ static void on_signal(int sig)
 static void reload_table(session *c)
 {
     long long now = rdtime_mono_ms();
-    pane_load(c, c->pane, c->view[c->pane]);
+    pane_load(c, c->pane, c->screens[c->pane].view);
     /* The header's alerts read the Nodes table: keep it fresh even while
      * another pane shows, but at most every ALERTS_MS, since on a large
      * fleet a node list is the most expensive read there is. */
-    if (c->pane != PANE_NODES && c->ps[PANE_NODES][0].stale &&
-        (!c->ps[PANE_NODES][0].loaded || now - c->alerts_ms >= ALERTS_MS)) {
+    if (c->pane != PANE_NODES && c->screens[PANE_NODES].tables[0].stale &&
+        (!c->screens[PANE_NODES].tables[0].loaded || now - c->alerts_ms >= ALERTS_MS)) {
         pane_load(c, PANE_NODES, 0);
         c->alerts_ms = now;
     }
@@ -90,7 +90,7 @@ static void note_reloaded(session *c)
     if (!c->reload_asked)
         return;
     c->reload_asked = 0;
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     size_t n = session_current_table(c)->g.nrows;
     if (v->ncols == 0)
         session_set_status(c, "reloaded %s", v->title);
@@ -112,7 +112,7 @@ static void follow_watch(session *c)
     if (c->live.kinds & LK_ACCOUNTS)
         c->role_known = 0, c->role_tried_ms = 0;   /* a role may have changed: ask again */
     panes_follow(c, &c->live);
-    if (!c->ps[PANE_NODES][0].stale)
+    if (!c->screens[PANE_NODES].tables[0].stale)
         panes_alerts(c, c->alerts, sizeof c->alerts);
     live_forget_changes(&c->live);
 }
@@ -363,12 +363,12 @@ static void release_heap(void)
  * jobs count follows, and the timing file learns when the first ended. */
 static void follow_load_step(session *c)
 {
-    int first = !c->ps[PANE_JOBS][0].loaded;
+    int first = !c->screens[PANE_JOBS].tables[0].loaded;
     int r = panes_load_step(c, LOAD_STEP_MS);
     if (r & PANES_STEP_DONE) {
         panes_alerts(c, c->alerts, sizeof c->alerts);
         /* (stale again: an r during the read, which another read answers) */
-        if (c->pane == PANE_JOBS && c->view[PANE_JOBS] == 0 && !c->ps[PANE_JOBS][0].stale)
+        if (c->pane == PANE_JOBS && c->screens[PANE_JOBS].view == 0 && !c->screens[PANE_JOBS].tables[0].stale)
             note_reloaded(c);
         release_heap();
         if (first)
@@ -395,9 +395,9 @@ static void loop_once(session *c)
     /* the Dashboard's fleet means come due by time, not by a change */
     if (c->pane == PANE_DASHBOARD && c->dash.fleet_ms && now - c->dash.fleet_ms >= DASH_FLEET_MS)
         ps->stale = 1;
-    int reload_ms = pane_view_get(c->pane, c->view[c->pane])->reload_ms;
+    int reload_ms = pane_view_get(c->pane, c->screens[c->pane].view)->reload_ms;
     if (ps->stale && !ps->loading && (!ps->loaded || now - c->last_load_ms >= (reload_ms ? reload_ms : RELOAD_MIN_MS))) {
-        if (pane_load_start(c, c->pane, c->view[c->pane])) {
+        if (pane_load_start(c, c->pane, c->screens[c->pane].view)) {
             c->last_load_ms = now;   /* read in idle time, page by page */
             c->dirty = 1;
         } else {
@@ -443,10 +443,10 @@ static void loop_once(session *c)
         follow_load_step(c);
     /* A quiet moment (no key for LOOP_MS, the screen drawn): explain some
      * of the waiting jobs the Jobs table shows. */
-    int why_slow = c->ps[PANE_JOBS][0].why_slow;
+    int why_slow = c->screens[PANE_JOBS].tables[0].why_slow;
     if (key < 0 && c->pane == PANE_JOBS && c->mode == MODE_NORMAL && panes_jobs_explain_more(c, WHY_IDLE_MS))
         c->dirty = 1;
-    if (!why_slow && c->ps[PANE_JOBS][0].why_slow)
+    if (!why_slow && c->screens[PANE_JOBS].tables[0].why_slow)
         release_heap();   /* the one slow `job why` that told it so */
     if (key == CK_FN(KEY_RESIZE)) {
         c->dirty = 1;

@@ -73,7 +73,7 @@ act_result copy_selected(session *c)
         session_set_error(c, "nothing selected");
         return ACT_REDRAW;
     }
-    return copy_key(c, c->pane, c->view[c->pane], r->key, "");
+    return copy_key(c, c->pane, c->screens[c->pane].view, r->key, "");
 }
 
 /* Whether a `job show` document is a notebook or an endpoint with a worker

@@ -96,7 +96,7 @@ static void draw_tabs(session *c, lay_rect r)
 static void draw_summary(session *c, lay_rect r)
 {
     const pane_def *d = pane_get(c->pane);
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     char left[512], title[160];
@@ -110,7 +110,7 @@ static void draw_summary(session *c, lay_rect r)
     if (d->nviews > 1) {
         size_t used = (size_t)snprintf(title, sizeof title, "%s:", d->mid);
         for (size_t i = 0; i < d->nviews && used < sizeof title; i++)
-            used += (size_t)snprintf(title + used, sizeof title - used, (int)i == c->view[c->pane] ? " [%s]" : " %s",
+            used += (size_t)snprintf(title + used, sizeof title - used, (int)i == c->screens[c->pane].view ? " [%s]" : " %s",
                                      d->views[i].title);
     } else {
         snprintf(title, sizeof title, "%s", d->name);
@@ -171,7 +171,7 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
 
 static void draw_table(session *c, lay_rect r)
 {
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     int want[16], min[16], drop[16], width[16];

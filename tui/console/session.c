@@ -39,7 +39,7 @@ void session_set_error(session *c, const char *fmt, ...)
 
 pane_state *session_current_table(session *c)
 {
-    return &c->ps[c->pane][c->view[c->pane]];
+    return &c->screens[c->pane].tables[c->screens[c->pane].view];
 }
 
 int session_page_rows(session *c)
@@ -55,7 +55,7 @@ void session_mark_stale(session *c)
 {
     for (int p = 0; p < PANE_COUNT; p++)
         for (int v = 0; v < PANE_MAX_VIEWS; v++)
-            c->ps[p][v].stale = 1;
+            c->screens[p].tables[v].stale = 1;
     c->dirty = 1;
 }
 

@@ -20,13 +20,13 @@
 #include "live.h"
 #include "logview.h"
 #include "options.h"
+#include "pane_list.h"
 #include "prompt.h"
 #include "sync.h"
 #include "timing.h"
 #include "textview.h"
 #include "theme.h"
 
-#define PANE_COUNT 11
 #define PANE_MAX_VIEWS 6
 #define CONFIRM_MAX_LINES 64
 
@@ -60,6 +60,14 @@ typedef struct {
     struct pane_loading *loading;   /* a read in idle time under way, or NULL */
 } pane_state;
 
+/* One pane's screen: what the pane shows and keeps between visits,
+ * owned by the pane (panes_init sets it up from its record, panes_free
+ * frees it); the session keeps one per registered pane. */
+typedef struct {
+    int view;                               /* the table shown, 0..nviews-1 ('v' cycles) */
+    pane_state tables[PANE_MAX_VIEWS];      /* one per view */
+} pane_screen;
+
 struct form_state;
 
 /* What a key or form action asks of the loop.  Actions change the session
@@ -88,9 +96,8 @@ typedef struct session {
     sync_state sync;                        /* background `cloud sync` rounds */
     timing timing;                          /* RIGDECK_CONSOLE_TIMING figures */
 
-    int pane;                               /* 0..PANE_COUNT-1 */
-    int view[PANE_COUNT];
-    pane_state ps[PANE_COUNT][PANE_MAX_VIEWS];
+    int pane;                               /* the pane shown: 0..PANE_COUNT-1 (pane_list.h) */
+    pane_screen screens[PANE_COUNT];        /* each pane's own state */
 
     con_mode mode;
     ledit edit;                             /* ':' and '/' input */
