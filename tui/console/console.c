@@ -295,15 +295,15 @@ static void console_teardown(session *c)
     cmd_ctx_close(&c->ctx);
     panes_free(c);
     dash_free(&c->dash);
-    textview_clear(&c->view_text);
+    textview_clear(&c->details.text);
     textview_clear(&c->help);
     textview_clear(&c->logs.tv);
     lhistory_free(&c->history);
     compl_list_free(&c->compl);
     form_close(c->form);
     free(c->clip_pending);
-    for (size_t i = 0; i < c->confirm_count; i++)
-        free(c->confirm_lines[i]);
+    for (size_t i = 0; i < c->confirm.count; i++)
+        free(c->confirm.lines[i]);
     theme_free(&c->th);
 }
 

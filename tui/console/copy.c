@@ -136,13 +136,13 @@ static act_result copy_job(session *c, const char *id)
 
 act_result copy_details(session *c)
 {
-    if (!c->view_key[0]) {
+    if (!c->details.key[0]) {
         session_set_error(c, "y: nothing to copy in this view (it copies a row's id or name)");
         return ACT_REDRAW;
     }
-    if (c->view_pane == PANE_JOBS && c->view_view == 0)
-        return copy_job(c, c->view_key);
-    return copy_key(c, c->view_pane, c->view_view, c->view_key, "");
+    if (c->details.pane == PANE_JOBS && c->details.view == 0)
+        return copy_job(c, c->details.key);
+    return copy_key(c, c->details.pane, c->details.view, c->details.key, "");
 }
 
 void copy_flush(session *c)

@@ -297,13 +297,13 @@ static void draw_logs(session *c, lay_rect r)
 
 static void draw_confirm(session *c, int rows, int cols)
 {
-    int nlines = (int)c->confirm_count;
+    int nlines = (int)c->confirm.count;
     lay_rect r = layout_center(rows, cols, nlines + 6 > 18 ? 18 : nlines + 6, 76);
     draw_box(r, TH_DIALOG, "Confirm");
-    draw_text(r.y + 1, r.x + 2, r.w - 4, c->question, TH_DIALOG);
+    draw_text(r.y + 1, r.x + 2, r.w - 4, c->confirm.question, TH_DIALOG);
     for (int i = 0; i < nlines && i + 3 < r.h - 2; i++) {
         char l[600];
-        snprintf(l, sizeof l, "runs: %s", c->confirm_lines[i]);
+        snprintf(l, sizeof l, "runs: %s", c->confirm.lines[i]);
         draw_text(r.y + 2 + i, r.x + 4, r.w - 6, l, TH_DIM);
     }
     draw_text(r.y + r.h - 2, r.x + 2, r.w - 4, "y confirms   n or Esc cancels", TH_DIALOG_TITLE);
@@ -347,7 +347,7 @@ static void draw_status(session *c, lay_rect r, int *cy, int *cx)
         return;
     case MODE_CONFIRM: {
         char q[1100];
-        snprintf(q, sizeof q, "%s [y/n]", c->question);
+        snprintf(q, sizeof q, "%s [y/n]", c->confirm.question);
         draw_fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
         draw_text(r.y, r.x, r.w, q, TH_DIALOG_TITLE);
         return;
@@ -380,7 +380,7 @@ static void draw_footer(session *c, lay_rect r)
     const char *const *fk = NULL, *const *fl = NULL;
     switch (c->mode) {
     case MODE_VIEW:
-        if (c->view_key[0]) {   /* a row's details: y copies it */
+        if (c->details.key[0]) {   /* a row's details: y copies it */
             fk = details_k; fl = details_l; n = 4;
         } else {
             fk = view_k; fl = view_l; n = 3;
@@ -476,7 +476,7 @@ void draw_screen(session *c)
 {
     int rows, cols, cy = -1, cx = -1;
     getmaxyx(stdscr, rows, cols);
-    int detail = (c->mode == MODE_VIEW && c->view_text.open) || c->mode == MODE_LOGS;
+    int detail = (c->mode == MODE_VIEW && c->details.text.open) || c->mode == MODE_LOGS;
     lay_screen s = layout_compute(rows, cols, c->live.lost, detail);
     attrset(theme_attr(TH_NORMAL));
     erase();
@@ -506,7 +506,7 @@ void draw_screen(session *c)
     if (c->mode == MODE_LOGS)
         draw_logs(c, s.detail);
     else if (detail)
-        draw_textview(&c->view_text, s.detail, "Esc closes", 0);
+        draw_textview(&c->details.text, s.detail, "Esc closes", 0);
     draw_status(c, s.status, &cy, &cx);
     draw_footer(c, s.footer);
     if (c->mode == MODE_HELP) {

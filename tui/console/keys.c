@@ -312,8 +312,8 @@ static void add_connect_url(session *c, const json_t *job)
     prompt_quote_word(line, sizeof line, id);
     if (session_exec_line(c, line, &res, &err) == RD_OK) {
         snprintf(text, sizeof text, "connect: %s", json_string_value(json_object_get(res, "url")));
-        textview_add(&c->view_text, text);
-        textview_add(&c->view_text, "");
+        textview_add(&c->details.text, text);
+        textview_add(&c->details.text, "");
     }
     json_decref(res);
 }
@@ -327,12 +327,12 @@ static void open_details(session *c)
         session_set_error(c, "nothing selected");
         return;
     }
-    textview_clear(&c->view_text);
-    snprintf(c->view_text.title, sizeof c->view_text.title, "%s %s", v->title, r->key);
+    textview_clear(&c->details.text);
+    snprintf(c->details.text.title, sizeof c->details.text.title, "%s %s", v->title, r->key);
     /* y in the view copies this row (copy.c), whatever the table does meanwhile */
-    snprintf(c->view_key, sizeof c->view_key, "%s", r->key);
-    c->view_pane = c->pane;
-    c->view_view = c->screens[c->pane].view;
+    snprintf(c->details.key, sizeof c->details.key, "%s", r->key);
+    c->details.pane = c->pane;
+    c->details.view = c->screens[c->pane].view;
     if (v->show_cmd) {
         char line[512];
         snprintf(line, sizeof line, "%s ", v->show_cmd);
@@ -346,7 +346,7 @@ static void open_details(session *c)
         }
         if (c->pane == PANE_JOBS)
             add_connect_url(c, res);
-        textview_add_result(&c->view_text, res, NULL);
+        textview_add_result(&c->details.text, res, NULL);
         json_decref(res);
         /* A waiting job: say why, as `job why` does. */
         const json_t *item = pane_current_item(c);
@@ -355,18 +355,18 @@ static void open_details(session *c)
             snprintf(line, sizeof line, "job why ");
             prompt_quote_word(line, sizeof line, r->key);
             if (session_exec_line(c, line, &res, &err) == RD_OK) {
-                textview_add(&c->view_text, "");
-                textview_add(&c->view_text, "why it waits (job why):");
-                textview_add_result(&c->view_text, res, NULL);
+                textview_add(&c->details.text, "");
+                textview_add(&c->details.text, "why it waits (job why):");
+                textview_add_result(&c->details.text, res, NULL);
             }
             json_decref(res);
         }
     } else {
         const json_t *item = pane_current_item(c);
         if (item)
-            textview_add_result(&c->view_text, item, NULL);
+            textview_add_result(&c->details.text, item, NULL);
     }
-    c->view_text.open = 1;
+    c->details.text.open = 1;
     c->mode = MODE_VIEW;
 }
 

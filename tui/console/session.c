@@ -100,13 +100,13 @@ void session_load_role(session *c)
 
 void session_ask_confirm(session *c, const char *question, char *const *lines, size_t nlines)
 {
-    for (size_t i = 0; i < c->confirm_count; i++)
-        free(c->confirm_lines[i]);
-    c->confirm_count = 0;
-    snprintf(c->question, sizeof c->question, "%s", question);
+    for (size_t i = 0; i < c->confirm.count; i++)
+        free(c->confirm.lines[i]);
+    c->confirm.count = 0;
+    snprintf(c->confirm.question, sizeof c->confirm.question, "%s", question);
     for (size_t i = 0; i < nlines && i < CONFIRM_MAX_LINES; i++)
-        if ((c->confirm_lines[c->confirm_count] = strdup(lines[i])) != NULL)
-            c->confirm_count++;
+        if ((c->confirm.lines[c->confirm.count] = strdup(lines[i])) != NULL)
+            c->confirm.count++;
     c->mode = MODE_CONFIRM;
 }
 

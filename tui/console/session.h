@@ -68,6 +68,20 @@ typedef struct {
     pane_state tables[PANE_MAX_VIEWS];      /* one per view */
 } pane_screen;
 
+/* The details view (MODE_VIEW): a row's details or a ':' line's result. */
+typedef struct {
+    textview text;
+    char key[256];                          /* the row it details ("" for a ':' result) */
+    int pane, view;                         /* and that row's table */
+} details_view;
+
+/* A y/n question (MODE_CONFIRM) and the lines a 'y' runs. */
+typedef struct {
+    char question[1024];
+    char *lines[CONFIRM_MAX_LINES];
+    size_t count;
+} confirm_dialog;
+
 struct form_state;
 
 /* What a key or form action asks of the loop.  Actions change the session
@@ -104,15 +118,11 @@ typedef struct session {
     lhistory history;                       /* ':' lines */
     compl_list compl;                       /* candidates of the last Tab */
     char filter_before[GRID_FILTER_MAX];    /* restored when a filter is cancelled */
-    textview view_text;                     /* details and ':' results */
-    char view_key[256];                     /* the row view_text details ("" for a ':' result) */
-    int view_pane, view_view;               /* and its table */
+    details_view details;                   /* MODE_VIEW */
     textview help;
     logview logs;                           /* MODE_LOGS */
 
-    char question[1024];                    /* MODE_CONFIRM */
-    char *confirm_lines[CONFIRM_MAX_LINES];
-    size_t confirm_count;
+    confirm_dialog confirm;                 /* MODE_CONFIRM */
     struct form_state *form;                /* MODE_FORM */
 
     char status[512];
