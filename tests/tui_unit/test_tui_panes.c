@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "dash.h"
 #include "form.h"
 #include "panes.h"
 
@@ -112,6 +113,26 @@ static void test_owner_fields_and_names(void **state)
     assert_int_equal(found, sizeof want / sizeof want[0]);
 }
 
+static void test_screens_own_their_state(void **state)
+{
+    (void)state;
+    static session c;
+    memset(&c, 0, sizeof c);
+    assert_true(panes_init(&c));
+    /* the Dashboard's state is its screen's, made by its record */
+    assert_non_null(dash_of(&c));
+    assert_ptr_equal(dash_of(&c), c.screens[PANE_DASHBOARD].own);
+    assert_string_equal(dash_of(&c)->node, "");
+    for (int i = 0; i < PANE_COUNT; i++) {
+        assert_true(!pane_get(i)->own_new == !c.screens[i].own);
+        assert_int_equal(c.screens[i].view, 0);
+        assert_true(c.screens[i].tables[0].stale);
+    }
+    panes_free(&c);
+    assert_null(c.screens[PANE_DASHBOARD].own);
+    panes_free(&c);     /* twice: nothing left to free */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +140,7 @@ int main(void)
         cmocka_unit_test(test_every_view_fits_its_screen),
         cmocka_unit_test(test_computed_cells_have_a_formatter),
         cmocka_unit_test(test_owner_fields_and_names),
+        cmocka_unit_test(test_screens_own_their_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

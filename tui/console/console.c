@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "copy.h"
+#include "dash.h"
 #include "draw.h"
 #include "form.h"
 #include "keys.h"
@@ -283,7 +284,12 @@ static int console_setup(session *c, const rd_options *opt)
         theme_strip_colours(&c->th);
     for (size_t i = 0; i < c->th.nwarnings; i++)
         fprintf(stderr, "rigdeck: theme warning: %s\n", c->th.warnings[i]);
-    panes_init(c);
+    if (!panes_init(c)) {
+        fprintf(stderr, "rigdeck: out of memory\n");
+        panes_free(c);
+        theme_free(&c->th);
+        return 3;
+    }
     sync_init(&c->sync, rdtime_mono_ms());
     return 0;
 }
@@ -294,7 +300,6 @@ static void console_teardown(session *c)
     sync_close(&c->sync);
     cmd_ctx_close(&c->ctx);
     panes_free(c);
-    dash_free(&c->dash);
     textview_clear(&c->details.text);
     textview_clear(&c->help);
     textview_clear(&c->logs.tv);
@@ -393,7 +398,7 @@ static void loop_once(session *c)
         logs_refresh(c);
     pane_state *ps = session_current_table(c);
     /* the Dashboard's fleet means come due by time, not by a change */
-    if (c->pane == PANE_DASHBOARD && c->dash.fleet_ms && now - c->dash.fleet_ms >= DASH_FLEET_MS)
+    if (c->pane == PANE_DASHBOARD && dash_of(c)->fleet_ms && now - dash_of(c)->fleet_ms >= DASH_FLEET_MS)
         ps->stale = 1;
     int reload_ms = pane_view_get(c->pane, c->screens[c->pane].view)->reload_ms;
     if (ps->stale && !ps->loading && (!ps->loaded || now - c->last_load_ms >= (reload_ms ? reload_ms : RELOAD_MIN_MS))) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clipboard.h"
+#include "dash.h"
 #include "fileio.h"
 #include "panes.h"
 #include "prompt.h"
@@ -62,11 +63,11 @@ static act_result copy_key(session *c, int pane, int view, const char *key, cons
 act_result copy_selected(session *c)
 {
     if (c->pane == PANE_DASHBOARD) {
-        if (!c->dash.node[0]) {
+        if (!dash_of(c)->node[0]) {
             session_set_error(c, "no node to copy");
             return ACT_REDRAW;
         }
-        return copy_key(c, PANE_DASHBOARD, 0, c->dash.node, "");
+        return copy_key(c, PANE_DASHBOARD, 0, dash_of(c)->node, "");
     }
     const grid_row *r = grid_current(&session_current_table(c)->g);
     if (!r) {

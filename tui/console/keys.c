@@ -86,9 +86,9 @@ static act_result act_move(session *c, int key)
     case CK_FN(KEY_HOME): case 'g': grid_move_edge(g, 0, page); break;
     default: grid_move_edge(g, 1, page); break;
     }
-    if (dash && grid_current(g) && strcmp(grid_current(g)->key, c->dash.node) != 0) {
+    if (dash && grid_current(g) && strcmp(grid_current(g)->key, dash_of(c)->node) != 0) {
         dash_load_node(c);
-        snprintf(c->screens[PANE_DASHBOARD].tables[0].summary, sizeof c->screens[PANE_DASHBOARD].tables[0].summary, "node %.200s", c->dash.node);
+        snprintf(c->screens[PANE_DASHBOARD].tables[0].summary, sizeof c->screens[PANE_DASHBOARD].tables[0].summary, "node %.200s", dash_of(c)->node);
     }
     return ACT_REDRAW;
 }
@@ -96,12 +96,12 @@ static act_result act_move(session *c, int key)
 /* [ ]: the Dashboard's previous or next GPU of the node. */
 static act_result act_gpu(session *c, int key)
 {
-    if (c->dash.gpus <= 0) {
-        session_set_error(c, "%s reports no GPU", c->dash.node[0] ? c->dash.node : "no node");
+    if (dash_of(c)->gpus <= 0) {
+        session_set_error(c, "%s reports no GPU", dash_of(c)->node[0] ? dash_of(c)->node : "no node");
         return ACT_REDRAW;
     }
     dash_step_gpu(c, key == '[' ? -1 : 1);
-    session_set_status(c, "GPU %d of %d", c->dash.gpu, c->dash.gpus);
+    session_set_status(c, "GPU %d of %d", dash_of(c)->gpu, dash_of(c)->gpus);
     return ACT_REDRAW;
 }
 

@@ -14,7 +14,6 @@
 
 #include "access.h"
 #include "cmd.h"
-#include "dash.h"
 #include "grid.h"
 #include "header.h"
 #include "live.h"
@@ -66,6 +65,8 @@ typedef struct {
 typedef struct {
     int view;                               /* the table shown, 0..nviews-1 ('v' cycles) */
     pane_state tables[PANE_MAX_VIEWS];      /* one per view */
+    void *own;                              /* the pane's own state beyond its tables (the
+                                             * Dashboard's: dash_of()), made by its record */
 } pane_screen;
 
 /* The details view (MODE_VIEW): a row's details or a ':' line's result. */
@@ -133,7 +134,6 @@ typedef struct session {
     long long firing;                       /* firing alerts, for the header; -1: unknown */
     long long firing_ms;                    /* when they were last counted; 0: never */
     int firing_stale;                       /* alerts changed: count again */
-    dash_state dash;                        /* the Dashboard */
     int reload_asked;                       /* r: say when the table shown is read again */
     long long last_load_ms;
     long long alerts_ms;                    /* when Nodes was last read for the alerts */

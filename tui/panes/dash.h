@@ -61,6 +61,9 @@ typedef struct {
 
 struct session;
 
+/* The Dashboard's state: its screen's own (panes_init makes it). */
+dash_state *dash_of(const struct session *c);
+
 /* Reads everything the pane shows (fleet totals at most every
  * DASH_FLEET_MS unless force_fleet). */
 void dash_load(struct session *c, int force_fleet);

@@ -121,7 +121,7 @@ static void gpu_title(const dash_state *d, char *out, size_t len, theme_elem *e)
 
 void draw_dash(session *c, lay_rect body)
 {
-    const dash_state *d = &c->dash;
+    const dash_state *d = dash_of(c);
     char title[512];
     if (body.h <= 0 || body.w <= 0)
         return;

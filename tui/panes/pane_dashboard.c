@@ -270,7 +270,7 @@ static rd_code read_node_stats(session *c, dash_state *d, rd_err *err)
 
 void dash_load_node(session *c)
 {
-    dash_state *d = &c->dash;
+    dash_state *d = dash_of(c);
     const char *name = selected_node(c);
     d->note[0] = '\0';
     json_decref(d->node_doc);
@@ -299,7 +299,7 @@ void dash_load_node(session *c)
 
 void dash_step_gpu(session *c, int delta)
 {
-    dash_state *d = &c->dash;
+    dash_state *d = dash_of(c);
     if (d->gpus <= 0)
         return;
     d->gpu = ((d->gpu + delta) % d->gpus + d->gpus) % d->gpus;
@@ -308,7 +308,7 @@ void dash_step_gpu(session *c, int delta)
 
 void dash_load(session *c, int force_fleet)
 {
-    dash_state *d = &c->dash;
+    dash_state *d = dash_of(c);
     long long now = rdtime_mono_ms();
     /* The node first: its table feeds the fallback totals. */
     dash_load_node(c);
@@ -325,9 +325,28 @@ static void dash_pane_load(session *c, const pane_view *v, pane_state *ps)
 {
     (void)v;
     dash_load(c, !ps->loaded);
-    if (c->dash.node[0])
-        snprintf(ps->summary, sizeof ps->summary, "node %.200s%s", c->dash.node,
-                 c->dash.gpus > 0 ? "" : " (no GPU reported)");
+    if (dash_of(c)->node[0])
+        snprintf(ps->summary, sizeof ps->summary, "node %.200s%s", dash_of(c)->node,
+                 dash_of(c)->gpus > 0 ? "" : " (no GPU reported)");
+}
+
+dash_state *dash_of(const session *c)
+{
+    return c->screens[PANE_DASHBOARD].own;
+}
+
+/* The Dashboard's own state: made with its screen, zeroed (no fleet, no
+ * node, no alert read yet). */
+static void *dash_own_new(void)
+{
+    return calloc(1, sizeof(dash_state));
+}
+
+static void dash_own_free(void *own)
+{
+    if (own)
+        dash_free(own);
+    free(own);
 }
 
 static const pane_view dash_views[] = {
@@ -337,4 +356,5 @@ static const pane_view dash_views[] = {
 
 const pane_def pane_dashboard = {
     .name = "Dashboard", .mid = "Dashboard", .tiny = "Dash", .key = '0', PANE_VIEWS(dash_views),
+    .own_new = dash_own_new, .own_free = dash_own_free,
 };

@@ -63,9 +63,12 @@ const pane_view *pane_view_get(int pane, int view)
     return &p->views[view];
 }
 
-void panes_init(session *c)
+int panes_init(session *c)
 {
+    int ok = 1;
     for (int p = 0; p < PANE_COUNT; p++) {
+        c->screens[p].own = panes[p]->own_new ? panes[p]->own_new() : NULL;
+        ok &= !panes[p]->own_new || c->screens[p].own;
         for (size_t v = 0; v < PANE_MAX_VIEWS; v++) {
             pane_state *ps = &c->screens[p].tables[v];
             memset(ps, 0, sizeof *ps);
@@ -78,11 +81,12 @@ void panes_init(session *c)
             ps->stale = 1;
         }
     }
+    return ok;
 }
 
 void panes_free(session *c)
 {
-    for (int p = 0; p < PANE_COUNT; p++)
+    for (int p = 0; p < PANE_COUNT; p++) {
         for (int v = 0; v < PANE_MAX_VIEWS; v++) {
             panes_forget_shown(&c->screens[p].tables[v]);
             panes_jobs_abandon(&c->screens[p].tables[v]);
@@ -90,6 +94,10 @@ void panes_free(session *c)
             json_decref(c->screens[p].tables[v].items);
             c->screens[p].tables[v].items = NULL;
         }
+        if (panes[p]->own_free)
+            panes[p]->own_free(c->screens[p].own);
+        c->screens[p].own = NULL;
+    }
 }
 
 /* What every load ends with, at once or in steps. */

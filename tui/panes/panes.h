@@ -83,6 +83,8 @@ typedef struct pane_def {
     int key;                    /* the key that jumps to it: '1'..'9', '0', '!' */
     const pane_view *views;
     size_t nviews;
+    void *(*own_new)(void);     /* makes the screen's own state (pane_screen.own), or NULL: none */
+    void (*own_free)(void *own);    /* frees it (NULL is nothing) */
 } pane_def;
 
 #define PANE_DECL(name, id) extern const pane_def pane_##name;
@@ -100,10 +102,11 @@ int pane_of_key(int key);
 /* The view definition of a pane's view. */
 const pane_view *pane_view_get(int pane, int view);
 
-/* Sets up every pane's grids with their columns and initial sort. */
-void panes_init(session *c);
+/* Sets up every pane's screen: its grids with their columns and initial
+ * sort, and its own state; 0 when out of memory (then panes_free). */
+int panes_init(session *c);
 
-/* Frees every pane's rows and items. */
+/* Frees every pane's rows, items and own state. */
 void panes_free(session *c);
 
 /* Reloads one table by running its command lines. */
