@@ -8,7 +8,8 @@
  * documents, so a 10,000-node store costs what a 10-node one does.  The
  * selected node is the Nodes pane's selection, so both panes follow one
  * choice; '[' and ']' pick the GPU.  The formatting helpers are pure and
- * unit tested; draw_dash.c paints.
+ * unit tested; pane_dashboard.c holds them and the pane's record,
+ * draw_dash.c paints.
  */
 #ifndef RD_DASH_H
 #define RD_DASH_H

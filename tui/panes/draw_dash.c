@@ -1,5 +1,5 @@
 /* draw_dash.c - paints the Dashboard: where each part goes is
- * layout_dashboard()'s, what each line says is dash.c's; this file only
+ * layout_dashboard()'s, what each line says is pane_dashboard.c's; this file only
  * puts them on the screen in theme elements. */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
