@@ -40,7 +40,7 @@ typedef enum {
     MODE_LOGS       /* reading a job worker's output (`job logs`) */
 } con_mode;
 
-struct pane_loading;     /* a table read in steps (panes_jobs.c) */
+struct pane_loading;     /* a table read in steps (pane_jobs.c) */
 
 /* One table of a pane (a pane has one, Billing and Datastores/Reservations
  * have several, cycled with 'v'). */
