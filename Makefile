@@ -29,7 +29,9 @@ TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
 CORE_SRC := $(wildcard core/*/*.c)
-TUI_SRC  := $(wildcard tui/*.c)
+TUI_SRC  := $(wildcard tui/*/*.c)
+# tui/ by front end (app, console, widgets, panes): each on the include path.
+TUI_INC  := $(addprefix -iquote ,$(sort $(patsubst %/,%,$(dir $(TUI_SRC)))))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -64,9 +66,9 @@ $(BUILD)/obj/core/%.o: core/%.c $(wildcard core/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -c $< -o $@
 
-$(BUILD)/obj/tui/%.o: tui/%.c $(wildcard core/*/*.h tui/*.h)
+$(BUILD)/obj/tui/%.o: tui/%.c $(wildcard core/*/*.h tui/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -iquote tui -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(TUI_INC) -c $< -o $@
 
 $(LIB): $(CORE_OBJ)
 	@mkdir -p $(dir $@)
@@ -89,7 +91,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 # Unit tests of pure console code: linked with the tui objects but main.o.
 $(TUI_UNIT_BIN): $(BUILD)/tests/%: tests/tui_unit/%.c tests/testutil.h $(filter-out %/main.o,$(TUI_OBJ)) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests -iquote tui -o $@ $< $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -iquote tests $(TUI_INC) -o $@ $< $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL) $(TEST_LIBS)
 
 # Fuzz targets (tests/fuzz/fuzz.h): each with the driver that runs its seed
 # corpus and a bounded number of mutations; the theme's with the console's
@@ -100,7 +102,7 @@ $(filter-out $(FUZZ_TUI_BIN),$(FUZZ_BIN)): $(BUILD)/tests/test_fuzz_%: tests/fuz
 
 $(FUZZ_TUI_BIN): $(BUILD)/tests/test_fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(wildcard tests/fuzz/*.h) $(filter-out %/main.o,$(TUI_OBJ)) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -iquote tests/fuzz -iquote tui -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/driver.c $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -iquote tests/fuzz $(TUI_INC) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/driver.c $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL)
 
 $(CONF_BIN): tests/conformance/store_conformance.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -110,7 +112,7 @@ $(CONF_BIN): tests/conformance/store_conformance.c $(LIB)
 # console's unit tests.
 $(BUILD)/bench/bench_dash: tests/bench/bench_dash.c $(filter-out %/main.o,$(TUI_OBJ)) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -iquote tests -iquote tui -o $@ $< $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -iquote tests $(TUI_INC) -o $@ $< $(filter-out %/main.o,$(TUI_OBJ)) $(LIB) $(LDLIBS_ALL)
 
 $(BUILD)/bench/%: tests/bench/%.c $(wildcard tests/bench/*.h) $(LIB)
 	@mkdir -p $(dir $@)

@@ -26,7 +26,7 @@ expect_out "cycle: .*a.c .*b.c"
 
 case_ "core/ includes no console header"
 bad=""
-for h in tui/*.h; do
+for h in tui/*/*.h; do
     n=$(basename "$h")
     ls core/*/"$n" >/dev/null 2>&1 && continue
     grep -l "#include \"$n\"" core/*/*.c core/*/*.h >/dev/null 2>&1 && bad="$bad $n"

@@ -368,15 +368,15 @@ rd -c "job list --fields id,bogus.state --limit 1"
 expect_status 1
 expect_err "unknown field 'bogus'"
 [ "$(revision)" = "$rev" ] && pass || fail "a refused --fields changed the store"
-# the console's own lists (tui/panes.c's NODE_LIST and JOB_LIST) ask only for known fields
-python3 - tui/panes.c >"$TMP/lists" <<'PY'
+# the console's own lists (NODE_LIST and JOB_LIST of tui/panes/pane_nodes.c and pane_jobs.c) ask only for known fields
+python3 - tui/panes/pane_nodes.c tui/panes/pane_jobs.c >"$TMP/lists" <<'PY'
 import re, sys
-text = open(sys.argv[1]).read()
+text = "".join(open(f).read() for f in sys.argv[1:])
 for name in ("NODE_LIST", "JOB_LIST"):
     body = re.search(r"#define " + name + r" ((?:\s*\"[^\"]*\"\s*\\?\n?)+)", text).group(1)
     print("".join(re.findall(r'"([^"]*)"', body)))
 PY
-[ "$(wc -l <"$TMP/lists")" = 2 ] && pass || fail "tui/panes.c's NODE_LIST and JOB_LIST not found"
+[ "$(wc -l <"$TMP/lists")" = 2 ] && pass || fail "tui/panes/pane_nodes.c's NODE_LIST and pane_jobs.c's JOB_LIST not found"
 while read -r line; do
     rd -c "$line"
     [ "$RC" = 0 ] && pass || fail "the console's '$line' is refused"

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dash.h"
 #include "draw.h"
 #include "keys.h"
 #include "metrics.h"
@@ -224,13 +225,13 @@ int main(void)
         draw_screen(&c);
         reload[k] = now_ms() - t0;
     }
-    int shown = c.dash.nnode > 0 && c.dash.node_stats[0].count > 0;
+    int shown = dash_of(&c)->nnode > 0 && dash_of(&c)->node_stats[0].count > 0;
     endwin();
     delscreen(scr);
     fclose(out);
     fclose(in);
-    printf("dashboard on %s: %zu node stats, %zu GPU stats, %s samples this hour\n", c.dash.node, c.dash.nnode,
-           c.dash.ngpu, shown ? "with" : "WITHOUT");
+    printf("dashboard on %s: %zu node stats, %zu GPU stats, %s samples this hour\n", dash_of(&c)->node, dash_of(&c)->nnode,
+           dash_of(&c)->ngpu, shown ? "with" : "WITHOUT");
     printf("bench: dash_nodes %ld count\n", nodes);
     printf("bench: dash_history_nodes %ld count\n", history < nodes ? history : nodes);
     printf("bench: dash_nodes_table_load_ms %.1f ms\n", nodes_ms);
@@ -239,7 +240,6 @@ int main(void)
     printf("bench: dash_key_gpu_ms %.2f ms\n", median(gpu, KEYS));
     printf("bench: dash_reload_ms %.2f ms\n", median(reload, KEYS));
     panes_free(&c);
-    dash_free(&c.dash);
     cmd_ctx_close(&c.ctx);
     if (getenv("BENCH_DASH_KEEP"))   /* to look at it: rigdeck --store sqlite:PATH --now ... */
         printf("kept %s (its clock: %s)\n", path, NOW_TEXT);

@@ -4,7 +4,7 @@
  * run by the one executor (core/cmd/cmd.c) on a real SQLite store holding
  * a small fleet.
  *
- * The input is a batch file: up to 64 lines, each run as tui/batch.c runs
+ * The input is a batch file: up to 64 lines, each run as tui/app/batch.c runs
  * it.  Only commands that touch nothing but the store run; a line naming
  * one that reaches the network or writes files (cloud, gcp, store,
  * datastore, provider, device deploy, alert eval) is split and matched but

@@ -1,5 +1,5 @@
 /* fuzz_theme.c - fuzz target (fuzz.h): console themes (`--theme NAME` or a
- * path, tui/theme.c) - YAML from any user's directory, laid over
+ * path, tui/console/theme.c) - YAML from any user's directory, laid over
  * themes/default.yaml.
  *
  * The input is written to a file and loaded by path, as the console does.

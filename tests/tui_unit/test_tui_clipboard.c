@@ -1,4 +1,4 @@
-/* Unit tests of the clipboard bytes (tui/clipboard.c): base64 against RFC
+/* Unit tests of the clipboard bytes (tui/console/clipboard.c): base64 against RFC
  * 4648's vectors and a decoder of the test's own, the OSC 52 escape, tmux's
  * passthrough wrapping (every ESC doubled, ended by ESC \), which terminals
  * get which copies, the 100,000-byte cap, and the test record file. */

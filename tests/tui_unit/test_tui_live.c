@@ -32,10 +32,10 @@ static session *fresh(void)
     panes_init(&c);
     for (int p = 0; p < PANE_COUNT; p++)
         for (int v = 0; v < PANE_MAX_VIEWS; v++) {
-            c.ps[p][v].stale = 0;
-            c.ps[p][v].loaded = 1;
+            c.screens[p].tables[v].stale = 0;
+            c.screens[p].tables[v].loaded = 1;
         }
-    c.ps[PANE_NODES][0].items = json_array();
+    c.screens[PANE_NODES].tables[0].items = json_array();
     return &c;
 }
 
@@ -44,7 +44,7 @@ static int stale_count(const session *c)
     int n = 0;
     for (int p = 0; p < PANE_COUNT; p++)
         for (int v = 0; v < PANE_MAX_VIEWS; v++)
-            n += pane_view_get(p, v) && c->ps[p][v].stale;
+            n += pane_view_get(p, v) && c->screens[p].tables[v].stale;
     return n;
 }
 
@@ -59,8 +59,8 @@ static void test_follow_marks_only_affected(void **state)
     l.kinds = LK_DATASTORES | LK_AUDIT;
     l.births = LK_DATASTORES | LK_AUDIT;
     panes_follow(c, &l);
-    assert_true(c->ps[PANE_STORES][0].stale);
-    assert_true(c->ps[PANE_AUDIT][0].stale);
+    assert_true(c->screens[PANE_STORES].tables[0].stale);
+    assert_true(c->screens[PANE_AUDIT].tables[0].stale);
     assert_int_equal(stale_count(c), 2);
 
     /* A node changed (none listed to patch): Nodes is patched in place, the
@@ -70,11 +70,11 @@ static void test_follow_marks_only_affected(void **state)
     l.kinds = LK_NODES;
     l.births = 0;
     panes_follow(c, &l);
-    assert_false(c->ps[PANE_NODES][0].stale);
-    assert_true(c->ps[PANE_JOBS][0].stale);
-    assert_true(c->ps[PANE_QUOTAS][0].stale);
-    assert_true(c->ps[PANE_DASHBOARD][0].stale);
-    assert_false(c->ps[PANE_REGIONS][0].stale);
+    assert_false(c->screens[PANE_NODES].tables[0].stale);
+    assert_true(c->screens[PANE_JOBS].tables[0].stale);
+    assert_true(c->screens[PANE_QUOTAS].tables[0].stale);
+    assert_true(c->screens[PANE_DASHBOARD].tables[0].stale);
+    assert_false(c->screens[PANE_REGIONS].tables[0].stale);
     assert_int_equal(stale_count(c), 3);
 
     /* Vital stats: only the Dashboard; alerts: the Dashboard and both
@@ -82,13 +82,13 @@ static void test_follow_marks_only_affected(void **state)
     c = fresh();
     l.kinds = LK_METRICS;
     panes_follow(c, &l);
-    assert_true(c->ps[PANE_DASHBOARD][0].stale);
+    assert_true(c->screens[PANE_DASHBOARD].tables[0].stale);
     assert_int_equal(stale_count(c), 1);
     c = fresh();
     l.kinds = LK_ALERTS;
     panes_follow(c, &l);
-    assert_true(c->ps[PANE_DASHBOARD][0].stale);
-    assert_true(c->ps[PANE_ALERTS][0].stale && c->ps[PANE_ALERTS][1].stale);
+    assert_true(c->screens[PANE_DASHBOARD].tables[0].stale);
+    assert_true(c->screens[PANE_ALERTS].tables[0].stale && c->screens[PANE_ALERTS].tables[1].stale);
     assert_int_equal(stale_count(c), 3);
     l.kinds = LK_NODES;
 
@@ -96,7 +96,7 @@ static void test_follow_marks_only_affected(void **state)
     c = fresh();
     l.kinds = l.births = LK_ENVIRONMENTS;
     panes_follow(c, &l);
-    assert_true(c->ps[PANE_JOBS][2].stale);
+    assert_true(c->screens[PANE_JOBS].tables[2].stale);
     assert_int_equal(stale_count(c), 1);
     assert_int_equal(live_key_kind("/rigdeck/environments/pytorch-1.13-py39"), LK_ENVIRONMENTS);
     l.kinds = LK_NODES;
@@ -106,13 +106,13 @@ static void test_follow_marks_only_affected(void **state)
     c = fresh();
     l.births = LK_NODES;
     panes_follow(c, &l);
-    assert_true(c->ps[PANE_REGIONS][0].stale);
+    assert_true(c->screens[PANE_REGIONS].tables[0].stale);
 
     /* Too many nodes to patch: Nodes is read again. */
     c = fresh();
     l.overflow = 1;
     panes_follow(c, &l);
-    assert_true(c->ps[PANE_NODES][0].stale);
+    assert_true(c->screens[PANE_NODES].tables[0].stale);
 
     /* After a reconnect everything is. */
     c = fresh();
@@ -127,7 +127,7 @@ static void test_follow_marks_only_affected(void **state)
     l.births = 0;
     panes_follow(c, &l);
     for (int v = 2; v < 6; v++)
-        assert_true(c->ps[PANE_STORES][v].stale);
+        assert_true(c->screens[PANE_STORES].tables[v].stale);
     assert_int_equal(stale_count(c), 4);
     assert_int_equal(live_key_kind("/rigdeck/keys/alice/aws"), LK_DATA);
     panes_free(c);
@@ -177,7 +177,7 @@ static void test_jobs_explained_while_idle(void **state)
         json_decref(res);
     }
     pane_load(&c, PANE_JOBS, 0);
-    pane_state *ps = &c.ps[PANE_JOBS][0];
+    pane_state *ps = &c.screens[PANE_JOBS].tables[0];
     assert_int_equal(ps->g.nrows, 2);
     /* As a load that ran out of time leaves them. */
     size_t i;
@@ -206,7 +206,7 @@ static void test_jobs_explained_while_idle(void **state)
     ps->why_slow = 0;
     json_array_foreach(ps->items, i, job)
         json_object_set_new(job, "why", json_string("(asking job why...)"));
-    pane_state *nodes = &c.ps[PANE_NODES][0];
+    pane_state *nodes = &c.screens[PANE_NODES].tables[0];
     nodes->loaded = 1;
     for (int n = 0; n <= WHY_MAX_NODES; n++) {
         char name[32];
@@ -299,7 +299,7 @@ static void test_jobs_read_in_steps(void **state)
     run_line(&c, "account deposit default 1000");
     for (int i = 0; i < 150; i++)
         run_line(&c, i % 2 ? "job submit tests/specs/sched/a100-1.yaml" : "job submit tests/specs/sched/rtx-1.yaml");
-    pane_state *ps = &c.ps[PANE_JOBS][0];
+    pane_state *ps = &c.screens[PANE_JOBS].tables[0];
     /* Not before the first table is read. */
     c.pane = PANE_NODES;
     assert_int_equal(panes_prefetch(&c), 0);
@@ -390,7 +390,7 @@ static void test_patch_nodes(void **state)
         run_line(&c, line);
     }
     pane_load(&c, PANE_NODES, 0);
-    pane_state *ps = &c.ps[PANE_NODES][0];
+    pane_state *ps = &c.screens[PANE_NODES].tables[0];
     assert_int_equal(ps->g.nrows, 3);
     run_line(&c, "node maintenance n1 off");
     run_line(&c, "node remove n2");

@@ -162,7 +162,7 @@ static const form_def forms[FORM_COUNT] = {
 
 const form_def *form_get(int id)
 {
-    return id >= 0 && id < FORM_COUNT ? &forms[id] : NULL;
+    return id > FORM_NONE && id < FORM_COUNT ? &forms[id] : NULL;
 }
 
 typedef struct {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clipboard.h"
+#include "dash.h"
 #include "fileio.h"
 #include "panes.h"
 #include "prompt.h"
@@ -62,18 +63,18 @@ static act_result copy_key(session *c, int pane, int view, const char *key, cons
 act_result copy_selected(session *c)
 {
     if (c->pane == PANE_DASHBOARD) {
-        if (!c->dash.node[0]) {
+        if (!dash_of(c)->node[0]) {
             session_set_error(c, "no node to copy");
             return ACT_REDRAW;
         }
-        return copy_key(c, PANE_DASHBOARD, 0, c->dash.node, "");
+        return copy_key(c, PANE_DASHBOARD, 0, dash_of(c)->node, "");
     }
     const grid_row *r = grid_current(&session_current_table(c)->g);
     if (!r) {
         session_set_error(c, "nothing selected");
         return ACT_REDRAW;
     }
-    return copy_key(c, c->pane, c->view[c->pane], r->key, "");
+    return copy_key(c, c->pane, c->screens[c->pane].view, r->key, "");
 }
 
 /* Whether a `job show` document is a notebook or an endpoint with a worker
@@ -136,13 +137,13 @@ static act_result copy_job(session *c, const char *id)
 
 act_result copy_details(session *c)
 {
-    if (!c->view_key[0]) {
+    if (!c->details.key[0]) {
         session_set_error(c, "y: nothing to copy in this view (it copies a row's id or name)");
         return ACT_REDRAW;
     }
-    if (c->view_pane == PANE_JOBS && c->view_view == 0)
-        return copy_job(c, c->view_key);
-    return copy_key(c, c->view_pane, c->view_view, c->view_key, "");
+    if (c->details.pane == PANE_JOBS && c->details.view == 0)
+        return copy_job(c, c->details.key);
+    return copy_key(c, c->details.pane, c->details.view, c->details.key, "");
 }
 
 void copy_flush(session *c)

@@ -67,7 +67,7 @@ static act_result act_next_pane(session *c, int key)
 static act_result act_next_view(session *c, int key)
 {
     (void)key;
-    c->view[c->pane] = (c->view[c->pane] + 1) % (int)pane_get(c->pane)->nviews;
+    c->screens[c->pane].view = (c->screens[c->pane].view + 1) % (int)pane_get(c->pane)->nviews;
     return ACT_REDRAW;
 }
 
@@ -77,7 +77,7 @@ static act_result act_move(session *c, int key)
     /* On the Dashboard the keys choose the node: the Nodes pane's
      * selection, so both panes show the same one. */
     int dash = c->pane == PANE_DASHBOARD;
-    grid *g = dash ? &c->ps[PANE_NODES][0].g : &session_current_table(c)->g;
+    grid *g = dash ? &c->screens[PANE_NODES].tables[0].g : &session_current_table(c)->g;
     switch (key) {
     case CK_FN(KEY_UP): case 'k': grid_move(g, -1, page); break;
     case CK_FN(KEY_DOWN): case 'j': grid_move(g, 1, page); break;
@@ -86,9 +86,9 @@ static act_result act_move(session *c, int key)
     case CK_FN(KEY_HOME): case 'g': grid_move_edge(g, 0, page); break;
     default: grid_move_edge(g, 1, page); break;
     }
-    if (dash && grid_current(g) && strcmp(grid_current(g)->key, c->dash.node) != 0) {
+    if (dash && grid_current(g) && strcmp(grid_current(g)->key, dash_of(c)->node) != 0) {
         dash_load_node(c);
-        snprintf(c->ps[PANE_DASHBOARD][0].summary, sizeof c->ps[PANE_DASHBOARD][0].summary, "node %.200s", c->dash.node);
+        snprintf(c->screens[PANE_DASHBOARD].tables[0].summary, sizeof c->screens[PANE_DASHBOARD].tables[0].summary, "node %.200s", dash_of(c)->node);
     }
     return ACT_REDRAW;
 }
@@ -96,12 +96,12 @@ static act_result act_move(session *c, int key)
 /* [ ]: the Dashboard's previous or next GPU of the node. */
 static act_result act_gpu(session *c, int key)
 {
-    if (c->dash.gpus <= 0) {
-        session_set_error(c, "%s reports no GPU", c->dash.node[0] ? c->dash.node : "no node");
+    if (dash_of(c)->gpus <= 0) {
+        session_set_error(c, "%s reports no GPU", dash_of(c)->node[0] ? dash_of(c)->node : "no node");
         return ACT_REDRAW;
     }
     dash_step_gpu(c, key == '[' ? -1 : 1);
-    session_set_status(c, "GPU %d of %d", c->dash.gpu, c->dash.gpus);
+    session_set_status(c, "GPU %d of %d", dash_of(c)->gpu, dash_of(c)->gpus);
     return ACT_REDRAW;
 }
 
@@ -157,7 +157,7 @@ static act_result act_sort(session *c, int key)
     (void)key;
     grid *g = &session_current_table(c)->g;
     grid_cycle_sort(g);
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     if (g->sort_col < 0)
         session_set_status(c, "sorted as the command lists them");
     else
@@ -201,7 +201,7 @@ static size_t targets(session *c, const char **out, size_t max)
 /* Confirms lines "PREFIX KEY SUFFIX" for every target, naming them all. */
 static void confirm_each(session *c, const char *verb, const char *prefix, const char *suffix)
 {
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     const char *keys[CONFIRM_MAX_LINES];
     char *lines[CONFIRM_MAX_LINES];
     size_t n = targets(c, keys, CONFIRM_MAX_LINES);
@@ -243,7 +243,7 @@ static act_result act_maintenance(session *c, int key)
 static act_result act_remove(session *c, int key)
 {
     (void)key;
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     char verb[128];
     snprintf(verb, sizeof verb, "%c%s %s", v->remove_verb[0] - 'a' + 'A', v->remove_verb + 1, v->title);
     /* "Remove Nodes gpu-07?" reads badly: name the kind in the singular. */
@@ -274,7 +274,7 @@ static void open_form(session *c, int id, const json_t *item)
 static act_result act_add(session *c, int key)
 {
     (void)key;
-    open_form(c, pane_view_get(c->pane, c->view[c->pane])->add_form, NULL);
+    open_form(c, pane_view_get(c->pane, c->screens[c->pane].view)->add_form, NULL);
     return ACT_REDRAW;
 }
 
@@ -288,9 +288,9 @@ static act_result act_edit(session *c, int key)
     }
     const grid_row *r = grid_current(&session_current_table(c)->g);
     const char *keys[1] = { r ? r->key : NULL };
-    const form_def *f = form_get(pane_view_get(c->pane, c->view[c->pane])->edit_form);
+    const form_def *f = form_get(pane_view_get(c->pane, c->screens[c->pane].view)->edit_form);
     if (!r || !f || role_allows_rows(c, f->cmd, keys, 1))
-        open_form(c, pane_view_get(c->pane, c->view[c->pane])->edit_form, item);
+        open_form(c, pane_view_get(c->pane, c->screens[c->pane].view)->edit_form, item);
     return ACT_REDRAW;
 }
 
@@ -312,8 +312,8 @@ static void add_connect_url(session *c, const json_t *job)
     prompt_quote_word(line, sizeof line, id);
     if (session_exec_line(c, line, &res, &err) == RD_OK) {
         snprintf(text, sizeof text, "connect: %s", json_string_value(json_object_get(res, "url")));
-        textview_add(&c->view_text, text);
-        textview_add(&c->view_text, "");
+        textview_add(&c->details.text, text);
+        textview_add(&c->details.text, "");
     }
     json_decref(res);
 }
@@ -321,18 +321,18 @@ static void add_connect_url(session *c, const json_t *job)
 /* Enter: the row's show command (and, for a waiting job, `job why`) in a view. */
 static void open_details(session *c)
 {
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     const grid_row *r = grid_current(&session_current_table(c)->g);
     if (!r) {
         session_set_error(c, "nothing selected");
         return;
     }
-    textview_clear(&c->view_text);
-    snprintf(c->view_text.title, sizeof c->view_text.title, "%s %s", v->title, r->key);
+    textview_clear(&c->details.text);
+    snprintf(c->details.text.title, sizeof c->details.text.title, "%s %s", v->title, r->key);
     /* y in the view copies this row (copy.c), whatever the table does meanwhile */
-    snprintf(c->view_key, sizeof c->view_key, "%s", r->key);
-    c->view_pane = c->pane;
-    c->view_view = c->view[c->pane];
+    snprintf(c->details.key, sizeof c->details.key, "%s", r->key);
+    c->details.pane = c->pane;
+    c->details.view = c->screens[c->pane].view;
     if (v->show_cmd) {
         char line[512];
         snprintf(line, sizeof line, "%s ", v->show_cmd);
@@ -346,7 +346,7 @@ static void open_details(session *c)
         }
         if (c->pane == PANE_JOBS)
             add_connect_url(c, res);
-        textview_add_result(&c->view_text, res, NULL);
+        textview_add_result(&c->details.text, res, NULL);
         json_decref(res);
         /* A waiting job: say why, as `job why` does. */
         const json_t *item = pane_current_item(c);
@@ -355,18 +355,18 @@ static void open_details(session *c)
             snprintf(line, sizeof line, "job why ");
             prompt_quote_word(line, sizeof line, r->key);
             if (session_exec_line(c, line, &res, &err) == RD_OK) {
-                textview_add(&c->view_text, "");
-                textview_add(&c->view_text, "why it waits (job why):");
-                textview_add_result(&c->view_text, res, NULL);
+                textview_add(&c->details.text, "");
+                textview_add(&c->details.text, "why it waits (job why):");
+                textview_add_result(&c->details.text, res, NULL);
             }
             json_decref(res);
         }
     } else {
         const json_t *item = pane_current_item(c);
         if (item)
-            textview_add_result(&c->view_text, item, NULL);
+            textview_add_result(&c->details.text, item, NULL);
     }
-    c->view_text.open = 1;
+    c->details.text.open = 1;
     c->mode = MODE_VIEW;
 }
 
@@ -512,18 +512,18 @@ static const key_binding bindings[] = {
 /* Whether a binding applies to the current pane and table. */
 static int applies(const session *c, const key_binding *b)
 {
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     if (!(b->panes & PANE_BIT(c->pane)))
         return 0;
     if ((b->flags & KB_NEEDS_REMOVE) && !v->remove_cmd)
         return 0;
-    if ((b->flags & KB_NEEDS_ADD) && v->add_form < 0)
+    if ((b->flags & KB_NEEDS_ADD) && v->add_form == FORM_NONE)
         return 0;
-    if ((b->flags & KB_NEEDS_EDIT) && v->edit_form < 0)
+    if ((b->flags & KB_NEEDS_EDIT) && v->edit_form == FORM_NONE)
         return 0;
     if ((b->flags & KB_NEEDS_VIEWS) && pane_get(c->pane)->nviews < 2)
         return 0;
-    if ((b->flags & KB_NEEDS_JOBS) && (c->pane != PANE_JOBS || c->view[c->pane] != 0))
+    if ((b->flags & KB_NEEDS_JOBS) && (c->pane != PANE_JOBS || c->screens[c->pane].view != 0))
         return 0;
     return 1;
 }
@@ -542,7 +542,7 @@ static int binding_has_key(const key_binding *b, int key)
  * run the table's own (its forms', its remove command). */
 static const char *binding_cmd(const session *c, const key_binding *b)
 {
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     const form_def *f = NULL;
     if (b->run == act_maintenance)
         return "node maintenance";
@@ -574,7 +574,7 @@ static int role_may(const session *c, const char *words, const char *owner, cons
 /* The owner of a row of the current table, or NULL. */
 static const char *row_owner(const session *c, const char *key)
 {
-    const char *field = pane_owner_field(c->pane, c->view[c->pane]);
+    const char *field = pane_owner_field(c->pane, c->screens[c->pane].view);
     return field ? json_string_value(json_object_get(pane_row_item(c, key), field)) : NULL;
 }
 
@@ -633,7 +633,7 @@ static int offered(const session *c, const key_binding *b)
         return 0;
     if (b->run != act_maintenance && b->run != act_edit && b->run != act_remove)
         return 1;
-    const grid_row *r = grid_current(&c->ps[c->pane][c->view[c->pane]].g);
+    const grid_row *r = grid_current(&c->screens[c->pane].tables[c->screens[c->pane].view].g);
     const char *words = binding_cmd(c, b);
     /* a role that may act on a row of nobody's (staff, admins) may on any:
      * no need to look the row up among thousands at every frame */
@@ -676,7 +676,7 @@ act_result keys_dispatch(session *c, int key)
         if (!binding_has_key(b, key))
             continue;
         if (!applies(c, b)) {
-            session_set_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->view[c->pane])->title);
+            session_set_error(c, "%s: not available in %s", b->name, pane_view_get(c->pane, c->screens[c->pane].view)->title);
             return ACT_REDRAW;
         }
         return guard_allows(c, b, 1) ? b->run(c, key) : ACT_REDRAW;

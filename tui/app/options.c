@@ -91,32 +91,34 @@ static int push(const char ***list, size_t *n, const char *v)
 enum { O_BATCH = 256, O_STORE, O_AS, O_NOW, O_OUTPUT, O_KEEP, O_RO, O_CACERT, O_CERT,
        O_KEY, O_THEME, O_ASCII, O_VERSION, O_MASTER, O_EUSER, O_EPASS };
 
-/* Every global option, once: the parser's getopt table is built from it and
- * completion offers it, so the two cannot disagree. */
+/* Every global option, once: the console's and batch's getopt table is
+ * built from it, the daemons' (serve, agent) from its entries marked for
+ * them, environment variables are read by it, and completion offers it,
+ * so none of them can disagree. */
 static const struct {
     options_global g;
     int code;
 } options_table[] = {
-    { { "--batch", NULL }, O_BATCH },
-    { { "--store", "URL" }, O_STORE },
-    { { "--as", "ACCOUNT" }, O_AS },
-    { { "--now", "TIME" }, O_NOW },
-    { { "--output", OUTPUT_CHOICES }, O_OUTPUT },
-    { { "--keep-going", NULL }, O_KEEP },
-    { { "--read-only", NULL }, O_RO },
-    { { "--cacert", "FILE" }, O_CACERT },
-    { { "--cert", "FILE" }, O_CERT },
-    { { "--key", "FILE" }, O_KEY },
-    { { "--master-key", "FILE" }, O_MASTER },
-    { { "--etcd-user", "USER" }, O_EUSER },
-    { { "--etcd-password-file", "FILE" }, O_EPASS },
-    { { "--theme", "NAME" }, O_THEME },
-    { { "--ascii", NULL }, O_ASCII },
-    { { "--help", NULL }, 'h' },
-    { { "--version", NULL }, O_VERSION },
-    { { "-c", "LINE" }, 'c' },
-    { { "-f", "FILE" }, 'f' },
-    { { "-h", NULL }, 'h' },
+    { { "--batch", NULL, NULL, 0 }, O_BATCH },
+    { { "--store", "URL", "RIGDECK_STORE", 1 }, O_STORE },
+    { { "--as", "ACCOUNT", "RIGDECK_ACCOUNT", 1 }, O_AS },
+    { { "--now", "TIME", "RIGDECK_NOW", 1 }, O_NOW },
+    { { "--output", OUTPUT_CHOICES, NULL, 0 }, O_OUTPUT },
+    { { "--keep-going", NULL, NULL, 0 }, O_KEEP },
+    { { "--read-only", NULL, NULL, 0 }, O_RO },
+    { { "--cacert", "FILE", NULL, 1 }, O_CACERT },
+    { { "--cert", "FILE", NULL, 1 }, O_CERT },
+    { { "--key", "FILE", NULL, 1 }, O_KEY },
+    { { "--master-key", "FILE", "RIGDECK_MASTER_KEY", 1 }, O_MASTER },
+    { { "--etcd-user", "USER", "RIGDECK_ETCD_USER", 1 }, O_EUSER },
+    { { "--etcd-password-file", "FILE", "RIGDECK_ETCD_PASSWORD_FILE", 1 }, O_EPASS },
+    { { "--theme", "NAME", NULL, 0 }, O_THEME },
+    { { "--ascii", NULL, NULL, 0 }, O_ASCII },
+    { { "--help", NULL, NULL, 0 }, 'h' },
+    { { "--version", NULL, NULL, 0 }, O_VERSION },
+    { { "-c", "LINE", NULL, 0 }, 'c' },
+    { { "-f", "FILE", NULL, 0 }, 'f' },
+    { { "-h", NULL, NULL, 0 }, 'h' },
 };
 
 #define OPTIONS_COUNT (sizeof options_table / sizeof options_table[0])
@@ -124,6 +126,43 @@ static const struct {
 const options_global *options_global_at(size_t i)
 {
     return i < OPTIONS_COUNT ? &options_table[i].g : NULL;
+}
+
+size_t options_daemon_longopts(struct option *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < OPTIONS_COUNT && n < max; i++) {
+        const options_global *g = &options_table[i].g;
+        if (g->daemons && g->name[1] == '-')
+            out[n++] = (struct option){ g->name + 2, g->value ? required_argument : no_argument, NULL,
+                                        options_table[i].code };
+    }
+    return n;
+}
+
+int options_set_global(rd_options *opt, int code, const char *arg)
+{
+    switch (code) {
+    case O_STORE: opt->store_given = arg; return 1;
+    case O_AS: opt->actor = arg; return 1;
+    case O_NOW: opt->now_text = arg; return 1;
+    case O_CACERT: opt->cacert = arg; return 1;
+    case O_CERT: opt->cert = arg; return 1;
+    case O_KEY: opt->key = arg; return 1;
+    case O_MASTER: opt->master_key = arg; return 1;
+    case O_EUSER: opt->etcd_user = arg; return 1;
+    case O_EPASS: opt->etcd_password_file = arg; return 1;
+    default: return 0;
+    }
+}
+
+void options_read_env(rd_options *opt)
+{
+    for (size_t i = 0; i < OPTIONS_COUNT; i++) {
+        const char *v = options_table[i].g.env ? getenv(options_table[i].g.env) : NULL;
+        if (v)
+            options_set_global(opt, options_table[i].code, v);
+    }
 }
 
 /* 1 when value is one of "a|b|c". */
@@ -157,7 +196,6 @@ int options_parse(int argc, char **argv, rd_options *opt)
     }
     longopts[nlong] = (struct option){ 0, 0, 0, 0 };
     shortopts[nshort] = '\0';
-    const char *store = getenv("RIGDECK_STORE");
     int c;
 
     memset(opt, 0, sizeof *opt);
@@ -168,19 +206,14 @@ int options_parse(int argc, char **argv, rd_options *opt)
         opt->nwords = (size_t)(argc - 2);
         return 0;
     }
-    opt->actor = getenv("RIGDECK_ACCOUNT");
-    opt->now_text = getenv("RIGDECK_NOW");
-    opt->master_key = getenv("RIGDECK_MASTER_KEY");
-    opt->etcd_user = getenv("RIGDECK_ETCD_USER");
-    opt->etcd_password_file = getenv("RIGDECK_ETCD_PASSWORD_FILE");
+    options_read_env(opt);
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (options_set_global(opt, c, optarg))
+            continue;
         switch (c) {
         case O_BATCH: opt->batch = 1; break;
-        case O_STORE: store = optarg; break;
-        case O_AS: opt->actor = optarg; break;
-        case O_NOW: opt->now_text = optarg; break;
         case O_OUTPUT:
             if (!options_choice_ok(OUTPUT_CHOICES, optarg)) {
                 fprintf(stderr, "rigdeck: --output must be one of table, json, csv, got '%s'\n", optarg);
@@ -191,12 +224,6 @@ int options_parse(int argc, char **argv, rd_options *opt)
             break;
         case O_KEEP: opt->keep_going = 1; break;
         case O_RO: opt->read_only = 1; break;
-        case O_CACERT: opt->cacert = optarg; break;
-        case O_CERT: opt->cert = optarg; break;
-        case O_KEY: opt->key = optarg; break;
-        case O_MASTER: opt->master_key = optarg; break;
-        case O_EUSER: opt->etcd_user = optarg; break;
-        case O_EPASS: opt->etcd_password_file = optarg; break;
         case O_THEME: opt->theme = optarg; break;
         case O_ASCII: opt->ascii = 1; break;
         case 'c':
@@ -247,7 +274,7 @@ int options_parse(int argc, char **argv, rd_options *opt)
     } else {
         opt->now_text = NULL;
     }
-    opt->store_url = store && *store ? strdup(store) : default_store(1);
+    opt->store_url = opt->store_given && *opt->store_given ? strdup(opt->store_given) : default_store(1);
     return opt->store_url ? 0 : 3;
 }
 

@@ -14,19 +14,18 @@
 
 #include "access.h"
 #include "cmd.h"
-#include "dash.h"
 #include "grid.h"
 #include "header.h"
 #include "live.h"
 #include "logview.h"
 #include "options.h"
+#include "pane_list.h"
 #include "prompt.h"
 #include "sync.h"
 #include "timing.h"
 #include "textview.h"
 #include "theme.h"
 
-#define PANE_COUNT 11
 #define PANE_MAX_VIEWS 6
 #define CONFIRM_MAX_LINES 64
 
@@ -41,7 +40,7 @@ typedef enum {
     MODE_LOGS       /* reading a job worker's output (`job logs`) */
 } con_mode;
 
-struct pane_loading;     /* a table read in steps (panes_jobs.c) */
+struct pane_loading;     /* a table read in steps (pane_jobs.c) */
 
 /* One table of a pane (a pane has one, Billing and Datastores/Reservations
  * have several, cycled with 'v'). */
@@ -59,6 +58,30 @@ typedef struct {
     char shown_key[256];    /* projected items: the whole document when a key needs it) */
     struct pane_loading *loading;   /* a read in idle time under way, or NULL */
 } pane_state;
+
+/* One pane's screen: what the pane shows and keeps between visits,
+ * owned by the pane (panes_init sets it up from its record, panes_free
+ * frees it); the session keeps one per registered pane. */
+typedef struct {
+    int view;                               /* the table shown, 0..nviews-1 ('v' cycles) */
+    pane_state tables[PANE_MAX_VIEWS];      /* one per view */
+    void *own;                              /* the pane's own state beyond its tables (the
+                                             * Dashboard's: dash_of()), made by its record */
+} pane_screen;
+
+/* The details view (MODE_VIEW): a row's details or a ':' line's result. */
+typedef struct {
+    textview text;
+    char key[256];                          /* the row it details ("" for a ':' result) */
+    int pane, view;                         /* and that row's table */
+} details_view;
+
+/* A y/n question (MODE_CONFIRM) and the lines a 'y' runs. */
+typedef struct {
+    char question[1024];
+    char *lines[CONFIRM_MAX_LINES];
+    size_t count;
+} confirm_dialog;
 
 struct form_state;
 
@@ -88,24 +111,19 @@ typedef struct session {
     sync_state sync;                        /* background `cloud sync` rounds */
     timing timing;                          /* RIGDECK_CONSOLE_TIMING figures */
 
-    int pane;                               /* 0..PANE_COUNT-1 */
-    int view[PANE_COUNT];
-    pane_state ps[PANE_COUNT][PANE_MAX_VIEWS];
+    int pane;                               /* the pane shown: 0..PANE_COUNT-1 (pane_list.h) */
+    pane_screen screens[PANE_COUNT];        /* each pane's own state */
 
     con_mode mode;
     ledit edit;                             /* ':' and '/' input */
     lhistory history;                       /* ':' lines */
     compl_list compl;                       /* candidates of the last Tab */
     char filter_before[GRID_FILTER_MAX];    /* restored when a filter is cancelled */
-    textview view_text;                     /* details and ':' results */
-    char view_key[256];                     /* the row view_text details ("" for a ':' result) */
-    int view_pane, view_view;               /* and its table */
+    details_view details;                   /* MODE_VIEW */
     textview help;
     logview logs;                           /* MODE_LOGS */
 
-    char question[1024];                    /* MODE_CONFIRM */
-    char *confirm_lines[CONFIRM_MAX_LINES];
-    size_t confirm_count;
+    confirm_dialog confirm;                 /* MODE_CONFIRM */
     struct form_state *form;                /* MODE_FORM */
 
     char status[512];
@@ -116,7 +134,6 @@ typedef struct session {
     long long firing;                       /* firing alerts, for the header; -1: unknown */
     long long firing_ms;                    /* when they were last counted; 0: never */
     int firing_stale;                       /* alerts changed: count again */
-    dash_state dash;                        /* the Dashboard */
     int reload_asked;                       /* r: say when the table shown is read again */
     long long last_load_ms;
     long long alerts_ms;                    /* when Nodes was last read for the alerts */

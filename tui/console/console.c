@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "copy.h"
+#include "dash.h"
 #include "draw.h"
 #include "form.h"
 #include "keys.h"
@@ -69,12 +70,12 @@ static void on_signal(int sig)
 static void reload_table(session *c)
 {
     long long now = rdtime_mono_ms();
-    pane_load(c, c->pane, c->view[c->pane]);
+    pane_load(c, c->pane, c->screens[c->pane].view);
     /* The header's alerts read the Nodes table: keep it fresh even while
      * another pane shows, but at most every ALERTS_MS, since on a large
      * fleet a node list is the most expensive read there is. */
-    if (c->pane != PANE_NODES && c->ps[PANE_NODES][0].stale &&
-        (!c->ps[PANE_NODES][0].loaded || now - c->alerts_ms >= ALERTS_MS)) {
+    if (c->pane != PANE_NODES && c->screens[PANE_NODES].tables[0].stale &&
+        (!c->screens[PANE_NODES].tables[0].loaded || now - c->alerts_ms >= ALERTS_MS)) {
         pane_load(c, PANE_NODES, 0);
         c->alerts_ms = now;
     }
@@ -90,7 +91,7 @@ static void note_reloaded(session *c)
     if (!c->reload_asked)
         return;
     c->reload_asked = 0;
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     size_t n = session_current_table(c)->g.nrows;
     if (v->ncols == 0)
         session_set_status(c, "reloaded %s", v->title);
@@ -112,7 +113,7 @@ static void follow_watch(session *c)
     if (c->live.kinds & LK_ACCOUNTS)
         c->role_known = 0, c->role_tried_ms = 0;   /* a role may have changed: ask again */
     panes_follow(c, &c->live);
-    if (!c->ps[PANE_NODES][0].stale)
+    if (!c->screens[PANE_NODES].tables[0].stale)
         panes_alerts(c, c->alerts, sizeof c->alerts);
     live_forget_changes(&c->live);
 }
@@ -283,7 +284,12 @@ static int console_setup(session *c, const rd_options *opt)
         theme_strip_colours(&c->th);
     for (size_t i = 0; i < c->th.nwarnings; i++)
         fprintf(stderr, "rigdeck: theme warning: %s\n", c->th.warnings[i]);
-    panes_init(c);
+    if (!panes_init(c)) {
+        fprintf(stderr, "rigdeck: out of memory\n");
+        panes_free(c);
+        theme_free(&c->th);
+        return 3;
+    }
     sync_init(&c->sync, rdtime_mono_ms());
     return 0;
 }
@@ -294,16 +300,15 @@ static void console_teardown(session *c)
     sync_close(&c->sync);
     cmd_ctx_close(&c->ctx);
     panes_free(c);
-    dash_free(&c->dash);
-    textview_clear(&c->view_text);
+    textview_clear(&c->details.text);
     textview_clear(&c->help);
     textview_clear(&c->logs.tv);
     lhistory_free(&c->history);
     compl_list_free(&c->compl);
     form_close(c->form);
     free(c->clip_pending);
-    for (size_t i = 0; i < c->confirm_count; i++)
-        free(c->confirm_lines[i]);
+    for (size_t i = 0; i < c->confirm.count; i++)
+        free(c->confirm.lines[i]);
     theme_free(&c->th);
 }
 
@@ -363,12 +368,12 @@ static void release_heap(void)
  * jobs count follows, and the timing file learns when the first ended. */
 static void follow_load_step(session *c)
 {
-    int first = !c->ps[PANE_JOBS][0].loaded;
+    int first = !c->screens[PANE_JOBS].tables[0].loaded;
     int r = panes_load_step(c, LOAD_STEP_MS);
     if (r & PANES_STEP_DONE) {
         panes_alerts(c, c->alerts, sizeof c->alerts);
         /* (stale again: an r during the read, which another read answers) */
-        if (c->pane == PANE_JOBS && c->view[PANE_JOBS] == 0 && !c->ps[PANE_JOBS][0].stale)
+        if (c->pane == PANE_JOBS && c->screens[PANE_JOBS].view == 0 && !c->screens[PANE_JOBS].tables[0].stale)
             note_reloaded(c);
         release_heap();
         if (first)
@@ -393,11 +398,11 @@ static void loop_once(session *c)
         logs_refresh(c);
     pane_state *ps = session_current_table(c);
     /* the Dashboard's fleet means come due by time, not by a change */
-    if (c->pane == PANE_DASHBOARD && c->dash.fleet_ms && now - c->dash.fleet_ms >= DASH_FLEET_MS)
+    if (c->pane == PANE_DASHBOARD && dash_of(c)->fleet_ms && now - dash_of(c)->fleet_ms >= DASH_FLEET_MS)
         ps->stale = 1;
-    int reload_ms = pane_view_get(c->pane, c->view[c->pane])->reload_ms;
+    int reload_ms = pane_view_get(c->pane, c->screens[c->pane].view)->reload_ms;
     if (ps->stale && !ps->loading && (!ps->loaded || now - c->last_load_ms >= (reload_ms ? reload_ms : RELOAD_MIN_MS))) {
-        if (pane_load_start(c, c->pane, c->view[c->pane])) {
+        if (pane_load_start(c, c->pane, c->screens[c->pane].view)) {
             c->last_load_ms = now;   /* read in idle time, page by page */
             c->dirty = 1;
         } else {
@@ -443,10 +448,10 @@ static void loop_once(session *c)
         follow_load_step(c);
     /* A quiet moment (no key for LOOP_MS, the screen drawn): explain some
      * of the waiting jobs the Jobs table shows. */
-    int why_slow = c->ps[PANE_JOBS][0].why_slow;
+    int why_slow = c->screens[PANE_JOBS].tables[0].why_slow;
     if (key < 0 && c->pane == PANE_JOBS && c->mode == MODE_NORMAL && panes_jobs_explain_more(c, WHY_IDLE_MS))
         c->dirty = 1;
-    if (!why_slow && c->ps[PANE_JOBS][0].why_slow)
+    if (!why_slow && c->screens[PANE_JOBS].tables[0].why_slow)
         release_heap();   /* the one slow `job why` that told it so */
     if (key == CK_FN(KEY_RESIZE)) {
         c->dirty = 1;

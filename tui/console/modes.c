@@ -22,10 +22,10 @@ static act_result confirm_run(session *c)
 {
     char done[512] = "";
     size_t used = 0, failed = 0;
-    for (size_t i = 0; i < c->confirm_count; i++) {
+    for (size_t i = 0; i < c->confirm.count; i++) {
         json_t *res = NULL;
         rd_err err;
-        if (session_exec_line(c, c->confirm_lines[i], &res, &err) != RD_OK) {
+        if (session_exec_line(c, c->confirm.lines[i], &res, &err) != RD_OK) {
             session_set_error(c, "%s", err.msg);
             failed++;
             break;
@@ -34,7 +34,7 @@ static act_result confirm_run(session *c)
         const char *state = json_string_value(json_object_get(res, "state"));
         if (used < sizeof done)
             used += (size_t)snprintf(done + used, sizeof done - used, "%s%s%s%s", used ? ", " : "",
-                                     name ? name : c->confirm_lines[i], state ? ": " : "", state ? state : "");
+                                     name ? name : c->confirm.lines[i], state ? ": " : "", state ? state : "");
         json_decref(res);
     }
     if (!failed)
@@ -45,9 +45,9 @@ static act_result confirm_run(session *c)
 
 static void confirm_end(session *c)
 {
-    for (size_t i = 0; i < c->confirm_count; i++)
-        free(c->confirm_lines[i]);
-    c->confirm_count = 0;
+    for (size_t i = 0; i < c->confirm.count; i++)
+        free(c->confirm.lines[i]);
+    c->confirm.count = 0;
     c->mode = MODE_NORMAL;
 }
 
@@ -72,11 +72,11 @@ static act_result prompt_run(session *c)
     }
     session_set_status(c, "ran: %s", line);
     if (res) {
-        textview_clear(&c->view_text);
-        c->view_key[0] = '\0';   /* a result, no row: y has nothing to copy */
-        snprintf(c->view_text.title, sizeof c->view_text.title, ":%.250s", line);
-        textview_add_result(&c->view_text, res, NULL);
-        c->view_text.open = 1;
+        textview_clear(&c->details.text);
+        c->details.key[0] = '\0';   /* a result, no row: y has nothing to copy */
+        snprintf(c->details.text.title, sizeof c->details.text.title, ":%.250s", line);
+        textview_add_result(&c->details.text, res, NULL);
+        c->details.text.open = 1;
         c->mode = MODE_VIEW;
     }
     json_decref(res);
@@ -182,7 +182,7 @@ act_result modes_handle_key(session *c, int key)
     switch (c->mode) {
     case MODE_PROMPT: return key_prompt(c, key);
     case MODE_FILTER: return key_filter(c, key);
-    case MODE_VIEW: return key_view(c, &c->view_text, key);
+    case MODE_VIEW: return key_view(c, &c->details.text, key);
     case MODE_HELP: return key_view(c, &c->help, key);
     case MODE_LOGS: return logs_key(c, key);
     case MODE_CONFIRM: return key_confirm(c, key);

@@ -8,7 +8,8 @@
  * documents, so a 10,000-node store costs what a 10-node one does.  The
  * selected node is the Nodes pane's selection, so both panes follow one
  * choice; '[' and ']' pick the GPU.  The formatting helpers are pure and
- * unit tested; draw_dash.c paints.
+ * unit tested; pane_dashboard.c holds them and the pane's record,
+ * draw_dash.c paints.
  */
 #ifndef RD_DASH_H
 #define RD_DASH_H
@@ -60,6 +61,9 @@ typedef struct {
 } dash_state;
 
 struct session;
+
+/* The Dashboard's state: its screen's own (panes_init makes it). */
+dash_state *dash_of(const struct session *c);
 
 /* Reads everything the pane shows (fleet totals at most every
  * DASH_FLEET_MS unless force_fleet). */

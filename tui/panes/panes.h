@@ -1,27 +1,27 @@
-/* panes.h - what each pane shows: its tables, their columns, the command
- * lines that fill them, and the commands that show or remove a row.
+/* panes.h - what a pane is: a record (pane_def) with its views, each
+ * view's columns, the command lines that fill it, its computed cells, the
+ * commands that show or remove a row, the store changes that make it
+ * stale; and the registry of panes (PANE_LIST), in tab order.
  *
- * Panes in key order: 1 Providers, 2 Regions, 3 Nodes, 4 Devices, 5 Quotas,
- * 6 Jobs, 7 Billing, 8 Datastores/Reservations, 9 Audit, 0 Dashboard,
- * ! Alerts.  Every table is filled by running command-language lines
- * (`node list`, `quota show R`, `ledger entries`...), never by reading the
- * store; the Dashboard, which is no table, reads one node's vital stats
- * history through the core's reader (dash.h).
+ * Each pane is one file, tui/panes/pane_NAME.c, defining `pane_NAME`.
+ * Every table is filled by running command-language lines (`node list`,
+ * `quota show R`, `ledger entries`...), never by reading the store; the
+ * Dashboard, which is no table, reads one node's vital stats history
+ * through the core's reader (dash.h).
  */
 #ifndef RD_PANES_H
 #define RD_PANES_H
 
 #include <stddef.h>
 
+#include "pane_list.h"
 #include "session.h"
 
-enum { PANE_PROVIDERS, PANE_REGIONS, PANE_NODES, PANE_DEVICES, PANE_QUOTAS, PANE_JOBS,
-       PANE_BILLING, PANE_STORES, PANE_AUDIT, PANE_DASHBOARD, PANE_ALERTS };
 
 /* The add/edit forms a view can open with 'a' and 'e' (form.c defines
  * them): named here so the pane definitions need not reach up to the
  * forms. */
-enum { FORM_NODE_ADD, FORM_REGION_CREATE, FORM_NODE_SET, FORM_DATASTORE_ADD, FORM_RESERVATION_ADD,
+enum { FORM_NONE, FORM_NODE_ADD, FORM_REGION_CREATE, FORM_NODE_SET, FORM_DATASTORE_ADD, FORM_RESERVATION_ADD,
        FORM_PROVIDER_ENABLE, FORM_DEVICE_ADD, FORM_DEVICE_SET_CONFIG, FORM_CONFIG_CREATE, FORM_QUOTA_SET,
        FORM_JOB_SUBMIT, FORM_PROJECT_CREATE, FORM_PROJECT_SET, FORM_ACCOUNT_CREATE, FORM_ACCOUNT_SET,
        FORM_REGION_SET, FORM_KEY_ADD, FORM_DATASET_ADD, FORM_CHECKPOINT_ADD, FORM_MODEL_ADD, FORM_COUNT };
@@ -46,31 +46,50 @@ typedef struct pane_view pane_view;
 /* Fills ps->g (and ps->items, summary, note) for view v. */
 typedef void (*pane_loader)(session *c, const pane_view *v, pane_state *ps);
 
+/* A computed cell ("@gpus": field) of item: its text in out and, for a
+ * COL_BAR column, the bar's fraction in *bar; "?" for a field it does not
+ * know. */
+typedef void (*pane_cell_fn)(const json_t *item, const char *field, char *out, size_t len, double *bar);
+
+/* A view, with designated initializers: a field left out is "none"
+ * (NULL, 0, FORM_NONE, NAMES_NONE). */
 struct pane_view {
     const char *title;          /* "Nodes", "Wallets" */
     const char *list_cmd;       /* the line the default loader runs */
     const pane_col *cols;
     size_t ncols;
+    pane_cell_fn cell;          /* the "@name" columns' text, or NULL: the view has none */
     const char *key_field;      /* "name" or "id": how commands name a row */
     const char *show_cmd;       /* Enter: "node show" + key; NULL: the row's own JSON */
     const char *remove_cmd;     /* d: "node remove" + key; NULL: no removal here */
     const char *remove_verb;    /* "remove", "stop" */
     const char *empty_note;     /* shown when the table is empty */
-    int sort_col, sort_desc;    /* the initial sort (-1: command order) */
+    int sort_by, sort_desc;     /* the initial sort: a column, from 1 (0: command order) */
     pane_loader load;           /* NULL: run list_cmd, one row per item */
-    int add_form, edit_form;    /* FORM_* for 'a' and 'e', or -1 */
+    int add_form, edit_form;    /* FORM_* for 'a' and 'e' (FORM_NONE: no form) */
     const char *key_prefix;     /* NULL, or a field that names a row together with key_field */
     char key_sep;               /* ' ': two command arguments ("REGION NAME"); '/': one ("OWNER/NAME") */
     int reload_ms;              /* reloaded at most this often after store changes (0: the console's default) */
+    unsigned kinds, births;     /* LK_*: a change of `kinds`, or a document of `births` created or
+                                 * deleted (a count it shows), makes the table stale */
+    const char *owner_field;    /* the field naming the account that owns a row (access), or NULL */
+    names_kind names;           /* the names its rows offer to completion (NAMES_NONE: none) */
 };
 
-typedef struct {
+typedef struct pane_def {
     const char *name;           /* "Nodes" */
     const char *mid;            /* a shorter tab label */
     const char *tiny;           /* the shortest tab label */
+    int key;                    /* the key that jumps to it: '1'..'9', '0', '!' */
     const pane_view *views;
     size_t nviews;
+    void *(*own_new)(void);     /* makes the screen's own state (pane_screen.own), or NULL: none */
+    void (*own_free)(void *own);    /* frees it (NULL is nothing) */
 } pane_def;
+
+#define PANE_DECL(name, id) extern const pane_def pane_##name;
+PANE_LIST(PANE_DECL)
+#undef PANE_DECL
 
 /* The pane definition of pane i (0..PANE_COUNT-1). */
 const pane_def *pane_get(int i);
@@ -83,10 +102,11 @@ int pane_of_key(int key);
 /* The view definition of a pane's view. */
 const pane_view *pane_view_get(int pane, int view);
 
-/* Sets up every pane's grids with their columns and initial sort. */
-void panes_init(session *c);
+/* Sets up every pane's screen: its grids with their columns and initial
+ * sort, and its own state; 0 when out of memory (then panes_free). */
+int panes_init(session *c);
 
-/* Frees every pane's rows and items. */
+/* Frees every pane's rows, items and own state. */
 void panes_free(session *c);
 
 /* Reloads one table by running its command lines. */

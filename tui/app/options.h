@@ -2,6 +2,7 @@
 #ifndef RD_OPTIONS_H
 #define RD_OPTIONS_H
 
+#include <getopt.h>
 #include <stddef.h>
 
 #include "rdtime.h"
@@ -14,7 +15,8 @@ typedef struct {
     size_t nlines;
     const char **files;      /* -f FILE, in order */
     size_t nfiles;
-    char *store_url;         /* --store / RIGDECK_STORE / the default path (malloc'd) */
+    const char *store_given; /* --store / RIGDECK_STORE as given, or NULL */
+    char *store_url;         /* store_given or the default path (malloc'd; options_parse) */
     const char *actor;       /* --as / RIGDECK_ACCOUNT / "default" */
     const char *now_text;    /* --now / RIGDECK_NOW, or NULL: the system clock */
     rd_time now;
@@ -35,14 +37,32 @@ typedef struct {
 } rd_options;
 
 /* A global option: its name with dashes ("--store", "-c") and its value's
- * placeholder or choices ("URL", "table|json|csv"), NULL for a switch. */
+ * placeholder or choices ("URL", "table|json|csv"), NULL for a switch; the
+ * environment variable that gives it a value, or NULL; whether `rigdeck
+ * serve` and `rigdeck agent` take it too. */
 typedef struct {
     const char *name;
     const char *value;
+    const char *env;
+    int daemons;
 } options_global;
 
 /* The i-th global option options_parse accepts, NULL past the last. */
 const options_global *options_global_at(size_t i);
+
+/* The global options the daemons take, as getopt_long entries (their
+ * codes below 512) into out (room for max); returns how many.  The daemons
+ * append their own options (codes from 512) and parse all at once. */
+size_t options_daemon_longopts(struct option *out, size_t max);
+
+/* Reads the global options' environment variables into opt (NULL or
+ * unset: left as they are). */
+void options_read_env(rd_options *opt);
+
+/* Sets the global option of getopt code `code` (from options_parse's table
+ * or options_daemon_longopts) to arg in opt; 0 when code is no global
+ * option with a value the daemons share. */
+int options_set_global(rd_options *opt, int code, const char *arg);
 
 /* The default store URL ($XDG_DATA_HOME/rigdeck/rigdeck.db), malloc'd,
  * without creating its directory. */

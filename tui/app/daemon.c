@@ -1,7 +1,8 @@
 /* daemon.c - the front end of the two long-running processes:
  * `rigdeck serve` (core/serve/serve.c) and `rigdeck agent` (core/agent/).
  *
- * It parses their options (the global ones they use, then their own),
+ * It parses their options (the global ones they take, from options.c's one
+ * table, then their own),
  * installs SIGTERM/SIGINT handlers that only set a flag (the loops finish
  * the step in hand and return), hands the core a log sink that writes one
  * line to stderr, and maps the result to an exit status: 0 after a clean
@@ -94,14 +95,16 @@ static void usage(FILE *out, int agent)
               out);
 }
 
+/* Their own options' codes: from 512, above the global options' (options.h). */
 enum {
-    D_STORE = 256, D_AS, D_NOW, D_MASTER, D_CACERT, D_CERT, D_KEY, D_EUSER, D_EPASS, D_LOGFMT, D_ONCE, D_SCHED, D_BILL, D_SYNC,
+    D_LOGFMT = 512, D_ONCE, D_SCHED, D_BILL, D_SYNC,
     D_TIMEOUT, D_NODE, D_DEVICE, D_WORKDIR, D_HEARTBEAT, D_SAMPLE, D_RUNTIME, D_INVENTORY, D_TEMPMAX, D_METRICS_LISTEN,
     D_ADDRESS, D_MDNS_ADDRESS
 };
 
 typedef struct {
-    const char *store, *actor, *master, *cacert, *cert, *key, *etcd_user, *etcd_password_file, *logfmt;
+    rd_options g;                                                       /* the global options given */
+    const char *logfmt;
     int once;
     const char *sched, *bill, *sync, *timeout;                          /* serve */
     const char *node, *device, *workdir, *heartbeat, *sample, *runtime, *inventory, *temp_max,
@@ -112,13 +115,8 @@ typedef struct {
  * status (-1: printed help, exit 0). */
 static int parse(int argc, char **argv, int agent, daemon_args *d)
 {
-    static const struct option common[] = {
-        { "store", required_argument, NULL, D_STORE }, { "as", required_argument, NULL, D_AS },
-        { "now", required_argument, NULL, D_NOW }, { "master-key", required_argument, NULL, D_MASTER },
-        { "cacert", required_argument, NULL, D_CACERT }, { "cert", required_argument, NULL, D_CERT },
-        { "key", required_argument, NULL, D_KEY }, { "log-format", required_argument, NULL, D_LOGFMT },
-        { "etcd-user", required_argument, NULL, D_EUSER },
-        { "etcd-password-file", required_argument, NULL, D_EPASS },
+    static const struct option own[] = {
+        { "log-format", required_argument, NULL, D_LOGFMT },
         { "once", no_argument, NULL, D_ONCE }, { "help", no_argument, NULL, 'h' },
         { "sched-every", required_argument, NULL, D_SCHED }, { "bill-every", required_argument, NULL, D_BILL },
         { "sync-every", required_argument, NULL, D_SYNC }, { "node-timeout", required_argument, NULL, D_TIMEOUT },
@@ -129,8 +127,13 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
         { "gpu-temp-max", required_argument, NULL, D_TEMPMAX },
         { "metrics-listen", required_argument, NULL, D_METRICS_LISTEN },
         { "address", required_argument, NULL, D_ADDRESS },
-        { "mdns-address", required_argument, NULL, D_MDNS_ADDRESS }, { 0, 0, 0, 0 }
+        { "mdns-address", required_argument, NULL, D_MDNS_ADDRESS },
     };
+    /* The global options they take (options.c's table), then their own. */
+    struct option common[64];
+    size_t n = options_daemon_longopts(common, sizeof common / sizeof common[0] - sizeof own / sizeof own[0] - 1);
+    memcpy(common + n, own, sizeof own);
+    common[n + sizeof own / sizeof own[0]] = (struct option){ 0, 0, 0, 0 };
     const char *who = agent ? "agent" : "serve";
     int c, longidx = 0;
     opterr = 0;
@@ -144,16 +147,10 @@ static int parse(int argc, char **argv, int agent, daemon_args *d)
                     who);
             return 2;
         }
+        /* --now is taken and left unused: the daemons run on the system clock */
+        if (options_set_global(&d->g, c, optarg))
+            continue;
         switch (c) {
-        case D_STORE: d->store = optarg; break;
-        case D_AS: d->actor = optarg; break;
-        case D_NOW: break;   /* the daemons run on the system clock */
-        case D_MASTER: d->master = optarg; break;
-        case D_CACERT: d->cacert = optarg; break;
-        case D_CERT: d->cert = optarg; break;
-        case D_KEY: d->key = optarg; break;
-        case D_EUSER: d->etcd_user = optarg; break;
-        case D_EPASS: d->etcd_password_file = optarg; break;
         case D_LOGFMT: d->logfmt = optarg; break;
         case D_ONCE: d->once = 1; break;
         case D_SCHED: d->sched = optarg; break;
@@ -261,19 +258,16 @@ int daemon_main(int argc, char **argv)
     const char *who = agent ? "agent" : "serve";
     daemon_args d;
     memset(&d, 0, sizeof d);
-    d.store = getenv("RIGDECK_STORE");
-    d.actor = getenv("RIGDECK_ACCOUNT");
-    d.master = getenv("RIGDECK_MASTER_KEY");
-    d.etcd_user = getenv("RIGDECK_ETCD_USER");
-    d.etcd_password_file = getenv("RIGDECK_ETCD_PASSWORD_FILE");
+    options_read_env(&d.g);
     int status = parse(argc, argv, agent, &d);
     if (status)
         return status < 0 ? 0 : status;
-    char *store = d.store && *d.store ? strdup(d.store) : options_default_store();
+    const rd_options *g = &d.g;
+    char *store = g->store_given && *g->store_given ? strdup(g->store_given) : options_default_store();
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    store_opts sopts = { d.cacert, d.cert, d.key, d.etcd_user && *d.etcd_user ? d.etcd_user : NULL,
-                         d.etcd_password_file && *d.etcd_password_file ? d.etcd_password_file : NULL, 0 };
+    store_opts sopts = { g->cacert, g->cert, g->key, g->etcd_user && *g->etcd_user ? g->etcd_user : NULL,
+                         g->etcd_password_file && *g->etcd_password_file ? g->etcd_password_file : NULL, 0 };
     dlog_sink log = { who, d.logfmt && strcmp(d.logfmt, "json") == 0, write_stderr, NULL, wall_now };
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -304,7 +298,7 @@ int daemon_main(int argc, char **argv)
             memcpy(workdir, abs, strlen(abs) + 1);
         }
         agent_opts o = { .store_url = store, .store_opts = &sopts,
-                         .actor = d.actor && *d.actor ? d.actor : "default", .master_key_path = d.master,
+                         .actor = g->actor && *g->actor ? g->actor : "default", .master_key_path = g->master_key,
                          .node = d.node, .device = d.device, .work_dir = workdir,
                          .heartbeat_ms = duration(who, "--heartbeat", d.heartbeat, 5000),
                          .sample_ms = duration(who, "--sample", d.sample, 10000),
@@ -318,7 +312,7 @@ int daemon_main(int argc, char **argv)
         }
         rc = d.device ? agent_device_run(&o, &err) : agent_run(&o, &err);
     } else {
-        serve_opts o = { store, &sopts, d.actor && *d.actor ? d.actor : "default", d.master,
+        serve_opts o = { store, &sopts, g->actor && *g->actor ? g->actor : "default", g->master_key,
                          duration(who, "--sched-every", d.sched, 10000), duration(who, "--bill-every", d.bill, 3600000),
                          duration(who, "--sync-every", d.sync, 60000), duration(who, "--node-timeout", d.timeout, 30000),
                          d.once, host, RIGDECK_VERSION, (long)getpid(), log, &stop_flag };

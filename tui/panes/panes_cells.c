@@ -1,8 +1,9 @@
-/* panes_cells.c - from command results to table rows: cell text (money in
- * credits, computed cells such as "@gpus" and "@util"), row keys, notes,
- * and the default loader (one row per item of the list command).
- * Computed cells derive display text from fields the core returned, never
- * from the store.
+/* panes_cells.c - from command results to table rows, for every pane:
+ * cell text (money in credits, bools yes/no; a computed cell such as
+ * "@gpus" is its view's `cell`, in the pane's file), row keys, notes, and
+ * the default loader (one row per item of the list command).  Computed
+ * cells derive display text from fields the core returned, never from the
+ * store.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,118 +87,10 @@ void panes_agent_text(const json_t *agent, char *out, size_t len)
     snprintf(out, len, "%s", json_is_string(state) && *json_string_value(state) ? json_string_value(state) : "-");
 }
 
-static double number_of(const json_t *item, const char *field)
+double panes_number_of(const json_t *item, const char *field)
 {
     const json_t *v = json_object_get(item, field);
     return json_is_number(v) ? json_number_value(v) : 0;
-}
-
-/* Computed cells: text in out, a bar fraction in *bar. */
-static void computed_text(const json_t *item, const char *field, char *out, size_t len, double *bar)
-{
-    if (strcmp(field, "@gpus") == 0 || strcmp(field, "@util") == 0) {
-        double used = number_of(item, "gpus_used"), total = number_of(item, "gpu_count");
-        const char *unit = "";
-        /* A CPU-only node's capacity is its cores: "0/0" GPUs and an empty
-         * bar would hide the jobs it runs. */
-        if (total <= 0 && number_of(item, "cpu_cores") > 0) {
-            used = number_of(item, "cpus_used");
-            total = number_of(item, "cpu_cores");
-            unit = " cpu";
-        }
-        if (total <= 0) {
-            snprintf(out, len, "-");   /* no inventory yet: nothing to measure */
-        } else if (field[1] == 'g') {
-            char u[32], t[32];
-            panes_number_text(used, u, sizeof u);
-            panes_number_text(total, t, sizeof t);
-            snprintf(out, len, "%s/%s%s", u, t, unit);
-        } else {
-            *bar = total > 0 ? used / total : 0;
-            snprintf(out, len, "%d%%", (int)(*bar * 100 + 0.5));
-        }
-    } else if (strcmp(field, "@jobs") == 0) {
-        /* workers are "JOB/INDEX"; count distinct jobs */
-        const json_t *w = json_object_get(item, "workers");
-        size_t n = 0, i, j;
-        const json_t *e;
-        json_array_foreach(w, i, e) {
-            const char *s = json_string_value(e);
-            size_t k = s ? strcspn(s, "/") : 0;
-            int seen = 0;
-            for (j = 0; j < i && !seen; j++) {
-                const char *p = json_string_value(json_array_get(w, j));
-                seen = p && strncmp(p, s, k) == 0 && (p[k] == '/' || p[k] == '\0');
-            }
-            n += s && !seen;
-        }
-        snprintf(out, len, "%zu", n);
-    } else if (strcmp(field, "@project") == 0) {
-        /* Project names are per owner: every account has a "default". */
-        const char *owner = json_string_value(json_object_get(item, "project_owner"));
-        const char *name = json_string_value(json_object_get(item, "project"));
-        snprintf(out, len, "%s%s%s", owner ? owner : "", owner ? "/" : "", name ? name : "-");
-    } else if (strcmp(field, "@agent") == 0) {
-        /* a manual node (node add --agent none) has no agent to wait for */
-        const char *mode = json_string_value(json_object_get(item, "agent_mode"));
-        if (mode && strcmp(mode, "none") == 0)
-            snprintf(out, len, "manual");
-        else
-            panes_agent_text(json_object_get(item, "agent"), out, len);
-    } else if (strcmp(field, "@deployment") == 0) {
-        /* a device's deployment is an object; older answers a word */
-        const json_t *d = json_object_get(item, "deployment");
-        panes_value_text(json_is_object(d) ? json_object_get(d, "state") : d, "", out, len);
-    } else if (strcmp(field, "@workers") == 0) {
-        snprintf(out, len, "%lld/%lld", (long long)number_of(item, "workers_running"),
-                 (long long)number_of(item, "workers_total"));
-    } else if (strcmp(field, "@price") == 0) {
-        const json_t *w = json_object_get(item, "workers"), *e;
-        size_t i;
-        snprintf(out, len, "-");
-        json_array_foreach(w, i, e) {
-            const json_t *p = json_object_get(e, "price_ucr");
-            if (json_is_integer(p)) {
-                table_format_credits(json_integer_value(p), out, len);
-                break;
-            }
-        }
-    } else if (strcmp(field, "@why") == 0) {
-        panes_value_text(json_object_get(item, "why"), "", out, len);
-        if (strcmp(out, "-") == 0)
-            panes_value_text(json_object_get(item, "reason"), "", out, len);
-    } else if (strcmp(field, "@changes") == 0) {
-        const json_t *ch = json_object_get(item, "changes"), *e;
-        size_t i, used = 0;
-        out[0] = '\0';
-        json_array_foreach(ch, i, e) {
-            if (used < len)
-            {
-                const char *act = json_string_value(json_object_get(e, "action"));
-                const char *obj = json_string_value(json_object_get(e, "object"));
-                used += (size_t)snprintf(out + used, len - used, "%s%s %s", i ? ", " : "",
-                                         act ? act : "?", obj ? obj : "?");
-            }
-        }
-    } else if (strcmp(field, "@usage") == 0 || strcmp(field, "@quota_bar") == 0) {
-        const json_t *lim = json_object_get(item, "limit");
-        if (!lim) {
-            snprintf(out, len, "-");
-            return;
-        }
-        double use = number_of(item, "usage"), limit = json_number_value(lim);
-        char u[32], l[32];
-        panes_number_text(use, u, sizeof u);
-        panes_number_text(limit, l, sizeof l);
-        if (field[1] == 'u') {
-            snprintf(out, len, "%s/%s", u, l);
-        } else {
-            *bar = limit > 0 ? use / limit : (use > 0 ? 1 : 0);
-            snprintf(out, len, "%d%%", (int)(*bar * 100 + 0.5));
-        }
-    } else {
-        snprintf(out, len, "?");
-    }
 }
 
 void pane_item_key(const pane_view *v, const json_t *item, char *out, size_t len)
@@ -235,8 +128,10 @@ void panes_fill_row(const pane_view *v, grid *g, const json_t *item)
     double bar = -1;
     for (size_t k = 0; k < v->ncols && k < 16; k++) {
         const pane_col *col = &v->cols[k];
-        if (col->field[0] == '@')
-            computed_text(item, col->field, buf[k], sizeof buf[k], &bar);
+        if (col->field[0] == '@' && v->cell)
+            v->cell(item, col->field, buf[k], sizeof buf[k], &bar);
+        else if (col->field[0] == '@')
+            snprintf(buf[k], sizeof buf[k], "?");
         else
             panes_value_text(json_object_get(item, col->field), col->field, buf[k], sizeof buf[k]);
         cells[k] = buf[k];

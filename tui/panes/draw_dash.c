@@ -1,5 +1,5 @@
 /* draw_dash.c - paints the Dashboard: where each part goes is
- * layout_dashboard()'s, what each line says is dash.c's; this file only
+ * layout_dashboard()'s, what each line says is pane_dashboard.c's; this file only
  * puts them on the screen in theme elements. */
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
@@ -121,7 +121,7 @@ static void gpu_title(const dash_state *d, char *out, size_t len, theme_elem *e)
 
 void draw_dash(session *c, lay_rect body)
 {
-    const dash_state *d = &c->dash;
+    const dash_state *d = dash_of(c);
     char title[512];
     if (body.h <= 0 || body.w <= 0)
         return;

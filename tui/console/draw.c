@@ -96,7 +96,7 @@ static void draw_tabs(session *c, lay_rect r)
 static void draw_summary(session *c, lay_rect r)
 {
     const pane_def *d = pane_get(c->pane);
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     char left[512], title[160];
@@ -110,7 +110,7 @@ static void draw_summary(session *c, lay_rect r)
     if (d->nviews > 1) {
         size_t used = (size_t)snprintf(title, sizeof title, "%s:", d->mid);
         for (size_t i = 0; i < d->nviews && used < sizeof title; i++)
-            used += (size_t)snprintf(title + used, sizeof title - used, (int)i == c->view[c->pane] ? " [%s]" : " %s",
+            used += (size_t)snprintf(title + used, sizeof title - used, (int)i == c->screens[c->pane].view ? " [%s]" : " %s",
                                      d->views[i].title);
     } else {
         snprintf(title, sizeof title, "%s", d->name);
@@ -171,7 +171,7 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
 
 static void draw_table(session *c, lay_rect r)
 {
-    const pane_view *v = pane_view_get(c->pane, c->view[c->pane]);
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
     int want[16], min[16], drop[16], width[16];
@@ -297,13 +297,13 @@ static void draw_logs(session *c, lay_rect r)
 
 static void draw_confirm(session *c, int rows, int cols)
 {
-    int nlines = (int)c->confirm_count;
+    int nlines = (int)c->confirm.count;
     lay_rect r = layout_center(rows, cols, nlines + 6 > 18 ? 18 : nlines + 6, 76);
     draw_box(r, TH_DIALOG, "Confirm");
-    draw_text(r.y + 1, r.x + 2, r.w - 4, c->question, TH_DIALOG);
+    draw_text(r.y + 1, r.x + 2, r.w - 4, c->confirm.question, TH_DIALOG);
     for (int i = 0; i < nlines && i + 3 < r.h - 2; i++) {
         char l[600];
-        snprintf(l, sizeof l, "runs: %s", c->confirm_lines[i]);
+        snprintf(l, sizeof l, "runs: %s", c->confirm.lines[i]);
         draw_text(r.y + 2 + i, r.x + 4, r.w - 6, l, TH_DIM);
     }
     draw_text(r.y + r.h - 2, r.x + 2, r.w - 4, "y confirms   n or Esc cancels", TH_DIALOG_TITLE);
@@ -347,7 +347,7 @@ static void draw_status(session *c, lay_rect r, int *cy, int *cx)
         return;
     case MODE_CONFIRM: {
         char q[1100];
-        snprintf(q, sizeof q, "%s [y/n]", c->question);
+        snprintf(q, sizeof q, "%s [y/n]", c->confirm.question);
         draw_fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
         draw_text(r.y, r.x, r.w, q, TH_DIALOG_TITLE);
         return;
@@ -380,7 +380,7 @@ static void draw_footer(session *c, lay_rect r)
     const char *const *fk = NULL, *const *fl = NULL;
     switch (c->mode) {
     case MODE_VIEW:
-        if (c->view_key[0]) {   /* a row's details: y copies it */
+        if (c->details.key[0]) {   /* a row's details: y copies it */
             fk = details_k; fl = details_l; n = 4;
         } else {
             fk = view_k; fl = view_l; n = 3;
@@ -476,7 +476,7 @@ void draw_screen(session *c)
 {
     int rows, cols, cy = -1, cx = -1;
     getmaxyx(stdscr, rows, cols);
-    int detail = (c->mode == MODE_VIEW && c->view_text.open) || c->mode == MODE_LOGS;
+    int detail = (c->mode == MODE_VIEW && c->details.text.open) || c->mode == MODE_LOGS;
     lay_screen s = layout_compute(rows, cols, c->live.lost, detail);
     attrset(theme_attr(TH_NORMAL));
     erase();
@@ -506,7 +506,7 @@ void draw_screen(session *c)
     if (c->mode == MODE_LOGS)
         draw_logs(c, s.detail);
     else if (detail)
-        draw_textview(&c->view_text, s.detail, "Esc closes", 0);
+        draw_textview(&c->details.text, s.detail, "Esc closes", 0);
     draw_status(c, s.status, &cy, &cx);
     draw_footer(c, s.footer);
     if (c->mode == MODE_HELP) {

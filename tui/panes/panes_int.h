@@ -1,6 +1,6 @@
-/* panes_int.h - helpers shared by panes.c (definitions, loading,
- * following), panes_cells.c (cells and rows) and panes_load.c (the
- * loaders that need more than one command, summaries, alerts). */
+/* panes_int.h - helpers shared by panes.c (the registry, loading,
+ * following), panes_cells.c (cells and rows) and the panes' own files
+ * (pane_NAME.c: records, loaders, computed cells). */
 #ifndef RD_PANES_INT_H
 #define RD_PANES_INT_H
 
@@ -12,6 +12,13 @@ void panes_value_text(const json_t *v, const char *field, char *out, size_t len)
 /* A node's agent cell: "online", "lost" or "none" from `node list`'s word
  * or `node show`'s object; "-" when the core says nothing. */
 void panes_agent_text(const json_t *agent, char *out, size_t len);
+
+/* A view's columns and a pane's views, for designated initializers. */
+#define PANE_COLS(a) .cols = (a), .ncols = sizeof(a) / sizeof((a)[0])
+#define PANE_VIEWS(a) .views = (a), .nviews = sizeof(a) / sizeof((a)[0])
+
+/* A number field of item, 0 when absent. */
+double panes_number_of(const json_t *item, const char *field);
 
 /* A number without trailing zeros: "2.5", "4". */
 void panes_number_text(double d, char *out, size_t len);
@@ -47,13 +54,8 @@ void panes_adopt_items(pane_state *ps, json_t *items);
 /* The default loader: list_cmd, one row per item. */
 void panes_load_list(session *c, const pane_view *v, pane_state *ps);
 
-/* Custom loaders. */
-void panes_load_quotas(session *c, const pane_view *v, pane_state *ps);
-void panes_load_wallets(session *c, const pane_view *v, pane_state *ps);
+/* The Jobs table's loader (pane_jobs.c): panes.c reads it in steps too. */
 void panes_load_jobs(session *c, const pane_view *v, pane_state *ps);
-void panes_load_entries(session *c, const pane_view *v, pane_state *ps);
-void panes_load_alerts(session *c, const pane_view *v, pane_state *ps);
-void panes_load_dash(session *c, const pane_view *v, pane_state *ps);   /* dash.c */
 
 /* `job why` per waiting job costs a pass over the nodes (half a second on
  * 10,000 nodes), so the table asks it in idle time, a little per loop, and
@@ -95,7 +97,7 @@ void panes_why_text(const json_t *why, char *out, size_t len);
  * on NODE (...)" in out and 1; else 0. */
 int panes_job_starting(const json_t *job, char *out, size_t len);
 
-/* Fills the Nodes summary from its items. */
+/* Fills the Nodes summary from its items (pane_nodes.c). */
 void panes_node_summary(pane_state *ps);
 
 #endif

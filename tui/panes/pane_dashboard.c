@@ -1,5 +1,6 @@
-/* dash.c - the Dashboard's data: fleet totals, firing alerts and the
- * selected node's last hour (see dash.h). */
+/* pane_dashboard.c - the Dashboard pane (key 0): its data (fleet totals,
+ * firing alerts and the selected node's last hour, see dash.h) and its
+ * record.  draw_dash.c paints it. */
 #include "dash.h"
 
 #include <math.h>
@@ -159,7 +160,7 @@ static void load_fleet(session *c, dash_state *d, int with_readings)
     if (rc == RD_OK && with_readings && !(tx = tx_new(c->ctx.store)))
         rc = rd_fail(&err, RD_ENOMEM, "out of memory");
     if (rc == RD_OK)
-        rc = metrics_fleet_totals(tx, c->ps[PANE_NODES][0].items, NULL, console_now(c), &res, &err);
+        rc = metrics_fleet_totals(tx, c->screens[PANE_NODES].tables[0].items, NULL, console_now(c), &res, &err);
     tx_free(tx);
     if (rc == RD_OK)
         d->fleet = res;
@@ -192,7 +193,7 @@ static void load_alerts(session *c, dash_state *d)
  * the Dashboard's). */
 static const char *selected_node(session *c)
 {
-    const grid_row *r = grid_current(&c->ps[PANE_NODES][0].g);
+    const grid_row *r = grid_current(&c->screens[PANE_NODES].tables[0].g);
     return r ? r->key : NULL;
 }
 
@@ -269,7 +270,7 @@ static rd_code read_node_stats(session *c, dash_state *d, rd_err *err)
 
 void dash_load_node(session *c)
 {
-    dash_state *d = &c->dash;
+    dash_state *d = dash_of(c);
     const char *name = selected_node(c);
     d->note[0] = '\0';
     json_decref(d->node_doc);
@@ -298,7 +299,7 @@ void dash_load_node(session *c)
 
 void dash_step_gpu(session *c, int delta)
 {
-    dash_state *d = &c->dash;
+    dash_state *d = dash_of(c);
     if (d->gpus <= 0)
         return;
     d->gpu = ((d->gpu + delta) % d->gpus + d->gpus) % d->gpus;
@@ -307,7 +308,7 @@ void dash_step_gpu(session *c, int delta)
 
 void dash_load(session *c, int force_fleet)
 {
-    dash_state *d = &c->dash;
+    dash_state *d = dash_of(c);
     long long now = rdtime_mono_ms();
     /* The node first: its table feeds the fallback totals. */
     dash_load_node(c);
@@ -319,12 +320,41 @@ void dash_load(session *c, int force_fleet)
     d->loaded = 1;
 }
 
-/* The pane's loader (panes.c names it). */
-void panes_load_dash(session *c, const pane_view *v, pane_state *ps)
+/* The pane's loader: the Dashboard follows the Nodes table's node. */
+static void dash_pane_load(session *c, const pane_view *v, pane_state *ps)
 {
     (void)v;
     dash_load(c, !ps->loaded);
-    if (c->dash.node[0])
-        snprintf(ps->summary, sizeof ps->summary, "node %.200s%s", c->dash.node,
-                 c->dash.gpus > 0 ? "" : " (no GPU reported)");
+    if (dash_of(c)->node[0])
+        snprintf(ps->summary, sizeof ps->summary, "node %.200s%s", dash_of(c)->node,
+                 dash_of(c)->gpus > 0 ? "" : " (no GPU reported)");
 }
+
+dash_state *dash_of(const session *c)
+{
+    return c->screens[PANE_DASHBOARD].own;
+}
+
+/* The Dashboard's own state: made with its screen, zeroed (no fleet, no
+ * node, no alert read yet). */
+static void *dash_own_new(void)
+{
+    return calloc(1, sizeof(dash_state));
+}
+
+static void dash_own_free(void *own)
+{
+    if (own)
+        dash_free(own);
+    free(own);
+}
+
+static const pane_view dash_views[] = {
+    { .title = "Dashboard", .key_field = "name", .show_cmd = "node show", .empty_note = "", .load = dash_pane_load,
+      .reload_ms = DASH_RELOAD_MS, .kinds = LK_METRICS | LK_NODES | LK_ALERTS },
+};
+
+const pane_def pane_dashboard = {
+    .name = "Dashboard", .mid = "Dashboard", .tiny = "Dash", .key = '0', PANE_VIEWS(dash_views),
+    .own_new = dash_own_new, .own_free = dash_own_free,
+};

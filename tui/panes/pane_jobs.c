@@ -1,10 +1,10 @@
-/* panes_jobs.c - the Jobs table: read in pages of projected jobs; the
- * waiting jobs' reasons (`job why`, asked in idle time by panes.c) and
- * their rows.
+/* pane_jobs.c - the Jobs pane (key 6): jobs, projects and environments
+ * ('v'); the Jobs table read in pages of projected jobs; the waiting jobs'
+ * reasons (`job why`, asked in idle time) and their rows.
  *
  * A fleet's history is mostly ended jobs; `job list` of 100,000 whole
  * documents is a gigabyte of JSON values.  So the table asks the core for
- * the fields its columns show (`job list --fields ...`, panes.c's JOB_LIST)
+ * the fields its columns show (`job list --fields ...`, JOB_LIST below)
  * a page at a time (`--limit`, `--after`), turns each page into rows at
  * once and keeps as items only the waiting jobs' ids and reasons, which
  * the idle `job why` questions need.  The console reads the pages in idle
@@ -20,6 +20,62 @@
 
 #include "panes_int.h"
 #include "rdtime.h"
+#include "table.h"
+
+/* The fields the Jobs table's columns, summaries and reasons read, not
+ * whole documents (a job's spec): on 100,000 jobs that is the difference
+ * between gigabytes and a moment.  tests/batch/test_roles.sh checks them. */
+#define JOB_LIST "job list --fields id,name,state,workers_running,workers_total,node,project,project_owner,reason," \
+                 "workers.state,workers.node,workers.price_ucr"
+
+static const pane_col job_cols[] = {
+    { "ID", "id", 13, 12, 0, 0 }, { "NAME", "name", 14, 8, 3, 0 },
+    { "STATE", "state", 12, 8, 0, COL_STATE }, { "WORKERS", "@workers", 7, 5, 0, COL_RIGHT },
+    { "NODE", "node", 16, 6, 0, 0 }, { "PRICE/GPU-H", "@price", 11, 8, 1, COL_RIGHT | COL_MONEY },
+    { "PROJECT", "@project", 16, 7, 2, 0 }, { "WAITING REASON", "@why", 44, 14, 0, 0 },
+};
+static const pane_col project_cols[] = {
+    { "OWNER", "owner", 12, 8, 0, 0 }, { "NAME", "name", 14, 8, 0, 0 },
+    { "ON QUOTA EXHAUSTED", "on_quota_exhausted", 18, 6, 0, 0 }, { "MEMBERS", "members", 30, 8, 1, 0 },
+    { "CREATED", "created_at", 20, 10, 2, 0 },
+};
+static const pane_col environment_cols[] = {
+    { "NAME", "name", 20, 8, 0, 0 }, { "FRAMEWORK", "framework", 13, 7, 0, 0 },
+    { "VERSION", "framework_version", 8, 5, 0, 0 }, { "PYTHON", "python", 6, 4, 0, 0 },
+    { "IMAGE", "image", 60, 12, 0, 0 },
+};
+
+/* "@project" (OWNER/NAME), "@workers" ("2/4"), "@price", "@why". */
+static void job_cell(const json_t *item, const char *field, char *out, size_t len, double *bar)
+{
+    (void)bar;
+    if (strcmp(field, "@project") == 0) {
+        /* Project names are per owner: every account has a "default". */
+        const char *owner = json_string_value(json_object_get(item, "project_owner"));
+        const char *name = json_string_value(json_object_get(item, "project"));
+        snprintf(out, len, "%s%s%s", owner ? owner : "", owner ? "/" : "", name ? name : "-");
+    } else if (strcmp(field, "@workers") == 0) {
+        snprintf(out, len, "%lld/%lld", (long long)panes_number_of(item, "workers_running"),
+                 (long long)panes_number_of(item, "workers_total"));
+    } else if (strcmp(field, "@price") == 0) {
+        const json_t *w = json_object_get(item, "workers"), *e;
+        size_t i;
+        snprintf(out, len, "-");
+        json_array_foreach(w, i, e) {
+            const json_t *p = json_object_get(e, "price_ucr");
+            if (json_is_integer(p)) {
+                table_format_credits(json_integer_value(p), out, len);
+                break;
+            }
+        }
+    } else if (strcmp(field, "@why") == 0) {
+        panes_value_text(json_object_get(item, "why"), "", out, len);
+        if (strcmp(out, "-") == 0)
+            panes_value_text(json_object_get(item, "reason"), "", out, len);
+    } else {
+        snprintf(out, len, "?");
+    }
+}
 
 /* Jobs per page: from JOBS_PAGE_MIN, doubled or halved so that a page
  * is read and turned into rows within the step's budget (4 ms: about 200
@@ -348,4 +404,78 @@ void panes_jobs_update_rows(const pane_view *v, pane_state *ps, const json_t *ch
         grid_clear_rows(&one);
     }
     grid_free(&one);
+}
+
+static const pane_view job_views[] = {
+    { .title = "Jobs", .list_cmd = JOB_LIST, PANE_COLS(job_cols), .cell = job_cell, .key_field = "id",
+      .show_cmd = "job show", .remove_cmd = "job stop", .remove_verb = "stop",
+      .empty_note = "No jobs yet: press a to submit a job spec.", .load = panes_load_jobs,
+      .add_form = FORM_JOB_SUBMIT, .kinds = LK_JOBS | LK_NODES | LK_PRICES, .names = NAMES_JOB },
+    { .title = "Projects", .list_cmd = "project list", PANE_COLS(project_cols), .key_field = "name",
+      .show_cmd = "project show", .empty_note = "No projects you own or share.",
+      .add_form = FORM_PROJECT_CREATE, .edit_form = FORM_PROJECT_SET, .key_prefix = "owner", .key_sep = '/',
+      .kinds = LK_PROJECTS, .owner_field = "owner", .names = NAMES_PROJECT },
+    /* what a job without an image runs (environment add/remove: ':') */
+    { .title = "Environments", .list_cmd = "environment list", PANE_COLS(environment_cols), .key_field = "name",
+      .remove_cmd = "environment remove", .remove_verb = "remove",
+      .empty_note = "No environments: a job without an image is refused (':environment add NAME --image IMAGE ...').",
+      .kinds = LK_ENVIRONMENTS },
+};
+
+const pane_def pane_jobs = {
+    .name = "Jobs", .mid = "Jobs", .tiny = "Jobs", .key = '6', PANE_VIEWS(job_views),
+};
+
+/* Whether job still needs asking: never asked (pass 0), or asked before
+ * the last load (pass 1). */
+static int why_wanted(const json_t *job, int pass)
+{
+    const char *why = json_string_value(json_object_get(job, "why"));
+    if (!why)
+        return 0;
+    return pass == 0 ? strcmp(why, WHY_PENDING) == 0 : json_is_true(json_object_get(job, "why_again"));
+}
+
+int panes_jobs_explain_more(session *c, long long budget_ms)
+{
+    pane_state *ps = &c->screens[PANE_JOBS].tables[0];
+    const pane_view *v = &job_views[0];
+    if (!ps->loaded || ps->stale || ps->loading)
+        return 0;
+    const pane_state *nodes = &c->screens[PANE_NODES].tables[0];
+    if (nodes->loaded && nodes->g.nrows > WHY_MAX_NODES)
+        ps->why_slow = 1;
+    long long deadline = rdtime_mono_ms() + budget_ms;
+    size_t i;
+    json_t *job, *changed = json_object();
+    for (int pass = 0; pass < 2; pass++) {
+        json_array_foreach(ps->items, i, job) {
+            if (!why_wanted(job, pass))
+                continue;
+            if (ps->why_slow) {
+                /* Too slow to ask while the operator may type: Enter asks. */
+                if (pass == 0) {
+                    json_object_set_new(job, "why", json_string(WHY_ENTER));
+                    json_object_set(changed, json_string_value(json_object_get(job, "id")), job);
+                }
+                json_object_del(job, "why_again");
+                continue;
+            }
+            if (rdtime_mono_ms() > deadline)
+                goto done;
+            long long t0 = rdtime_mono_ms();
+            panes_explain_job(c, job);
+            json_object_del(job, "why_again");
+            ps->why_slow = rdtime_mono_ms() - t0 > WHY_SLOW_MS;
+            json_object_set(changed, json_string_value(json_object_get(job, "id")), job);
+        }
+    }
+done:;
+    int any = json_object_size(changed) > 0;
+    if (any) {
+        panes_jobs_update_rows(v, ps, changed);
+        grid_apply(&ps->g);
+    }
+    json_decref(changed);
+    return any;
 }

@@ -39,7 +39,7 @@ void session_set_error(session *c, const char *fmt, ...)
 
 pane_state *session_current_table(session *c)
 {
-    return &c->ps[c->pane][c->view[c->pane]];
+    return &c->screens[c->pane].tables[c->screens[c->pane].view];
 }
 
 int session_page_rows(session *c)
@@ -55,7 +55,7 @@ void session_mark_stale(session *c)
 {
     for (int p = 0; p < PANE_COUNT; p++)
         for (int v = 0; v < PANE_MAX_VIEWS; v++)
-            c->ps[p][v].stale = 1;
+            c->screens[p].tables[v].stale = 1;
     c->dirty = 1;
 }
 
@@ -100,13 +100,13 @@ void session_load_role(session *c)
 
 void session_ask_confirm(session *c, const char *question, char *const *lines, size_t nlines)
 {
-    for (size_t i = 0; i < c->confirm_count; i++)
-        free(c->confirm_lines[i]);
-    c->confirm_count = 0;
-    snprintf(c->question, sizeof c->question, "%s", question);
+    for (size_t i = 0; i < c->confirm.count; i++)
+        free(c->confirm.lines[i]);
+    c->confirm.count = 0;
+    snprintf(c->confirm.question, sizeof c->confirm.question, "%s", question);
     for (size_t i = 0; i < nlines && i < CONFIRM_MAX_LINES; i++)
-        if ((c->confirm_lines[c->confirm_count] = strdup(lines[i])) != NULL)
-            c->confirm_count++;
+        if ((c->confirm.lines[c->confirm.count] = strdup(lines[i])) != NULL)
+            c->confirm.count++;
     c->mode = MODE_CONFIRM;
 }
 
