@@ -23,8 +23,13 @@ CORE_DIRS   := $(sort $(patsubst %/,%,$(dir $(wildcard core/*/*.c))))
 CFLAGS_CORE = -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) $(SANITIZE) \
               $(shell pkg-config --cflags $(CORE_PKGS) 2>/dev/null) $(addprefix -iquote ,$(CORE_DIRS))
 CFLAGS_ALL  = $(CFLAGS_CORE) $(shell pkg-config --cflags $(TUI_PKGS) 2>/dev/null)
-LDLIBS_CORE = $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null) -lm -lpthread
-LDLIBS_ALL  = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+# Every program linked with the library gets core/app/app.c, whose
+# app_init runs before main and installs the executor's hooks (the command
+# registry, the store bootstrap, the guard): no front end or test can
+# forget it, and one without it would run no command (the hooks fail closed).
+LDLIBS_APP  = -Wl,--require-defined=app_init
+LDLIBS_CORE = $(LDLIBS_APP) $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null) -lm -lpthread
+LDLIBS_ALL  = $(LDLIBS_APP) $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKG) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKG) 2>/dev/null)
 
@@ -76,11 +81,9 @@ $(LIB): $(CORE_OBJ)
 $(BIN): $(TUI_OBJ) $(LIB)
 	$(CC) $(CFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) $(LDLIBS_ALL)
 
-# Two unit tests link with wrapped symbols: test_alloc_fail fails the Nth
-# allocation (a malloc shim), test_cmd_noresult replaces the command
-# registry with fake handlers.
+# test_alloc_fail links with wrapped symbols: it fails the Nth allocation
+# (a malloc shim).
 $(BUILD)/tests/test_alloc_fail: TEST_LIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
-$(BUILD)/tests/test_cmd_noresult: TEST_LIBS += -Wl,--wrap=cmd_list_tables,--wrap=cmd_list_ntables
 
 $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
