@@ -7,9 +7,17 @@ files that reach each other through calls) and exits 1 when there is one;
 with --edges also prints "a.c -> b.c" lines.  tests/batch/test_layers.sh
 runs it over core/ and tui/ so a change that makes two files lean on each
 other fails the build's tests, not a reviewer's patience.
+
+callgraph.py --folders DIR - the same graph between DIR's folders (core/'s
+layers): prints each pair of folders that call each other both ways and
+each call against the layer order (a folder calling one above it, with the
+files and the names), and exits 1 when there is one.  The order is the
+Makefile's CORE_LAYERS, the one list the build's include paths come from
+too (--layers FILE reads another Makefile); a folder not in it is an error.
 """
 import collections
 import glob
+import os
 import re
 import sys
 
@@ -30,12 +38,55 @@ def graph(dirs):
         s = re.sub(r'"(\\.|[^"\\])*"', '""', s)
         texts[f] = set(re.findall(r'\b[a-z_][a-z0-9_]*\b', s))
     calls = collections.defaultdict(set)
+    names = collections.defaultdict(set)
     for f in files:
         for name in texts[f]:
             d = defs.get(name)
             if d and d != f:
                 calls[f].add(d)
-    return files, calls
+                names[f, d].add(name)
+    return files, calls, names
+
+
+def layers(makefile):
+    """The words of CORE_LAYERS (with its continuation lines)."""
+    text = open(makefile, encoding='utf-8').read()
+    m = re.search(r'^CORE_LAYERS\s*:?=((?:[^\n]*\\\n)*[^\n]*)', text, re.M)
+    if not m:
+        sys.exit(f'{makefile}: no CORE_LAYERS variable')
+    return m.group(1).replace('\\\n', ' ').split()
+
+
+def folder_check(root, files, calls, names, order):
+    """Prints the two-way pairs and the calls against the order; their count."""
+    rank = {name: i for i, name in enumerate(order)}
+
+    def folder(f):
+        return os.path.relpath(f, root).split(os.sep)[0]
+
+    bad = 0
+    for name in sorted({folder(f) for f in files}):
+        if name not in rank:
+            print(f'folder not in the layer order: {name}')
+            bad += 1
+    pairs = collections.defaultdict(list)
+    for f in files:
+        for g in sorted(calls.get(f, ())):
+            a, b = folder(f), folder(g)
+            if a != b and a in rank and b in rank:
+                pairs[a, b].append((f, g))
+    for a, b in sorted(pairs):
+        if rank[a] < rank[b] and (b, a) in pairs:
+            print(f'both ways: {a} <-> {b}')
+            bad += 1
+    for a, b in sorted(pairs, key=lambda p: (rank[p[0]], rank[p[1]])):
+        if rank[a] < rank[b]:
+            for f, g in pairs[a, b]:
+                print(f'against the order: {a} -> {b}: {f} -> {g} ({", ".join(sorted(names[f, g]))})')
+                bad += 1
+    n = len({(folder(f), folder(g)) for f in files for g in calls.get(f, ()) if folder(f) != folder(g)})
+    print(f'{len(order)} layers, {n} folder pairs calling, {bad} against the order')
+    return bad
 
 
 def cycles(files, calls):
@@ -71,8 +122,18 @@ def cycles(files, calls):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith('--')]
-    files, calls = graph(args or ['core'])
+    argv = sys.argv[1:]
+    makefile = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Makefile')
+    if '--layers' in argv:
+        i = argv.index('--layers')
+        makefile = argv[i + 1]
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith('--')]
+    files, calls, names = graph(args or ['core'])
+    if '--folders' in argv:
+        bad = sum(folder_check(d, [f for f in files if f.startswith(d.rstrip('/') + '/')], calls, names,
+                               layers(makefile)) for d in args or ['core'])
+        return 1 if bad else 0
     if '--edges' in sys.argv:
         for f in files:
             for g in sorted(calls.get(f, ())):

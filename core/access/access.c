@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account_init.h"
 #include "doc.h"
 #include "keyspace.h"
 
@@ -51,11 +50,16 @@ access_role access_actor_role(cmd_ctx *ctx)
 {
     char key[RD_KEY_MAX];
     json_t *doc = NULL;
-    if (!ctx->tx || !ctx->actor || tx_get(ctx->tx, account_init_key(key, ctx->actor), &doc, NULL) != RD_OK || !doc)
+    if (!ctx->tx || !ctx->actor || tx_get(ctx->tx, keyspace_account_key(key, ctx->actor), &doc, NULL) != RD_OK || !doc)
         return ACCESS_VIEWER;
     access_role role = access_role_of(doc);
     json_decref(doc);
     return role;
+}
+
+int access_actor_is_admin(cmd_ctx *ctx)
+{
+    return access_actor_role(ctx) == ACCESS_ADMIN;
 }
 
 int access_actor_is_staff(cmd_ctx *ctx)
@@ -81,7 +85,7 @@ int access_actor_sees_job(cmd_ctx *ctx, const json_t *job)
     if (strcmp(doc_str(job, "creator"), ctx->actor) == 0 || strcmp(doc_str(job, "project_owner"), ctx->actor) == 0 ||
         access_actor_is_staff(ctx))
         return 1;
-    if (tx_get(ctx->tx, account_project_key(key, doc_str(job, "project_owner"), doc_str(job, "project")), &project,
+    if (tx_get(ctx->tx, keyspace_project_key(key, doc_str(job, "project_owner"), doc_str(job, "project")), &project,
                NULL) != RD_OK)
         return 0;
     size_t i;
@@ -168,6 +172,19 @@ static rd_code role_refusal(cmd_access class, access_role role, const char *acto
         return rd_fail(err, RD_EPERM, "%s: only an administering account %s; account '%s' has role %s", def->words,
                        def->access_why ? def->access_why : "may do this", actor, access_role_name(role));
     }
+}
+
+rd_code access_check_identity(cmd_ctx *ctx, rd_err *err)
+{
+    if (!ctx->identity || strcmp(ctx->identity, ctx->actor) == 0 || ctx->agent_node)
+        return RD_OK;
+    const char *actor = ctx->actor;
+    ctx->actor = ctx->identity;
+    int admin = access_actor_is_admin(ctx);
+    ctx->actor = actor;
+    if (admin)
+        return RD_OK;
+    return rd_fail(err, RD_EPERM, "--as: only an admin may act as another account; you are '%s'", ctx->identity);
 }
 
 rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err)

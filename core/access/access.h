@@ -36,6 +36,9 @@ access_role access_role_of(const json_t *account);
 /* The acting account's role, read in ctx->tx (viewer when it cannot be read). */
 access_role access_actor_role(cmd_ctx *ctx);
 
+/* 1 when the acting account administers the store (role admin). */
+int access_actor_is_admin(cmd_ctx *ctx);
+
 /* 1 when the actor is fleet staff (admin or operator): it sees every
  * tenant's fleet and may act on any node, device, health record or alert. */
 int access_actor_is_staff(cmd_ctx *ctx);
@@ -59,11 +62,18 @@ int access_actor_sees_job(cmd_ctx *ctx, const json_t *job);
  * tenant work for one that does.  Never CMD_ACCESS_DEFAULT. */
 cmd_access access_command_class(const cmd_def *def);
 
+/* On a secured store the identity is who acts; --as names another account
+ * only for an admin (impersonation, recorded as both names): RD_EPERM
+ * otherwise.  A node's agent acts as its node.  Part of the guard, before
+ * access_check_command. */
+rd_code access_check_identity(cmd_ctx *ctx, rd_err *err);
+
 /* The guard: RD_OK when the actor's role may run def at all (handlers
  * still check ownership); else RD_EPERM naming the command, the role and
  * who may.  A node's agent (ctx->agent_node) may only register itself and
- * report on its node and the workers placed on it.  cmd.c calls it for
- * every command that touches the store. */
+ * report on its node and the workers placed on it.  The executor calls it
+ * for every command that touches the store, through the guard hook
+ * (cmd_hooks, installed by core/app/app.c). */
 rd_code access_check_command(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err);
 
 /* What the guard and the handlers' ownership checks would say to account

@@ -21,7 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "account_init.h"
 #include "doc.h"
 #include "fileio.h"
 #include "keyspace.h"
@@ -259,7 +258,7 @@ static rd_code credentials_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
                      "set; platform never acts)", name);
     const char *node = strncmp(name, "node:", 5) == 0 ? name + 5 : NULL;
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, node ? tx_key(key, KEY_NODES "%s", node) : account_init_key(key, name), &account, err);
+        rc = tx_get(ctx->tx, node ? tx_key(key, KEY_NODES "%s", node) : keyspace_account_key(key, name), &account, err);
     if (rc == RD_OK && !account)
         rc = rd_fail(err, RD_ENOTFOUND, "store credentials: %s '%s' does not exist", node ? "node" : "account",
                      node ? node : name);

@@ -26,7 +26,6 @@
 #include <sys/random.h>
 
 #include "access_view.h"
-#include "account_init.h"
 #include "alert_pseudo.h"
 #include "alerts.h"
 #include "doc.h"
@@ -379,7 +378,7 @@ static rd_code eval_round(eval_state *s, rd_err *err)
     json_t *rules = NULL, *nodes = NULL, *opens = NULL, *byname = json_object(), *rule, *node;
     size_t i, j;
     /* an older store gets the default rules with its first round */
-    rd_code rc = account_init_upgrade_alert_rules(ctx->tx, ctx->now, err);
+    rd_code rc = alert_rule_upgrade_defaults(ctx->tx, ctx->now, err);
     if (rc == RD_OK && tx_write_count(ctx->tx) > 0)
         rc = step_commit(s, err);
     if (rc == RD_OK)

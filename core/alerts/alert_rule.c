@@ -4,8 +4,8 @@
  * The commands are alert_rule_cmd.c's.
  *
  * A rule removed by the operator stays removed: the defaults are staged
- * only when a store is created or first upgraded (account_init.c), never
- * again.
+ * only when a store is created (core/app/account_init.c) or first
+ * upgraded (alert_rule_upgrade_defaults), never again.
  */
 #include <ctype.h>
 #include <math.h>
@@ -196,5 +196,29 @@ rd_code alert_rule_stage_defaults(rd_tx *tx, int since, rd_time now, rd_err *err
         }
         json_decref(old);
     }
+    return rc;
+}
+
+/* The generation of default rules a store has had: the mark was `true`
+ * before rules had generations (that was generation 1). */
+static int store_rule_generation(const json_t *meta)
+{
+    const json_t *mark = json_object_get(meta, ALERT_RULE_SEEDED_MARK);
+    if (json_is_integer(mark))
+        return (int)json_integer_value(mark);
+    return json_is_true(mark) ? 1 : 0;
+}
+
+rd_code alert_rule_upgrade_defaults(rd_tx *tx, rd_time now, rd_err *err)
+{
+    json_t *meta = NULL;
+    rd_code rc = tx_get(tx, KEY_META_STORE, &meta, err);
+    if (rc == RD_OK && meta && store_rule_generation(meta) < ALERT_RULE_GENERATION) {
+        rc = alert_rule_stage_defaults(tx, store_rule_generation(meta), now, err);
+        json_object_set_new(meta, ALERT_RULE_SEEDED_MARK, json_integer(ALERT_RULE_GENERATION));
+        if (rc == RD_OK)
+            rc = tx_put(tx, KEY_META_STORE, json_incref(meta), err);
+    }
+    json_decref(meta);
     return rc;
 }

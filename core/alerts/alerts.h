@@ -84,6 +84,19 @@ int alert_rule_generation(void);
  * skipping any name that exists. */
 rd_code alert_rule_stage_defaults(rd_tx *tx, int since, rd_time now, rd_err *err);
 
+/* The meta document's field saying which generation of default alert rules
+ * the store has had (ALERT_RULE_GENERATION; `true` in stores from before
+ * generations, meaning 1), so a rule the operator removed is never added
+ * again and a rule born later still reaches an older store.  A new store
+ * gets it with its first contents (core/app/account_init.c). */
+#define ALERT_RULE_SEEDED_MARK "alert_rules_seeded"
+
+/* A store made before alerts existed, or before a newer generation of
+ * default rules, gets the rules it lacks, once: stages them and the mark in
+ * tx when the meta document's mark is older than ALERT_RULE_GENERATION
+ * (alert eval calls this; opening a store never writes to an old one). */
+rd_code alert_rule_upgrade_defaults(rd_tx *tx, rd_time now, rd_err *err);
+
 /* ---- the state machine (alert_eval.c) ------------------------------------ */
 
 typedef enum { ALERT_PHASE_NONE, ALERT_PHASE_PENDING, ALERT_PHASE_FIRING } alert_phase;

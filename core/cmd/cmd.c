@@ -17,12 +17,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "access.h"
-#include "account_init.h"
-#include "device_config.h"
-#include "node_agent.h"
 #include "cmd_args_int.h"
-#include "cmd_list.h"
 #include "cmd_relay.h"
 #include "keyspace.h"
 #include "catalog.h"
@@ -170,8 +165,9 @@ static const cmd_def help_table[] = {
 
 void cmd_foreach(void (*fn)(const cmd_def *def, void *data), void *data)
 {
-    for (size_t t = 0; t < cmd_list_ntables; t++)
-        for (const cmd_def *d = cmd_list_tables[t]; d->words; d++)
+    const cmd_hooks *h = cmd_get_hooks();
+    for (size_t t = 0; h && t < h->ntables; t++)
+        for (const cmd_def *d = h->tables[t]; d->words; d++)
             fn(d, data);
     for (const cmd_def *d = help_table; d->words; d++)
         fn(d, data);
@@ -462,7 +458,9 @@ rd_code cmd_ctx_open_store(cmd_ctx *ctx, rd_err *err)
         if (ctx->relayed)
             return RD_OK;
     }
-    rc = account_init_store(ctx->store, ctx->now, err);
+    const cmd_hooks *h = cmd_get_hooks();
+    rc = h && h->store_init ? h->store_init(ctx->store, ctx->now, err)
+                            : rd_fail(err, RD_ESTORE, "store: no store bootstrap installed (app_init)");
     if (rc != RD_OK) {
         store_close(ctx->store);
         ctx->store = NULL;
@@ -472,18 +470,12 @@ rd_code cmd_ctx_open_store(cmd_ctx *ctx, rd_err *err)
 
 void cmd_ctx_upgrade(cmd_ctx *ctx)
 {
-    size_t required = 0, none = 0;
-    rd_err ignored = { 0 };
+    const cmd_hooks *h = cmd_get_hooks();
     if (ctx->upgraded || !ctx->store || ctx->relayed || ctx->read_only)
         return;
     ctx->upgraded = 1;
-    if (node_agent_upgrade(ctx->store, &required, &none, &ignored) == RD_OK && required + none > 0)
-        store_notice(1, "store: upgraded to agent modes: %zu node(s) that have had an agent are agent_mode required "
-                     "(work only while their agent is online), %zu without one are none (manual: placement is the "
-                     "start, as before)", required, none);
-    int sealed = 0, waiting = 0;
-    if (device_config_upgrade(ctx, &sealed, &waiting, &ignored) == RD_OK && sealed)
-        store_notice(1, "store: sealed the env values of %d device configuration(s) stored in plain text", sealed);
+    if (h && h->store_upgrade)
+        h->store_upgrade(ctx);
 }
 
 void cmd_ctx_close(cmd_ctx *ctx)
@@ -547,21 +539,6 @@ static void backoff(int attempt)
         ;
 }
 
-/* On a secured store the identity is who acts; --as names another account
- * only for an admin (impersonation, recorded as both names). */
-static rd_code cmd_check_identity(cmd_ctx *ctx, rd_err *err)
-{
-    if (!ctx->identity || strcmp(ctx->identity, ctx->actor) == 0 || ctx->agent_node)
-        return RD_OK;
-    const char *actor = ctx->actor;
-    ctx->actor = ctx->identity;
-    int admin = access_actor_role(ctx) == ACCESS_ADMIN;
-    ctx->actor = actor;
-    if (admin)
-        return RD_OK;
-    return rd_fail(err, RD_EPERM, "--as: only an admin may act as another account; you are '%s'", ctx->identity);
-}
-
 rd_code cmd_relay_mark_done(rd_tx *tx, const cmd_ctx *ctx, rd_err *err)
 {
     if (!ctx->relay_done_key)
@@ -604,12 +581,11 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
         rc = tx_list(ctx->tx, KEY_GPUS, &gpus, err);
         catalog_gpu_load_added(gpus);
         json_decref(gpus);
+        /* the guard: without one installed, nothing on the store runs */
+        const cmd_hooks *h = cmd_get_hooks();
         if (rc == RD_OK)
-            rc = account_init_check_actor(ctx->tx, ctx->actor, err);
-        if (rc == RD_OK)
-            rc = cmd_check_identity(ctx, err);
-        if (rc == RD_OK)
-            rc = access_check_command(ctx, def, args, err);
+            rc = h && h->guard ? h->guard(ctx, def, args, err)
+                               : rd_fail(err, RD_EPERM, "%s: refused: no access guard installed (app_init)", def->words);
         if (rc != RD_OK)
             return rc;
     }

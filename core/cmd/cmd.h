@@ -112,7 +112,7 @@ struct cmd_def {
  * line "FIELD\tTEXT" is a row of a two-column table (the first row its
  * header), a line starting with two spaces an example kept as it is, an
  * empty line an empty line, any other line a paragraph.  Each family may
- * contribute a table of them (cmd_list.c). */
+ * contribute a table of them (core/app/cmd_list.c). */
 typedef struct {
     const char *words;              /* "job submit" */
     const char *const *lines;       /* ends with NULL */
@@ -160,7 +160,8 @@ struct cmd_ctx {
 };
 
 /* Upgrades the documents of a store made by an older rigdeck, once per
- * context: today every node gets its agent mode (core/fleet/node_agent.c),
+ * context, through the store_upgrade hook (core/app/account_init.c: today
+ * every node gets its agent mode, device configurations their sealed env),
  * and store_notice says how many became which.  The executor calls it
  * before the first command that writes (opening a store never writes to an
  * old one); the controller and the agent call it right after opening, while
@@ -200,8 +201,41 @@ rd_code cmd_commit_step(cmd_ctx *ctx, rd_err *err);
 void cmd_ctx_close(cmd_ctx *ctx);
 
 /* Opens ctx->store if needed and makes sure a new store holds its initial
- * accounts; used by the executor and by front ends that watch the store. */
+ * accounts (the store_init hook); used by the executor and by front ends
+ * that watch the store. */
 rd_code cmd_ctx_open_store(cmd_ctx *ctx, rd_err *err);
+
+/* ---- what the executor asks of the layers above it --------------------- */
+
+/* core/cmd is the command framework only: the command registry, a new
+ * store's first contents, the upgrades of an older store and the guard
+ * belong to the layers above (core/app, core/access), which the executor
+ * never calls by name.  core/app hands them in once, before main, with
+ * cmd_set_hooks (app_init, core/app/app.h), as store_notice.c lets a
+ * backend tell the front end.  A hook
+ * that is missing fails closed: no command is found, no store is opened,
+ * and the guard refuses every command on the store. */
+typedef struct {
+    const cmd_def *const *tables;   /* the command tables, in help order */
+    size_t ntables;
+    const cmd_note *const *notes;   /* the longer help of some commands */
+    size_t nnotes;
+    /* a store just opened (not relayed): a new one gets its first contents
+     * in one guarded transaction; a no-op on an initialised one */
+    rd_code (*store_init)(store_t *st, rd_time now, rd_err *err);
+    /* an older store's documents upgraded, once per context (cmd_ctx_upgrade) */
+    void (*store_upgrade)(cmd_ctx *ctx);
+    /* every command that touches the store, in its transaction, before its
+     * handler: the actor exists, may act as it does (--as) and its role
+     * may run def (core/access/access.c) */
+    rd_code (*guard)(cmd_ctx *ctx, const cmd_def *def, const cmd_args *args, rd_err *err);
+} cmd_hooks;
+
+/* Installs hooks (copied) for every context of the process. */
+void cmd_set_hooks(const cmd_hooks *hooks);
+
+/* The hooks installed, or NULL before cmd_set_hooks. */
+const cmd_hooks *cmd_get_hooks(void);
 
 /* ---- reading arguments (for handlers) ---------------------------------- */
 

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "cmd_list.h"
 #include "wrap.h"
 
 char *cmd_usage(const cmd_def *def)
@@ -71,8 +70,9 @@ static void help_collect(const cmd_def *def, void *data)
 
 const char *const *cmd_note_of(const char *words)
 {
-    for (size_t t = 0; t < cmd_list_nnotes; t++)
-        for (const cmd_note *n = cmd_list_notes[t]; n->words; n++)
+    const cmd_hooks *h = cmd_get_hooks();
+    for (size_t t = 0; h && t < h->nnotes; t++)
+        for (const cmd_note *n = h->notes[t]; n->words; n++)
             if (strcmp(n->words, words) == 0)
                 return n->lines;
     return NULL;

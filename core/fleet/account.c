@@ -1,5 +1,6 @@
-/* account.c - accounts, project documents, and the initial contents of a
- * new store.  The project commands are project.c's; `account remove` and
+/* account.c - accounts and project documents: a new account with its
+ * "default" project (a new store's first accounts are staged the same way
+ * by core/app/account_init.c).  The project commands are project.c's; `account remove` and
  * the last-admin rule are account_remove.c's.
  *
  * An account's role (access.h) says what it may do: a new store's
@@ -16,7 +17,6 @@
 
 #include "access.h"
 #include "data.h"
-#include "account_init.h"
 #include "doc.h"
 #include "keyspace.h"
 #include "ledger.h"
@@ -33,15 +33,53 @@ rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **
     rd_code rc = names_check(field, name, err);
     if (rc != RD_OK)
         return rc;
-    rc = tx_get(ctx->tx, account_init_key(key, name), doc, err);
+    rc = tx_get(ctx->tx, keyspace_account_key(key, name), doc, err);
     if (rc == RD_OK && !*doc)
         rc = rd_fail(err, RD_ENOTFOUND, "%s: account '%s' does not exist", field, name);
     return rc;
 }
 
-int account_actor_is_admin(cmd_ctx *ctx)
+/* "admin" repeats what "role" says for readers older than roles, which
+ * know only that boolean (access.c reads "role" first). */
+static json_t *account_new(const char *name, const char *plan, const char *role, rd_time now)
 {
-    return access_actor_role(ctx) == ACCESS_ADMIN;
+    char ts[RDTIME_BUFLEN];
+    return json_pack("{s:s, s:s, s:s, s:b, s:s}", "name", name, "plan", plan, "role", role, "admin",
+                     strcmp(role, "admin") == 0, "created_at", rdtime_format(now, ts));
+}
+
+json_t *account_project_new(const char *name, const char *owner, rd_time now)
+{
+    char ts[RDTIME_BUFLEN];
+    return json_pack("{s:s, s:s, s:[], s:s, s:s}", "name", name, "owner", owner, "members", "on_quota_exhausted",
+                     "move", "created_at", rdtime_format(now, ts));
+}
+
+rd_code account_stage_new(rd_tx *tx, const char *name, const char *plan, const char *role, rd_time now,
+                           json_t **account, rd_err *err)
+{
+    char akey[RD_KEY_MAX], pkey[RD_KEY_MAX];
+    json_t *old_account = NULL, *old_project = NULL;
+
+    /* Guard both keys: they must still be free when this commits. */
+    rd_code rc = tx_get(tx, keyspace_account_key(akey, name), &old_account, err);
+    if (rc == RD_OK)
+        rc = tx_get(tx, keyspace_project_key(pkey, name, "default"), &old_project, err);
+    if (rc == RD_OK && old_account)
+        rc = rd_fail(err, RD_EEXISTS, "account '%s' exists already", name);
+    json_decref(old_account);
+    json_decref(old_project);
+    if (rc != RD_OK)
+        return rc;
+    json_t *acct = account_new(name, plan, role, now);
+    if (!acct)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    if (account)
+        *account = json_incref(acct);
+    rc = tx_put(tx, akey, acct, err);
+    if (rc == RD_OK)
+        rc = tx_put(tx, pkey, account_project_new("default", name, now), err);
+    return rc;
 }
 
 int account_project_has_member(const json_t *project, const char *account)
@@ -69,11 +107,11 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
         if ((rc = names_check("project owner", owner, err)) != RD_OK ||
             (rc = names_check("project name", slash + 1, err)) != RD_OK)
             return rc;
-        rc = tx_get(ctx->tx, account_project_key(key, owner, slash + 1), doc, err);
+        rc = tx_get(ctx->tx, keyspace_project_key(key, owner, slash + 1), doc, err);
         if (rc == RD_OK && !*doc)
             return rd_fail(err, RD_ENOTFOUND, "project '%s' does not exist", ref);
         if (rc == RD_OK && strcmp(owner, ctx->actor) != 0 && !account_project_has_member(*doc, ctx->actor) &&
-            !account_actor_is_admin(ctx)) {
+            !access_actor_is_admin(ctx)) {
             json_decref(*doc);
             *doc = NULL;
             return rd_fail(err, RD_EPERM, "project '%s' is not shared with account '%s'", ref, ctx->actor);
@@ -82,7 +120,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
     }
     if ((rc = names_check("project name", ref, err)) != RD_OK)
         return rc;
-    if ((rc = tx_get(ctx->tx, account_project_key(key, ctx->actor, ref), doc, err)) != RD_OK || *doc)
+    if ((rc = tx_get(ctx->tx, keyspace_project_key(key, ctx->actor, ref), doc, err)) != RD_OK || *doc)
         return rc;
 
     /* Not the actor's own: a project of that name shared with it; for an
@@ -93,7 +131,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
     if ((rc = tx_list(ctx->tx, KEY_PROJECTS, &all, err)) != RD_OK)
         return rc;
     for (int any = 0; any <= 1 && hits == 0; any++) {
-        if (any && !account_actor_is_admin(ctx))
+        if (any && !access_actor_is_admin(ctx))
             break;
         json_array_foreach(all, i, p) {
             if (strcmp(json_string_value(json_object_get(p, "name")), ref) == 0 &&
@@ -105,7 +143,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
     }
     if (hits == 1) {
         const char *owner = json_string_value(json_object_get(hit, "owner"));
-        rc = tx_get(ctx->tx, account_project_key(key, owner, ref), doc, err);
+        rc = tx_get(ctx->tx, keyspace_project_key(key, owner, ref), doc, err);
     } else if (hits > 1) {
         rc = rd_fail(err, RD_EINVAL, "project '%s' is ambiguous: several accounts have a project of that name; write OWNER/%s", ref, ref);
     } else {
@@ -119,7 +157,7 @@ rd_code account_project_resolve(cmd_ctx *ctx, const char *ref, json_t **doc, rd_
 
 rd_code account_require_admin(cmd_ctx *ctx, const char *what, rd_err *err)
 {
-    if (account_actor_is_admin(ctx))
+    if (access_actor_is_admin(ctx))
         return RD_OK;
     return rd_fail(err, RD_EPERM, "%s: only an administering account (such as '%s') may do this; --as is '%s'",
                    what, ADMIN_ACCOUNT, ctx->actor);
@@ -156,7 +194,7 @@ static rd_code account_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
         return rc;
     if ((rc = account_require_admin(ctx, "account create", err)) != RD_OK)
         return rc;
-    return account_init_stage(ctx->tx, name, plan, access_role_name(role), ctx->now, result, err);
+    return account_stage_new(ctx->tx, name, plan, access_role_name(role), ctx->now, result, err);
 }
 
 /* Mining payouts go to wallet addresses the account configures (seed 000:
@@ -177,7 +215,7 @@ static rd_code account_set_role(cmd_ctx *ctx, json_t *acct, const char *word, rd
     const char *name = json_string_value(json_object_get(acct, "name"));
     access_role role;
     rd_code rc = access_role_parse("--role", word, &role, err);
-    if (rc == RD_OK && !account_actor_is_admin(ctx))
+    if (rc == RD_OK && !access_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "account set --role: only an admin may change roles; account '%s' has role %s",
                      ctx->actor, access_role_name(access_actor_role(ctx)));
     if (rc == RD_OK && strcmp(name, "platform") == 0)
@@ -217,7 +255,7 @@ static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     const char *name = cmd_arg(a, 0);
     json_t *acct = NULL;
     rd_code rc = account_get(ctx, "account", name, &acct, err);
-    if (rc == RD_OK && strcmp(name, ctx->actor) != 0 && !account_actor_is_admin(ctx))
+    if (rc == RD_OK && strcmp(name, ctx->actor) != 0 && !access_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "account set: account '%s' may only change itself", ctx->actor);
     if (rc == RD_OK && !cmd_opt(a, "artifacts") && (cmd_opt(a, "artifacts-key") || cmd_opt(a, "artifacts-endpoint")))
         rc = rd_fail(err, RD_EUSAGE, "account set: --artifacts-key and --artifacts-endpoint go with --artifacts URL");
@@ -238,7 +276,7 @@ static rd_code account_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
             json_array_append_new(json_object_get(acct, "mining_wallets"), json_string(cmd_opt_at(a, "mining-wallet", i)));
     if (rc == RD_OK) {
         *result = json_incref(acct);
-        rc = tx_put(ctx->tx, account_init_key(key, name), acct, err);
+        rc = tx_put(ctx->tx, keyspace_account_key(key, name), acct, err);
         acct = NULL;
     }
     json_decref(acct);
@@ -371,7 +409,7 @@ static rd_code deposit_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_
     int64_t amount = 0, balance = 0;
     int dup = 0;
     rd_code rc;
-    if (!account_actor_is_admin(ctx))
+    if (!access_actor_is_admin(ctx))
         return rd_fail(err, RD_EPERM, "account deposit: only an administering account (such as '%s') may deposit credits; --as is '%s'", ADMIN_ACCOUNT, ctx->actor);
     if ((rc = account_get(ctx, "account", name, &acct, err)) != RD_OK)
         return rc;

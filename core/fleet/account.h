@@ -9,14 +9,23 @@
 
 #include <jansson.h>
 
-#include "account_init.h"
 #include "cmd.h"
+#include "rdtime.h"
+#include "tx.h"
+
+/* A new project document (no members, on_quota_exhausted move). */
+json_t *account_project_new(const char *name, const char *owner, rd_time now);
+
+/* Stages account name (role: "admin", "operator", "member" or "viewer",
+ * checked by the caller) and its "default" project in tx, guarded so both
+ * keys are still free at commit; RD_EEXISTS when the account exists.
+ * *account (may be NULL) gets the new document.  A new store's first
+ * accounts are staged with it too (core/app/account_init.c). */
+rd_code account_stage_new(rd_tx *tx, const char *name, const char *plan, const char *role, rd_time now,
+                          json_t **account, rd_err *err);
 
 /* Reads account name into *doc (new reference); RD_ENOTFOUND names field. */
 rd_code account_get(cmd_ctx *ctx, const char *field, const char *name, json_t **doc, rd_err *err);
-
-/* 1 when the acting account administers the store. */
-int account_actor_is_admin(cmd_ctx *ctx);
 
 /* 1 when the account has configured at least one mining wallet address. */
 int account_has_mining_wallet(cmd_ctx *ctx, const char *name);

@@ -50,7 +50,7 @@ rd_code account_remove_check_last_admin(cmd_ctx *ctx, const char *name, const ch
             continue;
         /* Guard the admin counted on: two admins demoting or removing each
          * other at once must not both succeed. */
-        rc = tx_get(ctx->tx, account_init_key(key, other), &doc, err);
+        rc = tx_get(ctx->tx, keyspace_account_key(key, other), &doc, err);
         others += doc && access_role_of(doc) == ACCESS_ADMIN;
         json_decref(doc);
     }
@@ -224,7 +224,7 @@ static rd_code remove_projects(cmd_ctx *ctx, const char *name, json_t *owned, js
          * project would swell the commit past a backend's limit on compares. */
         if (strcmp(owner, name) != 0 && !project_names_member(p, name))
             continue;
-        if ((rc = tx_get(ctx->tx, account_project_key(key, owner, pname), &doc, err)) != RD_OK || !doc)
+        if ((rc = tx_get(ctx->tx, keyspace_project_key(key, owner, pname), &doc, err)) != RD_OK || !doc)
             continue;
         if (strcmp(owner, name) == 0) {
             rc = tx_delete(ctx->tx, key, err);
@@ -310,7 +310,7 @@ rd_code account_remove_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_
     if (rc == RD_OK && strcmp(name, "external") == 0)
         return rd_fail(err, RD_EINVAL, "account remove: 'external' is the ledger's outside world, never an account");
     if (rc == RD_OK)
-        rc = tx_get(ctx->tx, account_init_key(key, name), &acct, err);
+        rc = tx_get(ctx->tx, keyspace_account_key(key, name), &acct, err);
     if (rc == RD_OK && !acct)
         rc = rd_fail(err, RD_ENOTFOUND, "account remove: account '%s' does not exist", name);
     if (rc == RD_OK)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
+#include "access.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "doc.h"
@@ -155,7 +155,7 @@ static rd_code check_change(cmd_ctx *ctx, const char *verb, const char *id, rd_e
     const gpu_type *g = rc == RD_OK ? catalog_gpu(id) : NULL;
     if (rc != RD_OK)
         return rc;
-    if (!account_actor_is_admin(ctx))
+    if (!access_actor_is_admin(ctx))
         return rd_fail(err, RD_EPERM, "gpu %s: the GPU catalog is changed by an administering account; --as is '%s'",
                        verb, ctx->actor);
     if (g && g->builtin)

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "access.h"
 #include "account.h"
 #include "keyspace.h"
 #include "names.h"
@@ -25,7 +26,7 @@ static rd_code project_create_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resu
     json_decref(doc);
     if (strcmp(owner, ctx->actor) != 0 && (rc = account_require_admin(ctx, "project create --owner", err)) != RD_OK)
         return rc;
-    if ((rc = tx_get(ctx->tx, account_project_key(key, owner, name), &doc, err)) != RD_OK)
+    if ((rc = tx_get(ctx->tx, keyspace_project_key(key, owner, name), &doc, err)) != RD_OK)
         return rc;
     if (doc) {
         json_decref(doc);
@@ -47,7 +48,7 @@ static rd_code project_share_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         return rc;
     const char *owner = json_string_value(json_object_get(project, "owner"));
     const char *name = json_string_value(json_object_get(project, "name"));
-    if (strcmp(owner, ctx->actor) != 0 && !account_actor_is_admin(ctx))
+    if (strcmp(owner, ctx->actor) != 0 && !access_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "project share: only the owner '%s' may share project '%s'", owner, name);
     if (rc == RD_OK)
         rc = account_get(ctx, "account", with, &acct, err);
@@ -59,7 +60,7 @@ static rd_code project_share_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         json_array_append_new(json_object_get(project, "members"), json_string(with));
     if (rc == RD_OK) {
         *result = json_incref(project);
-        rc = tx_put(ctx->tx, account_project_key(key, owner, name), project, err);
+        rc = tx_put(ctx->tx, keyspace_project_key(key, owner, name), project, err);
         project = NULL;
     }
     json_decref(project);
@@ -75,14 +76,14 @@ static rd_code project_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result,
     if (rc != RD_OK)
         return rc;
     const char *owner = json_string_value(json_object_get(project, "owner"));
-    if (strcmp(owner, ctx->actor) != 0 && !account_actor_is_admin(ctx))
+    if (strcmp(owner, ctx->actor) != 0 && !access_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "project set: only the owner '%s' may change project '%s'", owner, cmd_arg(a, 0));
     if (rc == RD_OK && !cmd_opt(a, "on-quota-exhausted"))
         rc = rd_fail(err, RD_EUSAGE, "project set: give --on-quota-exhausted fail|move");
     if (rc == RD_OK) {
         json_object_set_new(project, "on_quota_exhausted", json_string(cmd_opt(a, "on-quota-exhausted")));
         *result = json_incref(project);
-        rc = tx_put(ctx->tx, account_project_key(key, owner, json_string_value(json_object_get(project, "name"))), project, err);
+        rc = tx_put(ctx->tx, keyspace_project_key(key, owner, json_string_value(json_object_get(project, "name"))), project, err);
         project = NULL;
     }
     json_decref(project);
@@ -99,7 +100,7 @@ static rd_code project_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
         json_decref(items);
         return rc;
     }
-    int admin = account_actor_is_admin(ctx);
+    int admin = access_actor_is_admin(ctx);
     json_array_foreach(all, i, p) {
         const char *o = json_string_value(json_object_get(p, "owner"));
         if (owner && strcmp(o, owner) != 0)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
+#include "access.h"
 #include "doc.h"
 #include "jobspec.h"
 #include "keyspace.h"
@@ -185,7 +185,7 @@ static rd_code environment_list_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **re
 
 static rd_code require_admin(cmd_ctx *ctx, const char *verb, rd_err *err)
 {
-    if (!account_actor_is_admin(ctx))
+    if (!access_actor_is_admin(ctx))
         return rd_fail(err, RD_EPERM, "environment %s: environments are changed by an administering account; "
                        "--as is '%s'", verb, ctx->actor);
     return RD_OK;

@@ -264,7 +264,7 @@ rd_code job_get_visible(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err)
 rd_code job_require_actor(cmd_ctx *ctx, const json_t *job, const char *what, rd_err *err)
 {
     if (strcmp(doc_str(job, "creator"), ctx->actor) == 0 || strcmp(doc_str(job, "project_owner"), ctx->actor) == 0 ||
-        account_actor_is_admin(ctx))
+        access_actor_is_admin(ctx))
         return RD_OK;
     return rd_fail(err, RD_EPERM, "%s: job '%s' belongs to project %s/%s; account '%s' did not create it", what,
                    doc_str(job, "id"), doc_str(job, "project_owner"), doc_str(job, "project"), ctx->actor);

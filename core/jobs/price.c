@@ -3,7 +3,7 @@
  * worker's price from these when it places it (sched_index.c). */
 #include <string.h>
 
-#include "account.h"
+#include "access.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "doc.h"
@@ -28,7 +28,7 @@ static rd_code price_set_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, r
         rc = rd_fail(err, RD_EINVAL, "PRICE must be at least the usage fee of %s (%s GPUs: %s credits per GPU-hour), got '%s'",
                      g->id, catalog_class_name(g->cls), num_format_credits(g->usage_fee_ucr, fee), cmd_arg(a, 1));
     }
-    if (rc == RD_OK && !account_actor_is_admin(ctx))
+    if (rc == RD_OK && !access_actor_is_admin(ctx))
         rc = rd_fail(err, RD_EPERM, "price set: market prices are set by an administering account; --as is '%s'", ctx->actor);
     if (rc != RD_OK)
         return rc;

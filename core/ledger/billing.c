@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
+#include "access.h"
 #include "billing_math.h"
 #include "billing_step.h"
 #include "billing_usage.h"
@@ -320,7 +320,7 @@ static rd_code bill_run_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd
 {
     rd_time until = ctx->now;
     rd_code rc;
-    if (!account_actor_is_admin(ctx))
+    if (!access_actor_is_admin(ctx))
         return rd_fail(err, RD_EPERM, "bill run: only an administering account (such as 'default') may run billing; --as is '%s'", ctx->actor);
     if (cmd_opt(a, "until") && (rc = rdtime_parse("--until", cmd_opt(a, "until"), &until, err)) != RD_OK)
         return rc;

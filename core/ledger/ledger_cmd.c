@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "account.h"
 #include "cmd.h"
 #include "ledger.h"
@@ -52,7 +53,7 @@ static rd_code select_account(cmd_ctx *ctx, const char *what, const char *arg, i
     if (owner && (rc = account_get(ctx, what, owner, &doc, err)) != RD_OK)
         return rc;
     json_decref(doc);
-    if ((!owner || strcmp(owner, ctx->actor) != 0) && !account_actor_is_admin(ctx))
+    if ((!owner || strcmp(owner, ctx->actor) != 0) && !access_actor_is_admin(ctx))
         return rd_fail(err, RD_EPERM, "%s %s: account '%s' may see only its own ledger accounts; %s see others'",
                        what, arg, ctx->actor, ADMIN_HINT);
     return RD_OK;
@@ -182,7 +183,7 @@ static rd_code entries_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_
     entries_state e = { NULL, cmd_opt(a, "kind"), "", "", json_array(), json_object() };
     rd_code rc = e.items && e.seen ? RD_OK : rd_fail(err, RD_ENOMEM, "out of memory");
     const char *arg = cmd_opt(a, "account");
-    if (rc == RD_OK && (arg || !account_actor_is_admin(ctx))) {
+    if (rc == RD_OK && (arg || !access_actor_is_admin(ctx))) {
         rc = select_account(ctx, "ledger entries --account", arg ? arg : ctx->actor, 1, &sel, err);
         e.sel = &sel;
     }
@@ -344,7 +345,7 @@ static rd_code verify_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_e
 {
     json_t *report = NULL;
     (void)a;
-    if (!account_actor_is_admin(ctx))
+    if (!access_actor_is_admin(ctx))
         return rd_fail(err, RD_EPERM, "ledger verify: %s check the whole ledger; --as is '%s'", ADMIN_HINT, ctx->actor);
     rd_code rc = ledger_verify(ctx->tx, &report, err);
     if (rc != RD_OK)

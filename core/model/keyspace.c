@@ -1,6 +1,8 @@
-/* keyspace.c - which kind of document a store key is (see keyspace.h). */
+/* keyspace.c - which kind of document a store key is, and the keys of
+ * the documents every layer names (accounts, projects); see keyspace.h. */
 #include "keyspace.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const prefixes[KEYSPACE_OTHER] = {
@@ -61,4 +63,16 @@ keyspace_kind keyspace_kind_of(const char *key)
 const char *keyspace_prefix(keyspace_kind kind)
 {
     return kind >= 0 && kind < KEYSPACE_OTHER ? prefixes[kind] : "";
+}
+
+const char *keyspace_account_key(char buf[RD_KEY_MAX], const char *name)
+{
+    snprintf(buf, RD_KEY_MAX, KEY_ACCOUNTS "%s", name);
+    return buf;
+}
+
+const char *keyspace_project_key(char buf[RD_KEY_MAX], const char *owner, const char *name)
+{
+    snprintf(buf, RD_KEY_MAX, KEY_PROJECTS "%s/%s", owner, name);
+    return buf;
 }

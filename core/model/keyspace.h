@@ -10,6 +10,9 @@
 #ifndef RD_KEYSPACE_H
 #define RD_KEYSPACE_H
 
+/* Upper bound for every key rigdeck builds (names are short by rule). */
+#define RD_KEY_MAX 512
+
 #define KEY_ROOT "/rigdeck/"
 #define KEY_META_STORE KEY_ROOT "meta/store"
 #define KEY_ACCOUNTS KEY_ROOT "accounts/"
@@ -123,5 +126,11 @@ keyspace_kind keyspace_kind_of(const char *key);
 
 /* The prefix of kind's keys ("" for KEYSPACE_OTHER). */
 const char *keyspace_prefix(keyspace_kind kind);
+
+/* The key of account name's document, written into buf. */
+const char *keyspace_account_key(char buf[RD_KEY_MAX], const char *name);
+
+/* The key of project name of account owner, written into buf. */
+const char *keyspace_project_key(char buf[RD_KEY_MAX], const char *owner, const char *name);
 
 #endif

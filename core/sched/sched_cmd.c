@@ -3,7 +3,7 @@
  * job may wait before it claims capacity first). */
 #include <jansson.h>
 
-#include "account.h"
+#include "access.h"
 #include "cmd.h"
 #include "keyspace.h"
 #include "rdtime.h"
@@ -19,7 +19,7 @@ static rd_code sched_config_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result
     if (!cfg)
         cfg = json_pack("{s:s, s:I}", "name", "sched", "max_wait_s", (json_int_t)3600);
     if (cmd_opt(a, "max-wait")) {
-        if (!account_actor_is_admin(ctx))
+        if (!access_actor_is_admin(ctx))
             rc = rd_fail(err, RD_EPERM, "sched config: only an administering account changes scheduler settings");
         if (rc == RD_OK)
             rc = rdtime_parse_duration("--max-wait", cmd_opt(a, "max-wait"), &age, err);

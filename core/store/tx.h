@@ -14,12 +14,10 @@
 
 #include <jansson.h>
 
+#include "keyspace.h"
 #include "store.h"
 
 typedef struct rd_tx rd_tx;
-
-/* Upper bound for every key rigdeck builds (names are short by rule). */
-#define RD_KEY_MAX 512
 
 /* Starts an empty transaction on st; returns NULL when out of memory. */
 rd_tx *tx_new(store_t *st);

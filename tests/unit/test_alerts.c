@@ -415,7 +415,7 @@ static void test_new_store_rules(void **state)
     assert_string_equal(json_string_value(json_object_get(rule, "severity")), "critical");
     json_decref(rule);
     /* a new store is marked: the upgrade stages nothing */
-    assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
+    assert_int_equal(alert_rule_upgrade_defaults(tx, 1793491200, &err), RD_OK);
     assert_int_equal(tx_write_count(tx), 0);
     tx_free(tx);
     store_close(st);
@@ -431,14 +431,14 @@ static void test_older_store_upgrade(void **state)
     assert_int_equal(account_init_store(st, 1793491200, &err), RD_OK);   /* opening writes nothing */
     assert_int_equal(rule_count(st), 0);
     rd_tx *tx = tx_new(st);
-    assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
+    assert_int_equal(alert_rule_upgrade_defaults(tx, 1793491200, &err), RD_OK);
     assert_int_equal(tx_write_count(tx), 4);   /* three rules and the mark */
     assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
     tx_reset(tx);
     assert_int_equal(rule_count(st), 3);
     /* the operator removes one: it stays removed */
     assert_int_equal(store_delete(st, KEY_ALERT_RULES "gpu-unhealthy", &err), RD_OK);
-    assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
+    assert_int_equal(alert_rule_upgrade_defaults(tx, 1793491200, &err), RD_OK);
     assert_int_equal(tx_write_count(tx), 0);
     tx_free(tx);
     assert_int_equal(rule_count(st), 2);
@@ -457,7 +457,7 @@ static void test_generation_one_store_upgrade(void **state)
     assert_int_equal(store_put(st, KEY_META_STORE, meta, strlen(meta), 0, &err), RD_OK);
     assert_int_equal(account_init_store(st, 1793491200, &err), RD_OK);
     rd_tx *tx = tx_new(st);
-    assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
+    assert_int_equal(alert_rule_upgrade_defaults(tx, 1793491200, &err), RD_OK);
     assert_int_equal(tx_write_count(tx), 2);   /* node-runtime and the mark */
     assert_int_equal(tx_commit(tx, NULL, &err), RD_OK);
     tx_reset(tx);
@@ -467,7 +467,7 @@ static void test_generation_one_store_upgrade(void **state)
     assert_non_null(rule);
     json_decref(rule);
     tx_reset(tx);
-    assert_int_equal(account_init_upgrade_alert_rules(tx, 1793491200, &err), RD_OK);
+    assert_int_equal(alert_rule_upgrade_defaults(tx, 1793491200, &err), RD_OK);
     assert_int_equal(tx_write_count(tx), 0);
     tx_free(tx);
     store_close(st);

@@ -1,5 +1,6 @@
-/* cmd_list.c - every command table, in the order help lists them.  A new
- * command family adds its table here (and its extern in cmd_list.h). */
+/* cmd_list.c - every command table, in the order help lists them (app.c
+ * hands them to the executor).  A new command family adds its table here
+ * (and its extern in cmd_list.h). */
 #include "cmd_list.h"
 
 const cmd_def *const cmd_list_tables[] = {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "account.h"
+#include "access.h"
 #include "cmd.h"
 #include "jsonin.h"
 
@@ -15,7 +15,7 @@
  * the accounts that administer it. */
 static rd_code store_check_admin(cmd_ctx *ctx, const char *command, const char *why, rd_err *err)
 {
-    if (account_actor_is_admin(ctx))
+    if (access_actor_is_admin(ctx))
         return RD_OK;
     return rd_fail(err, RD_EPERM, "%s: only an administering account may %s; --as is '%s'", command, why, ctx->actor);
 }
