@@ -15,7 +15,7 @@
 #include <sys/random.h>
 
 #include "access.h"
-#include "data.h"
+#include "dataloc.h"
 #include "account_init.h"
 #include "doc.h"
 #include "keyspace.h"
