@@ -4,7 +4,7 @@
  * regional pin and stores one waiting worker per spec worker.  Stopping
  * ends running workers in steps (each with its last charges); a report is
  * what an on-node agent sends when a worker ends.  `job why` is
- * job_why.c's; the pass that places workers is sched_run.c's.
+ * sched/job_why.c's; the pass that places workers is sched_run.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,6 @@
 #include "job_output.h"
 #include "job_transfer.h"
 #include "job_env.h"
-#include "job_why.h"
 #include "node.h"
 #include "node_agent.h"
 #include "jobspec.h"
@@ -682,7 +681,6 @@ const cmd_def job_cmd_table[] = {
     { "job list", "", job_list_flags, 0, "list jobs",
       "id,name,type,project,creator,state,workers_running,workers_total,node,reason", job_list_cmd },
     { "job show", "ID", NULL, 0, "show a job and its workers", NULL, job_show_cmd },
-    { "job why", "ID", NULL, 0, "why a job waits: how many nodes each constraint rules out", NULL, job_why_cmd },
     { "job stop", "ID", job_stop_flags, CMD_MUTATES, "stop a job (its waiting workers are canceled)", NULL,
       job_stop_cmd },
     { "job report", "ID running|uploading|finished|failed|stopped|requeued|staging|serving", job_report_flags,
