@@ -34,18 +34,8 @@ CORE_DIRS   := $(sort $(patsubst %/,%,$(dir $(wildcard core/*/*.c))))
 $(foreach d,$(CORE_DIRS:core/%=%),$(if $(filter $d,$(CORE_LAYERS)),,$(error core/$d is not in CORE_LAYERS)))
 # $(call layers_upto,F,LIST): the words of LIST up to and including F
 layers_upto = $(if $2,$(firstword $2) $(if $(filter $1,$(firstword $2)),,$(call layers_upto,$1,$(wordlist 2,$(words $2),$2))))
-# Calls against the order that the other half of issue 34 is still taking
-# out (fleet/data/jobs/ledger/sched/cloud): core/F may also include the
-# folders in CORE_LAYERS_PENDING_F until then.  scripts/callgraph.py
-# --folders reports every one of them; delete these lines when it is clean.
-CORE_LAYERS_PENDING_ledger := fleet
-CORE_LAYERS_PENDING_fleet  := data jobs metrics cloud
-CORE_LAYERS_PENDING_data   := jobs cloud
-CORE_LAYERS_PENDING_jobs   := sched
-CORE_LAYERS_PENDING_sched  := cloud
 # $(call core_inc,F): the include path of core/F's files
-core_inc = $(addprefix -iquote ,$(filter $(CORE_DIRS),$(addprefix core/,$(call layers_upto,$1,$(CORE_LAYERS)) \
-           $(CORE_LAYERS_PENDING_$1))))
+core_inc = $(addprefix -iquote ,$(filter $(CORE_DIRS),$(addprefix core/,$(call layers_upto,$1,$(CORE_LAYERS)))))
 CFLAGS_LIB  = -std=c17 -D_GNU_SOURCE $(WARN) $(OPT) $(SANITIZE) \
               $(shell pkg-config --cflags $(CORE_PKGS) 2>/dev/null)
 CFLAGS_CORE = $(CFLAGS_LIB) $(call core_inc,app)

@@ -13,7 +13,7 @@
  *               secured store it also rewrites its alive key, a beat only
  *               it (and root) may write: there any etcd user may keep any
  *               lease alive, so the controller judges it by the beat
- *               (core/fleet/agent.c), and it registers with --beats
+ *               (core/jobs/agent.c), and it registers with --beats
  *   vitals      every --sample: CPU, memory, disk, network and GPU readings
  *               into the metrics history, and GPU health (agent_vitals.c)
  *   rediscover  every --sample while the last report said nvidia-smi failed

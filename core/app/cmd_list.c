@@ -22,6 +22,7 @@ const cmd_def *const cmd_list_tables[] = {
     datakey_cmd_table,
     dataobj_cmd_table,
     job_cmd_table,
+    job_why_cmd_table,
     job_connect_cmd_table,
     environment_cmd_table,
     job_logs_cmd_table,

@@ -35,6 +35,7 @@ extern const cmd_def reservation_cmd_table[];
 extern const cmd_def datakey_cmd_table[];
 extern const cmd_def dataobj_cmd_table[];
 extern const cmd_def job_cmd_table[];
+extern const cmd_def job_why_cmd_table[];
 extern const cmd_def job_connect_cmd_table[];
 extern const cmd_def environment_cmd_table[];
 extern const cmd_def job_logs_cmd_table[];

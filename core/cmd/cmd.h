@@ -151,7 +151,7 @@ struct cmd_ctx {
                                  * command that takes one, as given (its list's columns, in
                                  * that order); empty: the command's own def->columns */
     json_t *agent_beats;        /* NULL, or what `agent check` saw of each agent's beat, kept between
-                                 * its rounds by the controller (core/fleet/agent.c); freed by cmd_ctx_close */    int upgraded;               /* cmd_ctx_upgrade has looked at this store */
+                                 * its rounds by the controller (core/jobs/agent.c); freed by cmd_ctx_close */    int upgraded;               /* cmd_ctx_upgrade has looked at this store */
     /* cmd_exec_line, set by the executor before a handler runs: a handler
      * that must run a line of its own (`job send` runs `job transfer`,
      * relayed where the store is secured) calls it through here, so core/

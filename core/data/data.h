@@ -1,8 +1,9 @@
 /* data.h - an account's data objects (docs/operations.md, "Data"):
  * third-party keys (datakey.c, their files checked by datakey_file.c),
  * datasets, checkpoints and models (dataobj.c, one implementation for the
- * three), their source URLs (datasrc.c) and what `job submit` and the
- * removal of an object ask of them (dataobj_job.c).
+ * three), their source URLs (model/datasrc.h) and locations
+ * (fleet/dataloc.h), and what `job submit` and the removal of an object
+ * ask of them (dataobj_job.c).
  *
  * Every object belongs to the account that created it and is stored as
  * <prefix><owner>/<name>: names are unique per account.  Its owner, staff
@@ -19,6 +20,8 @@
 #include <stddef.h>
 
 #include "cmd.h"
+#include "dataloc.h"
+#include "datasrc.h"
 #include "err.h"
 
 #define DATAKEY_FILE_MAX (64 * 1024)
@@ -40,49 +43,6 @@ int datakey_type_known(const char *type);
  * K=V lines with valid variable names.  A refusal names field, the line
  * and the rule, never the file's content. */
 rd_code datakey_file_check(const char *type, const char *field, const char *text, size_t len, rd_err *err);
-
-/* ---- source URLs (datasrc.c) ---------------------------------------------- */
-
-typedef enum {
-    DATASRC_S3,
-    DATASRC_GS,
-    DATASRC_HTTPS,
-    DATASRC_HTTP,
-    DATASRC_FTP,
-    DATASRC_FTPS,
-    DATASRC_GIT_HTTP,   /* an http(s) URL ending in .git: a clone */
-    DATASRC_GIT_SSH,    /* ssh://... or user@host:path */
-    DATASRC_DATASTORE   /* datastore:NAME/PATH */
-} datasrc_type;
-
-typedef struct {
-    datasrc_type type;
-    char datastore[64];   /* DATASRC_DATASTORE: the datastore's name */
-    char *path;           /* DATASRC_DATASTORE: PATH normalised ("/" the whole datastore); free it */
-} datasrc;
-
-/* Reads a source URL (field names it: "--source").  RD_EINVAL with one
- * line naming field and the rule for anything else, a URL with a user name
- * or password in it included (credentials belong in a key). */
-rd_code datasrc_parse(const char *field, const char *url, datasrc *out, rd_err *err);
-
-/* Frees what datasrc_parse allocated. */
-void datasrc_free(datasrc *s);
-
-/* "s3", "gs", "https", "http", "ftp", "ftps", "git", "datastore". */
-const char *datasrc_type_name(datasrc_type t);
-
-/* RD_OK when a key of key_type (named key_name) may fetch from src (the
- * table in datasrc.c and docs/operations.md), else RD_EINVAL naming the
- * types that fit. */
-rd_code datasrc_check_key(const datasrc *src, const char *field, const char *key_name, const char *key_type,
-                          rd_err *err);
-
-/* RD_OK when endpoint (NULL: none) fits src and key_type: only s3://
- * sources take one, an http(s) URL without credentials; a wasabi key
- * needs one. */
-rd_code datasrc_check_endpoint(const datasrc *src, const char *field, const char *endpoint, const char *key_type,
-                               rd_err *err);
 
 /* ---- objects (dataobj.c, datakey.c) --------------------------------------- */
 
@@ -108,21 +68,6 @@ rd_code dataobj_get_visible(cmd_ctx *ctx, dataobj_kind k, const char *ref, json_
 
 /* Lists kind's objects the actor sees (--owner filters) as {"items": [...]}. */
 rd_code dataobj_list_visible(cmd_ctx *ctx, dataobj_kind k, const char *owner, json_t **result, rd_err *err);
-
-/* The flags a location is given with, for refusals: "--source", "--key",
- * "--endpoint" (account set: "--artifacts", ...). */
-typedef struct {
-    const char *url, *key, *endpoint;
-} dataobj_fields;
-
-/* Checks a location: url (datasrc_parse), key (NULL: none) a key of
- * owner's that fits it, endpoint (NULL: none) as datasrc_check_endpoint;
- * for_upload refuses sources nothing is uploaded to (http, ftp, git).
- * Sets in doc what staging needs: source, source_type, key, key_type,
- * endpoint (null when not given) and, for a datastore source the actor
- * sees, datastore, region, path (under its root) and server_path. */
-rd_code dataobj_location(cmd_ctx *ctx, const dataobj_fields *f, const char *owner, const char *url, const char *key,
-                         const char *endpoint, int for_upload, json_t *doc, rd_err *err);
 
 /* Removes doc (of kind), refused while a waiting or running job refers to
  * it, or (a key) while a dataset, checkpoint or model names it; only the

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "doc.h"
-#include "job.h"
+#include "job_state.h"
 #include "keyspace.h"
 
 /* The object doc of kind k called name in owner's account, or the

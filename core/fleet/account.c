@@ -16,7 +16,7 @@
 #include <sys/random.h>
 
 #include "access.h"
-#include "data.h"
+#include "dataloc.h"
 #include "doc.h"
 #include "keyspace.h"
 #include "ledger.h"

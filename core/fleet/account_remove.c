@@ -28,6 +28,7 @@
 
 #include "access.h"
 #include "doc.h"
+#include "job_state.h"
 #include "keyspace.h"
 #include "ledger.h"
 #include "names.h"
@@ -62,14 +63,6 @@ rd_code account_remove_check_last_admin(cmd_ctx *ctx, const char *name, const ch
 
 /* ---- what keeps an account ---------------------------------------------- */
 
-/* job.c's job_state_ended says the same, but job.c calls account.c, whose
- * command table calls this file: the four final words are repeated here. */
-static int job_ended(const char *state)
-{
-    return strcmp(state, "finished") == 0 || strcmp(state, "stopped") == 0 || strcmp(state, "failed") == 0 ||
-           strcmp(state, "canceled") == 0;
-}
-
 /* Adds "N nouns (a, b, c, ...)" to parts when names is not empty. */
 static void holding_add_named(json_t *parts, const char *noun, const char *nouns, const json_t *names)
 {
@@ -92,7 +85,7 @@ static rd_code holding_jobs(cmd_ctx *ctx, const char *name, json_t *parts, rd_er
     size_t i;
     rd_code rc = tx_list(ctx->tx, KEY_JOBS, &jobs, err);
     json_array_foreach(jobs, i, j)
-        if (!job_ended(doc_str(j, "state")) &&
+        if (!job_state_ended(doc_str(j, "state")) &&
             (strcmp(doc_str(j, "project_owner"), name) == 0 || strcmp(doc_str(j, "creator"), name) == 0))
             json_array_append_new(ids, json_string(doc_str(j, "id")));
     holding_add_named(parts, "unfinished job", "unfinished jobs", ids);

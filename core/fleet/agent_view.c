@@ -9,16 +9,17 @@
  * secured store an agent registered with --beats also rewrites its alive
  * key, and the controller judges it by that (agent.c): the document's
  * `state` is then what decides, since a lease may be kept alive by anyone.
- * `node show` and `agent list` read through here; the commands that change
- * agents are agent.c's.
+ * `node show` and `agent list` read through here, with the node's latest
+ * vital stats; the commands that change agents are agent.c's.
  */
 #include "agent_view.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "doc.h"
 #include "keyspace.h"
-#include "metrics.h"
+#include "metrics_stat.h"
 #include "names.h"
 #include "num.h"
 
@@ -31,6 +32,62 @@ static rd_time last_renewal(store_t *st, int64_t lease, rd_time now)
         return 0;
     int64_t since = granted - left;
     return now - (since > 0 ? since : 0);
+}
+
+/* A stored reading: an integer in hundredths of its stat's unit. */
+static double hundredths(const json_t *v)
+{
+    return (double)json_integer_value(v) / 100.0;
+}
+
+/* The node's latest reading (KEY_METRICS last/<node>, metrics.h) in the
+ * agent's sample shape: {"cpu_util", ... (null when missing), "gpus":
+ * [{"index", "gpu_util", ...}]}, and when it was taken; *vitals NULL when
+ * the node has none.  Read here, below the metrics history's own readers,
+ * since `node show` and `agent list` are fleet's. */
+static rd_code read_vitals(rd_tx *tx, const char *node, json_t **vitals, rd_time *sampled_at, rd_err *err)
+{
+    json_t *now = NULL;
+    char where[RD_KEY_MAX], key[METRICS_SERIES_MAX];
+    *vitals = NULL;
+    *sampled_at = 0;
+    rd_code rc = tx_get(tx, tx_key(where, KEY_METRICS "last/%s", node), &now, err);
+    if (rc != RD_OK || !now)
+        return rc;
+    const json_t *last = json_object_get(now, "last");
+    json_t *out = json_object(), *gpus = json_array(), *by_index = json_object();
+    const char *series;
+    json_t *v;
+    /* GPU indices in the order of their series, each GPU one object */
+    json_object_foreach((json_t *)last, series, v) {
+        const char *colon = strchr(series, ':');
+        if (colon && !json_object_get(by_index, colon + 1)) {
+            json_t *g = json_pack("{s:i}", "index", atoi(colon + 1));
+            json_object_set(by_index, colon + 1, g);
+            json_array_append_new(gpus, g);
+        }
+    }
+    for (size_t i = 0; i < metrics_stat_count(); i++) {
+        const metrics_stat *s = metrics_stat_at(i);
+        if (!s->per_gpu) {
+            json_t *x = json_object_get(last, s->name);
+            json_object_set_new(out, s->name, x ? json_real(hundredths(x)) : json_null());
+            continue;
+        }
+        size_t k;
+        json_t *g;
+        json_array_foreach(gpus, k, g) {
+            json_t *x = json_object_get(
+                last, metrics_series_key(key, s, (int)json_integer_value(json_object_get(g, "index"))));
+            json_object_set_new(g, s->name, x ? json_real(hundredths(x)) : json_null());
+        }
+    }
+    json_object_set_new(out, "gpus", gpus);
+    json_decref(by_index);
+    *sampled_at = doc_time(now, "sampled_at");
+    json_decref(now);
+    *vitals = out;
+    return RD_OK;
 }
 
 json_t *agent_view_describe(rd_tx *tx, const json_t *agent, rd_time now)
@@ -61,7 +118,7 @@ json_t *agent_view_describe(rd_tx *tx, const json_t *agent, rd_time now)
     rd_time sampled = 0;
     char st[RDTIME_BUFLEN];
     rd_err ignored = { 0 };
-    metrics_read_vitals(tx, doc_str(agent, "node"), &vitals, &sampled, &ignored);
+    read_vitals(tx, doc_str(agent, "node"), &vitals, &sampled, &ignored);
     json_t *out = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o?, s:s?}", "state", state, "last_heartbeat",
                             rdtime_format(last, ts), "host", doc_str(agent, "host"), "version",
                             doc_str(agent, "version"), "pid", (json_int_t)doc_int(agent, "pid"), "registered_at",

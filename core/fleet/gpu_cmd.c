@@ -9,7 +9,7 @@
 #include "catalog.h"
 #include "cmd.h"
 #include "doc.h"
-#include "job.h"
+#include "job_state.h"
 #include "keyspace.h"
 
 #define GPU_ID_MAX 31

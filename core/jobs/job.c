@@ -7,7 +7,8 @@
  * per GPU-hour is locked then.  This file owns reading and writing the
  * document, deriving the job's state from its workers, and ending a worker
  * (freeing its node's capacity and posting what it still owes).  The
- * commands are job_cmd.c's; `job why` is job_why.c's.
+ * commands are job_cmd.c's; `job why` is sched/job_why.c's; the state words
+ * are model/job_state.c's.
  */
 #include "job.h"
 
@@ -46,12 +47,6 @@ rd_code job_put(cmd_ctx *ctx, json_t *job, rd_err *err)
     return tx_put(ctx->tx, job_key(key, doc_str(job, "id")), job, err);
 }
 
-int job_state_ended(const char *state)
-{
-    return strcmp(state, "finished") == 0 || strcmp(state, "failed") == 0 || strcmp(state, "stopped") == 0 ||
-           strcmp(state, "canceled") == 0;
-}
-
 void job_update_state(json_t *job)
 {
     size_t i, running = 0, waiting = 0, started = 0, failed = 0, stopped = 0, canceled = 0, n;
@@ -86,11 +81,6 @@ void job_update_state(json_t *job)
 }
 
 /* ---- ending workers ---------------------------------------------------- */
-
-int job_worker_holds_node(const char *state)
-{
-    return strcmp(state, "running") == 0 || strcmp(state, "stopping") == 0 || strcmp(state, "starting") == 0;
-}
 
 int job_worker_run_by_agent(const json_t *worker)
 {

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "job_state.h"
 
 /* Reads job id (guarded); RD_ENOTFOUND when missing. */
 rd_code job_get(cmd_ctx *ctx, const char *id, json_t **job, rd_err *err);
@@ -65,16 +66,8 @@ rd_code job_give_back_worker(cmd_ctx *ctx, json_t *job, size_t w, const char *re
  * alone (*outcome NULL). */
 rd_code job_hand_to_agent(cmd_ctx *ctx, json_t *job, size_t w, const char **outcome, rd_err *err);
 
-/* 1 for a worker state that holds capacity on a node: starting, running,
- * stopping. */
-int job_worker_holds_node(const char *state);
-
 /* 1 when the worker's process was started by a node agent. */
 int job_worker_run_by_agent(const json_t *worker);
-
-/* 1 for a state a worker (or job) never leaves: finished, failed, stopped,
- * canceled. */
-int job_state_ended(const char *state);
 
 /* RD_OK when the acting account may act on job: its creator, the project's
  * owner or an administrator; else RD_EPERM naming `what`. */

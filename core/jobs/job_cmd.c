@@ -4,7 +4,7 @@
  * regional pin and stores one waiting worker per spec worker.  Stopping
  * ends running workers in steps (each with its last charges); a report is
  * what an on-node agent sends when a worker ends.  `job why` is
- * job_why.c's; the pass that places workers is sched_run.c's.
+ * sched/job_why.c's; the pass that places workers is sched_run.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,6 @@
 #include "job_output.h"
 #include "job_transfer.h"
 #include "job_env.h"
-#include "job_why.h"
 #include "node.h"
 #include "node_agent.h"
 #include "jobspec.h"
@@ -682,8 +681,6 @@ const cmd_def job_cmd_table[] = {
     { .words = "job list", .args = "", .flags = job_list_flags, .help = "list jobs",
       .columns = "id,name,type,project,creator,state,workers_running,workers_total,node,reason", .run = job_list_cmd },
     { .words = "job show", .args = "ID", .help = "show a job and its workers", .run = job_show_cmd },
-    { .words = "job why", .args = "ID", .help = "why a job waits: how many nodes each constraint rules out",
-      .run = job_why_cmd },
     { .words = "job stop", .args = "ID", .flags = job_stop_flags, .options = CMD_MUTATES,
       .help = "stop a job (its waiting workers are canceled)", .run = job_stop_cmd },
     { .words = "job report", .args = "ID running|uploading|finished|failed|stopped|requeued|staging|serving",

@@ -7,7 +7,8 @@
  * documents, whatever how long it runs:
  *
  *   KEY_METRICS last/<node>        the latest reading alone (written with
- *                                  `now`, in the same transaction)
+ *                                  `now`, in the same transaction; `node
+ *                                  show` reads it: fleet/agent_view.c)
  *   KEY_METRICS now/<node>         the latest reading, the minute and the
  *                                  hour in progress, and the finished
  *                                  minutes of the 10-minute block in progress
@@ -45,6 +46,7 @@
 #include <jansson.h>
 
 #include "err.h"
+#include "metrics_stat.h"
 #include "rdtime.h"
 #include "tx.h"
 
@@ -52,44 +54,9 @@ enum {
     METRICS_BLOCK_MINUTES = 10,
     METRICS_MINUTE_SLOTS = 288,   /* 48 h of 10-minute blocks */
     METRICS_DAY_SLOTS = 90,       /* 90 days of hour points */
-    METRICS_SERIES_MAX = 64,      /* buffer size of a series key */
     METRICS_STAGE_MAX = 64,       /* closed blocks and days one transaction writes at most */
     METRICS_STALE_S = 300         /* a reading older than this is not "now" (fleet totals, alerts) */
 };
-
-/* ---- the stats ------------------------------------------------------------ */
-
-typedef struct {
-    const char *name;    /* "cpu_util", "gpu_temp_c" ... */
-    int per_gpu;         /* 1: one series per GPU */
-    const char *unit;    /* "%", "GB", "B/s", "C", "W", "" */
-    double dead_band;    /* a change beyond this is news (0: any change) */
-    const char *help;    /* one line, for --help and Prometheus' # HELP */
-    int health;          /* news of this stat is written at once; of the others, within a minute */
-    double min, max;     /* the sane range of a reading (metrics_stat_bound) */
-} metrics_stat;
-
-/* The stats in the spec's order: cpu_util mem_used_gb disk_used_gb
- * disk_read_bps disk_write_bps net_rx_bps net_tx_bps, then per GPU gpu_util
- * gpu_mem_used_gb gpu_temp_c gpu_power_w gpu_ecc_errors. */
-size_t metrics_stat_count(void);
-const metrics_stat *metrics_stat_at(size_t i);
-
-/* The stat called name, or NULL. */
-const metrics_stat *metrics_stat_find(const char *name);
-
-/* A reading brought into the stat's sane range [min, max]: below min reads
- * as min, above max as max (an ECC count of 2^63-1 is "very many", not a
- * number to add up).  Every reading passes here before it is stored or
- * served, so sums of a minute's or hour's readings cannot overflow and an
- * average stays between its minimum and maximum.  NaN reads as min. */
-double metrics_stat_bound(const metrics_stat *stat, double v);
-
-/* RD_OK when name is a stat, else RD_EINVAL naming field and the stats. */
-rd_code metrics_check_stat(const char *field, const char *name, rd_err *err);
-
-/* "cpu_util" for a node stat (gpu ignored), "gpu_temp_c:3" for GPU 3. */
-const char *metrics_series_key(char buf[METRICS_SERIES_MAX], const metrics_stat *stat, int gpu);
 
 /* ---- the agent's side: folding samples ------------------------------------ */
 
@@ -175,10 +142,5 @@ rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err
  * the node documents alone (no readings: the means are null). */
 rd_code metrics_fleet_totals(rd_tx *tx, const json_t *nodes, const char *region, rd_time now, json_t **result,
                              rd_err *err);
-
-/* The latest reading in the agent's sample shape, for `node show`:
- * {"cpu_util", ... (null when missing), "gpus": [{"index", "gpu_util",
- * ...}]}, and when it was taken; *vitals NULL when the node has none. */
-rd_code metrics_read_vitals(rd_tx *tx, const char *node, json_t **vitals, rd_time *sampled_at, rd_err *err);
 
 #endif

@@ -46,6 +46,12 @@ struct metrics_agg {
     json_t *staged;        /* the keys of pending the last stage put in its transaction */
 };
 
+rd_time metrics_floor(rd_time t, rd_time step)
+{
+    rd_time r = t % step;
+    return t - (r < 0 ? r + step : r);
+}
+
 metrics_agg *metrics_agg_new(const char *node)
 {
     metrics_agg *m = calloc(1, sizeof *m);

@@ -1,5 +1,5 @@
 /* fuzz_gcp_key.c - fuzz target (fuzz.h): GCP service-account key files
- * (`provider enable gcp --key-file FILE`, core/cloud/gcp_key.c).
+ * (`provider enable gcp --key-file FILE`, core/model/gcp_key.c).
  *
  * No key is committed: @PKCS8@, @PKCS1@ and @EC@ in an input stand for the
  * JSON string of a key generated at start (RSA 1024 as PKCS#8 and PKCS#1,

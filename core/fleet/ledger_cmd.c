@@ -1,5 +1,7 @@
 /* ledger_cmd.c - the `ledger` commands: balance, entries, statement,
  * verify.  (`account deposit` is account.c's, `bill run` billing.c's.)
+ * Here in fleet/, above the ledger (ledger.c, ledger_verify.c), since a
+ * command names a tenant's account and checks it exists (account_get).
  *
  * Who sees what: an administering account sees and moves everything; any
  * other account sees only its own wallet and earnings.  Read commands read

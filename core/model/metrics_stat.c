@@ -1,6 +1,6 @@
 /* metrics_stat.c - the vital stats rigdeck keeps (spec/operations.md),
  * their units, dead bands and series names. */
-#include "metrics_int.h"
+#include "metrics_stat.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -73,10 +73,4 @@ const char *metrics_series_key(char buf[METRICS_SERIES_MAX], const metrics_stat 
     else
         snprintf(buf, METRICS_SERIES_MAX, "%s", stat->name);
     return buf;
-}
-
-rd_time metrics_floor(rd_time t, rd_time step)
-{
-    rd_time r = t % step;
-    return t - (r < 0 ? r + step : r);
 }

@@ -7,8 +7,6 @@
  * GPU type (`quota`, as the pass's burst judges them).  The pass itself is
  * sched_run.c's.
  */
-#include "job_why.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +34,7 @@ static void join_words(const json_t *words, char *out, size_t len)
     }
 }
 
-rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
+static rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *err)
 {
     sched_snapshot s;
     json_t *job = NULL;
@@ -154,3 +152,11 @@ rd_code job_why_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **result, rd_err *er
     json_decref(job);
     return RD_OK;
 }
+
+/* Its own table, listed after job_cmd_table's: the scheduler's judgment is
+ * above the job commands, which it reads. */
+const cmd_def job_why_cmd_table[] = {
+    { .words = "job why", .args = "ID", .help = "why a job waits: how many nodes each constraint rules out",
+      .run = job_why_cmd },
+    { 0 }
+};

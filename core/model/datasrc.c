@@ -1,5 +1,5 @@
 /* datasrc.c - the source URL of a dataset, checkpoint or model, the keys
- * that may fetch from it and the S3 endpoint it may name (data.h).
+ * that may fetch from it and the S3 endpoint it may name (datasrc.h).
  *
  * URLs are read by libcurl's own parser (urlcheck.c), the one staging will
  * send requests with, so the host checked here is the host connected to.
@@ -7,8 +7,9 @@
  * they go in a key (sealed), not in a document every viewer of the object
  * reads.  The key table below is the one docs/operations.md shows.
  */
-#include "data.h"
+#include "datasrc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,14 +1,16 @@
 /* dataloc.c - a location a data object is fetched from, or artifacts are
- * stored at (data.h, dataobj_location): the URL as datasrc.c reads it, the
- * owner's key that fits it, the endpoint, and the datastore it names.  Its
- * own file: `account set --artifacts` (core/fleet/account.c) checks its
- * location here without reaching the job lookups of dataobj.c.
+ * stored at (dataloc.h, dataobj_location): the URL as model/datasrc.c
+ * reads it, the owner's key that fits it, the endpoint, and the datastore
+ * it names.  In fleet/, beside the datastores it resolves: `account set
+ * --artifacts` (account.c) checks its location here, below data/, whose
+ * dataobj.c checks a dataset's, checkpoint's or model's.
  */
-#include "data.h"
+#include "dataloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "datasrc.h"
 #include "dspath.h"
 #include "keyspace.h"
 #include "names.h"
