@@ -148,8 +148,10 @@ static act_result act_filter(session *c, int key)
 {
     (void)key;
     grid *g = &session_current_table(c)->g;
-    snprintf(c->filter_before, sizeof c->filter_before, "%s", g->filter);
-    ledit_set(&c->edit, g->filter);
+    /* As typed, column:value terms and all. */
+    const char *query = g->query[0] ? g->query : g->filter;
+    snprintf(c->filter_before, sizeof c->filter_before, "%s", query);
+    ledit_set(&c->edit, query);
     c->mode = MODE_FILTER;
     return ACT_REDRAW;
 }
