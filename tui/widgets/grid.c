@@ -662,3 +662,35 @@ int grid_select_key(grid *g, const char *key)
     }
     return 0;
 }
+
+int grid_set_query(grid *g, const char *text, const char *const *headers, size_t nheaders, char *err, size_t errlen)
+{
+    char plain[GRID_FILTER_MAX];
+    grid_term terms[GRID_TERMS_MAX];
+    size_t nterms = 0;
+    if (!grid_filter_parse(text ? text : "", headers, nheaders, plain, sizeof plain, terms, &nterms, err, errlen))
+        return 0;
+    snprintf(g->filter, sizeof g->filter, "%s", plain);
+    snprintf(g->query, sizeof g->query, "%s", text ? text : "");
+    memcpy(g->terms, terms, nterms * sizeof *terms);
+    g->nterms = nterms;
+    grid_apply(g);
+    return 1;
+}
+
+int grid_step_wrap(grid *g, int dir, int page)
+{
+    if (g->nview == 0)
+        return 0;
+    int wrapped = 0;
+    if (dir > 0 && g->cursor + 1 >= g->nview) {
+        grid_move_edge(g, 0, page);
+        wrapped = 1;
+    } else if (dir < 0 && g->cursor == 0) {
+        grid_move_edge(g, 1, page);
+        wrapped = 1;
+    } else {
+        grid_move(g, dir, page);
+    }
+    return wrapped;
+}
