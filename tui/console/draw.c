@@ -12,6 +12,7 @@
 #include "keys.h"
 #include "layout.h"
 #include "panes.h"
+#include "pick.h"
 #include "text.h"
 
 
@@ -117,8 +118,9 @@ static void draw_summary(session *c, lay_rect r)
     }
     size_t used = (size_t)snprintf(left, sizeof left, " %s %s %zu of %zu", title, text_glyph(GL_SEP),
                                    g->nview, g->nrows);
-    if (g->filter[0] && used < sizeof left)
-        used += (size_t)snprintf(left + used, sizeof left - used, " %s filter \"%s\"", text_glyph(GL_SEP), g->filter);
+    const char *query = g->query[0] ? g->query : g->filter;
+    if (query[0] && used < sizeof left)
+        used += (size_t)snprintf(left + used, sizeof left - used, " %s filter \"%s\"", text_glyph(GL_SEP), query);
     if (g->sort_col >= 0 && used < sizeof left)
         used += (size_t)snprintf(left + used, sizeof left - used, " %s sort %s %s", text_glyph(GL_SEP),
                                  v->cols[g->sort_col].header, text_glyph(g->sort_desc ? GL_SORT_DOWN : GL_SORT_UP));
@@ -130,6 +132,24 @@ static void draw_summary(session *c, lay_rect r)
         if (rw > r.w - lw - 3)
             rw = r.w - lw - 3;
         draw_text(r.y, r.x + r.w - rw, rw, ps->summary, TH_SUMMARY);
+    }
+}
+
+/* Highlights each match of needle (any case) in text drawn at y, x in w
+ * cells: what '/' found stands out in the theme's search_match. */
+static void draw_matches(int y, int x, int w, const char *text, const char *needle)
+{
+    size_t nl = strlen(needle);
+    if (!nl)
+        return;
+    for (const char *p = strcasestr(text, needle); p; p = strcasestr(p + nl, needle)) {
+        char head[1024], hit[256];
+        snprintf(head, sizeof head, "%.*s", (int)(p - text < 1000 ? p - text : 1000), text);
+        int hx = text_cols(head);
+        if (hx >= w)
+            return;
+        snprintf(hit, sizeof hit, "%.*s", (int)(nl < 250 ? nl : 250), p);
+        draw_text(y, x + hx, w - hx, hit, TH_SEARCH_MATCH);
     }
 }
 
@@ -174,32 +194,48 @@ static void draw_table(session *c, lay_rect r)
     const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
-    int want[16], min[16], drop[16], width[16];
-    size_t n = v->ncols < 16 ? v->ncols : 16;
+    int want[COLSET_MAX], min[COLSET_MAX], drop[COLSET_MAX], width[COLSET_MAX], need[COLSET_MAX];
+    int ord[COLSET_MAX];    /* the column shown at each place (the chooser's order) */
+    size_t n = 0;
     if (r.h <= 0 || r.w <= 2)
         return;
-    for (size_t i = 0; i < n; i++) {
-        want[i] = v->cols[i].want;
-        min[i] = v->cols[i].min;
-        drop[i] = v->cols[i].drop;
-    }
-    layout_columns(want, min, drop, n, r.w - 2, width);
     int page = r.h - 1;
     /* Keep the cursor visible after a resize or a reload. */
     grid_move(g, 0, page);
+    const colset *cs = pick_columns(c, c->pane, c->screens[c->pane].view);
+    for (int k = 0; k < cs->n; k++) {
+        if (cs->hidden[k])
+            continue;
+        size_t i = (size_t)cs->order[k];
+        ord[n] = (int)i;
+        want[n] = v->cols[i].want;
+        min[n] = v->cols[i].min;
+        drop[n] = v->cols[i].drop;
+        /* What the rows on screen need: room left over goes to those cut. */
+        need[n] = text_cols(v->cols[i].header) + 1;
+        for (int y = 0; y < page && g->top + (size_t)y < g->nview; y++) {
+            int w = text_cols(g->rows[g->view[g->top + (size_t)y]].cells[i]);
+            if (w > need[n])
+                need[n] = w;
+        }
+        n++;
+    }
+    layout_columns(want, min, drop, n, r.w - 2, width);
+    layout_columns_grow(need, n, r.w - 2, width);
 
     draw_fill(r.y, r.x, r.w, TH_COLUMN_HEADER);
     int x = r.x + 2;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < n; k++) {
         char h[64];
-        if (!width[i])
+        size_t i = (size_t)ord[k];
+        if (!width[k])
             continue;
         snprintf(h, sizeof h, "%s%s", v->cols[i].header,
                  g->sort_col == (int)i ? text_glyph(g->sort_desc ? GL_SORT_DOWN : GL_SORT_UP) : "");
         int hw = text_cols(h);
-        draw_text(r.y, (v->cols[i].flags & COL_RIGHT) && hw < width[i] ? x + width[i] - hw : x, width[i], h,
+        draw_text(r.y, (v->cols[i].flags & COL_RIGHT) && hw < width[k] ? x + width[k] - hw : x, width[k], h,
             TH_COLUMN_HEADER);
-        x += width[i] + 1;
+        x += width[k] + 1;
     }
     if (g->top > 0)
         draw_text(r.y, r.x + r.w - 1, 1, text_glyph(GL_MORE_UP), TH_COLUMN_HEADER);
@@ -221,7 +257,9 @@ static void draw_table(session *c, lay_rect r)
         for (size_t k = 0; k < n; k++) {
             if (!width[k])
                 continue;
-            draw_cell(y, x, width[k], &v->cols[k], row, row->cells[k], base, selected);
+            draw_cell(y, x, width[k], &v->cols[ord[k]], row, row->cells[ord[k]], base, selected);
+            if (!selected && g->filter[0] && g->filter[0] != '!' && !(v->cols[ord[k]].flags & (COL_RIGHT | COL_BAR)))
+                draw_matches(y, x, width[k], row->cells[ord[k]], g->filter);
             x += width[k] + 1;
         }
     }
@@ -244,7 +282,7 @@ static void draw_table(session *c, lay_rect r)
 
 /* A text view inside r, with a title row; plain: no "key  value"
  * highlighting (a worker's output is not a result). */
-static void draw_textview(const textview *tv, lay_rect r, const char *hint, int plain)
+static void draw_textview(const textview *tv, lay_rect r, const char *hint, int plain, const char *find)
 {
     char title[512];
     if (r.h <= 0)
@@ -269,6 +307,10 @@ static void draw_textview(const textview *tv, lay_rect r, const char *hint, int 
         } else {
             draw_text(r.y + i, r.x + 1, r.w - 1, line, TH_DETAIL_VALUE);
         }
+        if (find && find[0])
+            draw_matches(r.y + i, r.x + 1, r.w - 1, line, find);
+        if (tv->has_found && tv->found == li)
+            draw_text(r.y + i, r.x, 1, text_glyph(GL_MARK), TH_SEARCH_MATCH);
     }
     if (tv->top + (size_t)r.h - 1 < tv->count)
         draw_text(r.y + r.h - 1, r.x + r.w - 1, 1, text_glyph(GL_MORE_DOWN), TH_DIM);
@@ -282,7 +324,7 @@ static void draw_logs(session *c, lay_rect r)
     char title[256], tail[128];
     if (r.h <= 0)
         return;
-    draw_textview(&lv->tv, r, "", 1);
+    draw_textview(&lv->tv, r, "", 1, c->find);
     draw_fill(r.y, r.x, r.w, TH_DIALOG_TITLE);
     logview_title(lv, title, sizeof title);
     int x = r.x + draw_text(r.y, r.x, r.w, " ", TH_DIALOG_TITLE);
@@ -338,6 +380,7 @@ static void draw_status(session *c, lay_rect r, int *cy, int *cx)
 {
     switch (c->mode) {
     case MODE_FILTER:
+    case MODE_FIND:
         draw_input("/", &c->edit, r, cy, cx);
         return;
     case MODE_PROMPT:
@@ -363,16 +406,22 @@ static void draw_footer(session *c, lay_rect r)
     char keys[32][16];
     const char *labels[32];
     size_t n = 0;
-    static const char *const view_k[] = { "Up/Down", "Left/Right", "q" };
-    static const char *const view_l[] = { "scroll", "pan", "close" };
-    static const char *const details_k[] = { "Up/Down", "Left/Right", "y", "q" };
-    static const char *const details_l[] = { "scroll", "pan", "copy", "close" };
-    static const char *const logs_k[] = { "Up/Down", "[ ]", "0-9", "End", "r", "q" };
-    static const char *const logs_l[] = { "scroll", "worker", "worker N", "follow", "reread", "close" };
+    static const char *const view_k[] = { "Up/Down", "Left/Right", "/", "n/N", "q" };
+    static const char *const view_l[] = { "scroll", "pan", "search", "next/prev", "close" };
+    static const char *const details_k[] = { "Up/Down", "Left/Right", "y", "/", "n/N", "q" };
+    static const char *const details_l[] = { "scroll", "pan", "copy", "search", "next/prev", "close" };
+    static const char *const logs_k[] = { "Up/Down", "[ ]", "0-9", "End", "r", "/", "q" };
+    static const char *const logs_l[] = { "scroll", "worker", "worker N", "follow", "reread", "search", "close" };
     static const char *const prompt_k[] = { "Enter", "Tab", "Up/Down", "Esc" };
     static const char *const prompt_l[] = { "run", "complete", "history", "cancel" };
     static const char *const filter_k[] = { "Enter", "!text", "Esc" };
     static const char *const filter_l[] = { "apply", "negate", "cancel" };
+    static const char *const find_k[] = { "Enter", "Esc" };
+    static const char *const find_l[] = { "search", "cancel" };
+    static const char *const sort_k[] = { "Up/Down", "Enter", "Esc" };
+    static const char *const sort_l[] = { "choose", "sort/reverse", "cancel" };
+    static const char *const cols_k[] = { "Space", "+/-", "d", "Enter" };
+    static const char *const cols_l[] = { "show/hide", "move", "default", "keep" };
     static const char *const yn_k[] = { "y", "n/Esc" };
     static const char *const yn_l[] = { "confirm", "cancel" };
     static const char *const form_k[] = { "Tab", "Left/Right", "Enter", "Esc" };
@@ -381,16 +430,24 @@ static void draw_footer(session *c, lay_rect r)
     switch (c->mode) {
     case MODE_VIEW:
         if (c->details.key[0]) {   /* a row's details: y copies it */
-            fk = details_k; fl = details_l; n = 4;
+            fk = details_k; fl = details_l; n = 6;
         } else {
-            fk = view_k; fl = view_l; n = 3;
+            fk = view_k; fl = view_l; n = 5;
         }
         break;
-    case MODE_HELP: fk = view_k; fl = view_l; n = 3; break;
-    case MODE_LOGS: fk = logs_k; fl = logs_l; n = 6; break;
+    case MODE_HELP: fk = view_k; fl = view_l; n = 5; break;
+    case MODE_LOGS: fk = logs_k; fl = logs_l; n = 7; break;
     case MODE_PROMPT: fk = prompt_k; fl = prompt_l; n = 4; break;
     case MODE_FILTER: fk = filter_k; fl = filter_l; n = 3; break;
     case MODE_CONFIRM: fk = yn_k; fl = yn_l; n = 2; break;
+    case MODE_FIND: fk = find_k; fl = find_l; n = 2; break;
+    case MODE_PICK:
+        if (c->pick.kind == PICK_SORT) {
+            fk = sort_k; fl = sort_l; n = 3;
+        } else {
+            fk = cols_k; fl = cols_l; n = 4;
+        }
+        break;
     case MODE_FORM: fk = form_k; fl = form_l; n = 4; break;
     default: n = keys_footer(c, keys, labels, 32); break;
     }
@@ -419,6 +476,26 @@ static void draw_footer(session *c, lay_rect r)
     }
     if (c->read_only)
         draw_text(r.y, r.x + r.w - 10, 10, "READ-ONLY", TH_READ_ONLY);
+}
+
+/* The sort picker or the column chooser: the table's columns in a box. */
+static void draw_pick(session *c, int rows, int cols)
+{
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
+    char title[128];
+    snprintf(title, sizeof title, c->pick.kind == PICK_SORT ? "Sort %s by" : "Columns of %s", v->title);
+    lay_rect r = layout_center(rows, cols, c->pick.n + 4, 44);
+    draw_box(r, TH_DIALOG, title);
+    int first = c->pick.cursor >= r.h - 3 ? c->pick.cursor - (r.h - 4) : 0;
+    for (int i = first; i < c->pick.n && i - first < r.h - 3; i++) {
+        char line[128];
+        pick_item_text(c, i, line, sizeof line);
+        theme_elem e = i == c->pick.cursor ? TH_ROW_SELECTED : TH_DIALOG;
+        draw_fill(r.y + 1 + i - first, r.x + 1, r.w - 2, e);
+        draw_text(r.y + 1 + i - first, r.x + 2, r.w - 4, line, e);
+    }
+    draw_text(r.y + r.h - 2, r.x + 2, r.w - 4, c->pick.kind == PICK_SORT ? "Enter sorts (again: reverses)  Esc cancels"
+                                                                         : "Space show/hide  +/- move  Enter keeps", TH_DIM);
 }
 
 /* A form as a dialog, with the cursor in the focused field. */
@@ -476,7 +553,9 @@ void draw_screen(session *c)
 {
     int rows, cols, cy = -1, cx = -1;
     getmaxyx(stdscr, rows, cols);
-    int detail = (c->mode == MODE_VIEW && c->details.text.open) || c->mode == MODE_LOGS;
+    /* Typing a search keeps the view it searches on screen. */
+    con_mode shown = c->mode == MODE_FIND ? c->find_from : c->mode;
+    int detail = (shown == MODE_VIEW && c->details.text.open) || shown == MODE_LOGS;
     lay_screen s = layout_compute(rows, cols, c->live.lost, detail);
     attrset(theme_attr(TH_NORMAL));
     erase();
@@ -503,21 +582,23 @@ void draw_screen(session *c)
         draw_dash(c, s.table);
     else
         draw_table(c, s.table);
-    if (c->mode == MODE_LOGS)
+    if (shown == MODE_LOGS)
         draw_logs(c, s.detail);
     else if (detail)
-        draw_textview(&c->details.text, s.detail, "Esc closes", 0);
+        draw_textview(&c->details.text, s.detail, "Esc closes", 0, c->find);
     draw_status(c, s.status, &cy, &cx);
     draw_footer(c, s.footer);
-    if (c->mode == MODE_HELP) {
+    if (shown == MODE_HELP) {
         lay_rect h = layout_center(rows, cols, rows - 4, cols - 8);
         draw_box(h, TH_DIALOG, NULL);
         lay_rect in = { h.y + 1, h.x + 1, h.h - 2, h.w - 2 };
-        draw_textview(&c->help, in, "Esc closes", 0);
+        draw_textview(&c->help, in, "Esc closes, / searches", 0, c->find);
     } else if (c->mode == MODE_CONFIRM) {
         draw_confirm(c, rows, cols);
     } else if (c->mode == MODE_FORM && c->form) {
         draw_form(c, c->form, rows, cols);
+    } else if (c->mode == MODE_PICK) {
+        draw_pick(c, rows, cols);
     }
     if (cy >= 0) {
         curs_set(1);

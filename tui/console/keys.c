@@ -12,10 +12,12 @@
 #include "access.h"
 #include "copy.h"
 #include "dash.h"
+#include "find.h"
 #include "form.h"
 #include "layout.h"
 #include "logs.h"
 #include "panes.h"
+#include "pick.h"
 #include "text.h"
 
 #define ALL_PANES ((1u << PANE_COUNT) - 1)
@@ -146,8 +148,10 @@ static act_result act_filter(session *c, int key)
 {
     (void)key;
     grid *g = &session_current_table(c)->g;
-    snprintf(c->filter_before, sizeof c->filter_before, "%s", g->filter);
-    ledit_set(&c->edit, g->filter);
+    /* As typed, column:value terms and all. */
+    const char *query = g->query[0] ? g->query : g->filter;
+    snprintf(c->filter_before, sizeof c->filter_before, "%s", query);
+    ledit_set(&c->edit, query);
     c->mode = MODE_FILTER;
     return ACT_REDRAW;
 }
@@ -346,7 +350,8 @@ static void open_details(session *c)
         }
         if (c->pane == PANE_JOBS)
             add_connect_url(c, res);
-        textview_add_result(&c->details.text, res, NULL);
+        /* Nested documents (a node's inventory) as sections, not JSON. */
+        textview_add_doc(&c->details.text, res);
         json_decref(res);
         /* A waiting job: say why, as `job why` does. */
         const json_t *item = pane_current_item(c);
@@ -475,8 +480,8 @@ static const key_binding bindings[] = {
       "[ ] or 0-9 another worker, q closes" },
     { K('/', CK_FN(KEY_F(3))), act_filter, TABLE_PANES, KB_FOOTER,
       "/ F3", "filter", "filter rows: substring of any cell; !text keeps the rest" },
-    { K('s', CK_FN(KEY_F(6))), act_sort, TABLE_PANES, KB_FOOTER,
-      "s F6", "sort", "cycle the sort column and direction" },
+    { K('s'), act_sort, TABLE_PANES, 0,
+      "s", NULL, "cycle the sort column and direction" },
     { K('m', CK_FN(KEY_F(9))), act_maintenance, PANE_BIT(PANE_NODES), KB_MUTATES | KB_FOOTER,
       "m F9", "maint", "toggle maintenance of the selected or marked nodes (asks first)" },
     { K('a', CK_FN(KEY_F(7))), act_add, ALL_PANES, KB_MUTATES | KB_FOOTER | KB_NEEDS_ADD,
@@ -504,6 +509,15 @@ static const key_binding bindings[] = {
     { K('y'), act_copy, ALL_PANES, KB_FOOTER,
       "y", "copy", "copy the selected row's id or name (Dashboard: its node; in a job's details a running "
       "notebook's or endpoint's URL) into your own clipboard through the terminal, over SSH too (OSC 52)" },
+    /* find and order (issue 35 item 2) */
+    { K('n', 'N'), find_table_step, TABLE_PANES, 0,
+      "n N", NULL, "the next or previous row of the filter, going round (in a view: the next or "
+      "previous match of its '/' search)" },
+    { K(CK_FN(KEY_F(6)), 'O'), pick_open_sort, TABLE_PANES, KB_FOOTER,
+      "F6 O", "sort", "sort picker: the table's columns; Enter sorts by one, again turns the direction round" },
+    { K('C'), pick_open_columns, TABLE_PANES, KB_FOOTER,
+      "C", "columns", "column chooser: Space shows or hides a column, +/- move it, Enter keeps the choice "
+      "(saved in $XDG_CONFIG_HOME/rigdeck/columns)" },
     { K('q', CK_FN(KEY_F(10))), act_quit, ALL_PANES, KB_FOOTER,
       "q F10", "quit", "quit and restore the terminal" },
 };
@@ -730,11 +744,16 @@ void keys_help(const session *c, textview *tv)
         "  Tab            complete command words, flags, choices and names\n"
         "  Up/Down        history;  ^A ^E ^U ^W ^K  edit;  Esc  cancel\n"
         "In the '/' filter\n"
-        "  Enter keeps the filter, Esc restores the previous one; an empty filter shows all\n"
+        "  words match any cell; column:value matches that column (state:active, waiting_reason:quota;\n"
+        "  column:!value the others), terms ANDed; Enter keeps the filter, Esc restores the previous\n"
+        "  one; an empty filter shows all; n and N then step through the rows\n"
         "In a confirmation:  y  confirms;  n or Esc  cancels\n"
         "In a form:  Tab/Down next field, Up previous, Left/Right cycle choices, Enter submit, Esc cancel\n"
-        "In a view (details, results, this help)\n"
-        "  Up/Down/j/k PgUp/PgDn scroll, Left/Right pan, Esc or q closes\n"
+        "In a view (details, results, this help, logs)\n"
+        "  Up/Down/j/k PgUp/PgDn scroll, Left/Right pan, Esc or q closes;\n"
+        "  / searches (any case), n next match, N previous, going round at either end\n"
+        "In the sort picker (F6 O):  Up/Down choose, Enter sorts (again: the other direction), Esc cancels\n"
+        "In the column chooser (C):  Space shows/hides, +/- move up/down, d default, Enter or Esc keeps\n"
         "In the logs view (o on a job)\n"
         "  [ ] previous/next worker, 0-9 that worker, r reads again, End follows new output,\n"
         "  scroll as in a view, Esc or q closes; it reads again every second while the worker runs\n");

@@ -112,6 +112,30 @@ size_t layout_columns(const int *want, const int *min, const int *drop, size_t n
     return shown;
 }
 
+int layout_columns_grow(const int *need, size_t ncols, int avail, int *out)
+{
+    int used = 0, shown = 0, given = 0;
+    for (size_t i = 0; i < ncols; i++) {
+        if (out[i] > 0) {
+            used += out[i];
+            shown++;
+        }
+    }
+    int spare = avail - used - (shown > 1 ? shown - 1 : 0);
+    while (spare > 0) {
+        size_t most = ncols;
+        for (size_t i = 0; i < ncols; i++)
+            if (out[i] > 0 && need[i] > out[i] && (most == ncols || need[i] - out[i] > need[most] - out[most]))
+                most = i;
+        if (most == ncols)
+            break;
+        out[most]++;
+        spare--;
+        given++;
+    }
+    return given;
+}
+
 lay_rect layout_center(int rows, int cols, int h, int w)
 {
     if (h > rows - 2)

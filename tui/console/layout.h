@@ -47,6 +47,13 @@ int layout_table_data_rows(const lay_screen *s);
  * Returns the number of columns shown. */
 size_t layout_columns(const int *want, const int *min, const int *drop, size_t ncols, int avail, int *out);
 
+/* Gives the room layout_columns left unused to the shown columns (out[i]
+ * > 0) whose text needs more than they got (need[i] > out[i]), a cell at a
+ * time to the one missing the most (ties: the leftmost), so a truncated
+ * column (an alert's id, a job's waiting reason) grows with the terminal
+ * and columns that fit keep their width.  Returns the cells given. */
+int layout_columns_grow(const int *need, size_t ncols, int avail, int *out);
+
 /* A centred box of at most w x h within the screen (for dialogs). */
 lay_rect layout_center(int rows, int cols, int h, int w);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "find.h"
 #include "keycode.h"
 #include "prompt.h"
 #include "rdtime.h"
@@ -89,6 +90,9 @@ act_result logs_key(session *c, int key)
     case '[': logs_pick_worker(c, lv->worker - 1); return ACT_REDRAW;
     case ']': logs_pick_worker(c, lv->worker + 1); return ACT_REDRAW;
     case 'r': case CK_FN(KEY_F(5)): lv->bytes_total = -1; logs_refresh(c); return ACT_REDRAW;
+    case '/': return find_open(c);
+    case 'n': return find_step(c, MODE_LOGS, 1);
+    case 'N': return find_step(c, MODE_LOGS, -1);
     case CK_FN(KEY_UP): case 'k': textview_scroll(tv, -1, page); break;
     case CK_FN(KEY_DOWN): case 'j': textview_scroll(tv, 1, page); break;
     case CK_FN(KEY_PPAGE): case CK_CTRL('b'): textview_scroll(tv, -page, page); break;

@@ -12,10 +12,12 @@
 #include <string.h>
 
 #include "copy.h"
+#include "find.h"
 #include "form.h"
 #include "keys.h"
 #include "logs.h"
 #include "panes.h"
+#include "pick.h"
 
 /* 'y': runs every confirmed line; the status names what each did. */
 static act_result confirm_run(session *c)
@@ -108,19 +110,28 @@ static act_result key_filter(session *c, int key)
 {
     grid *g = &session_current_table(c)->g;
     if (key == CK_ESC) {
-        grid_set_filter(g, c->filter_before);
+        find_set_table_filter(c, c->filter_before);
         c->mode = MODE_NORMAL;
         return ACT_REDRAW;
     }
     if (keycode_is_enter(key)) {
         c->mode = MODE_NORMAL;
-        session_set_status(c, g->filter[0] ? "filter \"%s\": %zu of %zu rows" : "%s%zu of %zu rows", g->filter,
+        /* A term naming no column changes nothing: the filter before stays. */
+        if (!find_set_table_filter(c, c->edit.buf)) {
+            char err[sizeof c->status];
+            snprintf(err, sizeof err, "%s", c->status);
+            find_set_table_filter(c, c->filter_before);
+            session_set_error(c, "%s", err);
+            return ACT_REDRAW;
+        }
+        session_set_status(c, g->query[0] ? "filter \"%s\": %zu of %zu rows" : "%s%zu of %zu rows", g->query,
                            g->nview, g->nrows);
         return ACT_REDRAW;
     }
     keycode_edit_line(&c->edit, key, NULL);
-    /* Filter as you type. */
-    grid_set_filter(g, c->edit.buf);
+    /* Filter as you type; a term naming no column says so and waits. */
+    if (find_set_table_filter(c, c->edit.buf))
+        session_set_status(c, "%s", "");
     grid_move(g, 0, session_page_rows(c));
     return ACT_REDRAW;
 }
@@ -145,6 +156,9 @@ static act_result key_view(session *c, textview *tv, int key)
         if (c->mode == MODE_VIEW)
             return copy_details(c);
         break;
+    case '/': return find_open(c);
+    case 'n': return find_step(c, c->mode, 1);
+    case 'N': return find_step(c, c->mode, -1);
     case '?': case CK_FN(KEY_F(1)):
         if (c->mode == MODE_VIEW) {
             keys_help(c, &c->help);
@@ -186,6 +200,8 @@ act_result modes_handle_key(session *c, int key)
     case MODE_HELP: return key_view(c, &c->help, key);
     case MODE_LOGS: return logs_key(c, key);
     case MODE_CONFIRM: return key_confirm(c, key);
+    case MODE_FIND: return find_key(c, key);
+    case MODE_PICK: return pick_key(c, key);
     case MODE_FORM: return form_key(c, c->form, key);
     default: return keys_dispatch(c, key);
     }

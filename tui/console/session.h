@@ -14,6 +14,7 @@
 
 #include "access.h"
 #include "cmd.h"
+#include "colprefs.h"
 #include "grid.h"
 #include "header.h"
 #include "live.h"
@@ -37,7 +38,9 @@ typedef enum {
     MODE_FORM,      /* an add/edit form */
     MODE_VIEW,      /* reading details or a command's result */
     MODE_HELP,      /* reading the key bindings */
-    MODE_LOGS       /* reading a job worker's output (`job logs`) */
+    MODE_LOGS,      /* reading a job worker's output (`job logs`) */
+    MODE_FIND,      /* typing a '/' search in a view (details, help, logs) */
+    MODE_PICK       /* the sort picker or the column chooser (pick.c) */
 } con_mode;
 
 struct pane_loading;     /* a table read in steps (pane_jobs.c) */
@@ -57,6 +60,7 @@ typedef struct {
     json_t *shown;          /* the show command's answer for the row shown_key (a table of */
     char shown_key[256];    /* projected items: the whole document when a key needs it) */
     struct pane_loading *loading;   /* a read in idle time under way, or NULL */
+    colset cols;            /* the columns shown and their order ('C'; colprefs.h) */
 } pane_state;
 
 /* One pane's screen: what the pane shows and keeps between visits,
@@ -84,6 +88,16 @@ typedef struct {
 } confirm_dialog;
 
 struct form_state;
+
+/* The sort picker (F6/O) or the column chooser (C): a list of the current
+ * table's columns with a cursor (pick.c). */
+typedef enum { PICK_SORT, PICK_COLUMNS } pick_kind;
+typedef struct {
+    pick_kind kind;
+    int cursor;
+    int n;
+    int items[COLSET_MAX];  /* column indexes, in the order listed */
+} picker;
 
 /* What a key or form action asks of the loop.  Actions change the session
  * and return this; the loop (console.c) applies it, as htop's actions
@@ -122,6 +136,9 @@ typedef struct session {
     details_view details;                   /* MODE_VIEW */
     textview help;
     logview logs;                           /* MODE_LOGS */
+    char find[GRID_FILTER_MAX];             /* the last '/' search of a view; n/N repeat it */
+    con_mode find_from;                     /* MODE_FIND: the view it searches */
+    picker pick;                            /* MODE_PICK */
 
     confirm_dialog confirm;                 /* MODE_CONFIRM */
     struct form_state *form;                /* MODE_FORM */

@@ -49,6 +49,7 @@ static const elem_info elems[TH_COUNT] = {
     [TH_SECTION] = { "section", "ui", TH_A_BOLD },
     [TH_SPARK] = { "spark", "ui", 0 },
     [TH_SPARK_HIGH] = { "spark_high", "ui", TH_A_BOLD },
+    [TH_SEARCH_MATCH] = { "search_match", "ui", TH_A_REVERSE | TH_A_UNDERLINE },
     [TH_STATE_ACTIVE] = { "active", "states", 0 },
     [TH_STATE_MAINTENANCE] = { "maintenance", "states", TH_A_UNDERLINE },
     [TH_STATE_DRAINING] = { "draining", "states", TH_A_UNDERLINE },

@@ -206,7 +206,10 @@ void grid_swap_row(grid *g, size_t r, grid *from)
     if (g->kcol >= 0 && strcmp(old.cells[g->kcol], now->cells[g->kcol]) != 0)
         g->kcol = -1;
     if (g->mvalid && ((g->vcol >= 0 && strcmp(old.cells[g->vcol], now->cells[g->vcol]) != 0) ||
-                      grid_row_matches(&old, g->ncols, g->mfilter) != grid_row_matches(now, g->ncols, g->mfilter)))
+                      (grid_row_matches(&old, g->ncols, g->mfilter) &&
+                       grid_row_passes_terms(&old, g->ncols, g->mterms, g->nmterms)) !=
+                      (grid_row_matches(now, g->ncols, g->mfilter) &&
+                       grid_row_passes_terms(now, g->ncols, g->mterms, g->nmterms))))
         g->mvalid = 0;
     grid_forget_rows(from);
 }
@@ -303,6 +306,18 @@ static int grid_compare_rows(const void *pa, const void *pb)
     return c;
 }
 
+/* 1 when the terms are those the match set was made with. */
+static int grid_terms_same(const grid *g)
+{
+    if (g->nterms != g->nmterms)
+        return 0;
+    for (size_t i = 0; i < g->nterms; i++)
+        if (g->terms[i].col != g->mterms[i].col || g->terms[i].negate != g->mterms[i].negate ||
+            strcmp(g->terms[i].value, g->mterms[i].value) != 0)
+            return 0;
+    return 1;
+}
+
 /* 1 when no row can pass filter that failed mfilter, so only the kept match
  * set needs searching: the old filter passed everything, or the text grew
  * at its end (a cell holding the longer text holds the shorter).  Not with
@@ -310,7 +325,7 @@ static int grid_compare_rows(const void *pa, const void *pb)
 static int grid_test_narrowing(const grid *g)
 {
     const char *old = g->mfilter, *now = g->filter;
-    if (!g->mvalid)
+    if (!g->mvalid || !grid_terms_same(g))
         return 0;
     if (old[0] == '\0' || strcmp(old, "!") == 0)
         return 1;
@@ -430,7 +445,8 @@ static void grid_extend_match(grid *g)
     for (size_t i = g->mrows; i < n; i++) {
         if (i + GRID_PREFETCH < n)
             grid_prefetch_row(&g->rows[i + GRID_PREFETCH]);
-        if (!grid_match_needle(&nd, &g->rows[i], g->ncols))
+        if (!grid_match_needle(&nd, &g->rows[i], g->ncols) ||
+            !grid_row_passes_terms(&g->rows[i], g->ncols, g->mterms, g->nmterms))
             continue;
         g->match[g->nmatch++] = (uint32_t)i;
         if (g->vcol < 0)
@@ -452,7 +468,7 @@ static void grid_build_view(grid *g)
     int sorted = g->sort_col >= 0 && (size_t)g->sort_col < g->ncols && g->nrows > 1 && grid_make_keys(g, g->sort_col);
     int vcol = sorted ? g->sort_col : -1;
     int in_order = g->mvalid && g->vcol == vcol && (!sorted || (g->vdesc == g->sort_desc && g->ktotal));
-    int same = g->mvalid && strcmp(g->filter, g->mfilter) == 0;
+    int same = g->mvalid && strcmp(g->filter, g->mfilter) == 0 && grid_terms_same(g);
     if (!g->mvalid || !g->match || !g->view) {
         uint32_t *match = realloc(g->match, n * sizeof *match), *view = match ? realloc(g->view, n * sizeof *view) : NULL;
         g->match = match ? match : g->match;
@@ -471,7 +487,8 @@ static void grid_build_view(grid *g)
         for (size_t i = 0; i < g->nrows; i++) {
             if (i + GRID_PREFETCH < g->nrows)
                 grid_prefetch_row(&g->rows[i + GRID_PREFETCH]);
-            if (grid_match_needle(&nd, &g->rows[i], g->ncols))
+            if (grid_match_needle(&nd, &g->rows[i], g->ncols) &&
+                grid_row_passes_terms(&g->rows[i], g->ncols, g->terms, g->nterms))
                 g->match[g->nmatch++] = (uint32_t)i;
         }
         in_order = 0;
@@ -482,7 +499,8 @@ static void grid_build_view(grid *g)
         for (size_t i = 0; i < g->nmatch; i++) {
             if (i + GRID_PREFETCH < g->nmatch)
                 grid_prefetch_row(&g->rows[g->match[i + GRID_PREFETCH]]);
-            if (grid_match_needle(&nd, &g->rows[g->match[i]], g->ncols))
+            if (grid_match_needle(&nd, &g->rows[g->match[i]], g->ncols) &&
+                grid_row_passes_terms(&g->rows[g->match[i]], g->ncols, g->terms, g->nterms))
                 g->match[m++] = g->match[i];
         }
         g->nmatch = m;
@@ -498,6 +516,8 @@ static void grid_build_view(grid *g)
         }
     }
     snprintf(g->mfilter, sizeof g->mfilter, "%s", g->filter);
+    memcpy(g->mterms, g->terms, g->nterms * sizeof *g->terms);
+    g->nmterms = g->nterms;
     g->mrows = g->nrows;
     g->vcol = vcol;
     g->vdesc = g->sort_desc;
@@ -528,6 +548,8 @@ void grid_prepare_sort(grid *g)
 void grid_set_filter(grid *g, const char *filter)
 {
     snprintf(g->filter, sizeof g->filter, "%s", filter ? filter : "");
+    snprintf(g->query, sizeof g->query, "%s", g->filter);
+    g->nterms = 0;
     grid_apply(g);
 }
 
@@ -545,6 +567,15 @@ void grid_cycle_sort(grid *g)
         g->sort_col = -1;
         g->sort_desc = 0;
     }
+    grid_apply(g);
+}
+
+void grid_sort_by(grid *g, int col)
+{
+    if (col < 0 || (size_t)col >= g->ncols)
+        return;
+    g->sort_desc = g->sort_col == col ? !g->sort_desc : 0;
+    g->sort_col = col;
     grid_apply(g);
 }
 
@@ -630,4 +661,36 @@ int grid_select_key(grid *g, const char *key)
         }
     }
     return 0;
+}
+
+int grid_set_query(grid *g, const char *text, const char *const *headers, size_t nheaders, char *err, size_t errlen)
+{
+    char plain[GRID_FILTER_MAX];
+    grid_term terms[GRID_TERMS_MAX];
+    size_t nterms = 0;
+    if (!grid_filter_parse(text ? text : "", headers, nheaders, plain, sizeof plain, terms, &nterms, err, errlen))
+        return 0;
+    snprintf(g->filter, sizeof g->filter, "%s", plain);
+    snprintf(g->query, sizeof g->query, "%s", text ? text : "");
+    memcpy(g->terms, terms, nterms * sizeof *terms);
+    g->nterms = nterms;
+    grid_apply(g);
+    return 1;
+}
+
+int grid_step_wrap(grid *g, int dir, int page)
+{
+    if (g->nview == 0)
+        return 0;
+    int wrapped = 0;
+    if (dir > 0 && g->cursor + 1 >= g->nview) {
+        grid_move_edge(g, 0, page);
+        wrapped = 1;
+    } else if (dir < 0 && g->cursor == 0) {
+        grid_move_edge(g, 1, page);
+        wrapped = 1;
+    } else {
+        grid_move(g, dir, page);
+    }
+    return wrapped;
 }

@@ -14,6 +14,16 @@
 #include <stdint.h>
 
 #define GRID_FILTER_MAX 128
+#define GRID_TERMS_MAX 8
+#define GRID_TERM_MAX 64
+
+/* A `column:value` term of a filter: the row's cell in col holds value
+ * (case-insensitive substring), or with negate ("state:!active") not. */
+typedef struct {
+    int col;
+    int negate;
+    char value[GRID_TERM_MAX];
+} grid_term;
 
 typedef struct {
     char **cells;       /* ncols strings, owned */
@@ -30,7 +40,10 @@ typedef struct {
                          * grid holds at most UINT32_MAX rows: 4 bytes an
                          * index, not 8, for 100,000 jobs twice) */
     size_t nview;
-    char filter[GRID_FILTER_MAX];
+    char filter[GRID_FILTER_MAX];   /* the plain part: a substring of any cell */
+    char query[GRID_FILTER_MAX];    /* the filter as typed, terms and all */
+    grid_term terms[GRID_TERMS_MAX];    /* the column:value terms, ANDed */
+    size_t nterms;
     int sort_col;       /* -1: load order */
     int sort_desc;
     size_t cursor;      /* index into view */
@@ -61,6 +74,8 @@ typedef struct {
     int mvalid;         /* match and view follow rows [0, mrows) and mfilter */
     int vcol, vdesc;    /* the sort view holds (vcol -1: load order) */
     char mfilter[GRID_FILTER_MAX];
+    grid_term mterms[GRID_TERMS_MAX];   /* the terms match was made with */
+    size_t nmterms;
 } grid;
 
 /* Prepares an empty grid of ncols columns. */
@@ -100,11 +115,37 @@ void grid_apply(grid *g);
 /* 1 when the row passes filter (pure: "" passes all, "!x" negates). */
 int grid_row_matches(const grid_row *r, size_t ncols, const char *filter);
 
-/* Sets the filter text and re-applies. */
+/* Sets the filter text (a plain substring, no column terms) and re-applies. */
 void grid_set_filter(grid *g, const char *filter);
+
+/* Splits a filter as typed into its plain part and its `column:value`
+ * terms (grid_filter.c).  A word is a term when it starts with a letter,
+ * holds only letters, digits, '_' and '-' before its ':' ("10:30" and
+ * "10.0.0.1:22" stay plain); its column is the header it names, any case,
+ * spaces written as '_' or '-' or left out ("waiting_reason").  The plain
+ * part is the other words (the text itself when it has no term).  0 with
+ * a one-line err naming the column and the valid ones when a term names
+ * no column, or when there are too many terms. */
+int grid_filter_parse(const char *text, const char *const *headers, size_t nheaders, char *plain, size_t plainlen,
+                      grid_term *terms, size_t *nterms, char *err, size_t errlen);
+
+/* Sets the filter from text as typed (grid_filter_parse) and re-applies;
+ * 0 and err, the grid unchanged, when it does not parse. */
+int grid_set_query(grid *g, const char *text, const char *const *headers, size_t nheaders, char *err, size_t errlen);
+
+/* 1 when row r passes the terms (all of them). */
+int grid_row_passes_terms(const grid_row *r, size_t ncols, const grid_term *terms, size_t nterms);
+
+/* Moves the cursor to the next (dir 1) or previous (-1) row of the view,
+ * going round at either end; 1 when it went round. */
+int grid_step_wrap(grid *g, int dir, int page);
 
 /* Cycles the sort: each column ascending, then descending, then load order. */
 void grid_cycle_sort(grid *g);
+
+/* Sorts by column col, ascending; the column already sorted by turns
+ * round (the sort picker). */
+void grid_sort_by(grid *g, int col);
 
 /* In load order, makes ready the keys of the column the first sort key
  * will sort (0), so that key costs no parse: work for a quiet moment (on

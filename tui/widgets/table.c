@@ -135,6 +135,11 @@ static char *cell_of(const char *key, const json_t *v)
     return json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(15));
 }
 
+char *table_cell_text(const char *key, const json_t *v)
+{
+    return cell_of(key, v);
+}
+
 /* The value of column key in item: a field, or for "a.b" (a list's
  * `--fields workers.state`) b of a, or the list of b of each element of a
  * (a new reference; NULL when absent). */

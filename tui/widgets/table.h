@@ -14,6 +14,10 @@ void table_print(FILE *out, const json_t *result, const char *columns);
  * other object as rows of (section, fields..., value); money in credits. */
 void table_print_csv(FILE *out, const json_t *result, const char *columns);
 
+/* One value as a table cell shows it (malloc'd): money in credits, yes/no,
+ * a list joined by ", ", anything else compact JSON. */
+char *table_cell_text(const char *key, const json_t *v);
+
 /* Formats micro-credits as credits with up to 6 decimals ("1.265", "-0.5"). */
 char *table_format_credits(long long ucr, char *buf, size_t len);
 

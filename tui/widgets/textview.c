@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "text.h"
 
 void textview_clear(textview *tv)
 {
@@ -16,6 +17,8 @@ void textview_clear(textview *tv)
     tv->count = tv->top = tv->left = 0;
     tv->title[0] = '\0';
     tv->open = 0;
+    tv->found = 0;
+    tv->has_found = 0;
 }
 
 void textview_add(textview *tv, const char *line)
@@ -75,4 +78,44 @@ void textview_pan(textview *tv, long delta)
 {
     long l = (long)tv->left + delta;
     tv->left = l < 0 ? 0 : (size_t)l;
+}
+
+long textview_find(const textview *tv, const char *needle, size_t from, int dir, int at, int *wrapped)
+{
+    *wrapped = 0;
+    if (!needle || !*needle || tv->count == 0)
+        return -1;
+    if (from >= tv->count)
+        from = dir > 0 ? tv->count - 1 : 0;
+    size_t i = from;
+    for (size_t step = 0; step <= tv->count; step++) {
+        if (step > 0 || !at) {
+            if (dir > 0) {
+                if (++i >= tv->count) {
+                    i = 0;
+                    *wrapped = 1;
+                }
+            } else if (i == 0) {
+                i = tv->count - 1;
+                *wrapped = 1;
+            } else {
+                i--;
+            }
+        }
+        if (text_contains(tv->lines[i], needle))
+            return (long)i;
+    }
+    return -1;
+}
+
+void textview_show_line(textview *tv, size_t line, int page)
+{
+    if (page < 1)
+        page = 1;
+    if (line < tv->top || line >= tv->top + (size_t)page) {
+        tv->top = line > (size_t)page / 3 ? line - (size_t)page / 3 : 0;
+        textview_scroll(tv, 0, page);
+    }
+    tv->found = line;
+    tv->has_found = 1;
 }
