@@ -91,6 +91,8 @@ typedef struct pane_def {
     void (*draw)(session *c, lay_rect body);
     int (*cursor_key)(session *c, int key); /* a cursor key, Left/Right/h/l too; 0: not its own */
     void (*act)(session *c, int key);   /* a key keys.c binds to this pane alone */
+    int (*idle)(session *c);            /* a quiet moment while shown (no key, the frame out):
+                                         * work it put off; 1 when the screen changed */
 } pane_def;
 
 #define PANE_DECL(name, id) extern const pane_def pane_##name;
