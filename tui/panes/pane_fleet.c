@@ -444,7 +444,7 @@ static void draw_fleet(session *c, lay_rect body)
         return;
     }
     const fmap_layout *L = &f->L;
-    size_t at = g->nview ? f->cell_of[g->cursor] : 0;
+    size_t at = g->cursor < g->nview ? f->cell_of[g->cursor] : 0;
     f->top = fmap_scroll(f->top, L->n ? L->cell_y[at] : 0, f->height, L->lines);
     int y0 = body.y + 2 - f->top, x0 = body.x + 1;
     for (size_t k = 0; k < L->ngroups; k++) {
