@@ -1,4 +1,5 @@
-/* bench_dash.c - what the console's Dashboard costs on a large fleet.
+/* bench_dash.c - what the console's Dashboard and Fleet map cost on a
+ * large fleet.
  *
  * Builds (once per run, in $TMPDIR) a SQLite store of BENCH_DASH_NODES
  * (default 10,000) nodes with four A100s each, through the command
@@ -22,6 +23,16 @@
  *   dash_key_next_node_ms Down: the next node's hour read and drawn (median)
  *   dash_key_gpu_ms       ]: the next GPU's stats read and drawn (median)
  *   dash_reload_ms        the at-most-once-a-second refresh (median)
+ * and of the Fleet map pane (#) on the same fleet, at 200x60:
+ *   grid_first_frame_ms   '#' pressed with the Nodes table loaded: the
+ *                         pane's load (a cell per node) and the frame
+ *                         (aim: < 100 ms)
+ *   grid_idle_readings_ms the pane's first quiet moment: every node's
+ *                         latest reading read (GPU use, temperature)
+ *   grid_colour_ms        c: the next colouring drawn (median; aim: < 20 ms)
+ *   grid_colour_gpu_use_ms  c onto GPU use, the first time
+ *   grid_key_ms           Right or Down: the cursor moved, the node named,
+ *                         the frame drawn (median; aim: < 5 ms)
  * Prints `bench: NAME VALUE UNIT` lines.  BENCH_DASH_KEEP=1 keeps the store.
  */
 #define NCURSES_WIDECHAR 1
@@ -226,6 +237,38 @@ int main(void)
         reload[k] = now_ms() - t0;
     }
     int shown = dash_of(&c)->nnode > 0 && dash_of(&c)->node_stats[0].count > 0;
+
+    /* The Fleet map at 200x60: every node on one screen. */
+    resizeterm(60, 200);
+    t0 = now_ms();
+    keys_dispatch(&c, '#');
+    pane_load(&c, PANE_FLEET, 0);
+    draw_screen(&c);
+    double grid_first = now_ms() - t0;
+    /* the first quiet moment on the pane: the nodes' latest readings */
+    t0 = now_ms();
+    if (pane_get(PANE_FLEET)->idle(&c))
+        draw_screen(&c);
+    double grid_idle = now_ms() - t0;
+    double colour[KEYS], colour_read = 0, gkey[KEYS];   /* colour_read: the first onto GPU use */
+    int ncolour = 0;
+    for (int k = 0; k < KEYS; k++) {
+        /* state -> allocation -> GPU use (reads, the first time) -> temperature -> health -> state */
+        t0 = now_ms();
+        keys_dispatch(&c, 'c');
+        draw_screen(&c);
+        double ms = now_ms() - t0;
+        if (k == 1)
+            colour_read = ms;
+        if (ncolour < KEYS)
+            colour[ncolour++] = ms;
+        t0 = now_ms();
+        keys_dispatch(&c, k % 2 ? CK_FN(KEY_DOWN) : CK_FN(KEY_RIGHT));
+        draw_screen(&c);
+        gkey[k] = now_ms() - t0;
+    }
+    const grid_row *at = grid_current(&c.screens[PANE_FLEET].tables[0].g);
+    printf("fleet map: %zu cells, the cursor on %s\n", c.screens[PANE_FLEET].tables[0].g.nview, at ? at->key : "-");
     endwin();
     delscreen(scr);
     fclose(out);
@@ -239,6 +282,11 @@ int main(void)
     printf("bench: dash_key_next_node_ms %.2f ms\n", median(next, KEYS));
     printf("bench: dash_key_gpu_ms %.2f ms\n", median(gpu, KEYS));
     printf("bench: dash_reload_ms %.2f ms\n", median(reload, KEYS));
+    printf("bench: grid_first_frame_ms %.2f ms\n", grid_first);
+    printf("bench: grid_colour_ms %.2f ms\n", median(colour, ncolour));
+    printf("bench: grid_idle_readings_ms %.2f ms\n", grid_idle);
+    printf("bench: grid_colour_gpu_use_ms %.2f ms\n", colour_read);
+    printf("bench: grid_key_ms %.2f ms\n", median(gkey, KEYS));
     panes_free(&c);
     cmd_ctx_close(&c.ctx);
     if (getenv("BENCH_DASH_KEEP"))   /* to look at it: rigdeck --store sqlite:PATH --now ... */

@@ -453,6 +453,10 @@ static void loop_once(session *c)
         c->dirty = 1;
     if (!why_slow && c->screens[PANE_JOBS].tables[0].why_slow)
         release_heap();   /* the one slow `job why` that told it so */
+    /* A quiet moment for a pane with work of its own for one (the Fleet
+     * map reads the nodes' latest readings). */
+    if (key < 0 && c->mode == MODE_NORMAL && pane_get(c->pane)->idle && pane_get(c->pane)->idle(c))
+        c->dirty = 1;
     if (key == CK_FN(KEY_RESIZE)) {
         c->dirty = 1;
         return;

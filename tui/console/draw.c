@@ -580,6 +580,8 @@ void draw_screen(session *c)
     draw_summary(c, s.summary);
     if (c->pane == PANE_DASHBOARD)
         draw_dash(c, s.table);
+    else if (pane_get(c->pane)->draw)
+        pane_get(c->pane)->draw(c, s.table);
     else
         draw_table(c, s.table);
     if (shown == MODE_LOGS)

@@ -61,6 +61,10 @@ static act_result act_pane(session *c, int key)
 
 static act_result act_next_pane(session *c, int key)
 {
+    /* A pane with a cursor of its own (the Fleet grid) moves it left and
+     * right; Tab still changes pane. */
+    if (key != '\t' && key != CK_FN(KEY_BTAB) && pane_get(c->pane)->cursor_key && pane_get(c->pane)->cursor_key(c, key))
+        return ACT_REDRAW;
     int dir = key == CK_FN(KEY_BTAB) || key == CK_FN(KEY_LEFT) || key == 'h' ? -1 : 1;
     c->pane = (c->pane + dir + PANE_COUNT) % PANE_COUNT;
     return ACT_REDRAW;
@@ -75,6 +79,8 @@ static act_result act_next_view(session *c, int key)
 
 static act_result act_move(session *c, int key)
 {
+    if (pane_get(c->pane)->cursor_key && pane_get(c->pane)->cursor_key(c, key))
+        return ACT_REDRAW;
     int page = session_page_rows(c);
     /* On the Dashboard the keys choose the node: the Nodes pane's
      * selection, so both panes show the same one. */
@@ -104,6 +110,14 @@ static act_result act_gpu(session *c, int key)
     }
     dash_step_gpu(c, key == '[' ? -1 : 1);
     session_set_status(c, "GPU %d of %d", dash_of(c)->gpu, dash_of(c)->gpus);
+    return ACT_REDRAW;
+}
+
+/* A pane's own key (the Fleet grid's c): its record's action. */
+static act_result act_pane_own(session *c, int key)
+{
+    if (pane_get(c->pane)->act)
+        pane_get(c->pane)->act(c, key);
     return ACT_REDRAW;
 }
 
@@ -451,12 +465,12 @@ static const key_binding bindings[] = {
     /* keys, action, panes, flags,
      *   name in help, footer label (NULL: not in the footer), help line */
     { K('1', '2', '3'), act_pane, ALL_PANES, 0,
-      "1-9 0 !", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
-      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit 0 Dashboard ! Alerts" },
+      "1-9 0 ! #", NULL, "jump to a pane: 1 Providers 2 Regions 3 Nodes 4 Devices 5 Quotas "
+      "6 Jobs 7 Billing 8 Datastores/Reservations 9 Audit 0 Dashboard ! Alerts # Fleet" },
     { K('\t', CK_FN(KEY_RIGHT), 'l'), act_next_pane, ALL_PANES, 0,
-      "Tab/Right/l", NULL, "next pane" },
+      "Tab/Right/l", NULL, "next pane (Fleet: Right/l move the cursor a cell)" },
     { K(CK_FN(KEY_BTAB), CK_FN(KEY_LEFT), 'h'), act_next_pane, ALL_PANES, 0,
-      "S-Tab/Left/h", NULL, "previous pane" },
+      "S-Tab/Left/h", NULL, "previous pane (Fleet: Left/h move the cursor a cell)" },
     { K(CK_FN(KEY_UP), 'k'), act_move, ALL_PANES, 0,
       "Up/k", NULL, "move up (Dashboard: the previous node of the Nodes pane)" },
     { K(CK_FN(KEY_DOWN), 'j'), act_move, ALL_PANES, 0,
@@ -471,6 +485,9 @@ static const key_binding bindings[] = {
       "Home/g", NULL, "first row" },
     { K(CK_FN(KEY_END), 'G'), act_move, ALL_PANES, 0,
       "End/G", NULL, "last row" },
+    /* the Fleet grid (pane_fleet.c) */
+    { K('c'), act_pane_own, PANE_BIT(PANE_FLEET), KB_FOOTER,
+      "c", "colour", "Fleet: colour the cells by the next of state, GPU allocation, GPU use, temperature, health" },
     { K('A'), act_ack, PANE_BIT(PANE_ALERTS), KB_MUTATES | KB_FOOTER,
       "A", "ack", "acknowledge the selected or marked alerts (alert ack ID): they show who looked", },
     { K('\n', '\r', CK_FN(KEY_ENTER)), act_details, TABLE_PANES, KB_FOOTER,

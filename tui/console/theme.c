@@ -50,6 +50,13 @@ static const elem_info elems[TH_COUNT] = {
     [TH_SPARK] = { "spark", "ui", 0 },
     [TH_SPARK_HIGH] = { "spark_high", "ui", TH_A_BOLD },
     [TH_SEARCH_MATCH] = { "search_match", "ui", TH_A_REVERSE | TH_A_UNDERLINE },
+    /* The Fleet grid's five steps; without colour its glyphs carry the
+     * figure, the attributes only stress the ends. */
+    [TH_HEAT_0] = { "heat_0", "ui", TH_A_DIM },
+    [TH_HEAT_1] = { "heat_1", "ui", 0 },
+    [TH_HEAT_2] = { "heat_2", "ui", 0 },
+    [TH_HEAT_3] = { "heat_3", "ui", TH_A_BOLD },
+    [TH_HEAT_4] = { "heat_4", "ui", TH_A_BOLD | TH_A_REVERSE },
     [TH_STATE_ACTIVE] = { "active", "states", 0 },
     [TH_STATE_MAINTENANCE] = { "maintenance", "states", TH_A_UNDERLINE },
     [TH_STATE_DRAINING] = { "draining", "states", TH_A_UNDERLINE },

@@ -19,7 +19,8 @@
     X(data, PANE_STORES) \
     X(audit, PANE_AUDIT) \
     X(dashboard, PANE_DASHBOARD) \
-    X(alerts, PANE_ALERTS)
+    X(alerts, PANE_ALERTS) \
+    X(fleet, PANE_FLEET)
 
 #define PANE_ENUM(name, id) id,
 enum { PANE_LIST(PANE_ENUM) PANE_COUNT };

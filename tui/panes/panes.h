@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "layout.h"
 #include "pane_list.h"
 #include "session.h"
 
@@ -85,6 +86,13 @@ typedef struct pane_def {
     size_t nviews;
     void *(*own_new)(void);     /* makes the screen's own state (pane_screen.own), or NULL: none */
     void (*own_free)(void *own);    /* frees it (NULL is nothing) */
+    /* A pane that shows its table otherwise than as rows (the Fleet grid)
+     * paints it itself and moves its own cursor; NULL: a table. */
+    void (*draw)(session *c, lay_rect body);
+    int (*cursor_key)(session *c, int key); /* a cursor key, Left/Right/h/l too; 0: not its own */
+    void (*act)(session *c, int key);   /* a key keys.c binds to this pane alone */
+    int (*idle)(session *c);            /* a quiet moment while shown (no key, the frame out):
+                                         * work it put off; 1 when the screen changed */
 } pane_def;
 
 #define PANE_DECL(name, id) extern const pane_def pane_##name;
