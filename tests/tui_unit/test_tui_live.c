@@ -64,8 +64,8 @@ static void test_follow_marks_only_affected(void **state)
     assert_int_equal(stale_count(c), 2);
 
     /* A node changed (none listed to patch): Nodes is patched in place, the
-     * Jobs and Quotas tables and the Dashboard that depend on nodes go
-     * stale, Regions not. */
+     * Jobs and Quotas tables, the Dashboard and the Fleet map that depend
+     * on nodes go stale, Regions not. */
     c = fresh();
     l.kinds = LK_NODES;
     l.births = 0;
@@ -74,16 +74,19 @@ static void test_follow_marks_only_affected(void **state)
     assert_true(c->screens[PANE_JOBS].tables[0].stale);
     assert_true(c->screens[PANE_QUOTAS].tables[0].stale);
     assert_true(c->screens[PANE_DASHBOARD].tables[0].stale);
+    assert_true(c->screens[PANE_FLEET].tables[0].stale);
     assert_false(c->screens[PANE_REGIONS].tables[0].stale);
-    assert_int_equal(stale_count(c), 3);
+    assert_int_equal(stale_count(c), 4);
 
-    /* Vital stats: only the Dashboard; alerts: the Dashboard and both
-     * tables of the Alerts pane. */
+    /* Vital stats: only the Dashboard and the Fleet map (its GPU use and
+     * temperature); alerts: the Dashboard and both tables of the Alerts
+     * pane. */
     c = fresh();
     l.kinds = LK_METRICS;
     panes_follow(c, &l);
     assert_true(c->screens[PANE_DASHBOARD].tables[0].stale);
-    assert_int_equal(stale_count(c), 1);
+    assert_true(c->screens[PANE_FLEET].tables[0].stale);
+    assert_int_equal(stale_count(c), 2);
     c = fresh();
     l.kinds = LK_ALERTS;
     panes_follow(c, &l);
@@ -118,7 +121,7 @@ static void test_follow_marks_only_affected(void **state)
     c = fresh();
     l.kinds = l.births = LK_ALL;
     panes_follow(c, &l);
-    assert_int_equal(stale_count(c), 22)   /* 19 tables (Environments too), the Dashboard, two Alerts tables */;
+    assert_int_equal(stale_count(c), 23);   /* 19 tables (Environments too), the Dashboard, two Alerts tables, the Fleet map */
 
     /* A key, dataset, checkpoint or model: the four data views of pane 8. */
     c = fresh();
