@@ -136,6 +136,8 @@ rd_code gcp_list_instances(gcp_client *c, const char *zone, json_t **items, gcp_
             char *esc = curl_easy_escape(NULL, next, 0);
             page = esc ? strdup(esc) : NULL;
             curl_free(esc);
+            if (!page)   /* a partial list would read as instances gone */
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");
         }
         json_decref(doc);
         if (!page)
