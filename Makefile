@@ -76,11 +76,12 @@ $(LIB): $(CORE_OBJ)
 $(BIN): $(TUI_OBJ) $(LIB)
 	$(CC) $(CFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) $(LDLIBS_ALL)
 
-# Two unit tests link with wrapped symbols: test_alloc_fail fails the Nth
+# Three unit tests link with wrapped symbols: test_alloc_fail fails the Nth
 # allocation (a malloc shim), test_cmd_noresult replaces the command
-# registry with fake handlers.
+# registry with fake handlers, test_tui_table_oom fails a table's strdup.
 $(BUILD)/tests/test_alloc_fail: TEST_LIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
 $(BUILD)/tests/test_cmd_noresult: TEST_LIBS += -Wl,--wrap=cmd_list_tables,--wrap=cmd_list_ntables
+$(BUILD)/tests/test_tui_table_oom: TEST_LIBS += -Wl,--wrap=strdup
 
 $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
