@@ -62,7 +62,10 @@ json_t *alert_change_payload(const json_t *change)
     json_t *out = json_object();
     for (size_t i = 0; out && i < sizeof fields / sizeof fields[0]; i++) {
         json_t *v = json_object_get(change, fields[i]);
-        json_object_set_new(out, fields[i], v ? json_incref(v) : json_null());
+        if (json_object_set_new(out, fields[i], v ? json_incref(v) : json_null()) != 0) {
+            json_decref(out);   /* never a payload without its state or node */
+            out = NULL;
+        }
     }
     return out;
 }
