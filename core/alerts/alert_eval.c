@@ -259,8 +259,10 @@ static rd_code latest_of(eval_state *s, const char *node, const json_t **values,
             doc = NULL;
         }
         got = doc ? json_incref(json_object_get(doc, "values")) : json_null();
-        json_object_set_new(s->latest, node, got);
+        int kept = json_object_set_new(s->latest, node, got) == 0;   /* a failed one freed got */
         json_decref(doc);
+        if (!kept)
+            return rd_fail(err, RD_ENOMEM, "out of memory");
     }
     *values = json_is_object(got) ? got : NULL;
     return RD_OK;
