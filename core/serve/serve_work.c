@@ -241,6 +241,7 @@ static int scan_view_key(store_kv *kv, void *data)
     if (!keys) {
         keys = json_object();
         json_object_set_new(s->w->written, job, keys);
+        keys = json_object_get(s->w->written, job);   /* NULL when that failed (and freed it) */
     }
     json_object_set_new(keys, kv->key, json_stringn(kv->value, kv->value_len));
     return 0;
