@@ -314,7 +314,10 @@ rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err)
             json_t *doc = NULL;
             if ((rc = decode_doc(e->key, e->text, e->text_len, &doc, err)) != RD_OK)
                 goto out;
-            json_object_set_new(by_key, e->key, doc);
+            if (json_object_set_new(by_key, e->key, doc) != 0) {
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");   /* a list missing a pending write */
+                goto out;
+            }
         } else if (e->after)
             json_object_set(by_key, e->key, e->after);
         else
