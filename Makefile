@@ -100,9 +100,10 @@ $(LIB): $(CORE_OBJ)
 $(BIN): $(TUI_OBJ) $(LIB)
 	$(CC) $(CFLAGS_ALL) -o $@ $(TUI_OBJ) $(LIB) $(LDLIBS_ALL)
 
-# test_alloc_fail links with wrapped symbols: it fails the Nth allocation
-# (a malloc shim).
+# Two unit tests link with wrapped symbols: test_alloc_fail fails the Nth
+# allocation (a malloc shim), test_tui_table_oom fails a table's strdup.
 $(BUILD)/tests/test_alloc_fail: TEST_LIBS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup,--wrap=strndup
+$(BUILD)/tests/test_tui_table_oom: TEST_LIBS += -Wl,--wrap=strdup
 
 $(BUILD)/tests/%: tests/unit/%.c tests/testutil.h $(LIB)
 	@mkdir -p $(dir $@)

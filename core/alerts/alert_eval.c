@@ -64,7 +64,10 @@ json_t *alert_change_payload(const json_t *change)
     json_t *out = json_object();
     for (size_t i = 0; out && i < sizeof fields / sizeof fields[0]; i++) {
         json_t *v = json_object_get(change, fields[i]);
-        json_object_set_new(out, fields[i], v ? json_incref(v) : json_null());
+        if (json_object_set_new(out, fields[i], v ? json_incref(v) : json_null()) != 0) {
+            json_decref(out);   /* never a payload without its state or node */
+            out = NULL;
+        }
     }
     return out;
 }
@@ -258,8 +261,10 @@ static rd_code latest_of(eval_state *s, const char *node, const json_t **values,
             doc = NULL;
         }
         got = doc ? json_incref(json_object_get(doc, "values")) : json_null();
-        json_object_set_new(s->latest, node, got);
+        int kept = json_object_set_new(s->latest, node, got) == 0;   /* a failed one freed got */
         json_decref(doc);
+        if (!kept)
+            return rd_fail(err, RD_ENOMEM, "out of memory");
     }
     *values = json_is_object(got) ? got : NULL;
     return RD_OK;

@@ -120,7 +120,8 @@ int alert_condition_holds(int op_above, double threshold, int has_value, double 
 alert_move alert_step(alert_phase phase, int holds, rd_time since, int64_t for_s, rd_time now);
 
 /* The webhook's JSON for one state change:
- * {"rule","state","node","gpu","value","at","severity"}; a new object. */
+ * {"rule","state","node","gpu","value","at","severity"}; a new object, or NULL
+ * when memory ran out (webhook_post ignores NULL). */
 json_t *alert_change_payload(const json_t *change);
 
 /* ---- commands (alert_cmd.c, alert_eval.c) ---------------------------------- */

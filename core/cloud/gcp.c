@@ -136,6 +136,8 @@ rd_code gcp_list_instances(gcp_client *c, const char *zone, json_t **items, gcp_
             char *esc = curl_easy_escape(NULL, next, 0);
             page = esc ? strdup(esc) : NULL;
             curl_free(esc);
+            if (!page)   /* a partial list would read as instances gone */
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");
         }
         json_decref(doc);
         if (!page)
@@ -375,22 +377,23 @@ json_t *gcp_instance_body(const gcp_instance_spec *s)
 {
     char buf[256];
     json_t *disks = json_array();
+    int failed = 0;   /* a VM made from a partial body could lack its boot disk, GPUs or agent */
     snprintf(buf, sizeof buf, "zones/%s/diskTypes/pd-balanced", s->zone);
-    json_array_append_new(disks, json_pack("{s:s, s:b, s:b, s:{s:s, s:I, s:s}}", "type", "PERSISTENT", "boot", 1,
+    failed |= json_array_append_new(disks, json_pack("{s:s, s:b, s:b, s:{s:s, s:I, s:s}}", "type", "PERSISTENT", "boot", 1,
                                            "autoDelete", 1, "initializeParams", "sourceImage",
                                            s->image ? s->image : GCP_DEFAULT_IMAGE, "diskSizeGb",
                                            (json_int_t)GCP_BOOT_DISK_GB, "diskType", buf));
     if (s->data_disk_gb > 0) {
         snprintf(buf, sizeof buf, "zones/%s/diskTypes/pd-ssd", s->zone);
-        json_array_append_new(disks, json_pack("{s:s, s:b, s:s, s:{s:I, s:s}}", "type", "PERSISTENT", "autoDelete", 1,
+        failed |= json_array_append_new(disks, json_pack("{s:s, s:b, s:s, s:{s:I, s:s}}", "type", "PERSISTENT", "autoDelete", 1,
                                                "deviceName", "rigdeck-data", "initializeParams", "diskSizeGb",
                                                (json_int_t)s->data_disk_gb, "diskType", buf));
     }
     snprintf(buf, sizeof buf, "zones/%s/diskTypes/local-ssd", s->zone);
     for (int i = 0; i < s->local_ssd_count; i++)
-        json_array_append_new(disks, json_pack("{s:s, s:s, s:b, s:{s:s}}", "type", "SCRATCH", "interface", "NVME",
+        failed |= json_array_append_new(disks, json_pack("{s:s, s:s, s:b, s:{s:s}}", "type", "SCRATCH", "interface", "NVME",
                                                "autoDelete", 1, "initializeParams", "diskType", buf));
-    json_t *body = json_pack("{s:s, s:s, s:o, s:[{s:s, s:[{s:s, s:s}]}], s:{s:s, s:b, s:s}, "
+    json_t *body = failed ? NULL : json_pack("{s:s, s:s, s:o, s:[{s:s, s:[{s:s, s:s}]}], s:{s:s, s:b, s:s}, "
                              "s:{s:[{s:s, s:s}, {s:s, s:s}]}, s:{s:s, s:o, s:o, s:o}}",
                              "name", s->name, "machineType", "", "disks", disks, "networkInterfaces", "network",
                              "global/networks/default", "accessConfigs", "type", "ONE_TO_ONE_NAT", "name",
@@ -399,17 +402,24 @@ json_t *gcp_instance_body(const gcp_instance_spec *s)
                              s->node, "key", "rigdeck-region", "value", s->region, "labels", "managed-by", "rigdeck",
                              "rigdeck-node", label_value(s->node), "rigdeck-region", label_value(s->region),
                              "rigdeck-role", label_value(s->role));
-    if (!body)
+    if (!body) {
+        if (failed)   /* json_pack took disks (s:o) only when it ran */
+            json_decref(disks);
         return NULL;
+    }
     if (s->startup_script)   /* GCE's guest environment runs it as root at every boot */
-        json_array_append_new(json_object_get(json_object_get(body, "metadata"), "items"),
-                              json_pack("{s:s, s:s}", "key", "startup-script", "value", s->startup_script));
+        failed |= json_array_append_new(json_object_get(json_object_get(body, "metadata"), "items"),
+                                        json_pack("{s:s, s:s}", "key", "startup-script", "value", s->startup_script));
     snprintf(buf, sizeof buf, "zones/%s/machineTypes/%s", s->zone, s->machine_type);
-    json_object_set_new(body, "machineType", json_string(buf));
+    failed |= json_object_set_new(body, "machineType", json_string(buf));
     if (s->accelerator && s->accelerator_count > 0) {
         snprintf(buf, sizeof buf, "zones/%s/acceleratorTypes/%s", s->zone, s->accelerator);
-        json_object_set_new(body, "guestAccelerators", json_pack("[{s:s, s:i}]", "acceleratorType", buf,
-                                                                 "acceleratorCount", s->accelerator_count));
+        failed |= json_object_set_new(body, "guestAccelerators", json_pack("[{s:s, s:i}]", "acceleratorType", buf,
+                                                                           "acceleratorCount", s->accelerator_count));
+    }
+    if (failed) {
+        json_decref(body);
+        return NULL;
     }
     return body;
 }

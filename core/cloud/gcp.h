@@ -126,7 +126,8 @@ const char *gcp_machine_type(const char *accelerator, int gpus, int cpus_per_gpu
 
 /* The instances.insert body for spec (a new object): guestAccelerators,
  * scheduling.onHostMaintenance TERMINATE, local SSDs, labels, metadata
- * (rigdeck-node, rigdeck-region and, when given, startup-script). */
+ * (rigdeck-node, rigdeck-region and, when given, startup-script); NULL
+ * when memory ran out, never a body missing a part. */
 json_t *gcp_instance_body(const gcp_instance_spec *spec);
 
 /* ---- the client ------------------------------------------------------ */

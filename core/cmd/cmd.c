@@ -19,6 +19,7 @@
 
 #include "cmd_args_int.h"
 #include "cmd_relay.h"
+#include "jsonmem.h"
 #include "keyspace.h"
 #include "catalog.h"
 #include "audit_log.h"
@@ -589,11 +590,14 @@ static rd_code run_attempt(cmd_ctx *ctx, const cmd_def *def, const cmd_args *arg
         if (rc != RD_OK)
             return rc;
     }
+    unsigned long jfail = jsonmem_failures();
     rc = def->run(ctx, args, result, err);
     /* A handler always answers something; RD_OK with no result is a failed
      * json_pack of that answer (out of memory), and committing then would
-     * change the store yet answer success with nothing. */
-    if (rc == RD_OK && !*result)
+     * change the store yet answer success with nothing.  A jansson
+     * allocation that failed while it ran may have left a field out of the
+     * answer (an unchecked json_object_set_new): refused the same way. */
+    if (rc == RD_OK && (!*result || jsonmem_failures() != jfail))
         rc = rd_fail(err, RD_ENOMEM, "%s: out of memory", def->words);
     if (rc != RD_OK || !(def->options & CMD_MUTATES) || tx_write_count(ctx->tx) == 0)
         return rc;
@@ -624,6 +628,7 @@ const char *cmd_columns(const cmd_ctx *ctx, const cmd_def *def)
 rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *w, json_t **result,
                        const cmd_def **defp, rd_err *err)
 {
+    jsonmem_install();
     *result = NULL;
     ctx->columns[0] = '\0';
     ctx->exec_line = cmd_exec_line;

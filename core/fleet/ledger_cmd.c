@@ -232,6 +232,7 @@ static void kind_total_add(json_t *by_kind, const char *kind, int incoming, int6
         k = json_pack("{s:s, s:I, s:I, s:I, s:I}", "kind", kind, "count", (json_int_t)0, "in_ucr", (json_int_t)0,
                       "out_ucr", (json_int_t)0, "net_ucr", (json_int_t)0);
         json_object_set_new(by_kind, kind, k);
+        k = json_object_get(by_kind, kind);   /* NULL when that failed (and freed it) */
     }
     const char *f = incoming ? "in_ucr" : "out_ucr";
     json_object_set_new(k, "count", json_integer(json_integer_value(json_object_get(k, "count")) + 1));

@@ -139,6 +139,7 @@ void node_capacity_take(json_t *node, const json_t *job, size_t worker, const js
         for (int64_t i = 0; i < doc_int(node, "gpu_count"); i++)
             json_array_append_new(slots, json_integer(0));
         json_object_set_new(node, "gpu_alloc", slots);
+        slots = json_object_get(node, "gpu_alloc");   /* NULL when that failed (and freed it) */
     }
     /* a node that reported more GPUs than it had slots for */
     slots_cover(node, (size_t)(doc_int(node, "gpu_count") > 0 ? doc_int(node, "gpu_count") : 0));

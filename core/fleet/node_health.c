@@ -77,6 +77,7 @@ static rd_code health_report_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
         if (!json_is_array(list)) {
             list = json_array();
             json_object_set_new(node, "gpu_health", list);
+            list = json_object_get(node, "gpu_health");   /* NULL when that failed (and freed it) */
         }
         json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:s}", "index", (json_int_t)index, "state",
                                               "unhealthy", "reason", reason, "detail", detail ? detail : "", "since",

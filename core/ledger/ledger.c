@@ -557,6 +557,10 @@ rd_code ledger_scan(store_t *st, const char *prefix, const char *after, int64_t 
         }
         free(after_buf);
         after_buf = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
+        if (!stop && res.more && res.count && !after_buf) {   /* not from the start again */
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
+            stop = 1;
+        }
         stop = stop || !res.more || !res.count;
         store_range_free(&res);
     }

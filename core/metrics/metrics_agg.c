@@ -146,6 +146,7 @@ static void row_set(json_t *points, const char *key, size_t len, size_t i, json_
         for (size_t k = 0; k < len; k++)
             json_array_append_new(row, json_null());
         json_object_set_new(points, key, row);
+        row = json_object_get(points, key);   /* NULL when that failed (and freed it) */
     }
     if (i < len)
         json_array_set_new(row, i, point);

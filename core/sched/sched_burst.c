@@ -43,6 +43,7 @@ static void quota_use(json_t *metrics, const char *metric, int64_t amount)
     if (!m) {
         m = json_pack("{s:I, s:I}", "limit", (json_int_t)0, "usage", (json_int_t)0);
         json_object_set_new(metrics, metric, m);
+        m = json_object_get(metrics, metric);   /* NULL when that failed (and freed it) */
     }
     json_object_set_new(m, "usage", json_integer(doc_int(m, "usage") + amount));
 }

@@ -479,20 +479,23 @@ int sched_payers_ok(cmd_ctx *ctx, const json_t *job, const char **broke)
 {
     sched_job j;
     sched_job_view(job, &j);
-    const char *who = !sched_wallet_ok(ctx, j.owner)                      ? j.owner
-                      : j.fed_payer && !sched_wallet_ok(ctx, j.fed_payer) ? j.fed_payer
+    const char *who = !sched_wallet_ok(ctx, j.owner, NULL)                      ? j.owner
+                      : j.fed_payer && !sched_wallet_ok(ctx, j.fed_payer, NULL) ? j.fed_payer
                                                                           : NULL;
     if (broke)
         *broke = who;
     return who == NULL;
 }
 
-int sched_wallet_ok(cmd_ctx *ctx, const char *owner)
+int sched_wallet_ok(cmd_ctx *ctx, const char *owner, int *failed)
 {
     char id[RD_KEY_MAX];
     int64_t bal = 0, pending = 0;
     snprintf(id, sizeof id, "wallet:%s", owner);
-    if (ledger_balance(ctx->tx, id, &bal, &pending, NULL) != RD_OK)
+    if (ledger_balance(ctx->tx, id, &bal, &pending, NULL) != RD_OK) {
+        if (failed)
+            *failed = 1;
         return 0;
+    }
     return bal > 0;
 }

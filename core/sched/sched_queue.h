@@ -83,8 +83,11 @@ int sched_raw_waiting(const char *p, const char *end, size_t *waiting, size_t *p
 int sched_raw_splice(const char *text, size_t len, const json_t *doc, const size_t *placed, size_t nplaced, char **out,
                      size_t *outlen, json_t **fields);
 
-/* 1 while the paying account has credit left (its wallet is above zero). */
-int sched_wallet_ok(cmd_ctx *ctx, const char *owner);
+/* 1 while the paying account has credit left (its wallet is above zero).
+ * 0 also when the wallet could not be read; then *failed (may be NULL) is
+ * set to 1, so that a pass fails rather than leave the job waiting for
+ * credit it has. */
+int sched_wallet_ok(cmd_ctx *ctx, const char *owner, int *failed);
 
 /* 1 while every account that pays for job has credit left: the project's
  * owner and, for a job that pays a federated fee, its creator.  Else 0, and

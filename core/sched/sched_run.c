@@ -88,7 +88,10 @@ static int wallet_cached(pass *p, const char *owner)
 {
     json_t *v = json_object_get(p->wallets, owner);
     if (!v) {
-        v = json_boolean(sched_wallet_ok(p->ctx, owner));
+        int failed = 0;
+        v = json_boolean(sched_wallet_ok(p->ctx, owner, &failed));
+        if (failed)
+            p->s.nomem = 1;   /* a wallet not read (out of memory): the pass fails at its next batch */
         json_object_set_new(p->wallets, owner, v);
         tx_reset(p->ctx->tx);   /* the wallet read guards nothing here */
     }
@@ -466,8 +469,10 @@ static void place_job(pass *p, size_t qi)
     if (!q->text || count_known(p, q, aged))
         return;
     json_t *doc = sched_qjob_doc(q);
-    if (!doc)
+    if (!doc) {   /* decoded when the queue was read: out of memory now */
+        p->s.nomem = 1;
         return;
+    }
     sched_job_view(doc, &j);
     int credit = payers_cached(p, j.owner, j.fed_payer);
     shape *sh = shape_of(p, q, &j, &own_plan);
@@ -555,12 +560,14 @@ static rd_code place_all(pass *p, rd_err *err)
             place_job(p, qi);
         if (p->bplaced < max && qi + 1 < p->nq)
             continue;
-        if (qi == p->nq && p->nbjobs == 0)
-            break;
         /* An index that lost a node or a shape to a failed allocation must
-         * not place: the batch is dropped, the batches before it stand. */
+         * not place: the batch is dropped, the batches before it stand.
+         * Checked before the end too: a job the last batch left out for
+         * it must not read as waiting. */
         if (p->s.nomem)
             return rd_fail(err, RD_ENOMEM, "sched run: out of memory indexing the fleet; run it again");
+        if (qi == p->nq && p->nbjobs == 0)
+            break;
         rd_code rc = batch_flush(p, err);
         if (rc == RD_ECONFLICT) {
             if (++streak > CONFLICT_RETRIES)

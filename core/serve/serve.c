@@ -197,6 +197,8 @@ static void do_alerts(serve_state *s)
         const char *url = json_string_value(json_object_get(c, "webhook"));
         if (url && s->hooks) {
             json_t *payload = alert_change_payload(c);
+            if (!payload)
+                dlog(&s->o->log, "webhook", NULL, "out of memory: a change for %s dropped", url);
             webhook_post(s->hooks, url, payload);
             json_decref(payload);
         }

@@ -29,6 +29,7 @@
 
 #include "doc.h"
 #include "job.h"
+#include "jsonmem.h"
 #include "keyspace.h"
 #include "tx.h"
 
@@ -152,6 +153,7 @@ static rd_code apply_job(serve_work *w, store_t *st, const char *id, const json_
                          int64_t *puts, int64_t *deletes, rd_err *err)
 {
     char jkey[RD_KEY_MAX];
+    unsigned long jfail = jsonmem_failures();
     json_t *want = entry_texts(job), *have = json_object_get(w->written, id), *v;
     const char *k;
     store_op ops[TXN_OPS_MAX];
@@ -162,8 +164,12 @@ static rd_code apply_job(serve_work *w, store_t *st, const char *id, const json_
         { KEY_SERVE_LEADER, STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL, w->leader_rev, NULL, 0 },
         { tx_key(jkey, KEY_JOBS "%s", id), STORE_CMP_MOD_REVISION, STORE_CMP_EQUAL, job_rev, NULL, 0 },
     };
-    if (!want)
+    /* a view built while an allocation failed may lack a field, or an
+     * entry (which the second pass would delete): nothing is written */
+    if (!want || jsonmem_failures() != jfail) {
+        json_decref(want);
         return rd_fail(err, RD_ENOMEM, "out of memory");
+    }
     /* Two passes over the differences: puts, then deletes; a full batch
      * goes out on its own. */
     for (int pass = 0; pass < 2 && rc == RD_OK && !moved; pass++) {
@@ -235,6 +241,7 @@ static int scan_view_key(store_kv *kv, void *data)
     if (!keys) {
         keys = json_object();
         json_object_set_new(s->w->written, job, keys);
+        keys = json_object_get(s->w->written, job);   /* NULL when that failed (and freed it) */
     }
     json_object_set_new(keys, kv->key, json_stringn(kv->value, kv->value_len));
     return 0;

@@ -161,6 +161,8 @@ static rd_code markers_delete(store_t *st, int64_t bound, int64_t *deleted, rd_e
         after = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
         int more = res.more && res.count;
         store_range_free(&res);
+        if (rc == RD_OK && more && !after)   /* not from the first marker again */
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
         if (rc != RD_OK || !more)
             break;
     }

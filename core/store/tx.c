@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "grow.h"
+#include "jsonmem.h"
 #include "jsonout.h"
 #include "keyspace.h"
 #include "jsonin.h"
@@ -42,13 +43,18 @@ struct rd_tx {
     char *fence_key;      /* every commit also holds only while this key */
     int64_t fence_rev;    /* still has this mod_revision (tx_set_fence) */
     size_t commits;       /* commits that wrote, over the handle's life */
+    unsigned long jfail;  /* jsonmem_failures() when the writes began */
+    int fence_lost;       /* tx_set_fence could not copy its key */
 };
 
 rd_tx *tx_new(store_t *st)
 {
+    jsonmem_install();
     rd_tx *tx = calloc(1, sizeof *tx);
-    if (tx)
+    if (tx) {
         tx->st = st;
+        tx->jfail = jsonmem_failures();
+    }
     return tx;
 }
 
@@ -64,6 +70,7 @@ void tx_reset(rd_tx *tx)
     tx->count = 0;
     if (tx->slots)
         memset(tx->slots, 0, tx->nslots * sizeof *tx->slots);
+    /* jfail stays: the caller may stage documents it built before */
 }
 
 void tx_free(rd_tx *tx)
@@ -284,14 +291,16 @@ rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err)
         for (size_t i = 0; i < res.count && rc == RD_OK; i++) {
             json_t *doc;
             rc = decode_doc(res.kvs[i].key, res.kvs[i].value, res.kvs[i].value_len, &doc, err);
-            if (rc == RD_OK)
-                json_object_set_new(by_key, res.kvs[i].key, doc);
+            if (rc == RD_OK && json_object_set_new(by_key, res.kvs[i].key, doc) != 0)
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");   /* a list missing a document */
         }
         free(after_buf);
         after_buf = res.count ? strdup(res.kvs[res.count - 1].key) : NULL;
         after = after_buf;
         int more = res.more && res.count > 0;
         store_range_free(&res);
+        if (rc == RD_OK && more && !after)   /* not from the start again */
+            rc = rd_fail(err, RD_ENOMEM, "out of memory");
         if (rc != RD_OK)
             goto out;
         if (!more)
@@ -305,7 +314,10 @@ rd_code tx_list(rd_tx *tx, const char *prefix, json_t **items, rd_err *err)
             json_t *doc = NULL;
             if ((rc = decode_doc(e->key, e->text, e->text_len, &doc, err)) != RD_OK)
                 goto out;
-            json_object_set_new(by_key, e->key, doc);
+            if (json_object_set_new(by_key, e->key, doc) != 0) {
+                rc = rd_fail(err, RD_ENOMEM, "out of memory");   /* a list missing a pending write */
+                goto out;
+            }
         } else if (e->after)
             json_object_set(by_key, e->key, e->after);
         else
@@ -438,6 +450,7 @@ void tx_set_fence(rd_tx *tx, const char *key, int64_t mod_revision)
     free(tx->fence_key);
     tx->fence_key = key ? strdup(key) : NULL;
     tx->fence_rev = mod_revision;
+    tx->fence_lost = key && !tx->fence_key;   /* tx_commit refuses: never write unfenced */
 }
 
 /* 1 while the fence key still has the revision the holder took it at. */
@@ -464,6 +477,11 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
             return store_revision(tx->st, revision, err);
         return RD_OK;
     }
+    /* a jansson allocation failed since the writes began: a staged
+     * document may lack a field or an element (an unchecked
+     * json_object_set_new), so nothing of it is written */
+    if (jsonmem_failures() != tx->jfail || tx->fence_lost)
+        return rd_fail(err, RD_ENOMEM, "out of memory while building the documents to write; nothing was written");
     store_cmp *cmps = calloc(tx->count + 1, sizeof *cmps);
     store_op *ops = calloc(nwrites, sizeof *ops);
     char **bodies = calloc(nwrites, sizeof *bodies);
@@ -511,6 +529,7 @@ rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err)
     if (rc == RD_OK) {
         tx->last_rev = res.revision;
         tx->commits++;
+        tx->jfail = jsonmem_failures();
     }
     if (rc == RD_OK && revision)
         *revision = res.revision;

@@ -74,7 +74,10 @@ size_t tx_write_count(const rd_tx *tx);
 
 /* Commits: RD_OK, RD_ECONFLICT when a guarded key changed, or a store error.
  * *revision (may be NULL) gets the new store revision.  Extra ops (ledger,
- * audit) may be appended by the caller before commit with tx_put. */
+ * audit) may be appended by the caller before commit with tx_put.
+ * RD_ENOMEM, writing nothing, when a jansson allocation failed since the
+ * handle was made or last committed (jsonmem.h: a staged document may lack
+ * a field; tx_reset does not forget it) or tx_set_fence ran out of memory. */
 rd_code tx_commit(rd_tx *tx, int64_t *revision, rd_err *err);
 
 /* What the pending writes change, for the audit trail: a new array of

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "jsonmem.h"
 #include "table.h"
 
 typedef struct {
@@ -86,44 +87,56 @@ static int stdout_cols(void)
 /* help reads as prose for a person, so it is wrapped to the terminal (SSH
  * sessions are often 80 columns) instead of printed as a table whose lines
  * run to the longest usage; any other result is a table. */
-static void print_table(const json_t *result, const cmd_def *def, const char *columns)
+static int print_table(const json_t *result, const cmd_def *def, const char *columns)
 {
     char *text = NULL;
+    int rc = 0;
     if (def && strcmp(def->words, "help") == 0)
         text = cmd_help_text(result, batch_text_width(getenv("COLUMNS"), stdout_cols()));
     if (def && (def->options & CMD_TEXT_RESULT)) {
         fputs(json_string_value(json_object_get(result, "text")) ? json_string_value(json_object_get(result, "text")) : "",
               stdout);
-        return;
+        free(text);
+        return 0;
     }
     if (text)
         fputs(text, stdout);
     else
-        table_print(stdout, result, columns);
+        rc = table_print(stdout, result, columns);
     free(text);
+    return rc;
 }
 
-static void print_result(batch_state *b, const json_t *result, const cmd_def *def)
+/* Prints a command's answer; RD_ENOMEM when it could not be printed whole
+ * (the command itself ran: what it changed stands). */
+static rd_code print_result(batch_state *b, const json_t *result, const cmd_def *def, rd_err *err)
 {
+    int failed = 0;
+    unsigned long jfail = jsonmem_failures();
     if (!result)
-        return;
+        return RD_OK;
     if (b->opt->json) {
         /* 15 significant digits: 0.9 prints as 0.9, not 0.90000000000000002
          * (reals here are catalog figures and GPU fractions, never money) */
         char *s = json_dumps(result, JSON_COMPACT | JSON_REAL_PRECISION(15));
         if (s)
             printf("%s\n", s);
+        failed = !s;
         free(s);
     } else if (b->opt->csv) {
-        table_print_csv(stdout, result, cmd_columns(&b->ctx, def));
+        failed = table_print_csv(stdout, result, cmd_columns(&b->ctx, def)) != 0;
     } else {
         /* A blank line between the tables of consecutive commands (text
          * results, such as a worker's output, are printed as they are). */
         if (b->printed++ && !(def && (def->options & CMD_TEXT_RESULT)))
             putchar('\n');
-        print_table(result, def, cmd_columns(&b->ctx, def));
+        failed = print_table(result, def, cmd_columns(&b->ctx, def)) != 0;
     }
     fflush(stdout);
+    if (failed || jsonmem_failures() != jfail)
+        return rd_fail(err, RD_ENOMEM, "%s: out of memory printing its answer; the command ran, its answer is "
+                       "incomplete", def ? def->words : "command");
+    return RD_OK;
 }
 
 /* A refused line: its one error line, the run's status, and the end of
@@ -151,7 +164,8 @@ static void run_line(batch_state *b, const char *line, const char *where)
     /* A following command (job logs --follow) names the line to run next,
      * until it says it is done. */
     while (rc == RD_OK) {
-        print_result(b, result, def);
+        if ((rc = print_result(b, result, def, &err)) != RD_OK)
+            break;
         const json_t *follow = json_object_get(result, "follow");
         char next[1024];
         if (!follow || json_is_true(json_object_get(follow, "done"))) {
@@ -166,6 +180,7 @@ static void run_line(batch_state *b, const char *line, const char *where)
         b->ctx.now = b->opt->now_text ? b->opt->now : (rd_time)time(NULL);
         rc = cmd_exec_line(&b->ctx, next, &result, &def, &err);
     }
+    json_decref(result);   /* an answer that could not be printed */
     refuse_line(b, where, rc, &err);
 }
 

@@ -201,18 +201,23 @@ static json_t *columns_of(const json_t *items, const char *columns)
     return cols;
 }
 
-static void print_items(FILE *out, const json_t *items, const char *columns, const char *indent)
+static int print_items(FILE *out, const json_t *items, const char *columns, const char *indent)
 {
     json_t *cols = columns_of(items, columns);
     size_t ncols = json_array_size(cols), nrows = json_array_size(items);
     char ***cells = calloc(nrows + 1, sizeof *cells);
     size_t *width = calloc(ncols ? ncols : 1, sizeof *width);
-    if (!cells || !width)
+    int failed = !cols;
+    if (!cells || !width) {
+        failed = 1;
         goto out;
+    }
     for (size_t r = 0; r <= nrows; r++) {
         cells[r] = calloc(ncols ? ncols : 1, sizeof **cells);
-        if (!cells[r])
+        if (!cells[r]) {
+            failed = 1;
             goto out;
+        }
         for (size_t c = 0; c < ncols; c++) {
             const char *key = json_string_value(json_array_get(cols, c));
             if (r == 0) {
@@ -224,6 +229,7 @@ static void print_items(FILE *out, const json_t *items, const char *columns, con
                 cells[r][c] = cell_of(key, v);
                 json_decref(v);
             }
+            failed |= !cells[r][c];
             size_t w = cells[r][c] ? strlen(cells[r][c]) : 0;
             if (w > width[c])
                 width[c] = w;
@@ -251,6 +257,7 @@ out:
     free(cells);
     free(width);
     json_decref(cols);
+    return failed ? -1 : 0;
 }
 
 static int is_object_list(const json_t *v)
@@ -261,11 +268,12 @@ static int is_object_list(const json_t *v)
 /* An object as "field  value" lines, then each list of objects as a table
  * (its "items" in columns, when given: a page of a list) and each object
  * as key/value rows. */
-static void print_object(FILE *out, const json_t *obj, const char *columns)
+static int print_object(FILE *out, const json_t *obj, const char *columns)
 {
     const char *k;
     json_t *v;
     size_t width = 0;
+    int failed = 0;
     json_object_foreach((json_t *)obj, k, v) {
         char h[128];
         name_of(k, obj, NULL, h, sizeof h);
@@ -279,12 +287,13 @@ static void print_object(FILE *out, const json_t *obj, const char *columns)
         char name[128];
         name_of(k, obj, NULL, name, sizeof name);
         fprintf(out, "%-*s  %s\n", (int)width, name, cell ? cell : "");
+        failed |= !cell;
         free(cell);
     }
     json_object_foreach((json_t *)obj, k, v) {
         if (is_object_list(v)) {
             fprintf(out, "%s:\n", k);
-            print_items(out, v, strcmp(k, "items") == 0 ? columns : NULL, "  ");
+            failed |= print_items(out, v, strcmp(k, "items") == 0 ? columns : NULL, "  ") != 0;
         } else if (json_is_object(v)) {
             fprintf(out, "%s:\n", k);
             json_t *rows = json_array();
@@ -302,21 +311,21 @@ static void print_object(FILE *out, const json_t *obj, const char *columns)
                     json_array_append_new(rows, json_pack("{s:s, s:O}", "key", sk, "value", sv));
                 }
             }
-            print_items(out, rows, "key,value", "  ");
+            failed |= print_items(out, rows, "key,value", "  ") != 0;
             json_decref(rows);
         }
     }
+    return failed ? -1 : 0;
 }
 
-void table_print(FILE *out, const json_t *result, const char *columns)
+int table_print(FILE *out, const json_t *result, const char *columns)
 {
     if (!result)
-        return;
+        return 0;
     const json_t *items = json_object_get(result, "items");
     if (json_is_array(items) && json_object_size(result) == 1)
-        print_items(out, items, columns, "");
-    else
-        print_object(out, result, columns);
+        return print_items(out, items, columns, "");
+    return print_object(out, result, columns);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */
@@ -350,8 +359,9 @@ static void csv_header(FILE *out, const json_t *cols)
     fputc('\n', out);
 }
 
-static void csv_row(FILE *out, const json_t *cols, const json_t *item)
+static int csv_row(FILE *out, const json_t *cols, const json_t *item)
 {
+    int failed = 0;
     for (size_t c = 0; c < json_array_size(cols); c++) {
         const char *key = json_string_value(json_array_get(cols, c));
         json_t *v = value_of(item, key);
@@ -360,15 +370,18 @@ static void csv_row(FILE *out, const json_t *cols, const json_t *item)
         if (c)
             fputc(',', out);
         csv_field(out, cell ? cell : "");
+        failed |= !cell;
         free(cell);
     }
     fputc('\n', out);
+    return failed ? -1 : 0;
 }
 
-void table_print_csv(FILE *out, const json_t *result, const char *columns)
+int table_print_csv(FILE *out, const json_t *result, const char *columns)
 {
+    int failed = 0;
     if (!result)
-        return;
+        return 0;
     const json_t *items = json_object_get(result, "items");
     if (json_is_array(items) && json_object_size(result) == 1) {
         json_t *cols = columns_of(items, columns);
@@ -376,9 +389,9 @@ void table_print_csv(FILE *out, const json_t *result, const char *columns)
         json_t *item;
         csv_header(out, cols);
         json_array_foreach(items, i, item)
-            csv_row(out, cols, item);
+            failed |= csv_row(out, cols, item) != 0;
         json_decref(cols);
-        return;
+        return failed || !cols ? -1 : 0;
     }
     /* Any other object becomes one table: a row per scalar field (section =
      * its name, in "value") and a row per element of each list of objects
@@ -426,8 +439,9 @@ void table_print_csv(FILE *out, const json_t *result, const char *columns)
     csv_header(out, all);
     json_t *row;
     json_array_foreach(rows, i, row)
-        csv_row(out, all, row);
+        failed |= csv_row(out, all, row) != 0;
     json_decref(cols);
     json_decref(all);
     json_decref(rows);
+    return failed ? -1 : 0;
 }
