@@ -22,6 +22,19 @@ void draw_fill(int y, int x, int w, theme_elem e);
 /* The Dashboard in body (draw_dash.c). */
 void draw_dash(session *c, lay_rect body);
 
+/* The most columns a table shows (the rest never draw). */
+#define DRAW_MAX_COLS 16
+
+/* Where the screen's parts go now: the layout of a rows x cols terminal
+ * with the banner and the details panel as the session has them. */
+lay_screen draw_layout(const session *c, int rows, int cols);
+
+/* The widths of the current table's columns in a table w wide (0: hidden),
+ * as draw_table gives them: the first column starts 2 cells in (after the
+ * mark), one blank between shown columns.  Returns the column count.  A
+ * click on a header (mouse.c) reads the same widths. */
+size_t draw_table_columns(const session *c, int w, int *width);
+
 /* Paints the screen for the current terminal size and refreshes it. */
 void draw_screen(session *c);
 

@@ -13,6 +13,7 @@
 #include "copy.h"
 #include "dash.h"
 #include "form.h"
+#include "jump.h"
 #include "layout.h"
 #include "logs.h"
 #include "panes.h"
@@ -434,6 +435,20 @@ static act_result act_copy(session *c, int key)
     return copy_selected(c);
 }
 
+/* > and <: jump from the row to the one it names in another pane, and
+ * back (jump.c). */
+static act_result act_jump(session *c, int key)
+{
+    (void)key;
+    return jump_from_row(c);
+}
+
+static act_result act_back(session *c, int key)
+{
+    (void)key;
+    return jump_back(c);
+}
+
 static act_result act_quit(session *c, int key)
 {
     (void)key;
@@ -504,6 +519,13 @@ static const key_binding bindings[] = {
     { K('y'), act_copy, ALL_PANES, KB_FOOTER,
       "y", "copy", "copy the selected row's id or name (Dashboard: its node; in a job's details a running "
       "notebook's or endpoint's URL) into your own clipboard through the terminal, over SSH too (OSC 52)" },
+    /* jumps (issue 35 item 3) */
+    { K('>'), act_jump, PANE_BIT(PANE_JOBS) | PANE_BIT(PANE_NODES) | PANE_BIT(PANE_ALERTS) | PANE_BIT(PANE_DEVICES) |
+      PANE_BIT(PANE_DASHBOARD), KB_FOOTER,
+      ">", "jump", "jump: a job to its node (its first worker's), a node (or the Dashboard's) to the Jobs "
+      "listing it, an alert to its node, a device or configuration to its region; also in a row's details" },
+    { K('<', CK_FN(KEY_BACKSPACE), 127), act_back, ALL_PANES, 0,
+      "< Bksp", NULL, "back to where the last jump came from: its pane, table, filter and selected row" },
     { K('q', CK_FN(KEY_F(10))), act_quit, ALL_PANES, KB_FOOTER,
       "q F10", "quit", "quit and restore the terminal" },
 };
@@ -737,7 +759,10 @@ void keys_help(const session *c, textview *tv)
         "  Up/Down/j/k PgUp/PgDn scroll, Left/Right pan, Esc or q closes\n"
         "In the logs view (o on a job)\n"
         "  [ ] previous/next worker, 0-9 that worker, r reads again, End follows new output,\n"
-        "  scroll as in a view, Esc or q closes; it reads again every second while the worker runs\n");
+        "  scroll as in a view, Esc or q closes; it reads again every second while the worker runs\n"
+        "With a mouse (RIGDECK_NO_MOUSE=1 turns it off; Shift+drag still selects text in most terminals)\n"
+        "  a click on a tab opens that pane, on a column header sorts by it (again: the other way),\n"
+        "  on a row selects it; the wheel scrolls tables, views and logs\n");
     if (!c->read_only && c->role_known && c->role != ACCESS_ADMIN) {
         snprintf(line, sizeof line, "\nAccount '%s' has role %s: %s m, e and d act only on rows its account "
                  "owns\n(another's is refused at once, before any question).\n", c->ctx.actor ? c->ctx.actor : "",

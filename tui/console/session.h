@@ -83,6 +83,18 @@ typedef struct {
     size_t count;
 } confirm_dialog;
 
+/* A place the console showed before a jump ('>'), for '<' to return to:
+ * the pane, its table, that table's filter and selected row, and the
+ * filter the jump gave its target table (restored too). */
+#define JUMP_MAX 32
+typedef struct {
+    int pane, view;
+    char filter[GRID_FILTER_MAX];
+    char key[256];                          /* the selected row ("": none) */
+    int to_pane, to_view;                   /* where the jump went */
+    char to_filter[GRID_FILTER_MAX];        /* that table's filter before it */
+} jump_place;
+
 struct form_state;
 
 /* What a key or form action asks of the loop.  Actions change the session
@@ -122,6 +134,10 @@ typedef struct session {
     details_view details;                   /* MODE_VIEW */
     textview help;
     logview logs;                           /* MODE_LOGS */
+
+    jump_place jumps[JUMP_MAX];             /* the jump history, oldest first (jump.c) */
+    size_t njumps;
+    int mouse;                              /* 1: the terminal reports mouse events (mouse.c) */
 
     confirm_dialog confirm;                 /* MODE_CONFIRM */
     struct form_state *form;                /* MODE_FORM */
