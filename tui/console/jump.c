@@ -143,11 +143,15 @@ static act_result jump_to(session *c, int pane, int view, const char *from_key, 
     c->details.text.open = 0;
     c->mode = MODE_NORMAL;
     grid_move(g, 0, session_page_rows(c));
+    /* "alert-1f2e", not "alert alert-1f2e" */
+    size_t wl = strlen(what);
+    int named = strncmp(from_key, what, wl) == 0 && from_key[wl] == '-';
     if (t->filter[0])
-        session_set_status(c, "%s %s: %zu job%s listing it (< goes back)", what, from_key, g->nview,
-                           g->nview == 1 ? "" : "s");
+        session_set_status(c, "%s%s%s: %zu job%s listing it (< goes back)", named ? "" : what, named ? "" : " ",
+                           from_key, g->nview, g->nview == 1 ? "" : "s");
     else
-        session_set_status(c, "%s %s -> %s %s (< goes back)", what, from_key, t->kind, t->key);
+        session_set_status(c, "%s%s%s -> %s %s (< goes back)", named ? "" : what, named ? "" : " ", from_key,
+                           t->kind, t->key);
     return ACT_REDRAW;
 }
 
