@@ -67,7 +67,7 @@ expect_screen "back to Jobs $JOB"
 case_ "a node jumps to the Jobs listing it; < undoes the filter"
 keys 3 g
 keys '>'
-expect_screen "node $NODE: 1 job listing it"
+expect_screen "node $NODE: 1 job on it (< goes back)"
 expect_screen "Jobs: \[Jobs\] Projects Environments · 1 of 1 · filter \"$NODE\""
 keys '<'
 expect_screen "back to Nodes $NODE"

@@ -167,17 +167,18 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
     draw_text(y, x, w, text, e);
 }
 
-size_t draw_table_columns(const session *c, int w, int *width)
+size_t draw_table_columns(const session *c, lay_rect r, int *ord, int *width)
 {
     const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     int want[DRAW_MAX_COLS], min[DRAW_MAX_COLS], drop[DRAW_MAX_COLS];
     size_t n = v->ncols < DRAW_MAX_COLS ? v->ncols : DRAW_MAX_COLS;
     for (size_t i = 0; i < n; i++) {
+        ord[i] = (int)i;
         want[i] = v->cols[i].want;
         min[i] = v->cols[i].min;
         drop[i] = v->cols[i].drop;
     }
-    layout_columns(want, min, drop, n, w - 2, width);
+    layout_columns(want, min, drop, n, r.w - 2, width);
     return n;
 }
 
@@ -192,10 +193,10 @@ static void draw_table(session *c, lay_rect r)
     const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
     pane_state *ps = session_current_table(c);
     grid *g = &ps->g;
-    int width[DRAW_MAX_COLS];
+    int ord[DRAW_MAX_COLS], width[DRAW_MAX_COLS];
     if (r.h <= 0 || r.w <= 2)
         return;
-    size_t n = draw_table_columns(c, r.w, width);
+    size_t n = draw_table_columns(c, r, ord, width);
     int page = r.h - 1;
     /* Keep the cursor visible after a resize or a reload. */
     grid_move(g, 0, page);

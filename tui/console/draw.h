@@ -29,11 +29,12 @@ void draw_dash(session *c, lay_rect body);
  * with the banner and the details panel as the session has them. */
 lay_screen draw_layout(const session *c, int rows, int cols);
 
-/* The widths of the current table's columns in a table w wide (0: hidden),
- * as draw_table gives them: the first column starts 2 cells in (after the
- * mark), one blank between shown columns.  Returns the column count.  A
- * click on a header (mouse.c) reads the same widths. */
-size_t draw_table_columns(const session *c, int w, int *width);
+/* The current table's columns as draw_table places them in a table drawn
+ * in r: for each place k, left to right, the column shown there (ord[k])
+ * and its width (width[k]; 0: hidden).  The first starts 2 cells in (after
+ * the mark), one blank between shown ones.  Returns the number of places.
+ * A click on a header (mouse.c) reads the same places. */
+size_t draw_table_columns(const session *c, lay_rect r, int *ord, int *width);
 
 /* Paints the screen for the current terminal size and refreshes it. */
 void draw_screen(session *c);

@@ -146,12 +146,22 @@ static act_result jump_to(session *c, int pane, int view, const char *from_key, 
     /* "alert-1f2e", not "alert alert-1f2e" */
     size_t wl = strlen(what);
     int named = strncmp(from_key, what, wl) == 0 && from_key[wl] == '-';
-    if (t->filter[0])
-        session_set_status(c, "%s%s%s: %zu job%s listing it (< goes back)", named ? "" : what, named ? "" : " ",
-                           from_key, g->nview, g->nview == 1 ? "" : "s");
-    else
+    if (t->filter[0]) {
+        /* The filter is a substring of any cell: "gpu-1" also shows the
+         * jobs of gpu-10.  Say how many rows are that node's own. */
+        int col = field_col(pane_view_get(t->pane, t->view), "node");
+        size_t own = 0;
+        for (size_t i = 0; col >= 0 && i < g->nview; i++)
+            own += strcmp(g->rows[g->view[i]].cells[col], t->filter) == 0;
+        char more[96] = "";
+        if (own < g->nview)
+            snprintf(more, sizeof more, ", %zu more row%s naming it", g->nview - own, g->nview - own == 1 ? "" : "s");
+        session_set_status(c, "%s%s%s: %zu job%s on it%s (< goes back)", named ? "" : what, named ? "" : " ",
+                           from_key, own, own == 1 ? "" : "s", more);
+    } else {
         session_set_status(c, "%s%s%s -> %s %s (< goes back)", named ? "" : what, named ? "" : " ", from_key,
                            t->kind, t->key);
+    }
     return ACT_REDRAW;
 }
 

@@ -13,8 +13,8 @@
 #include "panes.h"
 #include "text.h"
 
-void mouse_geom_make(mouse_geom *g, const lay_screen *s, const int (*tab_cols)[3], const int *width, int n,
-                     int table)
+void mouse_geom_make(mouse_geom *g, const lay_screen *s, const int (*tab_cols)[3], const int *ord, const int *width,
+                     int n, int table)
 {
     memset(g, 0, sizeof *g);
     g->s = *s;
@@ -26,6 +26,7 @@ void mouse_geom_make(mouse_geom *g, const lay_screen *s, const int (*tab_cols)[3
     for (int i = 0; i < g->ncols; i++) {
         g->col_x[i] = x;
         g->col_w[i] = width[i];
+        g->col_of[i] = ord[i];
         if (width[i])
             x += width[i] + 1;
     }
@@ -62,7 +63,7 @@ mouse_action mouse_map(const mouse_geom *g, int y, int x, mouse_button b)
         for (int i = 0; i < g->ncols; i++)
             if (g->col_w[i] && inside(x, g->col_x[i], g->col_w[i] + 1)) {
                 a.kind = MOUSE_HEADER;
-                a.arg = i;
+                a.arg = g->col_of[i];
             }
         return a;
     }
@@ -87,10 +88,12 @@ void mouse_start(session *c)
     c->mouse = mousemask(want, NULL) != 0 && has_mouse();
 }
 
+_Static_assert(MOUSE_MAX_COLS >= DRAW_MAX_COLS, "a click must reach every column drawn");
+
 /* The geometry the screen was last drawn by. */
 static void current_geom(const session *c, mouse_geom *g)
 {
-    int rows, cols, tab_cols[PANE_COUNT][3], width[MOUSE_MAX_COLS];
+    int rows, cols, tab_cols[PANE_COUNT][3], ord[DRAW_MAX_COLS], width[DRAW_MAX_COLS];
     getmaxyx(stdscr, rows, cols);
     lay_screen s = draw_layout(c, rows, cols);
     for (int p = 0; p < PANE_COUNT; p++) {
@@ -99,8 +102,8 @@ static void current_geom(const session *c, mouse_geom *g)
         tab_cols[p][2] = text_cols(pane_get(p)->tiny);
     }
     int table = c->pane != PANE_DASHBOARD && pane_view_get(c->pane, c->screens[c->pane].view)->ncols > 0;
-    int n = table && s.table.w > 2 ? (int)draw_table_columns(c, s.table.w, width) : 0;
-    mouse_geom_make(g, &s, (const int (*)[3])tab_cols, width, n, table);
+    int n = table && s.table.w > 2 ? (int)draw_table_columns(c, s.table, ord, width) : 0;
+    mouse_geom_make(g, &s, (const int (*)[3])tab_cols, ord, width, n, table);
 }
 
 /* A header click: sorts by that column, ascending; again: descending. */

@@ -22,7 +22,7 @@ typedef enum { MOUSE_PRESS, MOUSE_WHEEL_UP, MOUSE_WHEEL_DOWN, MOUSE_OTHER } mous
 typedef enum {
     MOUSE_NONE,     /* nothing there */
     MOUSE_TAB,      /* arg: the pane */
-    MOUSE_HEADER,   /* arg: the column */
+    MOUSE_HEADER,   /* arg: the column (the view's, wherever it is shown) */
     MOUSE_ROW,      /* arg: the row on screen, 0 the first under the header */
     MOUSE_WHEEL     /* arg: rows to move, negative up */
 } mouse_kind;
@@ -39,13 +39,15 @@ typedef struct {
     int tab_x[PANE_COUNT], tab_w[PANE_COUNT];
     int ncols;
     int col_x[MOUSE_MAX_COLS], col_w[MOUSE_MAX_COLS];
+    int col_of[MOUSE_MAX_COLS];     /* the column shown at each place */
     int table;      /* 1: the table's area shows a table (not the Dashboard) */
 } mouse_geom;
 
 /* Pure: the geometry from a layout, the tabs' label widths (layout_tabs)
- * and the table's column widths (draw_table_columns), n columns. */
-void mouse_geom_make(mouse_geom *g, const lay_screen *s, const int (*tab_cols)[3], const int *width, int n,
-                     int table);
+ * and the table's n places with the column at each and its width
+ * (draw_table_columns). */
+void mouse_geom_make(mouse_geom *g, const lay_screen *s, const int (*tab_cols)[3], const int *ord, const int *width,
+                     int n, int table);
 
 /* Pure: what a button at (y, x) means on that geometry. */
 mouse_action mouse_map(const mouse_geom *g, int y, int x, mouse_button b);
