@@ -33,6 +33,7 @@
 #include "keys.h"
 #include "logs.h"
 #include "modes.h"
+#include "mouse.h"
 #include "panes.h"
 #include "text.h"
 #include "rdtime.h"
@@ -325,6 +326,7 @@ static void terminal_start(session *c)
     keypad(stdscr, TRUE);
     timeout(LOOP_MS);
     curs_set(0);
+    mouse_start(c);
     theme_apply(&c->th);
     bkgdset(' ' | (chtype)theme_attr(TH_NORMAL));
 }

@@ -70,27 +70,25 @@ static void draw_header(session *c, lay_rect r)
 
 static void draw_tabs(session *c, lay_rect r)
 {
+    int cols[PANE_COUNT][3], x[PANE_COUNT], w[PANE_COUNT];
     draw_fill(r.y, r.x, r.w, TH_TAB);
     /* The longest labels that fit: full names, shorter ones, the shortest,
-     * the shortest without the leading blank (eleven panes in 80 columns). */
-    for (int level = 0; level < 4; level++) {
-        int total = 0;
-        for (int p = 0; p < PANE_COUNT; p++) {
-            const pane_def *d = pane_get(p);
-            const char *label = level == 0 ? d->name : level == 1 ? d->mid : d->tiny;
-            total += text_cols(label) + (level < 3 ? 4 : 3);
-        }
-        if (total > r.w && level < 3)
+     * the shortest without the leading blank (eleven panes in 80 columns);
+     * layout_tabs places them, as it does for a click (mouse.c). */
+    for (int p = 0; p < PANE_COUNT; p++) {
+        cols[p][0] = text_cols(pane_get(p)->name);
+        cols[p][1] = text_cols(pane_get(p)->mid);
+        cols[p][2] = text_cols(pane_get(p)->tiny);
+    }
+    int level = layout_tabs((const int (*)[3])cols, PANE_COUNT, r.w, x, w);
+    for (int p = 0; p < PANE_COUNT; p++) {
+        const pane_def *d = pane_get(p);
+        char tab[64];
+        if (!w[p])
             continue;
-        int x = r.x;
-        for (int p = 0; p < PANE_COUNT; p++) {
-            const pane_def *d = pane_get(p);
-            char tab[64];
-            snprintf(tab, sizeof tab, level < 3 ? " %c %s " : "%c %s ", pane_key(p),
-                     level == 0 ? d->name : level == 1 ? d->mid : d->tiny);
-            x += draw_text(r.y, x, r.x + r.w - x, tab, p == c->pane ? TH_TAB_ACTIVE : TH_TAB);
-        }
-        return;
+        snprintf(tab, sizeof tab, level < 3 ? " %c %s " : "%c %s ", pane_key(p),
+                 level == 0 ? d->name : level == 1 ? d->mid : d->tiny);
+        draw_text(r.y, r.x + x[p], w[p], tab, p == c->pane ? TH_TAB_ACTIVE : TH_TAB);
     }
 }
 
@@ -189,21 +187,15 @@ static void draw_cell(int y, int x, int w, const pane_col *col, const grid_row *
     draw_text(y, x, w, text, e);
 }
 
-static void draw_table(session *c, lay_rect r)
+size_t draw_table_columns(session *c, lay_rect r, int *ord, int *width)
 {
     const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
-    pane_state *ps = session_current_table(c);
-    grid *g = &ps->g;
-    int want[COLSET_MAX], min[COLSET_MAX], drop[COLSET_MAX], width[COLSET_MAX], need[COLSET_MAX];
-    int ord[COLSET_MAX];    /* the column shown at each place (the chooser's order) */
-    size_t n = 0;
-    if (r.h <= 0 || r.w <= 2)
-        return;
-    int page = r.h - 1;
-    /* Keep the cursor visible after a resize or a reload. */
-    grid_move(g, 0, page);
     const colset *cs = pick_columns(c, c->pane, c->screens[c->pane].view);
-    for (int k = 0; k < cs->n; k++) {
+    const grid *g = &session_current_table(c)->g;
+    int want[DRAW_MAX_COLS], min[DRAW_MAX_COLS], drop[DRAW_MAX_COLS], need[DRAW_MAX_COLS];
+    int page = r.h - 1;
+    size_t n = 0;
+    for (int k = 0; k < cs->n && n < DRAW_MAX_COLS; k++) {
         if (cs->hidden[k])
             continue;
         size_t i = (size_t)cs->order[k];
@@ -222,6 +214,29 @@ static void draw_table(session *c, lay_rect r)
     }
     layout_columns(want, min, drop, n, r.w - 2, width);
     layout_columns_grow(need, n, r.w - 2, width);
+    return n;
+}
+
+lay_screen draw_layout(const session *c, int rows, int cols)
+{
+    /* Typing a search keeps the view it searches on screen. */
+    con_mode shown = c->mode == MODE_FIND ? c->find_from : c->mode;
+    int detail = (shown == MODE_VIEW && c->details.text.open) || shown == MODE_LOGS;
+    return layout_compute(rows, cols, c->live.lost, detail);
+}
+
+static void draw_table(session *c, lay_rect r)
+{
+    const pane_view *v = pane_view_get(c->pane, c->screens[c->pane].view);
+    pane_state *ps = session_current_table(c);
+    grid *g = &ps->g;
+    int ord[DRAW_MAX_COLS], width[DRAW_MAX_COLS];
+    if (r.h <= 0 || r.w <= 2)
+        return;
+    int page = r.h - 1;
+    /* Keep the cursor visible after a resize or a reload. */
+    grid_move(g, 0, page);
+    size_t n = draw_table_columns(c, r, ord, width);
 
     draw_fill(r.y, r.x, r.w, TH_COLUMN_HEADER);
     int x = r.x + 2;
@@ -553,10 +568,11 @@ void draw_screen(session *c)
 {
     int rows, cols, cy = -1, cx = -1;
     getmaxyx(stdscr, rows, cols);
-    /* Typing a search keeps the view it searches on screen. */
+    /* Typing a search keeps the view it searches on screen (draw_layout
+     * judges the same). */
     con_mode shown = c->mode == MODE_FIND ? c->find_from : c->mode;
     int detail = (shown == MODE_VIEW && c->details.text.open) || shown == MODE_LOGS;
-    lay_screen s = layout_compute(rows, cols, c->live.lost, detail);
+    lay_screen s = draw_layout(c, rows, cols);
     attrset(theme_attr(TH_NORMAL));
     erase();
     curs_set(0);

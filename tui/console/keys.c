@@ -14,6 +14,7 @@
 #include "dash.h"
 #include "find.h"
 #include "form.h"
+#include "jump.h"
 #include "layout.h"
 #include "logs.h"
 #include "panes.h"
@@ -453,6 +454,20 @@ static act_result act_copy(session *c, int key)
     return copy_selected(c);
 }
 
+/* > and <: jump from the row to the one it names in another pane, and
+ * back (jump.c). */
+static act_result act_jump(session *c, int key)
+{
+    (void)key;
+    return jump_from_row(c);
+}
+
+static act_result act_back(session *c, int key)
+{
+    (void)key;
+    return jump_back(c);
+}
+
 static act_result act_quit(session *c, int key)
 {
     (void)key;
@@ -535,6 +550,13 @@ static const key_binding bindings[] = {
     { K('C'), pick_open_columns, TABLE_PANES, KB_FOOTER,
       "C", "columns", "column chooser: Space shows or hides a column, +/- move it, Enter keeps the choice "
       "(saved in $XDG_CONFIG_HOME/rigdeck/columns)" },
+    /* jumps (issue 35 item 3) */
+    { K('>'), act_jump, PANE_BIT(PANE_JOBS) | PANE_BIT(PANE_NODES) | PANE_BIT(PANE_ALERTS) | PANE_BIT(PANE_DEVICES) |
+      PANE_BIT(PANE_DASHBOARD), KB_FOOTER,
+      ">", "jump", "jump: a job to its node (its first worker's), a node (or the Dashboard's) to the Jobs "
+      "listing it, an alert to its node, a device or configuration to its region; also in a row's details" },
+    { K('<', CK_FN(KEY_BACKSPACE), 127), act_back, ALL_PANES, 0,
+      "< Bksp", NULL, "back to where the last jump came from: its pane, table, filter and selected row" },
     { K('q', CK_FN(KEY_F(10))), act_quit, ALL_PANES, KB_FOOTER,
       "q F10", "quit", "quit and restore the terminal" },
 };
@@ -773,7 +795,10 @@ void keys_help(const session *c, textview *tv)
         "In the column chooser (C):  Space shows/hides, +/- move up/down, d default, Enter or Esc keeps\n"
         "In the logs view (o on a job)\n"
         "  [ ] previous/next worker, 0-9 that worker, r reads again, End follows new output,\n"
-        "  scroll as in a view, Esc or q closes; it reads again every second while the worker runs\n");
+        "  scroll as in a view, Esc or q closes; it reads again every second while the worker runs\n"
+        "With a mouse (RIGDECK_NO_MOUSE=1 turns it off; Shift+drag still selects text in most terminals)\n"
+        "  a click on a tab opens that pane, on a column header sorts by it (again: the other way),\n"
+        "  on a row selects it; the wheel scrolls tables, views and logs\n");
     if (!c->read_only && c->role_known && c->role != ACCESS_ADMIN) {
         snprintf(line, sizeof line, "\nAccount '%s' has role %s: %s m, e and d act only on rows its account "
                  "owns\n(another's is refused at once, before any question).\n", c->ctx.actor ? c->ctx.actor : "",

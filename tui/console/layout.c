@@ -136,6 +136,29 @@ int layout_columns_grow(const int *need, size_t ncols, int avail, int *out)
     return given;
 }
 
+int layout_tabs(const int (*label_cols)[3], int n, int w, int *x, int *wd)
+{
+    int level = 0;
+    for (; level < 3; level++) {
+        int total = 0;
+        for (int i = 0; i < n; i++)
+            total += label_cols[i][level] + 4;
+        if (total <= w)
+            break;
+    }
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+        /* " K label " (level 3: "K label "): the key, a blank, the label */
+        int tw = label_cols[i][level < 3 ? level : 2] + (level < 3 ? 4 : 3);
+        if (tw > w - at)
+            tw = w - at > 0 ? w - at : 0;
+        x[i] = at;
+        wd[i] = tw;
+        at += tw;
+    }
+    return level;
+}
+
 lay_rect layout_center(int rows, int cols, int h, int w)
 {
     if (h > rows - 2)

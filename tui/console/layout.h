@@ -54,6 +54,15 @@ size_t layout_columns(const int *want, const int *min, const int *drop, size_t n
  * and columns that fit keep their width.  Returns the cells given. */
 int layout_columns_grow(const int *need, size_t ncols, int avail, int *out);
 
+/* The tabs row: n tabs whose labels are label_cols[i][0] (full name),
+ * [1] (shorter) and [2] (shortest) display columns wide, on a row w wide.
+ * The first level whose tabs all fit wins (" K label " each); else level 3,
+ * the shortest labels without the leading blank ("K label "), clipped at
+ * the row's end.  x[i] and wd[i] say where tab i starts and how wide it is
+ * (0 when clipped away).  Returns the level.  The drawing (draw.c) and the
+ * mouse (mouse.c) both place tabs by it, so a click hits what is shown. */
+int layout_tabs(const int (*label_cols)[3], int n, int w, int *x, int *wd);
+
 /* A centred box of at most w x h within the screen (for dialogs). */
 lay_rect layout_center(int rows, int cols, int h, int w);
 

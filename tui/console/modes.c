@@ -14,8 +14,10 @@
 #include "copy.h"
 #include "find.h"
 #include "form.h"
+#include "jump.h"
 #include "keys.h"
 #include "logs.h"
+#include "mouse.h"
 #include "panes.h"
 #include "pick.h"
 
@@ -159,6 +161,10 @@ static act_result key_view(session *c, textview *tv, int key)
     case '/': return find_open(c);
     case 'n': return find_step(c, c->mode, 1);
     case 'N': return find_step(c, c->mode, -1);
+    case '>':
+        if (c->mode == MODE_VIEW)
+            return jump_from_details(c);
+        break;
     case '?': case CK_FN(KEY_F(1)):
         if (c->mode == MODE_VIEW) {
             keys_help(c, &c->help);
@@ -193,6 +199,14 @@ act_result modes_handle_key(session *c, int key)
      * terminal shrank is as invisible as the table. */
     if (!keys_allows_size(rows, cols, key))
         return ACT_NONE;
+    if (key == CK_FN(KEY_MOUSE)) {
+        /* what a click or the wheel does; where a key does the same, that key */
+        int as_key, times;
+        act_result r = mouse_event(c, &as_key, &times);
+        for (int i = 0; i < times; i++)
+            r |= modes_handle_key(c, as_key);
+        return r;
+    }
     switch (c->mode) {
     case MODE_PROMPT: return key_prompt(c, key);
     case MODE_FILTER: return key_filter(c, key);

@@ -87,6 +87,18 @@ typedef struct {
     size_t count;
 } confirm_dialog;
 
+/* A place the console showed before a jump ('>'), for '<' to return to:
+ * the pane, its table, that table's filter and selected row, and the
+ * filter the jump gave its target table (restored too). */
+#define JUMP_MAX 32
+typedef struct {
+    int pane, view;
+    char filter[GRID_FILTER_MAX];
+    char key[256];                          /* the selected row ("": none) */
+    int to_pane, to_view;                   /* where the jump went */
+    char to_filter[GRID_FILTER_MAX];        /* that table's filter before it */
+} jump_place;
+
 struct form_state;
 
 /* The sort picker (F6/O) or the column chooser (C): a list of the current
@@ -139,6 +151,10 @@ typedef struct session {
     char find[GRID_FILTER_MAX];             /* the last '/' search of a view; n/N repeat it */
     con_mode find_from;                     /* MODE_FIND: the view it searches */
     picker pick;                            /* MODE_PICK */
+
+    jump_place jumps[JUMP_MAX];             /* the jump history, oldest first (jump.c) */
+    size_t njumps;
+    int mouse;                              /* 1: the terminal reports mouse events (mouse.c) */
 
     confirm_dialog confirm;                 /* MODE_CONFIRM */
     struct form_state *form;                /* MODE_FORM */
