@@ -119,6 +119,33 @@ static void gpu_title(const dash_state *d, char *out, size_t len, theme_elem *e)
     }
 }
 
+/* "Use by region  (u: by account)", the columns' names, then a row per
+ * group; when rows run short the last one shown is still (total). */
+static void draw_rollup(const dash_state *d, lay_rect r)
+{
+    char line[512];
+    if (!r.h)
+        return;
+    int x = r.x + 1, acc = d->rollup_by_account;
+    x += draw_text(r.y, x, r.w - 1, acc ? "Use by account  " : "Use by region  ", TH_SECTION);
+    draw_text(r.y, x, r.x + r.w - x, acc ? "(u: by region)" : "(u: by account)", TH_DIM);
+    if (r.h < 2)
+        return;
+    if (!d->rollup) {
+        draw_text(r.y + 1, r.x + 3, r.w - 3, d->rollup_note[0] ? d->rollup_note : "reading...", TH_DIM);
+        return;
+    }
+    dash_rollup_head(acc, line, sizeof line);
+    draw_text(r.y + 1, r.x + 3, r.w - 3, line, TH_DIM);
+    const json_t *items = json_object_get(d->rollup, "items");
+    int n = (int)json_array_size(items), rows = r.h - 2;
+    for (int i = 0; i < rows && i < n; i++) {
+        int at = i == rows - 1 ? n - 1 : i;   /* the total stays in sight */
+        dash_rollup_text(json_array_get(items, (size_t)at), acc, line, sizeof line);
+        draw_text(r.y + 2 + i, r.x + 3, r.w - 3, line, at == n - 1 ? TH_SECTION : TH_NORMAL);
+    }
+}
+
 void draw_dash(session *c, lay_rect body)
 {
     const dash_state *d = dash_of(c);
@@ -158,4 +185,6 @@ void draw_dash(session *c, lay_rect body)
         for (int i = 0; i < L.gpu_rows && (size_t)i < d->ngpu; i++)
             draw_stat(&L, L.gpu.y + 1 + i, L.gpu.x, &d->gpu_stats[i]);
     }
+    /* the column names' row and one per group */
+    draw_rollup(d, layout_dash_rollup(&L, body, 1 + (d->rollup ? (int)json_array_size(json_object_get(d->rollup, "items")) : 1)));
 }
