@@ -140,11 +140,14 @@ expect_refused 1 "$S" "--by must be one of region, account, got 'node'"
 rd -c "metrics fleet --by account --region nowhere"
 expect_refused 1 "$S" "region 'nowhere' does not exist"
 
-case_ "without --by, metrics fleet is as before"
+case_ "without --by, metrics fleet is as before; help and shell completion offer the two groupings"
 rd --output json -c "metrics fleet"
 expect_json gpus 8
 expect_json gpus_allocated 5.0
 rd -c "help metrics fleet"
 expect_out "region|account"
+"$BIN" --complete rigdeck --batch -c "metrics fleet --by " >"$OUT" 2>"$ERR"
+expect_out "^metrics fleet --by account$"
+expect_out "^metrics fleet --by region$"
 
 finish
