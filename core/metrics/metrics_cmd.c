@@ -1,6 +1,7 @@
 /* metrics_cmd.c - `metrics show` (one series of a node over a window) and
- * `metrics fleet` (the fleet's totals now), spec/operations.md.  Both cover
- * only the nodes the actor sees (access_view.h). */
+ * `metrics fleet` (the fleet's totals now; with --by, metrics_fleet.c's
+ * roll-up per region or account), spec/operations.md.  Both cover only the
+ * nodes the actor sees (access_view.h). */
 #include "metrics_int.h"
 
 #include <math.h>
