@@ -43,7 +43,7 @@ keys 0
 expect_screen 'Dashboard · node n1'
 expect_screen 'Fleet  GPUs 0/12 allocated'
 expect_screen '^ node n1  active  last hour  *now  *min  *max *$'
-expect_screen '^ GPU 0 of 4'
+expect_screen '^ GPU 0 of 4  (\[ \] another) *now'
 expect_screen 'Alerts  none firing'
 expect_screen 'alerts: 0'
 

@@ -102,6 +102,12 @@ static void draw_stat(const lay_dash *L, int y, int x, const dash_series *s)
         figure(y, fx + i * L->value_w, L->value_w, v[i], i == 0 ? TH_NORMAL : TH_DIM);
 }
 
+static const char *doc_state(const json_t *h)
+{
+    const char *s = json_string_value(json_object_get(h, "state"));
+    return s ? s : "";
+}
+
 /* "GPU 1 of 4" and, when the node's health checks took it out, why. */
 static void gpu_title(const dash_state *d, char *out, size_t len, theme_elem *e)
 {
@@ -111,7 +117,9 @@ static void gpu_title(const dash_state *d, char *out, size_t len, theme_elem *e)
     int n = snprintf(out, len, "GPU %d of %d  ([ ] another)", d->gpu, d->gpus);
     json_array_foreach(json_object_get(d->node_doc, "gpu_health"), i, h) {
         const json_t *idx = json_object_get(h, "index");
-        if (json_is_integer(idx) && json_integer_value(idx) == d->gpu && n > 0 && (size_t)n < len) {
+        /* node show lists every GPU's health, the healthy ones too */
+        if (json_is_integer(idx) && json_integer_value(idx) == d->gpu && n > 0 && (size_t)n < len &&
+            strcmp(doc_state(h), "healthy") != 0) {
             const char *reason = json_string_value(json_object_get(h, "reason"));
             snprintf(out + n, len - (size_t)n, "  unhealthy: %s", reason ? reason : "?");
             *e = TH_STATE_UNHEALTHY;
