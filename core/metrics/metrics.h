@@ -143,4 +143,16 @@ rd_code metrics_read_latest(rd_tx *tx, const char *node, json_t **latest, rd_err
 rd_code metrics_fleet_totals(rd_tx *tx, const json_t *nodes, const char *region, rd_time now, json_t **result,
                              rd_err *err);
 
+/* `metrics fleet --by region|account` over the given node and region
+ * documents (what the actor sees; only live compute nodes, of region when
+ * not NULL, count): a new object {"by", "items": [{"region"|"account",
+ * "nodes", "nodes_reporting", "gpus", "gpus_allocated", "gpu_util_mean",
+ * "cpu_cores", "cpu_util_mean", "cpu_used_cores", "mem_used_gb",
+ * "mem_total_gb", "disk_used_gb", "disk_total_gb"}, ..., the "(total)"
+ * row]}; capacity fields are null by account.  only: a tenant's account,
+ * the one account row shown (NULL: every one).  metrics_fleet.c says how
+ * a node's use is given to accounts. */
+rd_code metrics_fleet_rollup(rd_tx *tx, const json_t *nodes, const json_t *regions, const char *by,
+                             const char *region, const char *only, rd_time now, json_t **result, rd_err *err);
+
 #endif

@@ -1,7 +1,8 @@
 /* metrics_cmd.c - `metrics show` (one series of a node over a window) and
- * `metrics fleet` (the fleet's totals now), spec/operations.md.  Both cover
- * only the nodes the actor sees (access_view.h). */
-#include "metrics.h"
+ * `metrics fleet` (the fleet's totals now; with --by, metrics_fleet.c's
+ * roll-up per region or account), spec/operations.md.  Both cover only the
+ * nodes the actor sees (access_view.h). */
+#include "metrics_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -171,6 +172,8 @@ static rd_code metrics_fleet_cmd(cmd_ctx *ctx, const cmd_args *a, json_t **resul
 {
     const char *region = cmd_opt(a, "region");
     json_t *nodes = NULL, *rdoc = NULL;
+    if (cmd_opt(a, "by"))
+        return metrics_fleet_rollup_cmd(ctx, cmd_opt(a, "by"), region, result, err);
     access_view view;
     access_view_open(ctx, &view);
     rd_code rc = region ? fleet_region_get(ctx, region, &rdoc, err) : RD_OK;
@@ -201,6 +204,8 @@ static const cmd_flag show_flags[] = {
 
 static const cmd_flag fleet_flags[] = {
     { "region", "REGION", CMD_FLAG_VALUE, "only this region's nodes" },
+    { "by", "region|account", CMD_FLAG_VALUE, "one row per region or per account (tenant), then (total): "
+                                               "GPUs, CPU cores, memory and disk in use" },
     { 0 }
 };
 
@@ -208,6 +213,7 @@ const cmd_def metrics_cmd_table[] = {
     { .words = "metrics show", .args = "NODE", .flags = show_flags,
       .help = "a node's vital stat over time: min, avg and max per minute or hour", .run = metrics_show_cmd },
     { .words = "metrics fleet", .args = "", .flags = fleet_flags,
-      .help = "the fleet now: GPUs allocated and healthy, mean GPU and CPU use", .run = metrics_fleet_cmd },
+      .help = "the fleet now: GPUs allocated and healthy, mean GPU and CPU use; --by: CPU, GPU, memory and disk "
+              "use per region or account", .run = metrics_fleet_cmd },
     { 0 }
 };

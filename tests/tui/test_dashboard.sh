@@ -5,7 +5,7 @@
 # the node and the GPU, 80x24; then a node that goes offline fires
 # node-offline: the header counts it, the Dashboard lists it, the Alerts
 # pane shows it, A acknowledges it as the acting account, and a read-only
-# console refuses A.  Every wait polls with a deadline; every process
+# console refuses A; the roll-up below (u: per region or per account).  Every wait polls with a deadline; every process
 # started here is ended by its pid.
 . tests/tui/lib.sh
 unset RIGDECK_NOW   # the agent samples on the system clock
@@ -43,7 +43,7 @@ keys 0
 expect_screen 'Dashboard · node n1'
 expect_screen 'Fleet  GPUs 0/12 allocated'
 expect_screen '^ node n1  active  last hour  *now  *min  *max *$'
-expect_screen '^ GPU 0 of 4'
+expect_screen '^ GPU 0 of 4  (\[ \] another) *now'
 expect_screen 'Alerts  none firing'
 expect_screen 'alerts: 0'
 
@@ -74,6 +74,17 @@ expect_screen '^ gpu_ecc_errors '
 expect_screen '0 Dash ! Alrt'
 T resize-window -t rd -x 120 -y 40
 expect_screen '0 Dashboard  ! Alerts'
+
+case_ "below, the fleet's use per region; u switches to per account (metrics fleet --by)"
+expect_screen '^ Use by region  (u: by account)' 30
+expect_screen '^   REGION  *NODES  *GPUS ALLOC  *GPU USE  *CPU CORES  *MEMORY  *DISK'
+expect_screen '^   dc  *3  *0/12 .*/192 .*/1536 GB .*/6000 GB'
+keys u
+expect_screen '^ Use by account  (u: by region)'
+expect_screen '^   (unallocated)  *3  *0  '
+expect_screen '^   (total)  *3  *0  '
+keys u
+expect_screen '^ Use by region'
 
 case_ "a node goes offline: node-offline fires"
 "$BIN" agent --store "$STORE" --once --node n2 --inventory $INV/a100x4.yaml --work-dir "$TMP/work-n2" \

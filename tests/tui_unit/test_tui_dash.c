@@ -70,6 +70,30 @@ static void test_fleet_and_alert_text(void **state)
     json_decref(a);
 }
 
+/* The roll-up rows: used/total by region, used alone by account. */
+static void test_rollup_text(void **state)
+{
+    (void)state;
+    char out[512];
+    dash_rollup_head(0, out, sizeof out);
+    assert_string_equal(out, "REGION           NODES  GPUS ALLOC GPU USE     CPU CORES              MEMORY"
+                             "                DISK");
+    json_t *r = json_pack("{s:s, s:i, s:i, s:f, s:f, s:i, s:f, s:f, s:i, s:f, s:i}", "region", "pub", "nodes", 1,
+                          "gpus", 4, "gpus_allocated", 3.0, "gpu_util_mean", 40.0, "cpu_cores", 64, "cpu_used_cores",
+                          19.2, "mem_used_gb", 200.0, "mem_total_gb", 512, "disk_used_gb", 40.01, "disk_total_gb", 2000);
+    dash_rollup_text(r, 0, out, sizeof out);
+    assert_string_equal(out, "pub                  1         3/4     40%       19.2/64          200/512 GB"
+                             "       40.01/2000 GB");
+    json_decref(r);
+    r = json_pack("{s:s, s:i, s:n, s:f, s:n, s:n, s:f, s:f, s:n, s:f, s:n}", "account", "alice", "nodes", 2, "gpus",
+                  "gpus_allocated", 2.5, "gpu_util_mean", "cpu_cores", "cpu_used_cores", 38.4, "mem_used_gb", 167.17,
+                  "mem_total_gb", "disk_used_gb", 23.59, "disk_total_gb");
+    dash_rollup_text(r, 1, out, sizeof out);
+    assert_string_equal(out, "alice                2         2.5       -          38.4           167.17 GB"
+                             "            23.59 GB");
+    json_decref(r);
+}
+
 static void test_recent_alerts(void **state)
 {
     (void)state;
@@ -93,6 +117,7 @@ int main(void)
         cmocka_unit_test(test_fill_series),
         cmocka_unit_test(test_format_value),
         cmocka_unit_test(test_fleet_and_alert_text),
+        cmocka_unit_test(test_rollup_text),
         cmocka_unit_test(test_recent_alerts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

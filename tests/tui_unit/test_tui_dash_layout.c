@@ -2,7 +2,7 @@
  * console's 80x24 minimum (and below, for a layout that must not break)
  * to very wide and tall, every part stays inside the body and apart, the
  * node's sparklines come first when rows run short, and wide terminals
- * put the GPU beside the node. */
+ * put the GPU beside the node; the roll-up block only fills rows left. */
 #include "testutil.h"
 
 #include "layout.h"
@@ -29,11 +29,12 @@ static void check(int rows, int cols, int banner, int nalerts, int nnode, int ng
         body.h = 0;
     body.w = cols;
     lay_dash d = layout_dashboard(body, nalerts, nnode, ngpu, 60);
-    lay_rect parts[] = { d.fleet, d.alerts, d.node, d.gpu };
-    for (size_t i = 0; i < 4; i++) {
+    /* the roll-up takes only rows the others leave */
+    lay_rect parts[] = { d.fleet, d.alerts, d.node, d.gpu, layout_dash_rollup(&d, body, 6) };
+    for (size_t i = 0; i < 5; i++) {
         if (!inside(parts[i], body))
             fail_msg("%dx%d: part %zu outside the body", cols, rows, i);
-        for (size_t j = i + 1; j < 4; j++)
+        for (size_t j = i + 1; j < 5; j++)
             if (overlap(parts[i], parts[j]))
                 fail_msg("%dx%d: parts %zu and %zu overlap", cols, rows, i, j);
     }

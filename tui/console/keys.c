@@ -424,6 +424,15 @@ static act_result act_prompt(session *c, int key)
     return ACT_REDRAW;
 }
 
+/* u: the Dashboard's roll-up per region or per account. */
+static act_result act_rollup(session *c, int key)
+{
+    (void)key;
+    dash_toggle_rollup(c);
+    session_set_status(c, "use by %s", dash_of(c)->rollup_by_account ? "account" : "region");
+    return ACT_REDRAW;
+}
+
 static act_result act_refresh(session *c, int key)
 {
     (void)key;
@@ -492,6 +501,8 @@ static const key_binding bindings[] = {
       "Down/j", NULL, "move down (Dashboard: the next node)" },
     { K('[', ']'), act_gpu, PANE_BIT(PANE_DASHBOARD), KB_FOOTER,
       "[/]", "GPU", "Dashboard: the node's previous or next GPU" },
+    { K('u'), act_rollup, PANE_BIT(PANE_DASHBOARD), KB_FOOTER,
+      "u", "use by", "Dashboard: the fleet's use per region or per account (metrics fleet --by)" },
     { K(CK_FN(KEY_PPAGE), CK_CTRL('b')), act_move, ALL_PANES, 0,
       "PgUp/^B", NULL, "page up" },
     { K(CK_FN(KEY_NPAGE), CK_CTRL('f')), act_move, ALL_PANES, 0,

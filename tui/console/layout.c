@@ -244,3 +244,16 @@ lay_dash layout_dashboard(lay_rect body, int nalerts, int nnode, int ngpu, int p
     dash_columns(&d, stat_w, points);
     return d;
 }
+
+lay_rect layout_dash_rollup(const lay_dash *d, lay_rect body, int nrows)
+{
+    const lay_rect parts[4] = { d->fleet, d->alerts, d->node, d->gpu };
+    int bottom = body.y;
+    for (int i = 0; i < 4; i++)
+        if (parts[i].h > 0 && parts[i].y + parts[i].h > bottom)
+            bottom = parts[i].y + parts[i].h;
+    int rem = body.y + body.h - bottom;
+    if (rem < 3 || nrows <= 0)
+        return rect(bottom, body.x, 0, body.w);
+    return rect(bottom + 1, body.x, min_int(1 + nrows, rem - 1), body.w);
+}

@@ -97,4 +97,10 @@ typedef struct {
  * the GPU's stats beside the node's. */
 lay_dash layout_dashboard(lay_rect body, int nalerts, int nnode, int ngpu, int points);
 
+/* The Dashboard's roll-up block (use per region or account: a heading,
+ * then up to nrows rows) in the rows of body that d leaves below its
+ * parts, after a blank row; h = 0 when fewer than 3 rows are left, so the
+ * parts above never give up a row for it. */
+lay_rect layout_dash_rollup(const lay_dash *d, lay_rect body, int nrows);
+
 #endif

@@ -7,7 +7,9 @@
  * (metrics_read_points, one read transaction): only that node's
  * documents, so a 10,000-node store costs what a 10-node one does.  The
  * selected node is the Nodes pane's selection, so both panes follow one
- * choice; '[' and ']' pick the GPU.  The formatting helpers are pure and
+ * choice; '[' and ']' pick the GPU.  Below, where rows are left, the
+ * fleet's use rolled up per region or per account (`metrics fleet --by`,
+ * read with the fleet totals; 'u' switches the grouping).  The formatting helpers are pure and
  * unit tested; pane_dashboard.c holds them and the pane's record,
  * draw_dash.c paints.
  */
@@ -57,6 +59,9 @@ typedef struct {
     dash_series node_stats[DASH_STATS_MAX], gpu_stats[DASH_STATS_MAX];
     size_t nnode, ngpu;
     char note[512];                 /* why there is nothing to show for the node */
+    json_t *rollup;                 /* `metrics fleet --by region|account`; NULL: not read yet */
+    int rollup_by_account;          /* 0: per region, 1: per account ('u') */
+    char rollup_note[256];          /* why there is no roll-up */
     int loaded;
 } dash_state;
 
@@ -75,6 +80,9 @@ void dash_load_node(struct session *c);
 /* Moves to the previous (-1) or next (+1) GPU of the node and reads it. */
 void dash_step_gpu(struct session *c, int delta);
 
+/* Switches the roll-up between per region and per account and reads it. */
+void dash_toggle_rollup(struct session *c);
+
 /* Frees what the state holds. */
 void dash_free(dash_state *d);
 
@@ -91,6 +99,13 @@ void dash_format_value(double v, const char *unit, char *out, size_t len);
 /* The fleet totals as one line: "GPUs 12/16 allocated  15 healthy  1
  * unhealthy  GPU use 47%  CPU use 31%", from `metrics fleet`'s fields. */
 void dash_fleet_text(const json_t *fleet, char *out, size_t len);
+
+/* The roll-up block's heading and one of its rows (a `metrics fleet --by`
+ * item) in the same columns: "pub  1  3/4  40%  19.2/64  200/512 GB
+ * 40.01/2000 GB"; by account the capacity is not the account's, so only
+ * the used figures show. */
+void dash_rollup_head(int by_account, char *out, size_t len);
+void dash_rollup_text(const json_t *row, int by_account, char *out, size_t len);
 
 /* One alert as a line: "#12 critical node-offline n3 GPU 1 value 97 since 12:04:05 (acked by bob)". */
 void dash_alert_text(const json_t *alert, char *out, size_t len);

@@ -102,6 +102,12 @@ static void draw_stat(const lay_dash *L, int y, int x, const dash_series *s)
         figure(y, fx + i * L->value_w, L->value_w, v[i], i == 0 ? TH_NORMAL : TH_DIM);
 }
 
+static const char *doc_state(const json_t *h)
+{
+    const char *s = json_string_value(json_object_get(h, "state"));
+    return s ? s : "";
+}
+
 /* "GPU 1 of 4" and, when the node's health checks took it out, why. */
 static void gpu_title(const dash_state *d, char *out, size_t len, theme_elem *e)
 {
@@ -111,11 +117,40 @@ static void gpu_title(const dash_state *d, char *out, size_t len, theme_elem *e)
     int n = snprintf(out, len, "GPU %d of %d  ([ ] another)", d->gpu, d->gpus);
     json_array_foreach(json_object_get(d->node_doc, "gpu_health"), i, h) {
         const json_t *idx = json_object_get(h, "index");
-        if (json_is_integer(idx) && json_integer_value(idx) == d->gpu && n > 0 && (size_t)n < len) {
+        /* node show lists every GPU's health, the healthy ones too */
+        if (json_is_integer(idx) && json_integer_value(idx) == d->gpu && n > 0 && (size_t)n < len &&
+            strcmp(doc_state(h), "healthy") != 0) {
             const char *reason = json_string_value(json_object_get(h, "reason"));
             snprintf(out + n, len - (size_t)n, "  unhealthy: %s", reason ? reason : "?");
             *e = TH_STATE_UNHEALTHY;
         }
+    }
+}
+
+/* "Use by region  (u: by account)", the columns' names, then a row per
+ * group; when rows run short the last one shown is still (total). */
+static void draw_rollup(const dash_state *d, lay_rect r)
+{
+    char line[512];
+    if (!r.h)
+        return;
+    int x = r.x + 1, acc = d->rollup_by_account;
+    x += draw_text(r.y, x, r.w - 1, acc ? "Use by account  " : "Use by region  ", TH_SECTION);
+    draw_text(r.y, x, r.x + r.w - x, acc ? "(u: by region)" : "(u: by account)", TH_DIM);
+    if (r.h < 2)
+        return;
+    if (!d->rollup) {
+        draw_text(r.y + 1, r.x + 3, r.w - 3, d->rollup_note[0] ? d->rollup_note : "reading...", TH_DIM);
+        return;
+    }
+    dash_rollup_head(acc, line, sizeof line);
+    draw_text(r.y + 1, r.x + 3, r.w - 3, line, TH_DIM);
+    const json_t *items = json_object_get(d->rollup, "items");
+    int n = (int)json_array_size(items), rows = r.h - 2;
+    for (int i = 0; i < rows && i < n; i++) {
+        int at = i == rows - 1 ? n - 1 : i;   /* the total stays in sight */
+        dash_rollup_text(json_array_get(items, (size_t)at), acc, line, sizeof line);
+        draw_text(r.y + 2 + i, r.x + 3, r.w - 3, line, at == n - 1 ? TH_SECTION : TH_NORMAL);
     }
 }
 
@@ -158,4 +193,6 @@ void draw_dash(session *c, lay_rect body)
         for (int i = 0; i < L.gpu_rows && (size_t)i < d->ngpu; i++)
             draw_stat(&L, L.gpu.y + 1 + i, L.gpu.x, &d->gpu_stats[i]);
     }
+    /* the column names' row and one per group */
+    draw_rollup(d, layout_dash_rollup(&L, body, 1 + (d->rollup ? (int)json_array_size(json_object_get(d->rollup, "items")) : 1)));
 }

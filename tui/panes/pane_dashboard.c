@@ -82,6 +82,42 @@ void dash_fleet_text(const json_t *fleet, char *out, size_t len)
     snprintf(out, len, "GPUs %s/%s allocated  %.0f healthy  %.0f unhealthy%s%s", a, t, healthy, unhealthy, use, cpu);
 }
 
+#define ROLLUP_FMT "%-16.16s %5s %11s %7s %13s %19s %19s"
+
+void dash_rollup_head(int by_account, char *out, size_t len)
+{
+    snprintf(out, len, ROLLUP_FMT, by_account ? "ACCOUNT" : "REGION", "NODES", by_account ? "GPUS HELD" : "GPUS ALLOC",
+             "GPU USE", "CPU CORES", "MEMORY", "DISK");
+}
+
+/* used, or used/total when the group has a total, with unit. */
+static void used_of(const json_t *row, const char *used, const char *total, const char *unit, char *out, size_t len)
+{
+    char u[32], t[32];
+    panes_number_text(num(row, used, 0), u, sizeof u);
+    if (json_is_number(json_object_get(row, total))) {
+        panes_number_text(num(row, total, 0), t, sizeof t);
+        snprintf(out, len, "%s/%s%s", u, t, unit);
+    } else {
+        snprintf(out, len, "%s%s", u, unit);
+    }
+}
+
+void dash_rollup_text(const json_t *row, int by_account, char *out, size_t len)
+{
+    char nodes[32], gpus[48], use[16] = "-", cpu[48], mem[64], disk[64];
+    const char *name = json_string_value(json_object_get(row, by_account ? "account" : "region"));
+    double gu = num(row, "gpu_util_mean", NAN);
+    panes_number_text(num(row, "nodes", 0), nodes, sizeof nodes);
+    used_of(row, "gpus_allocated", "gpus", "", gpus, sizeof gpus);
+    if (isfinite(gu))
+        snprintf(use, sizeof use, "%.0f%%", gu);
+    used_of(row, "cpu_used_cores", "cpu_cores", "", cpu, sizeof cpu);
+    used_of(row, "mem_used_gb", "mem_total_gb", " GB", mem, sizeof mem);
+    used_of(row, "disk_used_gb", "disk_total_gb", " GB", disk, sizeof disk);
+    snprintf(out, len, ROLLUP_FMT, name ? name : "?", nodes, gpus, use, cpu, mem, disk);
+}
+
 void dash_alert_text(const json_t *alert, char *out, size_t len)
 {
     char id[64], value[48] = "", gpu[32] = "", acked[160] = "", when[24] = "";
@@ -138,12 +174,36 @@ void dash_free(dash_state *d)
     json_decref(d->fleet);
     json_decref(d->recent);
     json_decref(d->node_doc);
-    d->fleet = d->recent = d->node_doc = NULL;
+    json_decref(d->rollup);
+    d->fleet = d->recent = d->node_doc = d->rollup = NULL;
 }
 
 static rd_time console_now(session *c)
 {
     return c->opt->now_text ? c->opt->now : (rd_time)time(NULL);
+}
+
+/* The roll-up: through the command language, so the actor sees only what
+ * `metrics fleet --by` shows it. */
+static void load_rollup(session *c, dash_state *d)
+{
+    json_t *res = NULL;
+    rd_err err;
+    json_decref(d->rollup);
+    d->rollup = NULL;
+    d->rollup_note[0] = '\0';
+    if (session_exec_line(c, d->rollup_by_account ? "metrics fleet --by account" : "metrics fleet --by region", &res,
+                          &err) == RD_OK)
+        d->rollup = res;
+    else
+        snprintf(d->rollup_note, sizeof d->rollup_note, "%.250s", err.msg);
+}
+
+void dash_toggle_rollup(session *c)
+{
+    dash_state *d = dash_of(c);
+    d->rollup_by_account = !d->rollup_by_account;
+    load_rollup(c, d);
 }
 
 /* The fleet line: with_readings 0 counts only what the Nodes table (in
@@ -166,6 +226,8 @@ static void load_fleet(session *c, dash_state *d, int with_readings)
         d->fleet = res;
     else
         snprintf(d->fleet_note, sizeof d->fleet_note, "%.250s", err.msg);
+    if (with_readings)   /* it reads every node's latest reading too */
+        load_rollup(c, d);
     /* without readings: the means follow shortly */
     d->fleet_ms = rdtime_mono_ms() - (with_readings ? 0 : DASH_FLEET_MS - DASH_FLEET_FIRST_MS);
 }
