@@ -233,16 +233,14 @@ static void relay_run_one(const cmd_ctx *base, relay_lease *lease, const char *k
     ctx.relay_rep_key = rep_key;
     ctx.relay_done_key = done_key;
     ctx.relay_done_lease = lease->id;
-    ctx.sched_memo = NULL;   /* the base's stays the base's; this copy's goes with it */
-    ctx.sched_memo_free = NULL;
+    memset(ctx.memos, 0, sizeof ctx.memos);   /* the base's stay the base's; this copy's go with it */
     rd_code rc = words_from(req, &w, &cerr);
     if (rc == RD_OK)
         rc = files_from(json_object_get(req, "files"), &w, &files, &cerr);
     ctx.relay_files = files;
     if (rc == RD_OK)
         rc = cmd_exec_words(&ctx, &w, &result, &def, &cerr);
-    if (ctx.sched_memo_free)
-        ctx.sched_memo_free(ctx.sched_memo);
+    cmd_ctx_drop_memos(&ctx);
     arc = answer(base->store, &ctx, rc, &cerr, result, &err);
     if (arc != RD_OK)
         lease->id = 0;   /* perhaps the lease is gone: a new one for the next round */

@@ -483,11 +483,44 @@ void cmd_ctx_close(cmd_ctx *ctx)
 {
     store_close(ctx->store);
     ctx->store = NULL;
-    if (ctx->sched_memo_free)
-        ctx->sched_memo_free(ctx->sched_memo);
-    ctx->sched_memo = NULL;
-    json_decref(ctx->agent_beats);
-    ctx->agent_beats = NULL;
+    cmd_ctx_drop_memos(ctx);
+}
+
+void *cmd_ctx_memo(const cmd_ctx *ctx, const void *key)
+{
+    for (int i = 0; i < CMD_CTX_MEMOS; i++)
+        if (ctx->memos[i].key == key)
+            return ctx->memos[i].data;
+    return NULL;
+}
+
+rd_code cmd_ctx_set_memo(cmd_ctx *ctx, const void *key, void *data, void (*free_fn)(void *), rd_err *err)
+{
+    cmd_memo *slot = NULL;
+    for (int i = 0; i < CMD_CTX_MEMOS && !slot; i++)
+        if (ctx->memos[i].key == key)
+            slot = &ctx->memos[i];
+    for (int i = 0; i < CMD_CTX_MEMOS && !slot; i++)
+        if (!ctx->memos[i].key)
+            slot = &ctx->memos[i];
+    if (!slot) {
+        if (data && free_fn)
+            free_fn(data);
+        return rd_fail(err, RD_ENOMEM, "no room for another memo in this context (%d)", CMD_CTX_MEMOS);
+    }
+    if (slot->data && slot->free && slot->data != data)
+        slot->free(slot->data);
+    *slot = data ? (cmd_memo){ .key = key, .data = data, .free = free_fn } : (cmd_memo){ 0 };
+    return RD_OK;
+}
+
+void cmd_ctx_drop_memos(cmd_ctx *ctx)
+{
+    for (int i = 0; i < CMD_CTX_MEMOS; i++) {
+        if (ctx->memos[i].data && ctx->memos[i].free)
+            ctx->memos[i].free(ctx->memos[i].data);
+        ctx->memos[i] = (cmd_memo){ 0 };
+    }
 }
 
 /* Results never carry secrets: every field whose name starts with "secret"

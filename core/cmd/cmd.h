@@ -123,6 +123,17 @@ const char *const *cmd_note_of(const char *words);
 
 /* ---- running ----------------------------------------------------------- */
 
+/* What a layer above keeps between the commands one context runs (the
+ * scheduler's memo of the queue, sched_memo.c; what `agent check` saw of
+ * the agents' beats, jobs/agent.c): the executor knows each only as data
+ * it frees with the context, found by the address of its owner's key. */
+#define CMD_CTX_MEMOS 4
+typedef struct {
+    const void *key;            /* the address of a static of the owning file; NULL: free slot */
+    void *data;
+    void (*free)(void *);
+} cmd_memo;
+
 struct cmd_ctx {
     const char *store_url;      /* opened on first use */
     const store_opts *store_opts;
@@ -145,13 +156,11 @@ struct cmd_ctx {
     const char *master_key_path;/* --master-key / RIGDECK_MASTER_KEY, or NULL: the default */
     const char *fence_key;      /* NULL, or a key whose mod_revision must still be */
     int64_t fence_rev;          /* fence_rev for any write to commit (the controller's leadership) */
-    void *sched_memo;           /* what the scheduler remembers of the queue between its reads */
-    void (*sched_memo_free)(void *);   /* (core/sched/sched_memo.c); freed by cmd_ctx_close */
+    cmd_memo memos[CMD_CTX_MEMOS];  /* what layers above keep between commands (cmd_ctx_memo) */
     char columns[512];          /* set by the executor for each line: the `--fields F,...` of a
                                  * command that takes one, as given (its list's columns, in
                                  * that order); empty: the command's own def->columns */
-    json_t *agent_beats;        /* NULL, or what `agent check` saw of each agent's beat, kept between
-                                 * its rounds by the controller (core/jobs/agent.c); freed by cmd_ctx_close */    int upgraded;               /* cmd_ctx_upgrade has looked at this store */
+    int upgraded;               /* cmd_ctx_upgrade has looked at this store */
     /* cmd_exec_line, set by the executor before a handler runs: a handler
      * that must run a line of its own (`job send` runs `job transfer`,
      * relayed where the store is secured) calls it through here, so core/
@@ -197,8 +206,20 @@ rd_code cmd_exec_words(cmd_ctx *ctx, const cmd_words *words, json_t **result,
  * written (the caller re-reads and decides again). */
 rd_code cmd_commit_step(cmd_ctx *ctx, rd_err *err);
 
-/* Closes the store the context opened. */
+/* Closes the store the context opened and frees its memos. */
 void cmd_ctx_close(cmd_ctx *ctx);
+
+/* The data kept under key in ctx, or NULL. */
+void *cmd_ctx_memo(const cmd_ctx *ctx, const void *key);
+
+/* Keeps data under key (the one kept there before is freed), freed with
+ * free_fn by cmd_ctx_close or cmd_ctx_drop_memos; data NULL forgets key.
+ * RD_ENOMEM when every slot is taken: data is freed then, nothing kept. */
+rd_code cmd_ctx_set_memo(cmd_ctx *ctx, const void *key, void *data, void (*free_fn)(void *), rd_err *err);
+
+/* Frees every memo of ctx (a copy of a context must not free its base's:
+ * it clears its slots with memset, then drops only its own). */
+void cmd_ctx_drop_memos(cmd_ctx *ctx);
 
 /* Opens ctx->store if needed and makes sure a new store holds its initial
  * accounts (the store_init hook); used by the executor and by front ends

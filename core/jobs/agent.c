@@ -29,13 +29,15 @@
  * a tenant could keep another's dead agent online.  An agent logged in to
  * such a store registers with --beats and rewrites its alive key at each
  * heartbeat, which only it and root may write.  The controller remembers,
- * between its rounds (ctx->agent_beats), each such key's lease and
+ * between its rounds (a memo of its context: agent_check_follow_beats), each such key's lease and
  * mod_revision and when it last saw them change; one unchanged for the
  * lease's TTL is a stalled beat, and the agent is lost exactly as if its
  * lease had run out.  Without that memory (a one-off `agent check`), and
  * for agents registered without --beats (SQLite, an etcd without users,
  * agents of an older version), the lease alone decides.
  */
+#include "agent.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,6 +307,23 @@ static json_t *alive_now(cmd_ctx *ctx, const char *name, int64_t lease, int *unk
     return entry;
 }
 
+/* What `agent check` saw of each agent's beat, {node: {"lease", "rev",
+ * "at"}}, kept in the controller's context between its rounds. */
+static const char beats_key;
+
+static void beats_free(void *p)
+{
+    json_decref(p);
+}
+
+rd_code agent_check_follow_beats(cmd_ctx *ctx, rd_err *err)
+{
+    json_t *beats = json_object();
+    if (!beats)
+        return rd_fail(err, RD_ENOMEM, "out of memory");
+    return cmd_ctx_set_memo(ctx, &beats_key, beats, beats_free, err);
+}
+
 /* Whether the beat of an agent registered with --beats has stalled: its
  * alive key (entry: {"lease", "rev"}) has not changed for the lease's TTL
  * as this controller saw it across its rounds; *since is when it first
@@ -312,12 +331,13 @@ static json_t *alive_now(cmd_ctx *ctx, const char *name, int64_t lease, int *unk
  * agent that does not beat, or when entry is NULL (the lease decides). */
 static int beat_stalled(cmd_ctx *ctx, const json_t *agent, const json_t *entry, rd_time *since)
 {
-    if (!ctx->agent_beats || !entry || !json_is_true(json_object_get(agent, "beats")))
+    json_t *beats = cmd_ctx_memo(ctx, &beats_key);
+    if (!beats || !entry || !json_is_true(json_object_get(agent, "beats")))
         return 0;
     const char *node = doc_str(agent, "node");
-    json_t *seen = json_object_get(ctx->agent_beats, node);
+    json_t *seen = json_object_get(beats, node);
     if (!seen || doc_int(seen, "lease") != doc_int(entry, "lease") || doc_int(seen, "rev") != doc_int(entry, "rev")) {
-        json_object_set_new(ctx->agent_beats, node,
+        json_object_set_new(beats, node,
                             json_pack("{s:I, s:I, s:I}", "lease", (json_int_t)doc_int(entry, "lease"), "rev",
                                       (json_int_t)doc_int(entry, "rev"), "at", (json_int_t)ctx->now));
         return 0;
@@ -375,8 +395,8 @@ static rd_code check_one(cmd_ctx *ctx, const char *name, const json_t *alive, in
         rd_time renewed = stalled ? beat_seen : ctx->now - doc_int(agent, "lease_ttl");
         if (renewed > last)
             last = renewed;
-        if (ctx->agent_beats)
-            json_object_del(ctx->agent_beats, name);
+        if (cmd_ctx_memo(ctx, &beats_key))
+            json_object_del(cmd_ctx_memo(ctx, &beats_key), name);
         json_object_set_new(agent, "state", json_string("lost"));
         json_object_set_new(agent, "last_heartbeat", json_string(rdtime_format(last, ts)));
         json_object_set_new(agent, "lost_at", json_string(rdtime_format(ctx->now, ts)));

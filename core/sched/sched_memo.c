@@ -183,18 +183,21 @@ static rd_code memo_read_keys(store_t *st, const key_set *ks, memo_read *r, rd_e
     return rc;
 }
 
+/* The memo's key in its context (cmd_ctx_memo). */
+static const char memo_key;
+
 rd_code sched_memo_scan(cmd_ctx *ctx, store_scan_fn fn, void *data, rd_err *err)
 {
     store_t *st = tx_store(ctx->tx);
-    sched_memo *m = ctx->sched_memo;
+    sched_memo *m = cmd_ctx_memo(ctx, &memo_key);
     memo_read r = { fn, data, { 0 }, 0, 0 };
     key_set ks = { 0 };
     int64_t now = 0;
     int incremental = 0;
     rd_code rc = RD_OK;
     if (m && strcmp(m->url, store_url(st)) != 0) {   /* the context moved to another store */
-        memo_free(m);
-        ctx->sched_memo = m = NULL;
+        cmd_ctx_set_memo(ctx, &memo_key, NULL, NULL, NULL);   /* frees it */
+        m = NULL;
     }
     if (m && m->rev >= 0 && store_revision(st, &now, NULL) == RD_OK && now >= m->rev &&
         memo_keys_since(st, m, now, &ks)) {
@@ -214,8 +217,8 @@ rd_code sched_memo_scan(cmd_ctx *ctx, store_scan_fn fn, void *data, rd_err *err)
             free(m);
             m = NULL;
         }
-        ctx->sched_memo = m;
-        ctx->sched_memo_free = memo_free;
+        if (m && cmd_ctx_set_memo(ctx, &memo_key, m, memo_free, NULL) != RD_OK)
+            m = NULL;   /* freed: the next read scans */
     }
     if (m) {
         key_set_clear(&m->keys);
@@ -235,7 +238,7 @@ rd_code sched_memo_scan(cmd_ctx *ctx, store_scan_fn fn, void *data, rd_err *err)
 
 int sched_memo_last_incremental(const cmd_ctx *ctx, size_t *kept)
 {
-    const sched_memo *m = ctx->sched_memo;
+    const sched_memo *m = cmd_ctx_memo(ctx, &memo_key);
     if (kept)
         *kept = m ? m->keys.n : 0;
     return m ? m->incremental : 0;

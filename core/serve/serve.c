@@ -35,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent.h"
 #include "alerts.h"
 #include "cmd.h"
 #include "doc.h"
@@ -339,8 +340,10 @@ rd_code serve_run(const serve_opts *o, rd_err *err)
         return rc;
     /* A secured store's users may keep any lease alive: agents that beat
      * are judged by their beats, which agent check follows across rounds. */
-    if (store_identity(s.ctx.store))
-        s.ctx.agent_beats = json_object();
+    if (store_identity(s.ctx.store) && agent_check_follow_beats(&s.ctx, err) != RD_OK) {
+        cmd_ctx_close(&s.ctx);
+        return err->code;
+    }
     s.hooks = webhook_new(NULL, &o->log);
     s.work = serve_work_new();
     if (!s.work || !s.hooks || webhook_start(s.hooks, err) != RD_OK) {

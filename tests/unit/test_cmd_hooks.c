@@ -103,6 +103,44 @@ static void test_no_guard(void **state)
     cmd_ctx_close(&ctx);
 }
 
+/* A layer's memo in a context (cmd_ctx_memo): found by its key, replaced
+ * and freed once, refused (and freed) when every slot is taken, freed with
+ * the context; the executor knows nothing of what it holds. */
+static int freed;
+static void count_free(void *p)
+{
+    freed++;
+    free(p);
+}
+
+static void test_memos(void **state)
+{
+    (void)state;
+    static const char k1, k2, k[CMD_CTX_MEMOS + 1];
+    cmd_ctx ctx;
+    rd_err err = { 0 };
+    memset(&ctx, 0, sizeof ctx);
+    freed = 0;
+    assert_null(cmd_ctx_memo(&ctx, &k1));
+    void *a = malloc(8), *b = malloc(8);
+    assert_int_equal(cmd_ctx_set_memo(&ctx, &k1, a, count_free, &err), RD_OK);
+    assert_ptr_equal(cmd_ctx_memo(&ctx, &k1), a);
+    assert_null(cmd_ctx_memo(&ctx, &k2));
+    assert_int_equal(cmd_ctx_set_memo(&ctx, &k1, b, count_free, &err), RD_OK);   /* replaces: a freed */
+    assert_int_equal(freed, 1);
+    assert_ptr_equal(cmd_ctx_memo(&ctx, &k1), b);
+    assert_int_equal(cmd_ctx_set_memo(&ctx, &k1, NULL, NULL, &err), RD_OK);      /* forgets: b freed */
+    assert_int_equal(freed, 2);
+    assert_null(cmd_ctx_memo(&ctx, &k1));
+    for (int i = 0; i < CMD_CTX_MEMOS; i++)
+        assert_int_equal(cmd_ctx_set_memo(&ctx, &k[i], malloc(8), count_free, &err), RD_OK);
+    assert_int_equal(cmd_ctx_set_memo(&ctx, &k[CMD_CTX_MEMOS], malloc(8), count_free, &err), RD_ENOMEM);
+    assert_int_equal(freed, 3);   /* the one that found no slot */
+    cmd_ctx_close(&ctx);
+    assert_int_equal(freed, 3 + CMD_CTX_MEMOS);
+    assert_null(cmd_ctx_memo(&ctx, &k[0]));
+}
+
 int main(void)
 {
     testutil_tmpdir(dir, sizeof dir);
@@ -111,6 +149,7 @@ int main(void)
         cmocka_unit_test(test_no_registry),
         cmocka_unit_test(test_no_bootstrap),
         cmocka_unit_test(test_no_guard),
+        cmocka_unit_test(test_memos),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
