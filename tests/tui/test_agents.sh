@@ -157,22 +157,7 @@ expect_not_screen 'tick-12'
 case_ "a job without output says so; ] and digits pick workers"
 keys /
 keys C-u
-cat >"$TMP/wait.yaml" <<EOS
-name: never
-type: training
-resources:
-  gpu_types: [a100]
-  gpu_count: 8
-  max_price: 3
-  disk_size: 50
-workers:
-  count: 2
-  commands: ["echo never"]
-environment:
-  python: "3.9"
-  framework: pytorch
-EOS
-JOB2=$(rd --output json -c "job submit $TMP/wait.yaml" | python3 tests/jget.py id)
+JOB2=$(rd --output json -c "job submit tests/specs/never-fits.yaml" | python3 tests/jget.py id)
 expect_screen 'Environments · 3 of 3'
 type_ "$JOB2"
 keys Enter

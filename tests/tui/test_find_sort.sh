@@ -9,21 +9,6 @@
 . tests/tui/lib.sh
 
 INV=tests/inventories
-cat >"$TMP/wait.yaml" <<EOS
-name: never
-type: training
-resources:
-  gpu_types: [a100]
-  gpu_count: 8
-  max_price: 3
-  disk_size: 50
-workers:
-  count: 2
-  commands: ["echo never"]
-environment:
-  python: "3.9"
-  framework: pytorch
-EOS
 if ! rd -c "provider enable physical" \
         -c "region create dc-east --provider physical --storage local --public" \
         -c "region create lab --provider physical --storage local" \
@@ -31,7 +16,7 @@ if ! rd -c "provider enable physical" \
         -c "node add dc-east gpu-02 --agent none --minion m-02 --inventory $INV/a100x4.yaml" \
         -c "node add lab ws-01 --agent none --minion m-03 --inventory $INV/rtx3090x2.yaml --upnp off" \
         -c "node maintenance gpu-01 off" -c "node maintenance gpu-02 off" -c "node maintenance ws-01 off" \
-        -c "job submit $TMP/wait.yaml" >"$TMP/setup.log" 2>&1; then
+        -c "job submit tests/specs/never-fits.yaml" >"$TMP/setup.log" 2>&1; then
     echo "  FAIL could not build the test fleet:" >&2
     cat "$TMP/setup.log" >&2
     FAILED=1
