@@ -238,7 +238,9 @@ int main(int argc, char **argv)
         cmd_ctx_close(&c.ctx);
         fflush(stdout);
         setenv("BENCH_DASH_BUILT", "1", 1);
-        execv("/proc/self/exe", argv);
+        /* argv[0] when it is a path (valgrind follows that), else the
+         * running binary */
+        execv(strchr(argv[0], '/') ? argv[0] : "/proc/self/exe", argv);
         die("exec", "cannot run itself again on the store built");
     }
 
