@@ -72,7 +72,7 @@ FUZZ_TUI_BIN := $(BUILD)/tests/test_fuzz_theme
 
 .PHONY: all test run asan valgrind bench install clean deps check-deps help demo
 
-all: $(BIN) $(UNIT_BIN) $(CONF_BIN) $(TUI_UNIT_BIN) $(FUZZ_BIN)
+all: $(BIN) $(UNIT_BIN) $(CONF_BIN) $(TUI_UNIT_BIN) $(FUZZ_BIN) $(BUILD)/bench/bigfleet_gen
 
 help:
 	@echo "make            build build/rigdeck and the tests"

@@ -1,7 +1,10 @@
 #!/bin/sh
 # test_fleet_grid.sh - the Fleet map pane (#, issue 35): on the demo fleet,
 # a cell per node under its region's heading and the legend of the
-# colouring; c switches the colouring (the legend follows; GPU use comes
+# colouring; the lab's two edge devices after its nodes, past a '|', in
+# lower case (cam-01 active and running, cam-02 provisioning), named by
+# the cursor, with no GPU figures, health from the deployment, Enter
+# opening `device show`; c switches the colouring (the legend follows; GPU use comes
 # from a reading imported for gpu-02); the arrows move the cursor and the
 # node under it is named; Enter opens its details; and with --ascii and
 # NO_COLOR the cells are still letters and shades.
@@ -29,12 +32,15 @@ case_ "# opens the Fleet map: regions, a cell per node, the state legend"
 start_console
 expect_screen 'gpu-01' 15
 keys '#'
-expect_screen 'Fleet map · 7 of 7'
+expect_screen 'Fleet map · 9 of 9'
+expect_screen '7 nodes and 2 devices by region'
 expect_screen '# Map'
 expect_screen 'colour: state  A active  M maintenance'
 expect_screen '^ dc-east *$'
 expect_screen '^ AA[A-Z]*'
 expect_screen '^ lab *$'
+expect_screen '^ [A-Z][A-Z]*|ap *$'
+expect_screen '| devices: a p o'
 expect_screen '^ gpu-01  region dc-east  active'
 expect_screen 'c colour'
 
@@ -70,6 +76,30 @@ expect_screen 'Fleet gpu-02  (Esc closes)'
 expect_screen 'minion_id  *7f3a-0002'
 keys Escape
 expect_not_screen 'Esc closes'
+
+case_ "devices: named by the cursor, no GPU figures, health from the deployment, Enter shows the device"
+keys End
+expect_screen '^ device cam-02  region lab  provisioning'
+keys Left
+expect_screen '^ device cam-01  region lab  active'
+keys c
+expect_screen 'no reading  - no GPUs  | devices follow'
+expect_screen '^ device cam-01  region lab  active  an edge device: no GPU allocation'
+expect_screen '^ [.:+#@?-]*|?? *$'
+keys c c c
+expect_screen '| devices: o running  X failed  - none'
+expect_screen '^ device cam-01  region lab  active  deployment running'
+expect_screen '^ [oX-]*|o- *$'
+keys c
+expect_screen 'colour: state  A active'
+keys Enter
+expect_screen 'Fleet device cam-01  (Esc closes)'
+expect_screen 'model  *jetson-orin-nano'
+keys Escape
+expect_not_screen 'Esc closes'
+keys / k i n d : d e v i c e Enter
+expect_screen 'Fleet map · 2 of 9'
+expect_screen '^ |ap *$'
 keys q
 expect_screen 'rigdeck-exit=0'
 

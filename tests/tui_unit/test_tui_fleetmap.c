@@ -1,7 +1,9 @@
 /* Unit tests of the Fleet map's geometry and shading (fleetmap.c): the
  * block layout (a heading line, cells wrapping under it), the flow layout
  * taken when blocks do not fit (10,000 nodes in 10 regions in 196x53),
- * moving up and down across groups, scrolling, levels and their glyphs. */
+ * moving up and down across groups, scrolling, levels and their glyphs;
+ * cells of two kinds (a region's devices after its nodes, past a
+ * separator) in both layouts. */
 #include "testutil.h"
 
 #include <math.h>
@@ -14,7 +16,7 @@ static void test_blocks_when_they_fit(void **state)
     fmap_layout L = { 0 };
     size_t count[2] = { 5, 3 };
     int head_w[2] = { 5, 4 };
-    assert_true(fmap_lay(&L, count, head_w, 2, 4, 10));
+    assert_true(fmap_lay(&L, count, NULL, head_w, 2, 4, 10));
     assert_int_equal(L.flow, 0);
     /* "dc" on line 0, its 5 cells on lines 1-2; "lab" on 3, cells on 4 */
     assert_int_equal(L.head_y[0], 0);
@@ -39,7 +41,7 @@ static void test_flow_when_blocks_do_not_fit(void **state)
         count[g] = 1000;
         head_w[g] = 4;   /* "r0: " */
     }
-    assert_true(fmap_lay(&L, count, head_w, 10, 196, 53));
+    assert_true(fmap_lay(&L, count, NULL, head_w, 10, 196, 53));
     assert_int_equal(L.flow, 1);
     assert_true(L.lines <= 53);
     assert_int_equal(L.n, 10000);
@@ -59,13 +61,60 @@ static void test_flow_when_blocks_do_not_fit(void **state)
     fmap_free(&L);
 }
 
+static void test_devices_follow_the_nodes(void **state)
+{
+    (void)state;
+    fmap_layout L = { 0 };
+    size_t count[3] = { 3, 0, 2 }, dcount[3] = { 2, 1, 0 };
+    int head_w[3] = { 4, 4, 4 };
+    /* blocks, 4 wide: "r0" / NNN| / DD ; "r1" / |D ; "r2" / NN */
+    assert_true(fmap_lay(&L, count, dcount, head_w, 3, 4, 10));
+    assert_int_equal(L.flow, 0);
+    assert_int_equal(L.n, 8);
+    assert_int_equal(L.kind[2], FMAP_NODE);
+    assert_int_equal(L.sep_y[0], 1);
+    assert_int_equal(L.sep_x[0], 3);
+    assert_int_equal(L.kind[3], FMAP_DEVICE);
+    assert_int_equal(L.cell_y[3], 2);
+    assert_int_equal(L.cell_x[3], 0);
+    assert_int_equal(L.cell_x[4], 1);
+    /* a group of devices only still has its separator, first */
+    assert_int_equal(L.head_y[1], 3);
+    assert_int_equal(L.sep_y[1], 4);
+    assert_int_equal(L.sep_x[1], 0);
+    assert_int_equal(L.kind[5], FMAP_DEVICE);
+    assert_int_equal(L.cell_x[5], 1);
+    /* a group without devices has none */
+    assert_int_equal(L.sep_y[2], -1);
+    assert_int_equal(L.kind[6], FMAP_NODE);
+    assert_int_equal(L.cell_y[6], 6);
+    assert_int_equal(L.lines, 7);
+    /* down from the first node lands on a device, as any cell below */
+    assert_int_equal(fmap_vertical(&L, 0, 1), 3);
+    /* flow (2 lines are too few for blocks): "r0: NNN|DD r1: |D r2: NN" */
+    assert_true(fmap_lay(&L, count, dcount, head_w, 3, 40, 2));
+    assert_int_equal(L.flow, 1);
+    assert_int_equal(L.cell_x[0], 4);
+    assert_int_equal(L.sep_x[0], 7);
+    assert_int_equal(L.cell_x[3], 8);
+    assert_int_equal(L.kind[4], FMAP_DEVICE);
+    assert_int_equal(L.head_x[1], 11);
+    assert_int_equal(L.sep_x[1], 15);
+    assert_int_equal(L.cell_x[5], 16);
+    assert_int_equal(L.head_x[2], 18);
+    assert_int_equal(L.cell_x[6], 22);
+    assert_int_equal(L.sep_y[2], -1);
+    assert_int_equal(L.lines, 1);
+    fmap_free(&L);
+}
+
 static void test_vertical_moves(void **state)
 {
     (void)state;
     fmap_layout L = { 0 };
     size_t count[2] = { 5, 3 };
     int head_w[2] = { 5, 4 };
-    assert_true(fmap_lay(&L, count, head_w, 2, 4, 10));
+    assert_true(fmap_lay(&L, count, NULL, head_w, 2, 4, 10));
     assert_int_equal(fmap_vertical(&L, 1, 1), 4);   /* under cell 1 only cell 4 (column 0) is left */
     assert_int_equal(fmap_vertical(&L, 4, 1), 5);   /* over the heading to the next group */
     assert_int_equal(fmap_vertical(&L, 6, -1), 4);
@@ -108,6 +157,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocks_when_they_fit),
         cmocka_unit_test(test_flow_when_blocks_do_not_fit),
+        cmocka_unit_test(test_devices_follow_the_nodes),
         cmocka_unit_test(test_vertical_moves),
         cmocka_unit_test(test_scroll),
         cmocka_unit_test(test_levels_and_shades),

@@ -93,6 +93,13 @@ static void test_follow_marks_only_affected(void **state)
     assert_true(c->screens[PANE_DASHBOARD].tables[0].stale);
     assert_true(c->screens[PANE_ALERTS].tables[0].stale && c->screens[PANE_ALERTS].tables[1].stale);
     assert_int_equal(stale_count(c), 3);
+    /* A device: the Devices table and the Fleet map, which shows them. */
+    c = fresh();
+    l.kinds = LK_DEVICES;
+    panes_follow(c, &l);
+    assert_true(c->screens[PANE_DEVICES].tables[0].stale);
+    assert_true(c->screens[PANE_FLEET].tables[0].stale);
+    assert_int_equal(stale_count(c), 2);
     l.kinds = LK_NODES;
 
     /* An environment added or removed: only the Jobs pane's Environments. */

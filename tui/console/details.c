@@ -50,10 +50,15 @@ void details_open(session *c)
     snprintf(c->details.key, sizeof c->details.key, "%s", r->key);
     c->details.pane = c->pane;
     c->details.view = c->screens[c->pane].view;
-    if (v->show_cmd) {
-        char line[512];
-        snprintf(line, sizeof line, "%s ", v->show_cmd);
-        pane_append_key(v, r->key, line, sizeof line);
+    char line[512];
+    /* a pane whose rows are of two kinds (the Fleet map: nodes and
+     * devices) names each row's show command itself */
+    int own = pane_get(c->pane)->show_line && pane_get(c->pane)->show_line(c, r->key, line, sizeof line);
+    if (own || v->show_cmd) {
+        if (!own) {
+            snprintf(line, sizeof line, "%s ", v->show_cmd);
+            pane_append_key(v, r->key, line, sizeof line);
+        }
         json_t *res = NULL;
         rd_err err;
         rd_err_clear(&err);

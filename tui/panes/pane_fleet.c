@@ -1,12 +1,15 @@
 /* pane_fleet.c - the Fleet map pane (key '#'): the whole fleet at a glance, a
- * cell per node grouped by region, each cell a glyph coloured by what the
+ * cell per node and per edge device grouped by region (a region's devices
+ * after its nodes, past a '|'), each cell a glyph coloured by what the
  * operator picks with 'c' (state, GPU allocation, measured GPU use,
  * temperature, health) under a legend; the cursor (arrows, hjkl) names
- * the node, Enter opens it as the Nodes pane does.
+ * the node or device, Enter opens it as the Nodes or Devices pane does.
  *
  * It reads nothing of its own per frame: its rows are the Nodes table's
  * items (the fields `node list --fields` gives: state, GPU counts,
- * gpu_health), and GPU use and temperature come from the nodes' latest
+ * gpu_health) and the Devices table's (each loaded when stale, as those
+ * panes load them; a device's row is keyed "device NAME", so a device and
+ * a node of one name stay two rows), and GPU use and temperature come from the nodes' latest
  * readings (the metrics "last" documents, one list read), read in the
  * pane's first quiet moment and then, while a colouring shows them, at
  * most every FLEET_READINGS_MS.  Geometry
@@ -28,8 +31,10 @@
 #include "keyspace.h"
 #include "metrics.h"
 #include "panes_int.h"
+#include "prompt.h"
 #include "rdtime.h"
 #include "text.h"
+#include "tx_pick.h"
 
 /* Readings of 10,000 nodes cost about a quarter of a second to read:
  * at most this often, and only while GPU use or temperature is shown. */
@@ -41,9 +46,11 @@
 enum { BY_STATE, BY_ALLOC, BY_UTIL, BY_TEMP, BY_HEALTH, BY_COUNT };
 static const char *const by_name[BY_COUNT] = { "state", "GPU allocation", "GPU use", "temperature", "health" };
 
-/* What a cell shows of a node, worked out once per load. */
+/* What a cell shows of a node or device, worked out once per load. */
 typedef struct {
+    int device;                 /* 1: an edge device (no GPU figures; its deployment for health) */
     char state[16];
+    char deploy[16];            /* a device's deployment state, "" when none */
     double gpus, used;          /* GPUs (or, on a CPU-only node, cores) and those allocated */
     int cpu;                    /* 1: counts are CPU cores */
     int unhealthy;              /* GPUs gpu_health lists unhealthy */
@@ -52,8 +59,8 @@ typedef struct {
 
 typedef struct {
     int by;                     /* BY_* */
-    fleet_node *nodes;          /* one per row of the table, in load order */
-    size_t nnodes;
+    fleet_node *nodes;          /* one per row of the table, in load order: the nodes, then the devices */
+    size_t nnodes, ncells;      /* nodes, and nodes and devices */
     json_t *readings;           /* node -> [GPU use, hottest GPU] (read_readings) */
     long long readings_ms;      /* when they were read (monotonic ms); 0: never */
     char readings_note[200];
@@ -73,6 +80,8 @@ static fleet_state *fleet_of(const session *c)
 static void read_node(fleet_node *n, const json_t *item)
 {
     const char *s = json_string_value(json_object_get(item, "state"));
+    n->device = 0;
+    n->deploy[0] = '\0';
     snprintf(n->state, sizeof n->state, "%s", s ? s : "?");
     n->gpus = panes_number_of(item, "gpu_count");
     n->used = panes_number_of(item, "gpus_used");
@@ -91,34 +100,36 @@ static void read_node(fleet_node *n, const json_t *item)
     n->util = n->temp = NAN;
 }
 
-/* The nodes' latest readings: the mean of their GPUs' use and the hottest
- * GPU, by node name ([use, temp], null where none).  A reading older than
- * METRICS_STALE_S is no reading, as for fleet totals and alerts. */
-static void read_readings(session *c, fleet_state *f)
+static void read_device(fleet_node *n, const json_t *item)
 {
+    memset(n, 0, sizeof *n);
+    n->device = 1;
+    const char *s = json_string_value(json_object_get(item, "state"));
+    snprintf(n->state, sizeof n->state, "%s", s ? s : "?");
+    /* a deployment is an object; older answers a word (as the Devices pane reads it) */
+    const json_t *d = json_object_get(item, "deployment");
+    s = json_string_value(json_is_object(d) ? json_object_get(d, "state") : d);
+    snprintf(n->deploy, sizeof n->deploy, "%s", s ? s : "");
+    n->util = n->temp = NAN;
+}
+
+/* One node's latest reading (tx_pick hands them over one at a time, so
+ * 10,000 of them are never decoded at once: read as one list they raised
+ * the console's peak by about 50 MiB). */
+typedef struct {
+    json_t *readings;
+    rd_time now;
+} readings_read;
+
+static int read_reading(json_t *doc, const char *key, void *data)
+{
+    (void)key;
+    readings_read *rr = data;
     rd_err err;
-    json_t *lasts = NULL;
-    rd_tx *tx = NULL;
-    rd_code rc = cmd_ctx_open_store(&c->ctx, &err);
-    if (rc == RD_OK && !(tx = tx_new(c->ctx.store)))
-        rc = rd_fail(&err, RD_ENOMEM, "out of memory");
-    if (rc == RD_OK)
-        rc = tx_list(tx, KEY_METRICS "last/", &lasts, &err);
-    tx_free(tx);
-    f->readings_ms = rdtime_mono_ms();
-    f->readings_note[0] = '\0';
-    if (rc != RD_OK)
-        snprintf(f->readings_note, sizeof f->readings_note, "readings: %.180s", err.msg);
-    json_decref(f->readings);
-    f->readings = json_object();
-    rd_time now = c->opt->now_text ? c->opt->now : (rd_time)time(NULL), at;
-    size_t i;
-    const json_t *doc;
-    json_array_foreach(lasts, i, doc) {
-        const char *node = json_string_value(json_object_get(doc, "node"));
-        const char *ts = json_string_value(json_object_get(doc, "sampled_at"));
-        if (!node || !ts || rdtime_parse("sampled_at", ts, &at, &err) != RD_OK || now - at > METRICS_STALE_S)
-            continue;
+    rd_time at;
+    const char *node = json_string_value(json_object_get(doc, "node"));
+    const char *ts = json_string_value(json_object_get(doc, "sampled_at"));
+    if (node && ts && rdtime_parse("sampled_at", ts, &at, &err) == RD_OK && rr->now - at <= METRICS_STALE_S) {
         double sum = 0, hot = NAN;
         int count = 0;
         const char *series;
@@ -133,16 +144,40 @@ static void read_readings(session *c, fleet_state *f)
                 hot = x;
             }
         }
-        json_object_set_new(f->readings, node, json_pack("[o, o]", count ? json_real(sum / count) : json_null(),
-                                                          isnan(hot) ? json_null() : json_real(hot)));
+        json_object_set_new(rr->readings, node, json_pack("[o, o]", count ? json_real(sum / count) : json_null(),
+                                                           isnan(hot) ? json_null() : json_real(hot)));
     }
-    json_decref(lasts);
+    json_decref(doc);
+    return 0;
+}
+
+/* The nodes' latest readings: the mean of their GPUs' use and the hottest
+ * GPU, by node name ([use, temp], null where none).  A reading older than
+ * METRICS_STALE_S is no reading, as for fleet totals and alerts. */
+static void read_readings(session *c, fleet_state *f)
+{
+    static const char *const fields[] = { "node", "sampled_at", "last" };
+    rd_err err;
+    rd_tx *tx = NULL;
+    json_decref(f->readings);
+    f->readings = json_object();
+    readings_read rr = { f->readings, c->opt->now_text ? c->opt->now : (rd_time)time(NULL) };
+    rd_code rc = cmd_ctx_open_store(&c->ctx, &err);
+    if (rc == RD_OK && !(tx = tx_new(c->ctx.store)))
+        rc = rd_fail(&err, RD_ENOMEM, "out of memory");
+    if (rc == RD_OK)
+        rc = tx_pick(tx, KEY_METRICS "last/", NULL, fields, sizeof fields / sizeof fields[0], read_reading, &rr, &err);
+    tx_free(tx);
+    f->readings_ms = rdtime_mono_ms();
+    f->readings_note[0] = '\0';
+    if (rc != RD_OK)
+        snprintf(f->readings_note, sizeof f->readings_note, "readings: %.180s", err.msg);
 }
 
 /* The readings read last into the cells. */
 static void apply_readings(fleet_state *f, const pane_state *ps)
 {
-    for (size_t r = 0; r < f->nnodes && r < ps->g.nrows; r++) {
+    for (size_t r = 0; r < f->nnodes && r < ps->g.nrows; r++) {   /* devices have no readings */
         const json_t *v = json_object_get(f->readings, ps->g.rows[r].key);
         const json_t *u = json_array_get(v, 0), *t = json_array_get(v, 1);
         f->nodes[r].util = json_is_number(u) ? json_number_value(u) : NAN;
@@ -166,21 +201,53 @@ static void refresh_readings(session *c, fleet_state *f, const pane_state *ps)
 
 static void fleet_summary(const fleet_state *f, pane_state *ps)
 {
-    snprintf(ps->summary, sizeof ps->summary, "%zu nodes by region, coloured by %s (c: next colouring)%s%s",
-             f->nnodes, by_name[f->by], f->readings_note[0] ? "; " : "", f->readings_note);
+    char devices[48] = "";
+    if (f->ncells > f->nnodes)
+        snprintf(devices, sizeof devices, " and %zu device%s", f->ncells - f->nnodes,
+                 f->ncells - f->nnodes == 1 ? "" : "s");
+    snprintf(ps->summary, sizeof ps->summary, "%zu nodes%s by region, coloured by %s (c: next colouring)%s%s",
+             f->nnodes, devices, by_name[f->by], f->readings_note[0] ? "; " : "", f->readings_note);
 }
 
-/* The loader: the Nodes table's items (read first if need be), a cell each. */
+/* The devices of the Devices table as rows of this one: a copy of each
+ * (a few fields; the Devices pane keeps its own) named "device NAME". */
+static int append_devices(json_t *items, const json_t *devices)
+{
+    size_t i;
+    const json_t *d;
+    json_array_foreach(devices, i, d) {
+        const char *name = json_string_value(json_object_get(d, "name"));
+        char key[200];
+        json_t *row = json_copy((json_t *)d);
+        snprintf(key, sizeof key, "device %s", name ? name : "?");
+        if (!row || json_object_set_new(row, "name", json_string(key)) != 0 ||
+            json_object_set_new(row, "kind", json_string("device")) != 0 || json_array_append_new(items, row) != 0) {
+            json_decref(row);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The loader: the Nodes and Devices tables' items (read first if need
+ * be), a cell each. */
 static void fleet_load(session *c, const pane_view *v, pane_state *ps)
 {
     fleet_state *f = fleet_of(c);
-    pane_state *nodes = &c->screens[PANE_NODES].tables[0];
+    pane_state *nodes = &c->screens[PANE_NODES].tables[0], *devices = &c->screens[PANE_DEVICES].tables[0];
     if (!nodes->loaded || nodes->stale)
         pane_load(c, PANE_NODES, 0);
+    if (!devices->loaded || devices->stale)
+        pane_load(c, PANE_DEVICES, 0);
     if (nodes->note_error)
         panes_set_note(ps, 1, nodes->note);
     /* A copy of the array: the Nodes pane patches its own in place. */
-    panes_adopt_items(ps, json_is_array(nodes->items) ? json_copy(nodes->items) : json_array());
+    json_t *items = json_is_array(nodes->items) ? json_copy(nodes->items) : json_array();
+    size_t nn = json_array_size(items);
+    /* A role that may not list devices sees the nodes alone. */
+    if (items && !devices->note_error && !append_devices(items, devices->items))
+        panes_set_note(ps, 1, "out of memory");
+    panes_adopt_items(ps, items ? items : json_array());
     panes_fill_rows(v, ps, ps->items);
     size_t n = json_array_size(ps->items);
     fleet_node *fresh = realloc(f->nodes, (n ? n : 1) * sizeof *fresh);
@@ -189,9 +256,14 @@ static void fleet_load(session *c, const pane_view *v, pane_state *ps)
         return;
     }
     f->nodes = fresh;
-    f->nnodes = n;
-    for (size_t i = 0; i < n; i++)
-        read_node(&f->nodes[i], json_array_get(ps->items, i));
+    f->nnodes = nn < n ? nn : n;
+    f->ncells = n;
+    for (size_t i = 0; i < n; i++) {
+        if (i < f->nnodes)
+            read_node(&f->nodes[i], json_array_get(ps->items, i));
+        else
+            read_device(&f->nodes[i], json_array_get(ps->items, i));
+    }
     apply_readings(f, ps);
     fleet_summary(f, ps);
 }
@@ -203,10 +275,34 @@ static theme_elem heat(int level)
     return level < 0 ? TH_DIM : (theme_elem)(TH_HEAT_0 + level);
 }
 
-/* A node's glyph and element under colouring by. */
+/* A device's glyph and element: its state in lower case (a active,
+ * p provisioning, o offline), its deployment for health (o running,
+ * X failed, - nothing running), and no reading for the GPU figures. */
+static void classify_device(const fleet_node *n, int by, char *glyph, theme_elem *e)
+{
+    switch (by) {
+    case BY_STATE:
+        *e = theme_state_elem(n->state);
+        *glyph = n->state[0] >= 'a' && n->state[0] <= 'z' ? n->state[0] : '?';
+        return;
+    case BY_HEALTH:
+        *glyph = strcmp(n->deploy, "running") == 0 ? 'o' : strcmp(n->deploy, "failed") == 0 ? 'X' : '-';
+        *e = *glyph == 'o' ? TH_STATE_ACTIVE : *glyph == 'X' ? TH_STATE_UNHEALTHY : TH_DIM;
+        return;
+    default:
+        *glyph = fmap_shade(-1);
+        *e = heat(-1);
+    }
+}
+
+/* A node's (or device's) glyph and element under colouring by. */
 static void classify(const fleet_node *n, int by, char *glyph, theme_elem *e)
 {
     int level = -1;
+    if (n->device) {
+        classify_device(n, by, glyph, e);
+        return;
+    }
     switch (by) {
     case BY_STATE:
         *e = theme_state_elem(n->state);
@@ -232,10 +328,32 @@ static void classify(const fleet_node *n, int by, char *glyph, theme_elem *e)
     *e = heat(level);
 }
 
+/* The figure a colouring shows of a device, in words. */
+static void device_figure_text(const fleet_node *n, int by, char *out, size_t len)
+{
+    switch (by) {
+    case BY_STATE:
+        snprintf(out, len, "%s", "");
+        break;
+    case BY_HEALTH:
+        if (n->deploy[0])
+            snprintf(out, len, "deployment %s", n->deploy);
+        else
+            snprintf(out, len, "nothing deployed");
+        break;
+    default:
+        snprintf(out, len, "an edge device: no %s", by == BY_ALLOC ? "GPU allocation" : "GPU readings");
+    }
+}
+
 /* The figure a colouring shows, in words, for the status line. */
 static void figure_text(const fleet_node *n, int by, char *out, size_t len)
 {
     char u[32], t[32];
+    if (n->device) {
+        device_figure_text(n, by, out, len);
+        return;
+    }
     switch (by) {
     case BY_STATE:   /* the line names the state anyway */
         snprintf(out, len, "%s", "");
@@ -284,8 +402,9 @@ static int by_text(const void *a, const void *b)
 }
 
 /* Orders the table's view (filtered, sorted) by region, names first in
- * order, the table's own order within one, and lays the cells out in the
- * cell area (width x height); 0 when out of memory. */
+ * order, within one its nodes before its devices, each in the table's own
+ * order, and lays the cells out in the cell area (width x height); 0 when
+ * out of memory. */
 static int arrange(session *c, fleet_state *f, const char ***names, size_t *nnames)
 {
     grid *g = &c->screens[PANE_FLEET].tables[0].g;
@@ -322,9 +441,12 @@ static int arrange(session *c, fleet_state *f, const char ***names, size_t *nnam
     }
     if (ok && ng)
         qsort(reg, ng, sizeof *reg, by_text);
-    count = ok ? calloc(ng ? ng : 1, sizeof *count) : NULL;
+    /* count[2k] a region's nodes, count[2k + 1] its devices */
+    count = ok ? calloc(ng ? 2 * ng : 1, sizeof *count) : NULL;
     int *head_w = count ? malloc((ng ? ng : 1) * sizeof *head_w) : NULL;
-    ok = ok && count && head_w;
+    size_t *ncount = head_w ? malloc((ng ? ng : 1) * sizeof *ncount) : NULL,
+           *dcount = ncount ? malloc((ng ? ng : 1) * sizeof *dcount) : NULL;
+    ok = ok && count && head_w && ncount && dcount;
     last = NULL;
     for (size_t i = 0; ok && i < n; i++) {
         const char *r = row_region(&g->rows[g->view[i]]);
@@ -333,24 +455,31 @@ static int arrange(session *c, fleet_state *f, const char ***names, size_t *nnam
             lastg = (size_t)(at - reg);
             last = r;
         }
-        group[i] = lastg;
-        count[lastg]++;
+        size_t row = g->view[i];
+        group[i] = 2 * lastg + (row < f->ncells && f->nodes[row].device);
+        count[group[i]]++;
     }
-    /* Counting sort: each region's cells in the table's order. */
-    size_t *start = ok ? calloc(ng ? ng : 1, sizeof *start) : NULL;
+    /* Counting sort: each region's nodes, then its devices, in the table's order. */
+    size_t *start = ok ? calloc(ng ? 2 * ng : 1, sizeof *start) : NULL;
     ok = ok && start;
-    for (size_t k = 1; ok && k < ng; k++)
+    for (size_t k = 1; ok && k < 2 * ng; k++)
         start[k] = start[k - 1] + count[k - 1];
+    for (size_t k = 0; ok && k < ng; k++) {
+        ncount[k] = count[2 * k];
+        dcount[k] = count[2 * k + 1];
+    }
     for (size_t i = 0; ok && i < n; i++) {
         f->order[start[group[i]]] = i;
         f->cell_of[i] = start[group[i]]++;
     }
     for (size_t k = 0; ok && k < ng; k++)
         head_w[k] = text_cols(reg[k]) + 2;   /* "lab: " in the flow, "lab" over a block */
-    ok = ok && fmap_lay(&f->L, count, head_w, ng, f->width, f->height);
+    ok = ok && fmap_lay(&f->L, ncount, dcount, head_w, ng, f->width, f->height);
     f->norder = ok ? n : 0;
     free(group);
     free(count);
+    free(ncount);
+    free(dcount);
     free(start);
     free(head_w);
     if (!ok) {
@@ -374,6 +503,36 @@ static int legend_item(int y, int x, int end, char glyph, theme_elem e, const ch
     x += draw_text(y, x, end - x, " ", TH_NORMAL);
     x += draw_text(y, x, end - x, label, TH_DIM);
     return x + draw_text(y, x, end - x, "  ", TH_NORMAL);
+}
+
+/* The legend's part for devices, on a fleet that has any: after the
+ * separator, their glyphs under this colouring. */
+static int device_legend(const fleet_state *f, int y, int x, int end)
+{
+    static const char *const states[] = { "active", "provisioning", "offline" };
+    if (f->ncells <= f->nnodes)
+        return x;
+    switch (f->by) {
+    case BY_STATE:   /* lower case: "| devices: a p o" */
+        x = legend_item(y, x, end, FMAP_SEP, TH_DIM, "devices:") - 1;
+        for (size_t i = 0; i < sizeof states / sizeof states[0] && x < end; i++) {
+            fleet_node n = { .device = 1 };
+            char glyph[2] = { 0, 0 };
+            theme_elem e;
+            snprintf(n.state, sizeof n.state, "%s", states[i]);
+            classify_device(&n, BY_STATE, &glyph[0], &e);
+            x += draw_text(y, x, end - x, glyph, e);
+            x += draw_text(y, x, end - x, " ", TH_NORMAL);
+        }
+        return x;
+    case BY_HEALTH:
+        x = legend_item(y, x, end, FMAP_SEP, TH_DIM, "devices:") - 1;
+        x = legend_item(y, x, end, 'o', TH_STATE_ACTIVE, "running");
+        x = legend_item(y, x, end, 'X', TH_STATE_UNHEALTHY, "failed");
+        return legend_item(y, x, end, '-', TH_DIM, "none");
+    default:
+        return legend_item(y, x, end, FMAP_SEP, TH_DIM, "devices follow");
+    }
 }
 
 /* The legend: what the colouring is, then each glyph with its meaning. */
@@ -414,6 +573,7 @@ static void draw_legend(const fleet_state *f, int y, int x, int w)
         x = legend_item(y, x, end, '?', TH_DIM, "no reading");
         x = legend_item(y, x, end, '-', TH_DIM, "no GPUs");
     }
+    device_legend(f, y, x, end);
 }
 
 static void draw_fleet(session *c, lay_rect body)
@@ -426,9 +586,9 @@ static void draw_fleet(session *c, lay_rect body)
     if (body.h < 3 || body.w < 4)
         return;
     draw_legend(f, body.y, body.x + 1, body.w - 1);
-    /* the line under the legend: the node under the cursor */
+    /* the line under the legend: the node (or "device NAME") under the cursor */
     const grid_row *cur = grid_current(g);
-    if (cur && g->view[g->cursor] < f->nnodes) {
+    if (cur && g->view[g->cursor] < f->ncells) {
         char fig[160], line[600];
         const fleet_node *n = &f->nodes[g->view[g->cursor]];
         figure_text(n, f->by, fig, sizeof fig);
@@ -454,6 +614,9 @@ static void draw_fleet(session *c, lay_rect body)
             snprintf(head, sizeof head, L->flow ? "%s:" : "%s", names[k]);
             draw_text(y0 + y, x0 + L->head_x[k], f->width - L->head_x[k], head, TH_SECTION);
         }
+        y = L->sep_y[k];   /* between the region's nodes and its devices */
+        if (y >= f->top && y < f->top + f->height)
+            mvaddch(y0 + y, x0 + L->sep_x[k], (chtype)FMAP_SEP | (chtype)theme_attr(TH_DIM));
     }
     /* One character a cell, straight into curses: a draw_text per cell
      * would measure 10,000 one-letter strings a frame. */
@@ -464,7 +627,7 @@ static void draw_fleet(session *c, lay_rect body)
         size_t r = g->view[f->order[k]];
         char glyph = '?';
         theme_elem e = TH_DIM;
-        if (r < f->nnodes)
+        if (r < f->ncells)
             classify(&f->nodes[r], f->by, &glyph, &e);
         if (f->order[k] == g->cursor)
             e = TH_ROW_SELECTED;
@@ -477,13 +640,13 @@ static void draw_fleet(session *c, lay_rect body)
 
 /* ---- keys ---------------------------------------------------------------------------- */
 
-/* Says in the status line which node the cursor is on. */
+/* Says in the status line which node or device the cursor is on. */
 static void name_current(session *c)
 {
     fleet_state *f = fleet_of(c);
     grid *g = &c->screens[PANE_FLEET].tables[0].g;
     const grid_row *cur = grid_current(g);
-    if (!cur || g->view[g->cursor] >= f->nnodes)
+    if (!cur || g->view[g->cursor] >= f->ncells)
         return;
     char fig[160];
     const fleet_node *n = &f->nodes[g->view[g->cursor]];
@@ -584,15 +747,37 @@ static void fleet_own_free(void *own)
 }
 
 /* Its table's columns are what the filter ('/') matches and the sort
- * ('s') orders within a region; the cells show none of them. */
+ * ('s') orders within a region; the cells show none of them.  KIND
+ * ("node" or "device") lets `/kind:device` pick the devices. */
 static const pane_col fleet_cols[] = {
     { "NAME", "name", 16, 12, 0, 0 }, { "REGION", "region", 12, 6, 0, 0 }, { "STATE", "state", 12, 12, 0, COL_STATE },
+    { "KIND", "@kind", 6, 4, 0, 0 },
 };
 
+static void fleet_cell(const json_t *item, const char *field, char *out, size_t len, double *bar)
+{
+    (void)bar;
+    if (strcmp(field, "@kind") == 0)   /* only the devices' copies say (append_devices) */
+        snprintf(out, len, "%s", json_object_get(item, "kind") ? "device" : "node");
+    else
+        snprintf(out, len, "?");
+}
+
+/* Enter on a device: its details as the Devices pane shows them. */
+static int fleet_show_line(session *c, const char *key, char *line, size_t len)
+{
+    (void)c;
+    if (strncmp(key, "device ", 7) != 0)
+        return 0;
+    snprintf(line, len, "device show ");
+    prompt_quote_word(line, len, key + 7);
+    return 1;
+}
+
 static const pane_view fleet_views[] = {
-    { .title = "Fleet", PANE_COLS(fleet_cols), .key_field = "name", .show_cmd = "node show",
+    { .title = "Fleet", PANE_COLS(fleet_cols), .cell = fleet_cell, .key_field = "name", .show_cmd = "node show",
       .empty_note = "No nodes yet: add them in the Nodes pane (3).", .load = fleet_load, .reload_ms = 2000,
-      .kinds = LK_NODES | LK_METRICS, .owner_field = "owner" },
+      .kinds = LK_NODES | LK_DEVICES | LK_METRICS, .owner_field = "owner" },
 };
 
 const pane_def pane_fleet = {
@@ -600,5 +785,5 @@ const pane_def pane_fleet = {
      * columns with their middle labels (and all but this one 80). */
     .name = "Fleet map", .mid = "Map", .tiny = "Map", .key = '#', PANE_VIEWS(fleet_views),
     .own_new = fleet_own_new, .own_free = fleet_own_free,
-    .draw = draw_fleet, .cursor_key = fleet_move, .act = fleet_act, .idle = fleet_idle,
+    .draw = draw_fleet, .cursor_key = fleet_move, .act = fleet_act, .idle = fleet_idle, .show_line = fleet_show_line,
 };

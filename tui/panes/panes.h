@@ -93,6 +93,9 @@ typedef struct pane_def {
     void (*act)(session *c, int key);   /* a key keys.c binds to this pane alone */
     int (*idle)(session *c);            /* a quiet moment while shown (no key, the frame out):
                                          * work it put off; 1 when the screen changed */
+    /* Enter's command line for the row key where the view's show_cmd
+     * does not fit every row (the Fleet map's devices); 0: show_cmd's. */
+    int (*show_line)(session *c, const char *key, char *line, size_t len);
 } pane_def;
 
 #define PANE_DECL(name, id) extern const pane_def pane_##name;

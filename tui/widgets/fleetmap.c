@@ -13,74 +13,105 @@ static int grow(fmap_layout *L, size_t n, size_t ngroups)
         int *x = y ? realloc(L->cell_x, n * sizeof *x) : NULL;
         if (x)
             L->cell_x = x;
-        if (!y || !x)
+        unsigned char *k = x ? realloc(L->kind, n * sizeof *k) : NULL;
+        if (k)
+            L->kind = k;
+        if (!y || !x || !k)
             return 0;
         L->cap = n;
     }
     if (ngroups > L->gcap) {
-        int *y = realloc(L->head_y, ngroups * sizeof *y);
-        if (y)
-            L->head_y = y;
-        int *x = y ? realloc(L->head_x, ngroups * sizeof *x) : NULL;
-        if (x)
-            L->head_x = x;
-        if (!y || !x)
-            return 0;
+        int **arr[4] = { &L->head_y, &L->head_x, &L->sep_y, &L->sep_x };
+        for (int a = 0; a < 4; a++) {
+            int *more = realloc(*arr[a], ngroups * sizeof *more);
+            if (!more)
+                return 0;
+            *arr[a] = more;
+        }
         L->gcap = ngroups;
     }
     return 1;
 }
 
+/* Where the next position of a group goes: blocks wrap each group on its
+ * own lines from its heading, flow runs on from where the last one ended. */
+typedef struct {
+    int y, x, width;
+} pen;
+
+static void pen_next(pen *p, int *y, int *x)
+{
+    if (p->x >= p->width) {
+        p->y++;
+        p->x = 0;
+    }
+    *y = p->y;
+    *x = p->x++;
+}
+
+/* A group's positions from the pen on: its nodes, then (if it has any)
+ * the separator and its devices.  k counts the cells. */
+static void lay_group(fmap_layout *L, pen *p, size_t g, size_t nodes, size_t devices, size_t *k)
+{
+    for (size_t i = 0; i < nodes; i++, (*k)++) {
+        pen_next(p, &L->cell_y[*k], &L->cell_x[*k]);
+        L->kind[*k] = FMAP_NODE;
+    }
+    L->sep_y[g] = L->sep_x[g] = -1;
+    if (!devices)
+        return;
+    pen_next(p, &L->sep_y[g], &L->sep_x[g]);
+    for (size_t i = 0; i < devices; i++, (*k)++) {
+        pen_next(p, &L->cell_y[*k], &L->cell_x[*k]);
+        L->kind[*k] = FMAP_DEVICE;
+    }
+}
+
 /* Blocks: a heading line, then the cells wrapping below it. */
-static void lay_blocks(fmap_layout *L, const size_t *count, size_t ngroups, int width)
+static void lay_blocks(fmap_layout *L, const size_t *count, const size_t *dcount, size_t ngroups, int width)
 {
     int y = 0;
     size_t k = 0;
     for (size_t g = 0; g < ngroups; g++) {
         L->head_y[g] = y++;
         L->head_x[g] = 0;
-        for (size_t i = 0; i < count[g]; i++, k++) {
-            L->cell_y[k] = y + (int)(i / (size_t)width);
-            L->cell_x[k] = (int)(i % (size_t)width);
-        }
-        y += count[g] ? (int)((count[g] - 1) / (size_t)width) + 1 : 0;
+        pen p = { y, 0, width };
+        size_t d = dcount ? dcount[g] : 0;
+        lay_group(L, &p, g, count[g], d, &k);
+        size_t used = count[g] + (d ? d + 1 : 0);
+        y += used ? (int)((used - 1) / (size_t)width) + 1 : 0;
     }
     L->lines = y;
 }
 
 /* Flow: "head: " inline, the cells after it, every group on from where the
  * last one ended (a heading never splits across lines). */
-static void lay_flow(fmap_layout *L, const size_t *count, const int *head_w, size_t ngroups, int width)
+static void lay_flow(fmap_layout *L, const size_t *count, const size_t *dcount, const int *head_w, size_t ngroups,
+                     int width)
 {
-    int y = 0, x = 0;
+    pen p = { 0, 0, width };
     size_t k = 0;
     for (size_t g = 0; g < ngroups; g++) {
         int hw = head_w[g] < width ? head_w[g] : width - 1;
-        if (x > 0 && x + hw + 1 > width) {
-            y++;
-            x = 0;
+        if (p.x > 0 && p.x + hw + 1 > width) {
+            p.y++;
+            p.x = 0;
         }
-        L->head_y[g] = y;
-        L->head_x[g] = x;
-        x += hw;
-        for (size_t i = 0; i < count[g]; i++, k++) {
-            if (x >= width) {
-                y++;
-                x = 0;
-            }
-            L->cell_y[k] = y;
-            L->cell_x[k] = x++;
-        }
-        x++;   /* a blank between groups */
+        L->head_y[g] = p.y;
+        L->head_x[g] = p.x;
+        p.x += hw;
+        lay_group(L, &p, g, count[g], dcount ? dcount[g] : 0, &k);
+        p.x++;   /* a blank between groups */
     }
-    L->lines = x > 0 ? y + 1 : y;
+    L->lines = p.x > 0 ? p.y + 1 : p.y;
 }
 
-int fmap_lay(fmap_layout *L, const size_t *count, const int *head_w, size_t ngroups, int width, int height)
+int fmap_lay(fmap_layout *L, const size_t *count, const size_t *dcount, const int *head_w, size_t ngroups,
+             int width, int height)
 {
     size_t n = 0;
     for (size_t g = 0; g < ngroups; g++)
-        n += count[g];
+        n += count[g] + (dcount ? dcount[g] : 0);
     L->n = L->ngroups = 0;
     L->lines = 0;
     L->flow = 0;
@@ -88,10 +119,10 @@ int fmap_lay(fmap_layout *L, const size_t *count, const int *head_w, size_t ngro
         return width < 2;
     L->n = n;
     L->ngroups = ngroups;
-    lay_blocks(L, count, ngroups, width);
+    lay_blocks(L, count, dcount, ngroups, width);
     if (L->lines > height) {
         L->flow = 1;
-        lay_flow(L, count, head_w, ngroups, width);
+        lay_flow(L, count, dcount, head_w, ngroups, width);
     }
     return 1;
 }
@@ -100,9 +131,13 @@ void fmap_free(fmap_layout *L)
 {
     free(L->cell_y);
     free(L->cell_x);
+    free(L->kind);
     free(L->head_y);
     free(L->head_x);
-    L->cell_y = L->cell_x = L->head_y = L->head_x = NULL;
+    free(L->sep_y);
+    free(L->sep_x);
+    L->cell_y = L->cell_x = L->head_y = L->head_x = L->sep_y = L->sep_x = NULL;
+    L->kind = NULL;
     L->n = L->ngroups = L->cap = L->gcap = 0;
 }
 

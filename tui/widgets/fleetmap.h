@@ -1,9 +1,13 @@
 /* fleetmap.h - the fleet grid's geometry and shading: cells in groups
- * (a region's nodes) laid out one character each, wrapping at a width,
- * with a heading per group; which cell is above or below another; a
- * figure's level on a scale and its shade glyph.  Pure: no curses, no
- * rigdeck objects (pane_fleet.c fills it, unit tested in
+ * (a region's nodes, then its edge devices) laid out one character each,
+ * wrapping at a width, with a heading per group; which cell is above or
+ * below another; a figure's level on a scale and its shade glyph.  Pure:
+ * no curses, no rigdeck objects (pane_fleet.c fills it, unit tested in
  * tests/tui_unit/test_tui_fleetmap.c).
+ *
+ * Cells are of two kinds, nodes and devices: a group's devices follow its
+ * nodes after a separator (one column, FMAP_SEP), so the two read apart
+ * without colour whatever glyphs they show.
  *
  * Two layouts.  Blocks: each group's heading on a line of its own, its
  * cells on the lines below.  Flow: the heading inline ("lab: " then the
@@ -21,16 +25,25 @@
  * left edge.  Cells are numbered in group order. */
 typedef struct {
     int *cell_y, *cell_x;       /* n cells */
+    unsigned char *kind;        /* n cells: FMAP_NODE or FMAP_DEVICE */
     int *head_y, *head_x;       /* ngroups headings */
+    int *sep_y, *sep_x;         /* ngroups separators before the devices; -1: a group without */
     size_t n, ngroups, cap, gcap;
     int lines;                  /* lines used */
     int flow;                   /* 1: the flow layout */
 } fmap_layout;
 
-/* Lays out groups of count[g] cells with headings of head_w[g] columns
- * ("lab: " is 5) in width columns, blocks when they fit height lines,
- * else flow.  0 when out of memory (the layout is then empty). */
-int fmap_lay(fmap_layout *L, const size_t *count, const int *head_w, size_t ngroups, int width, int height);
+enum { FMAP_NODE, FMAP_DEVICE };
+/* The separator's glyph, between a group's nodes and its devices. */
+#define FMAP_SEP '|'
+
+/* Lays out groups of count[g] node cells and then dcount[g] device cells
+ * (dcount NULL: none), with headings of head_w[g] columns ("lab: " is 5)
+ * in width columns, blocks when they fit height lines, else flow.  Cells
+ * are numbered group by group, a group's nodes before its devices.  0
+ * when out of memory (the layout is then empty). */
+int fmap_lay(fmap_layout *L, const size_t *count, const size_t *dcount, const int *head_w, size_t ngroups,
+             int width, int height);
 
 /* Frees the layout's arrays. */
 void fmap_free(fmap_layout *L);
