@@ -12,7 +12,8 @@
 # AZURE_STORAGE_CONNECTION_STRING, GOOGLE_APPLICATION_CREDENTIALS (a 0600
 # file holding the service-account JSON), HF_TOKEN and WANDB_API_KEY, and
 # an inference job's azure data.input is fetched with the azure key.
-# Runs on SQLite and, with RIGDECK_TEST_STORE_URL, on etcd.  Skips, saying
+# Runs on SQLite and, with RIGDECK_TEST_STORE_URL, on etcd (the azure
+# case on SQLite only).  Skips, saying
 # why, where pyftpdlib or rclone is missing.
 . tests/batch/lib.sh
 . tests/batch/daemons.sh
@@ -114,6 +115,14 @@ expect_out "^az=DefaultEndpointsProtocol=https;AccountName=acct1;AccountKey=a2V5
 expect_out "^hf=hf_token_123 wb=wandb_key_456$"
 expect_out "^mode=600$"
 expect_out "^email=sa@p1.iam.gserviceaccount.com$"
+
+if [ -n "${RIGDECK_TEST_STORE_URL:-}" ]; then
+    # What follows is the agent's rclone call alone, the same on either
+    # store; the Azure SDK retries a host that does not resolve for about
+    # 45 s, so it runs on the SQLite pass only.
+    finish
+    exit $?
+fi
 
 case_ "an inference job's data.input of type azure is fetched, with the attached azure key (rclone's azureblob)"
 # No Azure account answers here: an account name that does not exist makes
