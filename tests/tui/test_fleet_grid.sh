@@ -96,6 +96,22 @@ keys Enter
 expect_screen 'Fleet device cam-01  (Esc closes)'
 expect_screen 'model  *jetson-orin-nano'
 keys Escape
+
+case_ "> from a device cell goes to its region, < comes back to the map; a node cell goes to its jobs"
+keys '>'
+expect_screen 'device cam-01 -> region lab (< goes back)'
+expect_screen 'Regions'
+keys '<'
+expect_screen 'back to Fleet device cam-01'
+expect_screen '^ device cam-01  region lab  active'
+keys Home
+expect_screen '^ gpu-01  region dc-east  active'
+keys '>'
+# no job runs in this scenario: the jump says so and nothing moves
+expect_screen 'no job in .* names node gpu-01: nothing to jump to'
+expect_screen '^ gpu-01  region dc-east  active'
+keys End Left
+expect_screen '^ device cam-01  region lab  active'
 expect_not_screen 'Esc closes'
 keys / k i n d : d e v i c e Enter
 expect_screen 'Fleet map · 2 of 9'

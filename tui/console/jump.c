@@ -75,12 +75,17 @@ static int target_of(session *c, int pane, int view, const char *key, jump_targe
         return cell_of(c, pane, view, key, "region", view == 0 ? "device" : "configuration", t->key,
                        sizeof t->key);
     }
-    if (pane == PANE_NODES || pane == PANE_DASHBOARD) {
+    if (pane == PANE_FLEET && strncmp(key, "device ", 7) == 0) {
+        /* the map's device cells are keyed "device NAME" (pane_fleet.c) */
+        *t = (jump_target){ .pane = PANE_REGIONS, .kind = "region" };
+        return cell_of(c, pane, view, key, "region", "device", t->key, sizeof t->key);
+    }
+    if (pane == PANE_NODES || pane == PANE_DASHBOARD || pane == PANE_FLEET) {
         *t = (jump_target){ .pane = PANE_JOBS, .kind = "jobs on" };
         snprintf(t->filter, sizeof t->filter, "%s", key);
         return 1;
     }
-    session_set_error(c, "> jumps from a job, a node, an alert or a device: not from %s",
+    session_set_error(c, "> jumps from a job, a node, an alert or a device (or a Fleet map cell): not from %s",
                       pane_view_get(pane, view)->title);
     return 0;
 }
@@ -184,7 +189,7 @@ static const char *row_word(int pane)
 {
     switch (pane) {
     case PANE_JOBS: return "job";
-    case PANE_NODES: case PANE_DASHBOARD: return "node";
+    case PANE_NODES: case PANE_DASHBOARD: case PANE_FLEET: return "node";
     case PANE_ALERTS: return "alert";
     case PANE_DEVICES: return "device";
     default: return "row";
@@ -196,6 +201,8 @@ static act_result jump_from(session *c, int pane, int view, const char *key)
     jump_target t;
     if (!target_of(c, pane, view, key, &t))
         return ACT_REDRAW;
+    if (pane == PANE_FLEET && strncmp(key, "device ", 7) == 0)
+        return jump_to(c, pane, view, key + 7, "device", &t);   /* said as "device cam-01" */
     return jump_to(c, pane, view, key, pane == PANE_DEVICES && view == 1 ? "configuration" : row_word(pane), &t);
 }
 

@@ -487,9 +487,10 @@ static const key_binding bindings[] = {
       "(saved in $XDG_CONFIG_HOME/rigdeck/columns)" },
     /* jumps (issue 35 item 3) */
     { K('>'), act_jump, PANE_BIT(PANE_JOBS) | PANE_BIT(PANE_NODES) | PANE_BIT(PANE_ALERTS) | PANE_BIT(PANE_DEVICES) |
-      PANE_BIT(PANE_DASHBOARD), KB_FOOTER,
-      ">", "jump", "jump: a job to its node (its first worker's), a node (or the Dashboard's) to the Jobs "
-      "listing it, an alert to its node, a device or configuration to its region; also in a row's details" },
+      PANE_BIT(PANE_DASHBOARD) | PANE_BIT(PANE_FLEET), KB_FOOTER,
+      ">", "jump", "jump: a job to its node (its first worker's), a node (or the Dashboard's, or a Fleet map "
+      "cell's) to the Jobs listing it, an alert to its node, a device or configuration (or a map's device "
+      "cell) to its region; also in a row's details" },
     { K('<', CK_FN(KEY_BACKSPACE), 127), act_back, ALL_PANES, 0,
       "< Bksp", NULL, "back to where the last jump came from: its pane, table, filter and selected row" },
     { K('q', CK_FN(KEY_F(10))), act_quit, ALL_PANES, KB_FOOTER,
