@@ -128,24 +128,25 @@ static rd_code master_key(cmd_ctx *ctx, int create, unsigned char key[SECRET_KEY
     return rc;
 }
 
-rd_code fleet_seal(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err)
+/* Seals plain with the master key, made first when create says so. */
+static rd_code seal_with(cmd_ctx *ctx, int create, const char *plain, size_t len, char **sealed, rd_err *err)
 {
     unsigned char key[SECRET_KEY_LEN];
-    rd_code rc = master_key(ctx, 1, key, err);
+    rd_code rc = master_key(ctx, create, key, err);
     if (rc == RD_OK)
         rc = secret_seal(key, plain, len, sealed, err);
     memset(key, 0, sizeof key);
     return rc;
 }
 
+rd_code fleet_seal(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err)
+{
+    return seal_with(ctx, 1, plain, len, sealed, err);
+}
+
 rd_code fleet_seal_existing(cmd_ctx *ctx, const char *plain, size_t len, char **sealed, rd_err *err)
 {
-    unsigned char key[SECRET_KEY_LEN];
-    rd_code rc = master_key(ctx, 0, key, err);
-    if (rc == RD_OK)
-        rc = secret_seal(key, plain, len, sealed, err);
-    memset(key, 0, sizeof key);
-    return rc;
+    return seal_with(ctx, 0, plain, len, sealed, err);
 }
 
 rd_code fleet_derive_secret(cmd_ctx *ctx, const char *label, char out[SECRET_DERIVED_HEX + 1], rd_err *err)
